@@ -1,0 +1,40 @@
+"""The ``ragunc`` command line: a readable table by default, JSON with ``--json``.
+
+Each command group lives in ``ragunc/commands/<group>.py`` and exposes
+``register(subparsers)``; the JSON keys each command prints are a public contract.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .commands import core, ranking, retrieval
+from .io import DataError
+
+COMMAND_GROUPS = (core, retrieval, ranking)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ragunc",
+        description="Honest uncertainty for RAG retrieval evaluations (clusters = documents).",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for group in COMMAND_GROUPS:
+        group.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (DataError, ValueError, FileNotFoundError) as exc:
+        # Bad input is the user's to fix: one clear line, no traceback.
+        print(f"ragunc {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommand groups of the ``ragunc`` CLI (see ragunc/cli.py)."""
