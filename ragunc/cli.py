@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .commands import core, ranking, retrieval
+from .commands import core, ranking, retrieval, synth
 from .io import DataError
 
-COMMAND_GROUPS = (core, retrieval, ranking)
+COMMAND_GROUPS = (core, synth, retrieval, ranking)
 
 
 def build_parser() -> argparse.ArgumentParser:
