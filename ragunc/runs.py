@@ -1,0 +1,365 @@
+"""Load ranked runs and relevance judgments (qrels): CSV/JSONL (optionally gzip) or TREC formats.
+
+The validation boundary of the ranking metrics: a :class:`Run` holds, per query,
+its retrieved chunks in rank order with the document each chunk belongs to; a
+:class:`Qrels` holds graded judgments at document (and optionally chunk) level.
+Errors are ``ValueError`` naming the column and the first offending rows
+(1-based data rows of the file).
+"""
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import numpy as np
+import pandas as pd
+
+MAX_SHOWN = 5
+TREC_RUN_COLUMNS = ("query_id", "q0", "chunk_id", "rank", "score", "tag")
+TREC_QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
+
+
+@dataclass(frozen=True)
+class Run:
+    """Ranked chunks per query. Row arrays (N,) are sorted by query, then rank."""
+
+    query_id: np.ndarray  # (Q,) str, queries in first-seen order
+    qidx: np.ndarray  # (N,) int64 index into query_id
+    position: np.ndarray  # (N,) int64, 0-based position in the query's ranked list
+    chunk_id: np.ndarray  # (N,) str
+    doc_id: np.ndarray  # (N,) str
+    query_attrs: pd.DataFrame  # one row per query (index query_id): extra columns constant within a query
+    source: str = "<run>"
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.query_id.size)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Rows ``query_id, rank (1-based), chunk_id, doc_id``."""
+        return pd.DataFrame({
+            "query_id": self.query_id[self.qidx],
+            "rank": self.position + 1,
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+        })
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Judgments, one row per (query, document[, chunk]); relevance > 0 means relevant."""
+
+    query_id: np.ndarray  # (M,) str
+    doc_id: np.ndarray  # (M,) str
+    chunk_id: np.ndarray | None  # (M,) object (str, or None for a document-level row); None without chunk judgments
+    relevance: np.ndarray  # (M,) float64
+    query_attrs: pd.DataFrame  # one row per query (index query_id): extra columns constant within a query
+    source: str = "<qrels>"
+
+    @property
+    def query_ids(self) -> np.ndarray:
+        return pd.unique(self.query_id)
+
+    @property
+    def has_chunks(self) -> bool:
+        return self.chunk_id is not None
+
+
+# -- reading ---------------------------------------------------------------------------------------------------
+
+
+def _name(source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return getattr(source, "name", None) or "<upload>"
+
+
+def _kind(source, file_type: str | None) -> str:
+    if file_type is not None:
+        if file_type not in ("csv", "jsonl", "trec"):
+            raise ValueError(f"file_type must be 'csv', 'jsonl' or 'trec', got {file_type!r}")
+        return file_type
+    name = _name(source).lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        return "jsonl"
+    if name.endswith((".trec", ".run", ".txt", ".qrels", ".tsv")) or "." not in os.path.basename(name):
+        return "trec"
+    raise ValueError(f"{_name(source)}: cannot tell the format from the name; give file_type='csv', 'jsonl' or 'trec'")
+
+
+def _read_table(source, kind: str, trec_columns: tuple[str, ...]) -> pd.DataFrame:
+    """Everything as strings (ids must never become floats); numeric columns are parsed by the validators."""
+    name = _name(source)
+    compression = "gzip" if name.lower().endswith(".gz") else "infer"
+    if hasattr(source, "read"):
+        raw = source.read()
+        source = io.BytesIO(raw.encode() if isinstance(raw, str) else raw)
+        compression = "gzip" if raw[:2] in (b"\x1f\x8b",) else None
+    try:
+        if kind == "csv":
+            return pd.read_csv(source, dtype=str, compression=compression, keep_default_na=False, na_values=[""])
+        if kind == "jsonl":
+            return pd.read_json(source, lines=True, dtype=False, compression=compression)
+        frame = pd.read_csv(source, sep=r"\s+", header=None, dtype=str, compression=compression, engine="python")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{name}: cannot read as {kind}: {exc}") from None
+    if frame.shape[1] != len(trec_columns):
+        raise ValueError(
+            f"{name}: a TREC file has {len(trec_columns)} whitespace-separated columns "
+            f"({' '.join(trec_columns)}), found {frame.shape[1]}"
+        )
+    frame.columns = list(trec_columns)
+    return frame
+
+
+def _rows(mask: np.ndarray) -> str:
+    rows = np.flatnonzero(mask) + 1
+    shown = ", ".join(str(r) for r in rows[:MAX_SHOWN])
+    more = f" and {rows.size - MAX_SHOWN} more" if rows.size > MAX_SHOWN else ""
+    return f"row{'s' if rows.size > 1 else ''} {shown}{more}"
+
+
+def _require(frame: pd.DataFrame, columns: tuple[str, ...], name: str, hint: str = "") -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{name}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"(found: {', '.join(map(str, frame.columns)) or 'none'}){hint}"
+        )
+
+
+def _no_blanks(frame: pd.DataFrame, columns: tuple[str, ...], name: str) -> None:
+    for col in columns:
+        blank = frame[col].isna().to_numpy() | (frame[col].astype(str).str.strip() == "").to_numpy()
+        if blank.any():
+            raise ValueError(f"{name}: column {col} is empty in {_rows(blank)}")
+
+
+def _numbers(frame: pd.DataFrame, col: str, name: str) -> np.ndarray:
+    values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise ValueError(f"{name}: column {col} is not a number in {_rows(bad)}")
+    return values
+
+
+def _query_attrs(frame: pd.DataFrame, used: tuple[str, ...]) -> pd.DataFrame:
+    """Extra columns that are constant within every query (candidate group columns)."""
+    extra = [c for c in frame.columns if c not in used]
+    grouped = frame.groupby("query_id", sort=False)
+    keep = [c for c in extra if (grouped[c].nunique(dropna=False) <= 1).all()]
+    return grouped[keep].first() if keep else pd.DataFrame(index=pd.Index(pd.unique(frame["query_id"]), name="query_id"))
+
+
+# -- chunk map -------------------------------------------------------------------------------------------------
+
+
+def load_chunk_map(source: str | os.PathLike | BinaryIO, *, file_type: str | None = None) -> dict[str, str]:
+    """A chunk -> document mapping from a CSV/JSONL file with columns ``chunk_id, doc_id``."""
+    name = _name(source)
+    kind = _kind(source, file_type)
+    if kind == "trec":
+        raise ValueError(f"{name}: a chunk map is CSV or JSONL with columns chunk_id, doc_id")
+    frame = _read_table(source, kind, ())
+    _require(frame, ("chunk_id", "doc_id"), name)
+    _no_blanks(frame, ("chunk_id", "doc_id"), name)
+    chunks = frame["chunk_id"].astype(str).to_numpy()
+    docs = frame["doc_id"].astype(str).to_numpy()
+    first_doc = pd.Series(docs).groupby(chunks).transform("first").to_numpy()
+    clash = first_doc != docs
+    if clash.any():
+        raise ValueError(f"{name}: a chunk_id maps to two different doc_id values in {_rows(clash)}")
+    return dict(zip(chunks, docs))
+
+
+def _map_chunks(chunks: np.ndarray, chunk_map: dict[str, str], name: str) -> np.ndarray:
+    docs = pd.Series(chunks).map(chunk_map)
+    unknown = docs.isna().to_numpy()
+    if unknown.any():
+        ids = ", ".join(pd.unique(chunks[unknown])[:MAX_SHOWN])
+        raise ValueError(f"{name}: chunk_id not in the chunk map ({ids}) in {_rows(unknown)}")
+    return docs.to_numpy(dtype=object).astype(str)
+
+
+# -- run -------------------------------------------------------------------------------------------------------
+
+
+def run_from_frame(
+    frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = None, source: str = "<run>"
+) -> Run:
+    """Validate a run table (``query_id``, ``rank`` or ``score``, ``chunk_id``, ``doc_id`` or a chunk map).
+
+    Ranks must be integers; without ranks, chunks are ordered by descending score and
+    equal scores are an error. Equal ranks are broken by score when scores are given.
+    """
+    name = source
+    frame = frame.reset_index(drop=True)
+    hint = "" if chunk_map is not None else "; without doc_id, give a chunk map (chunk_id -> doc_id)"
+    _require(frame, ("query_id", "chunk_id"), name)
+    if "rank" not in frame.columns and "score" not in frame.columns:
+        raise ValueError(f"{name}: missing column rank or score (one is needed to order the chunks)")
+    if chunk_map is None:
+        _require(frame, ("doc_id",), name, hint)
+    _no_blanks(frame, ("query_id", "chunk_id") + (() if chunk_map is not None else ("doc_id",)), name)
+    query = frame["query_id"].astype(str).to_numpy()
+    chunks = frame["chunk_id"].astype(str).to_numpy()
+    if chunk_map is not None:
+        docs = _map_chunks(chunks, chunk_map, name)
+        if "doc_id" in frame.columns:
+            given = frame["doc_id"].astype(str).to_numpy()
+            clash = frame["doc_id"].notna().to_numpy() & (given != docs)
+            if clash.any():
+                raise ValueError(f"{name}: column doc_id disagrees with the chunk map in {_rows(clash)}")
+    else:
+        docs = frame["doc_id"].astype(str).to_numpy()
+
+    codes, query_ids = pd.factorize(query)
+    has_rank = "rank" in frame.columns
+    score = _numbers(frame, "score", name) if "score" in frame.columns else None
+    if has_rank:
+        rank = _numbers(frame, "rank", name)
+        bad = (rank != np.round(rank)) | (rank < 1)
+        if bad.any():
+            raise ValueError(f"{name}: column rank must be a positive integer; not in {_rows(bad)}")
+        primary = rank
+    else:
+        primary = -score
+    # Tie detection on the sort key (rank, then -score when available).
+    secondary = -score if (has_rank and score is not None) else np.zeros(len(frame))
+    order = np.lexsort((secondary, primary, codes))
+    same = (codes[order][1:] == codes[order][:-1]) & (primary[order][1:] == primary[order][:-1]) & (
+        secondary[order][1:] == secondary[order][:-1]
+    )
+    if same.any():
+        tied = np.zeros(len(frame), dtype=bool)
+        tied[order[1:][same]] = tied[order[:-1][same]] = True
+        what = "ties without ranks: equal score" if not has_rank else (
+            "ties without scores: equal rank" if score is None else "equal rank and equal score"
+        )
+        raise ValueError(f"{name}: {what} within a query in {_rows(tied)}; the order of these chunks is undefined")
+    dup = pd.DataFrame({"q": codes, "c": chunks}).duplicated(keep=False).to_numpy()
+    if dup.any():
+        raise ValueError(f"{name}: the same chunk_id appears twice in one query's list in {_rows(dup)}")
+
+    qidx = codes[order].astype(np.int64)
+    starts = np.searchsorted(qidx, np.arange(query_ids.size))
+    position = np.arange(qidx.size, dtype=np.int64) - starts[qidx]
+    used = ("query_id", "rank", "score", "chunk_id", "doc_id", "q0", "tag")
+    attrs = _query_attrs(frame.assign(query_id=query), used)
+    return Run(
+        query_id=np.asarray(query_ids, dtype=str),
+        qidx=qidx,
+        position=position,
+        chunk_id=chunks[order],
+        doc_id=docs[order],
+        query_attrs=attrs,
+        source=name,
+    )
+
+
+def load_run(
+    source: str | os.PathLike | BinaryIO,
+    *,
+    chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
+    file_type: str | None = None,
+) -> Run:
+    """Load a run from CSV/JSONL (``query_id, rank|score, chunk_id, doc_id``) or TREC run format.
+
+    In TREC format (``qid Q0 docno rank score tag``) ``docno`` is the chunk id and the
+    document comes from ``chunk_map`` (a dict or a CSV/JSONL file ``chunk_id, doc_id``).
+    """
+    if chunk_map is not None and not isinstance(chunk_map, dict):
+        chunk_map = load_chunk_map(chunk_map)
+    kind = _kind(source, file_type)
+    frame = _read_table(source, kind, TREC_RUN_COLUMNS)
+    return run_from_frame(frame, chunk_map=chunk_map, source=_name(source))
+
+
+# -- qrels -----------------------------------------------------------------------------------------------------
+
+
+def qrels_from_frame(
+    frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = None, source: str = "<qrels>"
+) -> Qrels:
+    """Validate judgments: ``query_id``, ``doc_id`` and/or ``chunk_id``, ``relevance`` (a number; > 0 is relevant).
+
+    Chunk-level rows without ``doc_id`` take their document from ``chunk_map``.
+    """
+    name = source
+    frame = frame.reset_index(drop=True)
+    _require(frame, ("query_id", "relevance"), name)
+    if "doc_id" not in frame.columns and "chunk_id" not in frame.columns:
+        raise ValueError(f"{name}: missing column doc_id or chunk_id (which item each judgment is about)")
+    _no_blanks(frame, ("query_id",), name)
+    relevance = _numbers(frame, "relevance", name)
+    chunks = None
+    if "chunk_id" in frame.columns:
+        has_chunk = frame["chunk_id"].notna().to_numpy() & (frame["chunk_id"].astype(str).str.strip() != "").to_numpy()
+        chunks = np.where(has_chunk, frame["chunk_id"].astype(str).to_numpy(), None).astype(object)
+    if "doc_id" in frame.columns:
+        has_doc = frame["doc_id"].notna().to_numpy() & (frame["doc_id"].astype(str).str.strip() != "").to_numpy()
+        docs = frame["doc_id"].astype(str).to_numpy().astype(object)
+    else:
+        has_doc = np.zeros(len(frame), dtype=bool)
+        docs = np.full(len(frame), None, dtype=object)
+    need_map = ~has_doc
+    if need_map.any():
+        no_chunk = need_map if chunks is None else need_map & (chunks == None)  # noqa: E711
+        if no_chunk.any():
+            raise ValueError(f"{name}: neither doc_id nor chunk_id in {_rows(no_chunk)}")
+        if chunk_map is None:
+            raise ValueError(f"{name}: column doc_id is empty in {_rows(need_map)}; give a chunk map to derive it")
+        docs[need_map] = _map_chunks(chunks[need_map].astype(str), chunk_map, name)
+    query = frame["query_id"].astype(str).to_numpy()
+    # doc_id stays a candidate group column: in known-item qrels it is the question's source document.
+    used = ("query_id", "relevance", "iteration")
+    if chunks is not None and not np.any(chunks != None):  # noqa: E711
+        chunks = None  # a chunk_id column with no values judges nothing at chunk level
+    return Qrels(
+        query_id=query,
+        doc_id=docs.astype(str),
+        chunk_id=chunks,
+        relevance=relevance,
+        query_attrs=_query_attrs(frame.assign(query_id=query), used),
+        source=name,
+    )
+
+
+def load_qrels(
+    source: str | os.PathLike | BinaryIO,
+    *,
+    chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
+    file_type: str | None = None,
+) -> Qrels:
+    """Load judgments from CSV/JSONL or TREC qrels (``qid iter docno rel``; ``docno`` is a document id)."""
+    if chunk_map is not None and not isinstance(chunk_map, dict):
+        chunk_map = load_chunk_map(chunk_map)
+    kind = _kind(source, file_type)
+    frame = _read_table(source, kind, TREC_QRELS_COLUMNS)
+    return qrels_from_frame(frame, chunk_map=chunk_map, source=_name(source))
+
+
+def query_groups(run: Run, qrels: Qrels, column: str, query_id: np.ndarray) -> np.ndarray:
+    """Group label of each query in ``query_id`` from ``column``, looked up in the qrels, then the run.
+
+    The column must be constant within each query (e.g. the source document of a
+    generated question); queries it does not cover are an error.
+    """
+    for where, attrs in (("qrels", qrels.query_attrs), ("run", run.query_attrs)):
+        if column in attrs.columns:
+            labels = attrs[column].reindex(query_id)
+            missing = labels.isna().to_numpy()
+            if missing.any():
+                ids = ", ".join(np.asarray(query_id)[missing][:MAX_SHOWN])
+                raise ValueError(f"group column {column!r} ({where}) has no value for queries {ids}")
+            return labels.astype(str).to_numpy()
+    raise ValueError(
+        f"group column {column!r} is not a column constant within each query of the qrels or the run "
+        f"(qrels: {', '.join(qrels.query_attrs.columns) or 'none'}; run: {', '.join(run.query_attrs.columns) or 'none'})"
+    )
