@@ -3,20 +3,46 @@
 The one validation boundary of ragunc: everything downstream assumes clean arrays.
 Aggregation streams (DuckDB); rows are never all held in pandas.
 
-SKELETON — being implemented; signatures and dataclass fields are the contract.
+Data contract, one row per chunk: required ``doc_id`` and ``y`` (0/1 hit or a
+score in [0, 1]); optional ``chunk_id``, ``chunk_index`` (0-based position in
+the document), ``config`` and ``doc_type``.  Rows are aggregated once into
+per-(config, document) sums; only when that pass counts a violation does a
+second, slower pass look up the offending row numbers.
 """
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO
 
+import duckdb
+import numpy as np
 import pandas as pd
 
 from .design import ClusterSample
 
 REQUIRED = ("doc_id", "y")
 OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type")
+FILE_TYPES = ("csv", "parquet", "jsonl")
+DEFAULT_CONFIG = "default"
+
+_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+}
+_SHOWN_ROWS = 5
+_MEMORY_LIMIT = "1GB"  # DuckDB spills beyond this; keeps a 10M-row load well under 1.5 GB RSS
+_ROW = "__ragunc_row"  # 1-based data-row number, only on the error path
 
 
 class DataError(ValueError):
@@ -30,10 +56,18 @@ class Results:
     source: str
 
     @property
-    def configs(self) -> list[str]: ...
+    def configs(self) -> list[str]:
+        return list(self.samples)
 
     def sample(self, config: str | None = None) -> ClusterSample:
         """The config's sample; with None, the only config (DataError listing them when there are several)."""
+        if config is None:
+            if len(self.samples) == 1:
+                return next(iter(self.samples.values()))
+            raise DataError(f"{self.source} holds several configs ({_listing(self.configs)}); choose one of them")
+        if config not in self.samples:
+            raise DataError(f"config {config!r} is not in {self.source}; it holds {_listing(self.configs)}")
+        return self.samples[config]
 
 
 def load_results(
@@ -41,8 +75,400 @@ def load_results(
     *,
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "parquet" | "jsonl"; inferred from the name (.gz allowed) when None
-) -> Results: ...
+) -> Results:
+    """Validate and aggregate a per-chunk results file into one :class:`ClusterSample` per config.
+
+    ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
+    to a temporary file).  Raises :class:`DataError` on bad input and
+    ``FileNotFoundError`` when the path does not exist.
+    """
+    with ExitStack() as stack:
+        if hasattr(source, "read"):
+            name = str(getattr(source, "name", "") or "<upload>")
+            kind = _file_type(name, file_type)
+            path = stack.enter_context(_spooled(source, Path(name).name))
+        else:
+            path = Path(os.fspath(source))
+            name = str(path)
+            kind = _file_type(name, file_type)
+            if not path.is_file():
+                raise FileNotFoundError(f"no such file: {name}")
+        if path.stat().st_size == 0:
+            raise DataError(f"{name} is an empty file")
+        con = stack.enter_context(_connect(stack))
+        relation = _relation_sql(con, path, kind)
+        return _aggregate(con, relation, columns, name)
 
 
 def results_from_frame(frame: pd.DataFrame, *, columns: dict[str, str] | None = None, source: str = "<frame>") -> Results:
     """Same validation and aggregation for an in-memory frame (e.g. chunk-eval output)."""
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    frame = frame.rename(columns=str)
+    with ExitStack() as stack:
+        con = stack.enter_context(_connect(stack))
+        con.register("__ragunc_frame", frame)
+        return _aggregate(con, "__ragunc_frame", columns, source)
+
+
+# ---------------------------------------------------------------- sources
+
+
+def _file_type(name: str, given: str | None) -> str:
+    if given is not None:
+        kind = given.lower().lstrip(".")
+        kind = {"ndjson": "jsonl", "json": "jsonl", "pq": "parquet", "tsv": "csv"}.get(kind, kind)
+        if kind not in FILE_TYPES:
+            raise DataError(f"unknown file type {given!r}; use one of {', '.join(FILE_TYPES)}")
+        return kind
+    suffixes = [s.lower() for s in Path(name).suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    kind = _SUFFIXES.get(suffixes[-1]) if suffixes else None
+    if kind is None:
+        raise DataError(
+            f"unknown file type for {name!r}; name it .csv, .parquet, .jsonl or .ndjson "
+            f"(optionally .gz), or pass file_type= one of {', '.join(FILE_TYPES)}"
+        )
+    return kind
+
+
+class _spooled:
+    """Copy a binary file-like to a named temporary file (DuckDB reads paths), removed on exit."""
+
+    def __init__(self, stream: BinaryIO, name: str):
+        self.stream, self.name = stream, name
+
+    def __enter__(self) -> Path:
+        self.dir = tempfile.mkdtemp(prefix="ragunc-upload-")
+        path = Path(self.dir) / (self.name or "upload")
+        if hasattr(self.stream, "seek"):
+            self.stream.seek(0)
+        with open(path, "wb") as out:
+            shutil.copyfileobj(self.stream, out, length=1 << 20)
+        return path
+
+    def __exit__(self, *exc) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _connect(stack: ExitStack) -> duckdb.DuckDBPyConnection:
+    spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="ragunc-duckdb-"))
+    con = duckdb.connect(
+        config={
+            "threads": max(1, os.cpu_count() or 1),
+            "memory_limit": _MEMORY_LIMIT,
+            "temp_directory": spill,
+            "preserve_insertion_order": False,  # the fast pass never needs row order
+        }
+    )
+    return con
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _relation_sql(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
+    with open(path, "rb") as fh:
+        gzipped = fh.read(2) == b"\x1f\x8b"
+    compression = "'gzip'" if gzipped else "'none'"
+    where = _quote(str(path))
+    if kind == "parquet":
+        return f"read_parquet({where})"
+    if kind == "csv":
+        # Text for every column: doc ids like "007" keep their zeros and y is parsed (and checked) by us.
+        return f"read_csv({where}, header = true, all_varchar = true, compression = {compression})"
+    auto = f"read_json({where}, format = 'newline_delimited', compression = {compression})"
+    names = _columns_of(con, auto, path)
+    # As text, so a key holding mixed JSON types is still one column we check ourselves.
+    spec = ", ".join(f"{_quote(n)}: 'VARCHAR'" for n in names)
+    return f"read_json({where}, format = 'newline_delimited', compression = {compression}, columns = {{{spec}}})"
+
+
+def _columns_of(con: duckdb.DuckDBPyConnection, relation: str, name) -> dict[str, str]:
+    try:
+        described = con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()
+    except duckdb.Error as exc:
+        raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+    return {row[0]: row[1] for row in described}
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0]
+
+
+# ---------------------------------------------------------------- columns
+
+
+def _resolve_columns(present: dict[str, str], columns: dict[str, str] | None, name: str) -> dict[str, str]:
+    """Contract name -> column in the source, for every contract column found."""
+    columns = dict(columns or {})
+    unknown = sorted(set(columns) - set(REQUIRED + OPTIONAL))
+    if unknown:
+        raise DataError(
+            f"columns= maps unknown contract name(s) {_listing(unknown)}; "
+            f"contract names are {_listing(REQUIRED + OPTIONAL)}"
+        )
+    resolved, missing = {}, []
+    for contract in REQUIRED + OPTIONAL:
+        wanted = columns.get(contract, contract)
+        if wanted in present:
+            resolved[contract] = wanted
+        elif contract in columns:
+            missing.append(f"{contract!r} (mapped to {wanted!r})")
+        elif contract in REQUIRED:
+            missing.append(repr(contract))
+    if missing:
+        hint = _mapping_hint([c for c in REQUIRED if c not in resolved], present)
+        raise DataError(
+            f"{name}: missing column(s) {', '.join(missing)}; the file has columns "
+            f"{_listing(list(present))}. Map yours with columns=, e.g. columns={hint}"
+        )
+    return resolved
+
+
+_GUESSES = {
+    "doc_id": ("doc", "document", "docid", "document_id", "doc_name", "source", "file"),
+    "y": ("hit", "hit1", "hit@1", "hit_at_1", "recall", "correct", "score", "label", "success"),
+}
+
+
+def _mapping_hint(missing: list[str], present: dict[str, str]) -> str:
+    lowered = {c.lower(): c for c in present}
+    hint = {}
+    for contract in missing:
+        guess = next((lowered[g] for g in _GUESSES.get(contract, ()) if g in lowered), None)
+        if guess is None:
+            guess = next((c for c in present if contract.split("_")[0] in c.lower()), "<column in your file>")
+        hint[contract] = guess
+    return repr(hint or {"y": "<column in your file>"})
+
+
+# ---------------------------------------------------------------- aggregation
+
+# (key, contract column, message) of each violation the fast pass counts; the
+# error pass turns each nonzero count into one line with row numbers.
+_CHECKS = (
+    ("y_empty", "y", "{n} row(s) with an empty or NaN value"),
+    ("y_text", "y", "{n} row(s) that are not numbers"),
+    ("y_range", "y", "{n} row(s) outside [0, 1]"),
+    ("doc_empty", "doc_id", "{n} row(s) with an empty value"),
+    ("config_empty", "config", "{n} row(s) with an empty value"),
+    ("type_empty", "doc_type", "{n} row(s) with an empty value"),
+    ("cid_empty", "chunk_id", "{n} row(s) with an empty value"),
+    ("ci_bad", "chunk_index", "{n} row(s) that are not non-negative integers"),
+    ("cid_dup", "chunk_id", "{n} row(s) repeat a (config, doc_id, chunk_id) of an earlier row"),
+    ("ci_dup", "chunk_index", "{n} row(s) repeat a chunk_index of an earlier row of the same document"),
+    ("type_varies", "doc_type", "{n} row(s) give their document a different doc_type than its first row"),
+)
+
+
+def _text(col: str, typ: str) -> str:
+    return col if typ == "VARCHAR" else f"CAST({col} AS VARCHAR)"
+
+
+def _empty(col: str, typ: str) -> str:
+    return f"({col} IS NULL OR trim({_text(col, typ)}) = '')"
+
+
+def _typed_rows(resolved: dict[str, str], types: dict[str, str], relation: str, keep: tuple[str, ...] = ()) -> str:
+    """SELECT of contract columns with parsed values and per-row violation flags (plus ``keep`` as is)."""
+    def col(contract):
+        return _ident(resolved[contract])
+
+    def typ(contract):
+        return types[resolved[contract]]
+
+    y, ytyp = col("y"), typ("y")
+    if ytyp == "VARCHAR":
+        # true/false are hits too (e.g. a boolean column written to CSV/JSON)
+        y_num = (
+            f"CASE lower(trim({y})) WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 "
+            f"ELSE TRY_CAST({y} AS DOUBLE) END"
+        )
+    else:
+        y_num = f"TRY_CAST({y} AS DOUBLE)"
+    select = [
+        *map(_ident, keep),
+        f"{y_num} AS y",
+        f"({_empty(y, ytyp)} OR coalesce(isnan({y_num}), false)) AS y_empty",
+        f"NOT {_empty(y, ytyp)} AND {y_num} IS NULL AS y_text",
+        f"NOT coalesce(isnan({y_num}), true) AND ({y_num} < 0 OR {y_num} > 1) AS y_range",
+        f"{_text(col('doc_id'), typ('doc_id'))} AS doc_id",
+        f"{_empty(col('doc_id'), typ('doc_id'))} AS doc_empty",
+    ]
+    if "config" in resolved:
+        select += [
+            f"{_text(col('config'), typ('config'))} AS config",
+            f"{_empty(col('config'), typ('config'))} AS config_empty",
+        ]
+    else:
+        select += [f"{_quote(DEFAULT_CONFIG)} AS config", "false AS config_empty"]
+    if "doc_type" in resolved:
+        select += [
+            f"{_text(col('doc_type'), typ('doc_type'))} AS doc_type",
+            f"{_empty(col('doc_type'), typ('doc_type'))} AS type_empty",
+        ]
+    if "chunk_id" in resolved:
+        select += [
+            f"{_text(col('chunk_id'), typ('chunk_id'))} AS chunk_id",
+            f"{_empty(col('chunk_id'), typ('chunk_id'))} AS cid_empty",
+        ]
+    if "chunk_index" in resolved:
+        ci = f"TRY_CAST({col('chunk_index')} AS DOUBLE)"
+        select += [
+            f"CASE WHEN {ci} >= 0 AND {ci} = floor({ci}) THEN CAST({ci} AS BIGINT) END AS chunk_index",
+            f"coalesce(NOT ({ci} >= 0 AND {ci} = floor({ci}) AND {ci} < 9.2e18), true) AS ci_bad",
+        ]
+    return f"SELECT {', '.join(select)} FROM {relation}"
+
+
+def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str, str] | None, name: str) -> Results:
+    types = _columns_of(con, relation, name)
+    resolved = _resolve_columns(types, columns, name)
+    rows = _typed_rows(resolved, types, relation)
+    has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
+
+    if has_ci:
+        # Neighbours in chunk_index order: one sort per document, streamed by DuckDB's window operator.
+        source = (
+            "SELECT *, lead(y) OVER w AS y_next, lead(chunk_index) OVER w AS ci_next "
+            f"FROM ({rows}) WINDOW w AS (PARTITION BY config, doc_id ORDER BY chunk_index)"
+        )
+    else:
+        source = rows
+    flags = [key for key, *_ in _CHECKS if key in _flag_columns(resolved)]
+    aggs = [
+        "count(*) AS size",
+        "sum(y) AS total",
+        "sum(y * y) AS sumsq",
+        "bool_and(y = 0 OR y = 1) AS is_binary",
+    ] + [f"count(*) FILTER (WHERE {key}) AS {key}" for key in flags]
+    if has_ci:
+        aggs += [
+            "coalesce(sum(y * y_next), 0) AS lag_cross",
+            "arg_min(y, chunk_index) AS first",
+            "arg_max(y, chunk_index) AS last",
+            "count(*) FILTER (WHERE ci_next = chunk_index) AS ci_dup",
+        ]
+    if has_cid:
+        aggs.append("count(chunk_id) - count(DISTINCT chunk_id) AS cid_dup")
+    if has_type:
+        aggs += ["min(doc_type) AS doc_type", "count(DISTINCT doc_type) AS n_types"]
+    query = f"SELECT config, doc_id, {', '.join(aggs)} FROM ({source}) GROUP BY config, doc_id ORDER BY config, doc_id"
+    try:
+        per_doc = con.execute(query).fetchnumpy()
+    except duckdb.Error as exc:
+        raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+
+    n_rows = int(per_doc["size"].sum())
+    if n_rows == 0:
+        raise DataError(f"{name} has no data rows")
+    counts = {key: int(np.asarray(per_doc[key]).sum()) for key in flags}
+    if has_ci:
+        counts["ci_dup"] = int(per_doc["ci_dup"].sum())
+    if has_cid:
+        counts["cid_dup"] = int(per_doc["cid_dup"].sum())
+    if has_type:
+        counts["type_varies"] = int((per_doc["n_types"] > 1).sum())
+    if any(counts.values()):
+        _raise_with_rows(con, relation, resolved, counts, name)
+
+    samples = {}
+    config_col = np.asarray(per_doc["config"], dtype=object)
+    for config in pd.unique(config_col):
+        idx = np.flatnonzero(config_col == config)
+        samples[str(config)] = _sample(per_doc, idx, str(config), has_ci, has_type, name)
+    return Results(samples=samples, n_rows=n_rows, source=name)
+
+
+def _flag_columns(resolved: dict[str, str]) -> set[str]:
+    flags = {"y_empty", "y_text", "y_range", "doc_empty", "config_empty"}
+    if "doc_type" in resolved:
+        flags.add("type_empty")
+    if "chunk_id" in resolved:
+        flags.add("cid_empty")
+    if "chunk_index" in resolved:
+        flags.add("ci_bad")
+    return flags
+
+
+def _sample(per_doc: dict, idx: np.ndarray, config: str, has_ci: bool, has_type: bool, name: str) -> ClusterSample:
+    if idx.size < 2:
+        doc = per_doc["doc_id"][idx[0]]
+        where = "" if config == DEFAULT_CONFIG else f" for config {config!r}"
+        raise DataError(
+            f"{name}: column 'doc_id' has a single document ({doc!r}){where}; "
+            "the between-document variance needs at least 2 documents"
+        )
+
+    def floats(key):
+        return np.asarray(per_doc[key][idx], dtype=np.float64)
+
+    return ClusterSample(
+        doc_id=np.asarray(per_doc["doc_id"][idx], dtype=str),
+        total=floats("total"),
+        size=np.asarray(per_doc["size"][idx], dtype=np.int64),
+        sumsq=floats("sumsq"),
+        lag_cross=floats("lag_cross") if has_ci else None,
+        first=floats("first") if has_ci else None,
+        last=floats("last") if has_ci else None,
+        doc_type=np.asarray(per_doc["doc_type"][idx], dtype=str) if has_type else None,
+        binary=bool(np.all(per_doc["is_binary"][idx])),
+        config=config,
+    )
+
+
+# ---------------------------------------------------------------- error path
+
+
+def _raise_with_rows(con, relation, resolved, counts, name) -> None:
+    """Second pass, single-threaded so row_number() follows file order: find the offending rows."""
+    con.execute("SET threads = 1")
+    con.execute("SET preserve_insertion_order = true")
+    numbered = f"(SELECT row_number() OVER () AS {_ROW}, * FROM {relation})"
+    rows = _typed_rows(resolved, _columns_of(con, numbered, name), numbered, keep=(_ROW,))
+    ranked = (
+        f"SELECT *, "
+        f"row_number() OVER (PARTITION BY config, doc_id, "
+        f"{'chunk_id' if 'chunk_id' in resolved else 'NULL'} ORDER BY {_ROW}) AS cid_rank, "
+        f"row_number() OVER (PARTITION BY config, doc_id, "
+        f"{'chunk_index' if 'chunk_index' in resolved else 'NULL'} ORDER BY {_ROW}) AS ci_rank, "
+        f"first({'doc_type' if 'doc_type' in resolved else 'NULL'}) OVER (PARTITION BY config, doc_id "
+        f"ORDER BY {_ROW} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS first_type "
+        f"FROM ({rows})"
+    )
+    predicates = {
+        "cid_dup": "chunk_id IS NOT NULL AND cid_rank > 1",
+        "ci_dup": "chunk_index IS NOT NULL AND ci_rank > 1",
+        "type_varies": "doc_type IS DISTINCT FROM first_type AND NOT type_empty",
+    }
+    lines = []
+    for key, contract, message in _CHECKS:
+        if not counts.get(key):
+            continue
+        where = predicates.get(key, key)
+        n, first = con.execute(
+            f"SELECT count(*), list({_ROW} ORDER BY {_ROW})[1:{_SHOWN_ROWS}] FROM ({ranked}) WHERE {where}"
+        ).fetchone()
+        column = repr(contract)
+        if resolved[contract] != contract:
+            column += f" (file column {resolved[contract]!r})"
+        lines.append(f"column {column}: {message.format(n=n)}: {_rows_phrase(first, n)}")
+    raise DataError(f"{name}: " + "; ".join(lines))
+
+
+def _rows_phrase(first: list[int], n: int) -> str:
+    shown = ", ".join(str(r) for r in first)
+    if n > len(first):
+        return f"first rows {shown} (of {n})"
+    return f"row {shown}" if n == 1 else f"rows {shown}"
+
+
+def _listing(items) -> str:
+    return ", ".join(repr(i) for i in items)
