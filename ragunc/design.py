@@ -8,16 +8,24 @@ chunk rows.
 Interval kernels are written batch-wise: they take arrays whose last axis runs
 over documents and any leading axes run over repetitions, so
 ``ragunc.simulate`` reuses the very same formulas on (R, K) arrays.
-
-SKELETON — being implemented; signatures and dataclass fields are the contract.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
+from scipy import special, stats
 
 ESTIMATORS = ("micro", "macro")
+
+# Interval methods computed by :func:`interval_arrays`, in display order.
+ANALYTIC_METHODS = ("naive", "wilson", "cluster", "cluster_t", "cluster_wilson")
+
+
+# --------------------------------------------------------------------------- #
+# The design object
+# --------------------------------------------------------------------------- #
 
 
 @dataclass(frozen=True)
@@ -39,15 +47,61 @@ class ClusterSample:
     binary: bool = True  # every y is 0 or 1
     config: str = "default"
 
-    @property
-    def n_docs(self) -> int: ...
+    def __post_init__(self) -> None:
+        # The loader is the data boundary; this only guards programmatic callers
+        # against arrays of the wrong shape, cheaply.
+        set_ = object.__setattr__
+        set_(self, "doc_id", np.asarray(self.doc_id))
+        set_(self, "total", np.asarray(self.total, dtype=np.float64))
+        set_(self, "size", np.asarray(self.size, dtype=np.int64))
+        set_(self, "sumsq", np.asarray(self.sumsq, dtype=np.float64))
+        k = self.total.shape[0] if self.total.ndim == 1 else -1
+        if k < 0:
+            raise ValueError(f"total must be 1-D (one entry per document), got shape {self.total.shape}")
+        for name in ("doc_id", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name in ("lag_cross", "first", "last"):
+                value = np.asarray(value, dtype=np.float64)
+                set_(self, name, value)
+            elif name == "doc_type":
+                value = np.asarray(value)
+                set_(self, name, value)
+            if value.shape != (k,):
+                raise ValueError(f"{name} has shape {value.shape}, expected ({k},) like total")
+        if k and self.size.min() < 1:
+            bad = np.flatnonzero(self.size < 1)[:5].tolist()
+            raise ValueError(f"size must be >= 1 chunk per document; documents at positions {bad} are not")
+        if self.population_docs is not None and self.population_docs < k:
+            raise ValueError(f"population_docs={self.population_docs} is smaller than the {k} sampled documents")
 
     @property
-    def n_chunks(self) -> int: ...
+    def n_docs(self) -> int:
+        return int(self.total.shape[0])
 
-    def with_population(self, population_docs: int | None) -> "ClusterSample": ...
+    @property
+    def n_chunks(self) -> int:
+        return int(self.size.sum())
 
-    def subset(self, index: np.ndarray) -> "ClusterSample": ...
+    def with_population(self, population_docs: int | None) -> "ClusterSample":
+        """The same sample with a known (or unknown: None) population document count."""
+        return dataclasses.replace(self, population_docs=population_docs)
+
+    def subset(self, index: np.ndarray) -> "ClusterSample":
+        """The documents at ``index`` (positions or a boolean mask), keeping population_docs."""
+        index = np.asarray(index)
+        pick = {
+            f.name: (None if getattr(self, f.name) is None else getattr(self, f.name)[index])
+            for f in dataclasses.fields(self)
+            if f.name in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type")
+        }
+        return dataclasses.replace(self, **pick)
+
+
+# --------------------------------------------------------------------------- #
+# Results
+# --------------------------------------------------------------------------- #
 
 
 @dataclass(frozen=True)
@@ -58,6 +112,9 @@ class IntervalEstimate:
     se: float | None
     ci: tuple[float, float]
 
+    def to_dict(self) -> dict:
+        return {"se": self.se, "ci": list(self.ci)}
+
 
 @dataclass(frozen=True)
 class BootstrapResult:
@@ -67,6 +124,9 @@ class BootstrapResult:
     ci: tuple[float, float]  # percentile
     ci_bca: tuple[float, float]
     reps: int
+
+    def to_dict(self) -> dict:
+        return {"se": self.se, "ci": list(self.ci), "ci_bca": list(self.ci_bca), "reps": self.reps}
 
 
 @dataclass(frozen=True)
@@ -82,6 +142,11 @@ class Diagnostics:
     cv_size: float  # sd(m) / m_bar
     lag1_autocorr: float | None  # residuals (y - document mean) of neighbouring chunks; None without chunk_index
     doc_type_share: float | None  # share of the variance of document rates explained by doc_type; None without it
+    cluster_variance: float = float("nan")  # linearization variance without FPC (the DEFF numerator)
+    binomial_variance: float = float("nan")  # p(1-p)/N (chunk variance / N for non-binary y)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -99,12 +164,206 @@ class IntervalReport:
     cluster_t: IntervalEstimate  # linearization with t(K-1)
     bootstrap: BootstrapResult
     diagnostics: Diagnostics
+    cluster_wilson: IntervalEstimate | None = None  # Wilson with n_eff = p(1-p)/v and a t(K-1) critical value
+    population_docs: int | None = None  # D used for the FPC (None: no FPC)
 
-    def to_dict(self) -> dict: ...
+    def to_dict(self) -> dict:
+        """The JSON contract of ``ragunc interval`` (plus extra keys)."""
+        d = self.diagnostics
+        return {
+            "estimator": self.estimator,
+            "estimate": self.estimate,
+            "n_docs": self.n_docs,
+            "n_chunks": self.n_chunks,
+            "level": self.level,
+            "population_docs": self.population_docs,
+            "naive": self.naive.to_dict(),
+            "wilson": {"ci": list(self.wilson.ci)},
+            "cluster": self.cluster.to_dict(),
+            "cluster_t": self.cluster_t.to_dict(),
+            "cluster_wilson": None if self.cluster_wilson is None else {"ci": list(self.cluster_wilson.ci)},
+            "bootstrap": self.bootstrap.to_dict(),
+            "deff": d.deff,
+            "icc": d.icc,
+            "n_eff": d.n_eff,
+            "diagnostics": d.to_dict(),
+        }
+
+
+# --------------------------------------------------------------------------- #
+# The seed's small formulas
+# --------------------------------------------------------------------------- #
+
+
+def binomial_se(p, n):
+    """Wald SE of a proportion over ``n`` independent Bernoulli trials: sqrt(p(1-p)/n)."""
+    return np.sqrt(np.asarray(p) * (1 - np.asarray(p)) / np.asarray(n))
+
+
+def k_over_rho(k, rho):
+    """The limit K/rho of the effective n as chunks per document grow (inf when rho <= 0)."""
+    rho = np.asarray(rho, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(rho > 0, np.asarray(k) / np.where(rho > 0, rho, 1.0), np.inf)
+    return out[()]
+
+
+def bernoulli_equivalent_n(pq, variance):
+    """How many iid Bernoulli trials would give this variance: p(1-p) / variance."""
+    with np.errstate(divide="ignore"):
+        return np.asarray(pq) / np.asarray(variance)
+
+
+def variance_ratio(variance, binomial_variance):
+    """Design variance over the binomial reference variance (a design effect)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(variance) / np.asarray(binomial_variance)
+
+
+# --------------------------------------------------------------------------- #
+# Batch kernels: last axis = documents, leading axes = repetitions
+# --------------------------------------------------------------------------- #
+
+
+def check_options(estimator: str, level: float) -> None:
+    """Raise ``ValueError`` for an unknown estimator or a level outside (0, 1)."""
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
+
+
+def point_estimate(total, size, estimator: str = "micro"):
+    """micro: sum(total)/sum(size) (ratio estimator); macro: mean of total/size. Batch-wise."""
+    total = np.asarray(total, dtype=float)
+    if estimator == "micro":
+        return total.sum(-1) / np.sum(size, axis=-1)
+    return (total / size).mean(-1)
+
+
+def linearized_residuals(total, size, estimator: str = "micro"):
+    """Estimate and per-document linearized residuals ``e_d`` (mean zero).
+
+    The cluster variance is ``(1 - f) * sum(e_d**2) / (K (K - 1))``:
+    micro (ratio) ``e_d = (Y_d - p m_d) K / sum(m)``; macro ``e_d = r_d - mean(r)``.
+    """
+    total = np.asarray(total, dtype=float)
+    size = np.asarray(size, dtype=float)
+    k = total.shape[-1]
+    if estimator == "micro":
+        n = size.sum(-1, keepdims=True)
+        p = total.sum(-1, keepdims=True) / n
+        resid = (total - p * size) * (k / n)
+    else:
+        rate = total / size
+        p = rate.mean(-1, keepdims=True)
+        resid = rate - p
+    return p[..., 0], resid
+
+
+def cluster_variance(total, size, estimator: str = "micro", fpc=1.0):
+    """Linearization variance of the estimator; ``fpc`` is 1 - K/D (1: no FPC)."""
+    _, resid = linearized_residuals(total, size, estimator)
+    k = resid.shape[-1]
+    return np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
+
+
+def wilson_interval(p, n, crit):
+    """Wilson score interval for proportion ``p`` over ``n`` trials (NaN where p is outside [0, 1])."""
+    p = np.asarray(p, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z2n = crit**2 / n
+        centre = (p + z2n / 2) / (1 + z2n)
+        half = crit * np.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n)
+    inside = (p >= 0) & (p <= 1)
+    return np.where(inside, centre - half, np.nan), np.where(inside, centre + half, np.nan)
+
+
+def chunk_variance(total, size, sumsq, estimate, binary: bool):
+    """Per-chunk variance the binomial reference uses: p(1-p) for 0/1 y, else the chunk variance about the mean."""
+    if binary:
+        return estimate * (1 - estimate)
+    n = np.sum(size, axis=-1)
+    mean = np.sum(total, axis=-1) / n
+    return np.maximum(np.sum(sumsq, axis=-1) / n - mean**2, 0.0)
+
+
+@dataclass(frozen=True)
+class IntervalArrays:
+    """Batch output of :func:`interval_arrays`; every array has the leading (repetition) shape."""
+
+    estimate: np.ndarray
+    n_chunks: np.ndarray
+    binomial_variance: np.ndarray  # chunk variance / N
+    cluster_variance: np.ndarray  # linearization variance, FPC applied
+    se: dict[str, np.ndarray | None]  # method -> SE (None for Wilson-type)
+    lower: dict[str, np.ndarray]
+    upper: dict[str, np.ndarray]
+
+
+def interval_arrays(
+    total,
+    size,
+    sumsq=None,
+    *,
+    estimator: str = "micro",
+    level: float = 0.95,
+    binary: bool = True,
+    fpc=1.0,
+) -> IntervalArrays:
+    """Every analytic interval (naive, wilson, cluster, cluster_t, cluster_wilson), batch-wise.
+
+    ``total``, ``size`` (and ``sumsq`` for non-binary y) have documents on the
+    last axis; ``fpc`` is 1 - K/D (1 without a known population).
+    """
+    total = np.asarray(total, dtype=float)
+    size = np.asarray(size)
+    k = total.shape[-1]
+    if sumsq is None:
+        sumsq = total
+    est, resid = linearized_residuals(total, size, estimator)
+    n = size.sum(-1)
+    bvar = chunk_variance(total, size, sumsq, est, binary) / n
+    cvar = np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
+    z = special.ndtri(0.5 + level / 2)
+    t = stats.t.ppf(0.5 + level / 2, k - 1)
+    se_naive, se_cluster = np.sqrt(bvar), np.sqrt(cvar)
+    lower, upper = {}, {}
+    lower["naive"], upper["naive"] = est - z * se_naive, est + z * se_naive
+    lower["wilson"], upper["wilson"] = wilson_interval(est, n, z)
+    lower["cluster"], upper["cluster"] = est - z * se_cluster, est + z * se_cluster
+    lower["cluster_t"], upper["cluster_t"] = est - t * se_cluster, est + t * se_cluster
+    # Korn–Graubard-style: Wilson on the effective n = p(1-p)/v with a t(K-1)
+    # critical value.  Without information on the design (p at 0 or 1, so v = 0
+    # too) fall back to one trial per document, the worst case (ICC = 1).
+    pq = est * (1 - est)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = np.where(pq > 0, pq / cvar, k)
+    lower["cluster_wilson"], upper["cluster_wilson"] = wilson_interval(est, n_eff, t)
+    se = {"naive": se_naive, "wilson": None, "cluster": se_cluster, "cluster_t": se_cluster, "cluster_wilson": None}
+    return IntervalArrays(est, n, bvar, cvar, se, lower, upper)
+
+
+# --------------------------------------------------------------------------- #
+# One sample
+# --------------------------------------------------------------------------- #
+
+
+def _fpc(sample: ClusterSample) -> float:
+    return 1.0 if sample.population_docs is None else 1.0 - sample.n_docs / sample.population_docs
+
+
+def _require_docs(sample: ClusterSample, at_least: int = 2) -> None:
+    if sample.n_docs < at_least:
+        raise ValueError(
+            f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}"
+        )
 
 
 def estimate(sample: ClusterSample, estimator: str = "micro") -> float:
     """micro: sum(total)/sum(size) (ratio estimator); macro: mean of total/size."""
+    check_options(estimator, 0.95)
+    return float(point_estimate(sample.total, sample.size, estimator))
 
 
 def interval_report(
@@ -116,7 +375,108 @@ def interval_report(
     rng: np.random.Generator | int | None = None,
 ) -> IntervalReport:
     """All intervals and diagnostics for one sample (what ``ragunc interval`` prints)."""
+    # bootstrap.py builds on this module's dataclasses, hence the local import.
+    from .bootstrap import cluster_bootstrap
+
+    check_options(estimator, level)
+    _require_docs(sample)
+    arr = interval_arrays(
+        sample.total, sample.size, sample.sumsq,
+        estimator=estimator, level=level, binary=sample.binary, fpc=_fpc(sample),
+    )
+
+    def method(name: str) -> IntervalEstimate:
+        se = arr.se[name]
+        return IntervalEstimate(
+            name, None if se is None else float(se), (float(arr.lower[name]), float(arr.upper[name]))
+        )
+
+    return IntervalReport(
+        estimator=estimator,
+        estimate=float(arr.estimate),
+        n_docs=sample.n_docs,
+        n_chunks=sample.n_chunks,
+        level=level,
+        naive=method("naive"),
+        wilson=method("wilson"),
+        cluster=method("cluster"),
+        cluster_t=method("cluster_t"),
+        bootstrap=cluster_bootstrap(sample, estimator=estimator, level=level, reps=boot, rng=rng),
+        diagnostics=diagnostics(sample, estimator=estimator),
+        cluster_wilson=method("cluster_wilson"),
+        population_docs=sample.population_docs,
+    )
+
+
+def icc_anova(total, size, sumsq) -> float:
+    """ANOVA estimator of the intraclass correlation for unequal cluster sizes.
+
+    (MSB - MSW) / (MSB + (m0 - 1) MSW), m0 = (N - sum(m^2)/N) / (K - 1).
+    """
+    total, size, sumsq = (np.asarray(a, dtype=float) for a in (total, size, sumsq))
+    k, n = total.size, size.sum()
+    within = sumsq - total**2 / size  # sum over chunks of (y - document mean)^2
+    msb = ((total**2 / size).sum() - total.sum() ** 2 / n) / (k - 1)
+    msw = within.sum() / (n - k) if n > k else np.nan
+    m0 = (n - (size**2).sum() / n) / (k - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float((msb - msw) / (msb + (m0 - 1) * msw))
+
+
+def lag1_autocorrelation(sample: ClusterSample) -> float | None:
+    """Lag-1 autocorrelation of within-document residuals (y - document mean) of neighbouring chunks."""
+    if sample.lag_cross is None or sample.first is None or sample.last is None:
+        return None
+    y, m = sample.total, sample.size.astype(float)
+    ybar = y / m
+    pairs = sample.lag_cross - ybar * (2 * y - sample.first - sample.last) + (m - 1) * ybar**2
+    denom = (sample.sumsq - y**2 / m).sum()
+    return float(pairs.sum() / denom) if denom > 0 else float("nan")
+
+
+def doc_type_share(sample: ClusterSample) -> float | None:
+    """Between-doc_type sum of squares over the total sum of squares of document rates."""
+    if sample.doc_type is None:
+        return None
+    rate = sample.total / sample.size
+    _, group, counts = np.unique(sample.doc_type, return_inverse=True, return_counts=True)
+    group_mean = np.bincount(group, weights=rate) / counts
+    total_ss = ((rate - rate.mean()) ** 2).sum()
+    between = (counts * (group_mean - rate.mean()) ** 2).sum()
+    return float(between / total_ss) if total_ss > 0 else float("nan")
 
 
 def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnostics:
-    """DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, lag-1 autocorrelation, doc_type share."""
+    """DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, lag-1 autocorrelation, doc_type share.
+
+    DEFF and n_eff use the cluster variance without FPC; ``bernoulli_n`` uses
+    the variance the intervals use (with FPC when population_docs is known).
+    """
+    check_options(estimator, 0.95)
+    _require_docs(sample)
+    est = point_estimate(sample.total, sample.size, estimator)
+    n = sample.n_chunks
+    pq = chunk_variance(sample.total, sample.size, sample.sumsq, est, sample.binary)
+    cvar = float(cluster_variance(sample.total, sample.size, estimator))
+    bvar = float(pq / n)
+    deff = float(variance_ratio(cvar, bvar))
+    rho = icc_anova(sample.total, sample.size, sample.sumsq)
+    m_bar = float(sample.size.mean())
+    cv = float(sample.size.std() / m_bar)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = float(np.divide(n, deff))
+    return Diagnostics(
+        deff=deff,
+        icc=rho,
+        deff_kish=1 + ((1 + cv**2) * m_bar - 1) * rho,
+        deff_equal=1 + (m_bar - 1) * rho,
+        n_eff=n_eff,
+        bernoulli_n=float(bernoulli_equivalent_n(pq, cvar * _fpc(sample))),
+        k_over_rho=float(k_over_rho(sample.n_docs, rho)),
+        mean_size=m_bar,
+        cv_size=cv,
+        lag1_autocorr=lag1_autocorrelation(sample),
+        doc_type_share=doc_type_share(sample),
+        cluster_variance=cvar,
+        binomial_variance=bvar,
+    )
