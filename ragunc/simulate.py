@@ -1,6 +1,9 @@
 """Coverage by repeated resampling: the loaded data are the population of D documents.
 
-SKELETON — being implemented; signatures and dataclass fields are the contract.
+Each repetition draws K of the D documents without replacement (the design
+being evaluated) and computes every interval with the same batch kernels
+``interval_report`` uses; coverage is the share of repetitions whose interval
+holds the population value.
 """
 from __future__ import annotations
 
@@ -9,10 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .design import ClusterSample
+from .bootstrap import MAX_DRAWS, bootstrap_arrays
+from .design import ANALYTIC_METHODS, ClusterSample, check_options, chunk_variance, interval_arrays, point_estimate
 
 # Interval methods reported by a coverage experiment, in display order.
-METHODS = ("naive", "wilson", "cluster", "cluster_t", "bootstrap", "bootstrap_bca")
+METHODS = ("naive", "wilson", "cluster", "cluster_t", "cluster_wilson", "bootstrap", "bootstrap_bca")
+CONTROLS = (None, "iid")
 
 
 @dataclass(frozen=True)
@@ -36,9 +41,74 @@ class CoverageResult:
     lower: dict[str, np.ndarray]  # method -> (R,) lower bounds
     upper: dict[str, np.ndarray]  # method -> (R,) upper bounds
     n_chunks: np.ndarray  # (R,) chunks in each repetition's sample
+    # The seed's pairs, read straight off the result:
+    variance_ratio_linearization: float  # mean linearization variance / mean binomial variance
+    binomial_sd: float  # sqrt(mean binomial variance): the binomial reference SD
+    linearization_sd: float  # sqrt(mean linearization variance): what the linearization predicts
+    bernoulli_n_empirical: float  # p(1-p) of the population / empirical variance
+    bernoulli_n_linearization: float  # p(1-p) of the population / mean linearization variance
+    mean_chunks: float  # mean chunks per repetition's sample
 
     def to_dict(self) -> dict:
         """JSON contract of ``ragunc simulate`` (no per-repetition arrays)."""
+        return {
+            "estimator": self.estimator,
+            "level": self.level,
+            "population": {
+                "n_docs": self.population_docs,
+                "n_chunks": self.population_chunks,
+                "value": self.population_value,
+            },
+            "k": self.k,
+            "reps": self.reps,
+            "boot": self.boot,
+            "control": self.control,
+            "two_stage_fraction": self.two_stage_fraction,
+            "coverage": dict(self.coverage),
+            "coverage_mcse": dict(self.coverage_mcse),
+            "sd_empirical": self.sd_empirical,
+            "se_mean": dict(self.se_mean),
+            "variance_ratio": self.variance_ratio,
+            "variance_ratio_linearization": self.variance_ratio_linearization,
+            "binomial_sd": self.binomial_sd,
+            "linearization_sd": self.linearization_sd,
+            "bernoulli_n_empirical": self.bernoulli_n_empirical,
+            "bernoulli_n_linearization": self.bernoulli_n_linearization,
+            "mean_chunks": self.mean_chunks,
+        }
+
+
+def _check(population: ClusterSample, k: int, reps: int, boot: int, control, two_stage_fraction) -> None:
+    d = population.n_docs
+    if not 2 <= k < d:
+        raise ValueError(f"k must satisfy 2 <= k < {d} (the population's documents), got k={k}")
+    if reps < 1:
+        raise ValueError(f"reps must be >= 1, got {reps}")
+    if boot == 1 or boot < 0:
+        raise ValueError(f"boot must be 0 (no bootstrap) or >= 2, got {boot}")
+    if control not in CONTROLS:
+        raise ValueError(f"control must be None or 'iid', got {control!r}")
+    if two_stage_fraction is not None and not 0 < two_stage_fraction <= 1:
+        raise ValueError(f"two_stage_fraction must be in (0, 1], got {two_stage_fraction}")
+    if not population.binary and (control is not None or two_stage_fraction is not None):
+        # Both need individual chunk values; sufficient statistics of scores
+        # (sum, sum of squares) do not determine a permutation or a subsample.
+        raise ValueError("control='iid' and two_stage_fraction need 0/1 y; this population has non-binary scores")
+
+
+def iid_control(population: ClusterSample, rng: np.random.Generator) -> ClusterSample:
+    """The population with y permuted across all chunks (document structure destroyed).
+
+    For 0/1 y a uniform permutation only matters through how many hits land in
+    each document: one multivariate hypergeometric draw of the total hits into
+    documents of sizes m_d.
+    """
+    hits = rng.multivariate_hypergeometric(population.size, int(round(population.total.sum())))
+    hits = hits.astype(np.float64)
+    return ClusterSample(
+        doc_id=population.doc_id, total=hits, size=population.size, sumsq=hits,
+        doc_type=population.doc_type, binary=True, config=population.config,
+    )
 
 
 def coverage_experiment(
@@ -57,4 +127,88 @@ def coverage_experiment(
     """Draw K documents without replacement R times and compute every interval each time.
 
     ``progress(done, total)`` is called after each batch of repetitions.
+
+    The linearization intervals use the FPC 1 - K/D of this single-stage
+    design.  With ``two_stage_fraction=f`` each drawn document keeps
+    max(1, round(f m_d)) of its chunks at random (hits kept are hypergeometric)
+    and no FPC is applied: the with-replacement (ultimate cluster) variance is
+    the usual conservative estimator for two stages.  ``control="iid"`` first
+    permutes y across all chunks once (see :func:`iid_control`).  Both need 0/1 y.
+    ``boot=0`` skips the bootstrap methods.
     """
+    check_options(estimator, level)
+    _check(population, k, reps, boot, control, two_stage_fraction)
+    rng = np.random.default_rng(rng)
+    if control == "iid":
+        population = iid_control(population, rng)
+    d = population.n_docs
+    total, size, sumsq = population.total, population.size, population.sumsq
+    value = float(point_estimate(total, size, estimator))
+    fpc = 1.0 if two_stage_fraction is not None else 1.0 - k / d
+    methods = METHODS if boot else ANALYTIC_METHODS
+
+    estimates = np.empty(reps)
+    n_chunks = np.empty(reps, dtype=np.int64)
+    bvar, cvar, se_boot = np.empty(reps), np.empty(reps), np.empty(reps)
+    se_naive = np.empty(reps)
+    lower = {m: np.empty(reps) for m in methods}
+    upper = {m: np.empty(reps) for m in methods}
+    batch = max(1, min(reps, MAX_DRAWS // max(1, boot * k // 2)))
+    for start in range(0, reps, batch):
+        stop = min(reps, start + batch)
+        sl = slice(start, stop)
+        # k smallest of uniform keys = a uniform k-subset, independently per row
+        idx = np.argpartition(rng.random((stop - start, d)), k - 1, axis=1)[:, :k]
+        y, m, s = total[idx], size[idx], sumsq[idx]
+        if two_stage_fraction is not None:
+            keep = np.maximum(1, np.rint(two_stage_fraction * m)).astype(np.int64)
+            y = rng.hypergeometric(y.astype(np.int64), m - y.astype(np.int64), keep).astype(np.float64)
+            m, s = keep, y
+        arr = interval_arrays(y, m, s, estimator=estimator, level=level, binary=population.binary, fpc=fpc)
+        estimates[sl], n_chunks[sl] = arr.estimate, arr.n_chunks
+        bvar[sl], cvar[sl], se_naive[sl] = arr.binomial_variance, arr.cluster_variance, arr.se["naive"]
+        for name in ANALYTIC_METHODS:
+            lower[name][sl], upper[name][sl] = arr.lower[name], arr.upper[name]
+        if boot:
+            b = bootstrap_arrays(y, m, estimator=estimator, level=level, reps=boot, rng=rng)
+            se_boot[sl] = b.se
+            lower["bootstrap"][sl], upper["bootstrap"][sl] = b.lower, b.upper
+            lower["bootstrap_bca"][sl], upper["bootstrap_bca"][sl] = b.lower_bca, b.upper_bca
+        if progress is not None:
+            progress(stop, reps)
+
+    coverage = {m: float(np.mean((lower[m] <= value) & (value <= upper[m]))) for m in methods}
+    var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
+    pq = float(chunk_variance(total, size, sumsq, value, population.binary))
+    se_mean = {"naive": float(se_naive.mean()), "cluster": float(np.sqrt(cvar).mean())}
+    se_mean["cluster_t"] = se_mean["cluster"]
+    if boot:
+        se_mean["bootstrap"] = float(se_boot.mean())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return CoverageResult(
+            estimator=estimator,
+            level=level,
+            k=k,
+            reps=reps,
+            boot=boot,
+            population_docs=d,
+            population_chunks=population.n_chunks,
+            population_value=value,
+            control=control,
+            two_stage_fraction=two_stage_fraction,
+            coverage=coverage,
+            coverage_mcse={m: float(np.sqrt(c * (1 - c) / reps)) for m, c in coverage.items()},
+            sd_empirical=float(np.sqrt(var_emp)),
+            se_mean=se_mean,
+            variance_ratio=float(np.divide(var_emp, bvar.mean())),
+            estimates=estimates,
+            lower=lower,
+            upper=upper,
+            n_chunks=n_chunks,
+            variance_ratio_linearization=float(np.divide(cvar.mean(), bvar.mean())),
+            binomial_sd=float(np.sqrt(bvar.mean())),
+            linearization_sd=float(np.sqrt(cvar.mean())),
+            bernoulli_n_empirical=float(np.divide(pq, var_emp)),
+            bernoulli_n_linearization=float(np.divide(pq, cvar.mean())),
+            mean_chunks=float(n_chunks.mean()),
+        )
