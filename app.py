@@ -1,0 +1,125 @@
+"""ragunc dashboard: router and the sidebar data source shared by every page.
+
+Run with ``streamlit run app.py``.  No statistics here: pages call ``ragunc``
+through ``pages/_cache.py``.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
+if str(PAGES_DIR) not in sys.path:
+    sys.path.insert(0, str(PAGES_DIR))  # pages import the cache module as ``_cache``
+
+import _cache  # noqa: E402
+
+SOURCES = {
+    "sample": "Bundled sample",
+    "upload": "Upload a file",
+    "synthetic": "Synthetic population",
+}
+CONTRACT = ("doc_id", "y", "chunk_id", "chunk_index", "config", "doc_type")
+REQUIRED = ("doc_id", "y")
+UNMAPPED = "(none)"
+PAGES = (  # file in pages/, title, icon; the first is the default page
+    ("uncertainty_explorer.py", "Uncertainty explorer", "🎯"),
+    ("design_effect.py", "Design effect", "🧩"),
+    ("planning_comparison.py", "Planning and comparison", "📐"),
+    ("ranking_metrics.py", "Ranking metrics", "🏅"),
+)
+
+
+def _upload_source() -> _cache.DataSource | None:
+    upload = st.file_uploader(
+        "Per-chunk results (CSV, Parquet or JSONL; .gz allowed)",
+        type=["csv", "gz", "parquet", "jsonl", "ndjson", "json"],
+        key="upload_file",
+        help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required.",
+    )
+    if upload is None:
+        st.caption("No file yet: the pages show the bundled sample until you upload one.")
+        return None
+    data = upload.getvalue()
+    present = _cache.peek_columns(upload.name, data)
+    columns = {}
+    missing = [name for name in REQUIRED if name not in present]
+    with st.expander("Column mapping", expanded=bool(missing)):
+        st.caption("Which column of your file holds each field of the data contract.")
+        for name in CONTRACT:
+            options = [UNMAPPED, *present]
+            default = name if name in present else UNMAPPED
+            chosen = st.selectbox(
+                f"{name}{' (required)' if name in REQUIRED else ''}",
+                options,
+                index=options.index(default),
+                key=f"map_{name}",
+            )
+            if chosen != UNMAPPED and chosen != name:
+                columns[name] = chosen
+    return _cache.upload_source(upload.name, data, columns)
+
+
+def _synthetic_source() -> _cache.DataSource:
+    c = _cache
+    n_docs = st.number_input(
+        "Documents (D)", 10, 200_000, step=100,
+        key=c.bind("syn_docs", 1300, parse=int, fix=c.clamp(10, 200_000)),
+    )
+    mean_chunks = st.number_input(
+        "Mean chunks per document", 1.0, 500.0, step=1.0,
+        key=c.bind("syn_chunks", 25.8, parse=float, fix=c.clamp(1.0, 500.0)),
+    )
+    size_cv = st.slider("Size CV (spread of document sizes)", 0.0, 3.0, step=0.05,
+                        key=c.bind("syn_cv", 0.8, parse=float, fix=c.clamp(0.0, 3.0)))
+    p = st.slider("Rate p", 0.01, 0.99, step=0.01, key=c.bind("syn_p", 0.18, parse=float, fix=c.clamp(0.01, 0.99)))
+    icc = st.slider("ICC", 0.0, 0.95, step=0.01, key=c.bind("syn_icc", 0.3, parse=float, fix=c.clamp(0.0, 0.95)))
+    autocorr = st.slider("Neighbour autocorrelation", 0.0, 0.95, step=0.01,
+                         key=c.bind("syn_ac", 0.17, parse=float, fix=c.clamp(0.0, 0.95)))
+    doc_types = st.number_input("Document types", 1, 20, key=c.bind("syn_types", 4, parse=int, fix=c.clamp(1, 20)))
+    seed = st.number_input("Seed", 0, 2**31 - 1, key=c.bind("syn_seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
+    return c.synthetic_source(
+        seed=int(seed), n_docs=int(n_docs), mean_chunks=float(mean_chunks), size_cv=float(size_cv),
+        p=float(p), icc=float(icc), autocorr=float(autocorr), doc_types=int(doc_types),
+    )
+
+
+def sidebar_source() -> _cache.DataSource:
+    """The data source widgets; returns what was loaded (or the error to show)."""
+    st.header("Data")
+    kind = st.radio(
+        "Source", list(SOURCES), format_func=SOURCES.get,
+        key=_cache.bind("source", "sample", fix=_cache.one_of(SOURCES, "sample")),
+    )
+    source = None
+    if kind == "upload":
+        source = _upload_source()
+    elif kind == "synthetic":
+        source = _synthetic_source()
+    source = source or _cache.sample_source()
+    if source.error:
+        st.error(f"Could not use {source.label}: {source.error}")
+    else:
+        r = source.results
+        st.caption(f"{source.label}: {r.n_rows:,} chunks · configs {', '.join(r.configs)}")
+    return source
+
+
+def main() -> None:
+    st.set_page_config(page_title="ragunc: how sure is this retrieval evaluation?", page_icon="📏", layout="wide")
+    _cache.new_run()
+    pages = [
+        st.Page(f"pages/{name}", title=title, icon=icon, default=name == PAGES[0][0])
+        for name, title, icon in PAGES
+        if (PAGES_DIR / name).is_file()  # the ranking page is written separately and may not exist yet
+    ]
+    page = st.navigation(pages)
+    with st.sidebar:
+        st.session_state[_cache.SOURCE_STATE] = sidebar_source()
+    page.run()
+    _cache.sync_url()
+
+
+main()

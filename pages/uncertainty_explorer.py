@@ -1,0 +1,137 @@
+"""Page "Uncertainty explorer": naive vs cluster intervals, DEFF, effective n and coverage as K, chunk size and B move."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+import _cache
+from ragunc import design, figures, report
+
+LEVELS = (0.8, 0.9, 0.95, 0.99)
+BOOTS = (200, 500, 1000, 2000, 5000)
+REPS = (200, 500, 1000, 2000, 5000)
+OTHER_SIZE = "Compute another size…"
+
+c = _cache
+source, results = c.require_results()
+
+st.title("Uncertainty explorer")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+The loaded data are treated as the **population**: D documents, every chunk judged (hit or miss).
+An evaluation samples **K documents** and looks at all their chunks.
+Chunks of one document resemble each other, so they are not independent trials:
+
+* the **naive binomial interval** pretends every chunk is an independent coin flip;
+* the **cluster intervals** (linearization, t, bootstrap over documents) treat documents as the sampling units;
+* **DEFF** (design effect) is how much larger the true variance is than the binomial one, and
+  **effective n** = chunks / DEFF is how many independent chunks the sample is worth;
+* **coverage** repeats the whole evaluation R times on fresh samples of K documents and counts how often each
+  interval holds the population value. A 95% interval should hold it about 95% of the time.
+"""
+    )
+
+# ---------------------------------------------------------------- controls
+with st.sidebar:
+    st.header("Explorer")
+    configs = list(results.configs)
+    extra = c.extra_configs(source)
+    options = configs + list(extra) + ([OTHER_SIZE] if c.can_compute_sizes(source) else [])
+    config = st.selectbox(
+        "Chunk size (config)", options,
+        key=c.bind("config", configs[0], fix=c.one_of(options, configs[0])),
+        help="The configs present in the data; for the bundled stdlib sample you can compute another size.",
+    )
+    if config == OTHER_SIZE:
+        words = st.number_input("Words per chunk", 20, 1000, step=10,
+                                key=c.bind("words", 75, parse=int, fix=c.clamp(20, 1000)))
+        if st.button("Compute this chunk size", type="primary"):
+            new = c.compute_size(source, int(words))
+            st.session_state["config"] = new
+            st.rerun()
+        st.info("Pick a word count and compute it; meanwhile the first config is shown.")
+        config = configs[0]
+    population = extra.get(config) or results.sample(config)
+    n_docs = population.n_docs
+    k = st.slider("K: documents per sample", 2, n_docs,
+                  key=c.bind("k", min(20, n_docs), parse=int, fix=c.clamp(2, n_docs)))
+    boot = st.select_slider("B: bootstrap replicates", BOOTS, key=c.bind("boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
+    reps = st.select_slider("R: repetitions (coverage)", REPS, key=c.bind("reps", 1000, parse=int, fix=c.one_of(REPS, 1000)))
+    level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
+                             key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
+    estimator = st.radio("Estimator", ("micro", "macro"), horizontal=True,
+                         key=c.bind("estimator", "micro", fix=c.one_of(("micro", "macro"), "micro")),
+                         help="micro: hits / chunks (ratio estimator); macro: mean of per-document rates.")
+    seed = st.number_input("Seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
+    simulate = st.toggle("Coverage simulation", key=c.bind("sim", True, parse=c.parse_bool),
+                         help="Repeat the evaluation R times on fresh samples of K documents (cached).")
+
+# ---------------------------------------------------------------- analytic part (every rerun, fast)
+sample = c.draw_documents(source, population, k, seed)
+rep = c.interval(source, sample, k=k, seed=seed, estimator=estimator, level=level, boot=boot)
+truth = design.estimate(population, estimator)
+d = rep.diagnostics
+
+
+def _num(value: float, fmt: str) -> str:
+    return format(value, fmt) if math.isfinite(value) else "∞"
+
+
+tiles = st.columns(5)
+tiles[0].metric("DEFF", _num(d.deff, ".2f"), help="Cluster variance / binomial variance (no FPC).")
+tiles[1].metric("ICC", _num(d.icc, ".3f"), help="Intraclass correlation of chunks within a document (ANOVA).")
+tiles[2].metric("Effective n", _num(d.n_eff, ",.0f"), help="Chunks / DEFF: independent-chunk equivalents.")
+tiles[3].metric("Chunks", f"{rep.n_chunks:,}", help=f"In the {rep.n_docs:,} sampled documents.")
+tiles[4].metric("Bernoulli-equivalent n", _num(d.bernoulli_n, ",.0f"),
+                help="p(1−p) / variance of the estimate (with the finite-population correction).")
+
+interval_fig = figures.interval_figure(rep, population_value=truth)
+st.plotly_chart(interval_fig, key="interval_chart")
+st.markdown("\n".join(f"- {line}" for line in report.plain_reading(rep)))
+
+# ---------------------------------------------------------------- coverage (cached simulation)
+st.subheader("Coverage from repeated resampling")
+result = None
+if not simulate:
+    st.info("Coverage simulation is off (toggle it in the sidebar).")
+elif k >= n_docs:
+    st.info(f"K = D = {n_docs:,}: every document is in the sample, there is nothing to resample.")
+else:
+    result = c.coverage(source, population, k=k, reps=reps, boot=boot, estimator=estimator,
+                        level=level, seed=seed, label="Coverage simulation")
+    st.plotly_chart(c.figure(figures.coverage_figure, result), key="coverage_chart")
+    st.markdown(report.plain_reading(rep, result)[-1])
+
+    @st.fragment
+    def _plots(result) -> None:
+        # Plot-only controls: moving them reruns this fragment alone, never the simulation.
+        n = st.slider("Repetitions to stack", 10, min(300, result.reps), step=10,
+                      key=c.bind("stack", 100, parse=int, fix=c.clamp(10, min(300, result.reps))))
+        left, right = st.columns(2)
+        left.plotly_chart(figures.stacked_intervals_figure(result, n=n), key="stacked_chart")
+        right.plotly_chart(c.figure(figures.sampling_distribution_figure, result), key="distribution_chart")
+        c.sync_url()
+
+    _plots(result)
+
+# ---------------------------------------------------------------- downloads
+st.subheader("Share and export")
+st.caption("Every control is in the URL: copy the address bar to share this exact view.")
+context = {"source": source.label, "config": population.config, "K": k, "B": boot, "seed": seed}
+figs = {"intervals": interval_fig}
+if result is not None:
+    figs["coverage"] = c.figure(figures.coverage_figure, result)
+    figs["distribution"] = c.figure(figures.sampling_distribution_figure, result)
+cols = st.columns(4)
+cols[0].download_button("Summary (CSV)", lambda: report.summary_table(rep, result).to_csv(index=False),
+                        file_name="ragunc_summary.csv", mime="text/csv", on_click="ignore")
+cols[1].download_button("Summary (JSON)", lambda: report.summary_json(rep, result, **context),
+                        file_name="ragunc_summary.json", mime="application/json", on_click="ignore")
+cols[2].download_button("Interval figure (HTML)", lambda: interval_fig.to_html(include_plotlyjs=True),
+                        file_name="ragunc_intervals.html", mime="text/html", on_click="ignore")
+cols[3].download_button("One-page report (HTML)",
+                        lambda: report.html_report(rep, figs, coverage=result, context=context),
+                        file_name="ragunc_report.html", mime="text/html", on_click="ignore", type="primary")
+c.sync_url()

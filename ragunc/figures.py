@@ -1,0 +1,461 @@
+"""Plotly figure builders for the dashboard and the HTML report.
+
+Pure functions: results in, ``go.Figure`` out; nothing here computes a
+statistic (those come from ``ragunc.design``, ``ragunc.simulate``, ``ragunc.plan``
+and ``ragunc.compare``).  Rates are drawn in percent and widths in percentage
+points.  Colours are Okabe–Ito (colour-blind safe) and no template or
+background is fixed, so the host's light or dark theme applies.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+from scipy import stats
+
+from .compare import ComparisonResult
+from .design import BootstrapResult, IntervalEstimate, IntervalReport
+from .plan import PlanResult
+from .simulate import CoverageResult
+
+# Okabe & Ito (2008); black is replaced by a mid grey so it reads on dark themes too.
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "grey": "#999999",
+}
+
+METHOD_LABELS = {
+    "naive": "Naive binomial (Wald)",
+    "wilson": "Naive binomial (Wilson)",
+    "cluster": "Cluster (linearization)",
+    "cluster_t": "Cluster (linearization, t)",
+    "cluster_wilson": "Cluster (effective-n Wilson)",
+    "bootstrap": "Cluster bootstrap (percentile)",
+    "bootstrap_bca": "Cluster bootstrap (BCa)",
+    "paired": "Paired cluster (linearization)",
+}
+
+METHOD_COLORS = {
+    "naive": OKABE_ITO["vermillion"],
+    "wilson": OKABE_ITO["orange"],
+    "cluster": OKABE_ITO["blue"],
+    "cluster_t": OKABE_ITO["sky_blue"],
+    "cluster_wilson": OKABE_ITO["yellow"],
+    "bootstrap": OKABE_ITO["bluish_green"],
+    "bootstrap_bca": OKABE_ITO["reddish_purple"],
+    "paired": OKABE_ITO["blue"],
+}
+
+# Series colours when several scenarios share one figure.
+SERIES_COLORS = (
+    OKABE_ITO["blue"],
+    OKABE_ITO["vermillion"],
+    OKABE_ITO["bluish_green"],
+    OKABE_ITO["orange"],
+    OKABE_ITO["reddish_purple"],
+    OKABE_ITO["sky_blue"],
+)
+
+COVER_COLOR = OKABE_ITO["blue"]
+MISS_COLOR = OKABE_ITO["vermillion"]
+REFERENCE_COLOR = OKABE_ITO["grey"]
+
+
+def method_label(method: str) -> str:
+    return METHOD_LABELS.get(method, method)
+
+
+def method_color(method: str) -> str:
+    return METHOD_COLORS.get(method, OKABE_ITO["grey"])
+
+
+def report_intervals(report: IntervalReport) -> list[tuple[str, float | None, tuple[float, float]]]:
+    """Every interval an :class:`IntervalReport` carries, as ``(method, se, (low, high))``.
+
+    Bootstrap contributes two rows (percentile and BCa); any interval field the
+    report gains later is picked up without touching this module.
+    """
+    rows = []
+    for f in fields(report):
+        value = getattr(report, f.name)
+        if isinstance(value, IntervalEstimate):
+            rows.append((f.name, value.se, tuple(value.ci)))
+        elif isinstance(value, BootstrapResult):
+            rows.append(("bootstrap", value.se, tuple(value.ci)))
+            rows.append(("bootstrap_bca", value.se, tuple(value.ci_bca)))
+    return rows
+
+
+def _style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 380) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0, "xanchor": "left"},
+        xaxis_title=x,
+        yaxis_title=y,
+        height=height,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        hovermode="closest",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
+    )
+    return fig
+
+
+def _vertical(fig: go.Figure, x: float, text: str, **where) -> None:
+    fig.add_vline(
+        x=x, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
+        annotation_text=text, annotation_position="top", **where,
+    )
+
+
+def interval_figure(
+    report: IntervalReport, *, population_value: float | None = None, metric: str = "hit@1"
+) -> go.Figure:
+    """Each interval of one sample as a horizontal bar around the estimate (percent)."""
+    rows = report_intervals(report)
+    level = f"{report.level:.0%}"
+    fig = go.Figure()
+    for method, se, (low, high) in rows:
+        est = 100 * report.estimate
+        se_text = "—" if se is None else f"{100 * se:.2f} pp"
+        fig.add_trace(
+            go.Scatter(
+                x=[est],
+                y=[method_label(method)],
+                mode="markers",
+                marker={"color": method_color(method), "size": 11, "symbol": "diamond"},
+                error_x={
+                    "type": "data", "symmetric": False,
+                    "array": [100 * high - est], "arrayminus": [est - 100 * low],
+                    "color": method_color(method), "thickness": 4, "width": 8,
+                },
+                name=method_label(method),
+                showlegend=False,
+                hovertemplate=(
+                    f"<b>{method_label(method)}</b><br>estimate {est:.2f}%<br>"
+                    f"{level} CI {100 * low:.2f} – {100 * high:.2f}%<br>"
+                    f"width {100 * (high - low):.2f} pp · SE {se_text}<extra></extra>"
+                ),
+            )
+        )
+    if population_value is not None:
+        _vertical(fig, 100 * population_value, f"population {100 * population_value:.2f}%")
+    fig.update_yaxes(autorange="reversed")
+    return _style(
+        fig,
+        title=(
+            f"{level} intervals for {metric}: {report.n_docs:,} documents, "
+            f"{report.n_chunks:,} chunks ({report.estimator})"
+        ),
+        x=f"{metric} rate (%)",
+        y="",
+        height=320,
+    )
+
+
+def coverage_figure(
+    results: CoverageResult | Mapping[str, CoverageResult],
+    *,
+    methods: Sequence[str] | None = None,
+) -> go.Figure:
+    """Coverage per interval method with ±1.96 Monte Carlo SE bars and the nominal line.
+
+    Several results (e.g. real structure vs the iid control) are drawn side by side.
+    """
+    series = {"": results} if isinstance(results, CoverageResult) else dict(results)
+    first = next(iter(series.values()))
+    shown = [m for m in (methods or first.coverage) if m in first.coverage]
+    labels = [method_label(m) for m in shown]
+    fig = go.Figure()
+    for i, (name, res) in enumerate(series.items()):
+        cov = np.array([100 * res.coverage[m] for m in shown])
+        err = np.array([196 * res.coverage_mcse[m] for m in shown])
+        colors = [method_color(m) for m in shown] if len(series) == 1 else SERIES_COLORS[i % len(SERIES_COLORS)]
+        fig.add_trace(
+            go.Scatter(
+                x=labels,
+                y=cov,
+                mode="markers",
+                name=name or "coverage",
+                showlegend=len(series) > 1,
+                marker={"color": colors, "size": 12},
+                error_y={"type": "data", "array": err, "thickness": 2, "width": 6},
+                customdata=np.column_stack([err, np.rint(cov / 100 * res.reps)]),
+                hovertemplate=(
+                    (f"<b>{name}</b><br>" if name else "")
+                    + "%{x}<br>coverage %{y:.1f}% ± %{customdata[0]:.1f} pp<br>"
+                    + f"%{{customdata[1]:.0f}} of {res.reps:,} repetitions held the population value<extra></extra>"
+                ),
+            )
+        )
+    fig.add_hline(
+        y=100 * first.level, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
+        annotation_text=f"nominal {first.level:.0%}", annotation_position="bottom right",
+    )
+    low = min(min(100 * r.coverage[m] - 196 * r.coverage_mcse[m] for m in shown) for r in series.values())
+    fig.update_yaxes(range=[max(0.0, min(low, 100 * first.level) - 5), 101])
+    if len(series) > 1:
+        fig.update_layout(scattermode="group")
+    return _style(
+        fig,
+        title=(
+            f"Coverage over {first.reps:,} samples of K = {first.k} documents "
+            f"(bars: ±1.96 Monte Carlo SE)"
+        ),
+        x="",
+        y="Coverage (%)",
+    )
+
+
+def _segments(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x/y arrays drawing one horizontal segment per row, separated by gaps (one trace for many)."""
+    x = np.column_stack([low, high, np.full(len(rows), np.nan)]).ravel()
+    y = np.column_stack([rows, rows, np.full(len(rows), np.nan)]).ravel()
+    return x, y
+
+
+def stacked_intervals_figure(
+    result: CoverageResult, *, n: int = 100, methods: Sequence[str] = ("naive", "cluster")
+) -> go.Figure:
+    """The first ``n`` repetitions' intervals stacked against the population value; misses coloured."""
+    n = int(min(n, result.reps))
+    truth = result.population_value
+    rows = np.arange(1, n + 1)
+    fig = make_subplots(
+        rows=1, cols=len(methods), shared_yaxes=True, horizontal_spacing=0.04,
+        subplot_titles=[method_label(m) for m in methods],
+    )
+    for col, method in enumerate(methods, start=1):
+        low = 100 * result.lower[method][:n]
+        high = 100 * result.upper[method][:n]
+        miss = (low > 100 * truth) | (high < 100 * truth)
+        for mask, color, name in ((~miss, COVER_COLOR, "holds the population value"), (miss, MISS_COLOR, "misses it")):
+            x, y = _segments(low[mask], high[mask], rows[mask])
+            fig.add_trace(
+                go.Scatter(
+                    x=x, y=y, mode="lines", line={"color": color, "width": 2},
+                    name=name, legendgroup=name, showlegend=col == 1,
+                    hovertemplate="repetition %{y}<br>bound %{x:.2f}%<extra>" + name + "</extra>",
+                ),
+                row=1, col=col,
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=100 * result.estimates[:n], y=rows, mode="markers",
+                marker={"color": REFERENCE_COLOR, "size": 3}, name="estimate", legendgroup="estimate",
+                showlegend=col == 1, hovertemplate="repetition %{y}<br>estimate %{x:.2f}%<extra></extra>",
+            ),
+            row=1, col=col,
+        )
+        fig.add_vline(x=100 * truth, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=col)
+        fig.layout.annotations[col - 1].text = (
+            f"{method_label(method)}: {int(miss.sum())} of {n} miss"
+        )
+        fig.update_xaxes(title_text=f"{result.estimator} rate (%)", row=1, col=col)
+    fig.update_yaxes(title_text="repetition", autorange="reversed", row=1, col=1)
+    return _style(
+        fig,
+        title=f"First {n} repetitions (K = {result.k}); dashed line: population value {100 * truth:.2f}%",
+        x=f"{result.estimator} rate (%)",
+        y="repetition",
+        height=max(380, 4 * n + 140),
+    )
+
+
+def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40) -> go.Figure:
+    """Histogram of the estimator over repetitions with the normal curves each mean SE implies."""
+    est = 100 * result.estimates
+    centre = float(est.mean())
+    fig = go.Figure(
+        go.Histogram(
+            x=est, nbinsx=bins, histnorm="probability density", name="estimates across repetitions",
+            marker={"color": OKABE_ITO["grey"], "opacity": 0.55},
+            hovertemplate="%{x} %<br>density %{y:.3f} per pp<extra></extra>",
+        )
+    )
+    curves = [("naive", "naive SE"), ("cluster", "cluster SE")]
+    spread = max(100 * result.se_mean.get(m, 0.0) for m, _ in curves)
+    grid = np.linspace(min(est.min(), centre - 4 * spread), max(est.max(), centre + 4 * spread), 300)
+    for method, what in curves:
+        if method not in result.se_mean:
+            continue
+        sd = 100 * result.se_mean[method]
+        fig.add_trace(
+            go.Scatter(
+                x=grid, y=stats.norm.pdf(grid, centre, sd), mode="lines",
+                line={"color": method_color(method), "width": 3},
+                name=f"normal, mean {what} = {sd:.2f} pp",
+                hovertemplate=f"{what} {sd:.2f} pp<br>%{{x:.2f}}%: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    _vertical(fig, 100 * result.population_value, "population")
+    return _style(
+        fig,
+        title=(
+            f"Sampling distribution over {result.reps:,} samples: empirical SD "
+            f"{100 * result.sd_empirical:.2f} pp"
+        ),
+        x=f"{result.estimator} rate (%)",
+        y="density (per percentage point)",
+    )
+
+
+def deff_curve_figure(
+    sizes: np.ndarray,
+    deff: np.ndarray,
+    n_eff: np.ndarray,
+    *,
+    k: int,
+    k_over_rho: float,
+    observed: Mapping[str, tuple[float, float, float]] | None = None,
+) -> go.Figure:
+    """DEFF and effective n against chunks per document, with the K/ρ ceiling.
+
+    ``sizes``/``deff``/``n_eff`` are the curve (computed by ``ragunc.design``);
+    ``observed`` maps a config to its (mean chunks per document, DEFF, effective n at K).
+    """
+    fig = make_subplots(
+        rows=1, cols=2, horizontal_spacing=0.1,
+        subplot_titles=("Design effect", f"Effective n with K = {k} documents"),
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sizes, y=deff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
+            name="DEFF = 1 + (m − 1)ρ", hovertemplate="m = %{x:.1f}<br>DEFF %{y:.2f}<extra></extra>",
+        ),
+        row=1, col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sizes, y=k * np.asarray(sizes, float), mode="lines",
+            line={"color": OKABE_ITO["vermillion"], "dash": "dot", "width": 2},
+            name="chunks (what the binomial assumes)",
+            hovertemplate="m = %{x:.1f}<br>%{y:,.0f} chunks<extra></extra>",
+        ),
+        row=1, col=2,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=sizes, y=n_eff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
+            name="effective n", hovertemplate="m = %{x:.1f}<br>effective n %{y:,.1f}<extra></extra>",
+        ),
+        row=1, col=2,
+    )
+    if np.isfinite(k_over_rho):
+        fig.add_hline(
+            y=k_over_rho, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=2,
+            annotation_text=f"K/ρ = {k_over_rho:,.1f}", annotation_position="bottom right",
+        )
+        fig.update_yaxes(range=[0, 1.6 * k_over_rho], row=1, col=2)
+    for i, (name, (m_bar, d, ne)) in enumerate((observed or {}).items()):
+        color = SERIES_COLORS[(i + 2) % len(SERIES_COLORS)]
+        for col, y in ((1, d), (2, ne)):
+            fig.add_trace(
+                go.Scatter(
+                    x=[m_bar], y=[y], mode="markers+text", text=[name], textposition="top center",
+                    marker={"color": color, "size": 12, "symbol": "circle-open", "line": {"width": 3}},
+                    name=f"observed: {name}", legendgroup=name, showlegend=col == 1,
+                    hovertemplate=f"{name}<br>mean chunks/doc %{{x:.1f}}<br>%{{y:,.2f}}<extra></extra>",
+                ),
+                row=1, col=col,
+            )
+    fig.update_xaxes(title_text="chunks per document (m)")
+    fig.update_yaxes(title_text="DEFF (variance ratio)", row=1, col=1)
+    fig.update_yaxes(title_text="independent-chunk equivalents", row=1, col=2)
+    return _style(fig, title="More chunks per document buy less and less information", x="chunks per document (m)", y="DEFF", height=420)
+
+
+def document_rates_figure(rates: Mapping[str, np.ndarray], *, bins: int = 30) -> go.Figure:
+    """Overlaid histograms of per-document rates (e.g. the data vs its iid control)."""
+    fig = go.Figure()
+    for i, (name, values) in enumerate(rates.items()):
+        fig.add_trace(
+            go.Histogram(
+                x=100 * np.asarray(values, float), name=name, histnorm="percent",
+                xbins={"start": 0, "end": 100.0001, "size": 100 / bins},
+                marker={"color": SERIES_COLORS[i % len(SERIES_COLORS)]}, opacity=0.6,
+                hovertemplate=f"{name}<br>rate %{{x}}%<br>%{{y:.1f}}% of documents<extra></extra>",
+            )
+        )
+    fig.update_layout(barmode="overlay")
+    return _style(fig, title="Per-document rates", x="document rate (%)", y="documents (%)")
+
+
+def plan_figure(plan: PlanResult) -> go.Figure:
+    """Cluster and naive half-width against K, the target and the documents needed."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=plan.k, y=100 * plan.curve_half_width, mode="lines", name="cluster half-width",
+            line={"color": method_color("cluster"), "width": 3},
+            hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>cluster</extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=plan.k, y=100 * plan.curve_naive_half_width, mode="lines", name="naive binomial half-width",
+            line={"color": method_color("naive"), "width": 2, "dash": "dot"},
+            hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>naive</extra>",
+        )
+    )
+    fig.add_hline(
+        y=100 * plan.half_width, line={"color": REFERENCE_COLOR, "dash": "dash"},
+        annotation_text=f"target ± {100 * plan.half_width:.2f} pp", annotation_position="top right",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[plan.docs_needed], y=[100 * plan.half_width], mode="markers",
+            marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
+            name=f"{plan.docs_needed:,} documents needed",
+            hovertemplate=f"{plan.docs_needed:,} documents ≈ {plan.chunks_expected:,.0f} chunks<extra></extra>",
+        )
+    )
+    fig.update_xaxes(type="log")
+    return _style(
+        fig,
+        title=f"Documents needed for ± {100 * plan.half_width:.2f} pp at {plan.level:.0%}",
+        x="documents sampled (K, log scale)",
+        y="half-width (percentage points)",
+    )
+
+
+def comparison_figure(result: ComparisonResult) -> go.Figure:
+    """The difference b − a with naive, paired-linearization and paired-bootstrap intervals."""
+    fig = go.Figure()
+    diff = 100 * result.difference
+    for est in (result.naive, result.paired, result.bootstrap):
+        low, high = (100 * v for v in est.ci)
+        method = "bootstrap" if est is result.bootstrap else ("paired" if est is result.paired else "naive")
+        label = {"naive": "Naive binomial (unpaired)", "paired": method_label("paired"),
+                 "bootstrap": "Paired cluster bootstrap"}[method]
+        fig.add_trace(
+            go.Scatter(
+                x=[diff], y=[label], mode="markers", showlegend=False,
+                marker={"color": method_color(method), "size": 11, "symbol": "diamond"},
+                error_x={"type": "data", "symmetric": False, "array": [high - diff],
+                         "arrayminus": [diff - low], "color": method_color(method), "thickness": 4},
+                hovertemplate=(
+                    f"<b>{label}</b><br>difference {diff:+.2f} pp<br>"
+                    f"{result.level:.0%} CI {low:+.2f} to {high:+.2f} pp<extra></extra>"
+                ),
+            )
+        )
+    _vertical(fig, 0.0, "no difference")
+    fig.update_yaxes(autorange="reversed")
+    return _style(
+        fig,
+        title=(
+            f"{result.config_b} − {result.config_a} on {result.n_docs:,} shared documents "
+            f"({result.estimator})"
+        ),
+        x="difference (percentage points)",
+        y="",
+        height=300,
+    )
