@@ -1,6 +1,17 @@
 """Synthetic populations with known truth, in the data contract (for teaching and tests).
 
-SKELETON — being implemented; signatures are the contract.
+The generative model, all of it vectorised over chunks:
+
+* sizes: ``1 + N`` chunks with ``N`` negative binomial (gamma-Poisson), so the
+  mean is ``mean_chunks`` and the coefficient of variation ``size_cv``
+  (binomial when ``size_cv`` asks for less spread than Poisson);
+* document rates: ``p_d ~ Beta`` around its doc_type's mean ``p_t``.  The
+  ``p_t`` sit symmetrically around ``p`` so that doc_type carries
+  ``doc_type_share`` of ``Var(p_d)``, and ``Var(p_d) = icc * p * (1 - p)``:
+  for Bernoulli chunks that is the intraclass correlation;
+* chunks of a document: a stationary two-state Markov chain with stationary
+  probability ``p_d`` and lag-1 correlation ``autocorr`` (P(1|1) = p_d + phi(1 - p_d),
+  P(1|0) = p_d(1 - phi)).
 """
 from __future__ import annotations
 
@@ -19,5 +30,134 @@ def synthesize(
     doc_types: int = 4,
     config: str = "100w",
     rng: np.random.Generator | int | None = None,
+    doc_type_share: float = 0.126,
 ) -> pd.DataFrame:
-    """Chunk rows: doc_id, chunk_id, chunk_index, config, doc_type, y (0/1)."""
+    """Chunk rows: doc_id, chunk_id, chunk_index, config, doc_type, y (0/1).
+
+    Parameters
+    ----------
+    n_docs, mean_chunks, size_cv
+        Number of documents and the mean and CV of their chunk counts (>= 1 each).
+    p, icc
+        Mean document rate and ``Var(p_d) / (p (1 - p))``.
+    autocorr
+        Correlation of neighbouring chunks of a document given its rate (0 <= autocorr < 1).
+    doc_types, doc_type_share
+        Number of (equally frequent) doc_type strata and their share of ``Var(p_d)``.
+    rng
+        Seed or Generator; the same seed gives the same frame.
+
+    Examples
+    --------
+    >>> frame = synthesize(n_docs=3000, mean_chunks=10, size_cv=0, icc=0, autocorr=0, rng=1)
+    >>> round(float(frame.y.mean()), 2)
+    0.18
+    """
+    _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_share)
+    rng = np.random.default_rng(rng)
+    sizes = _sizes(n_docs, mean_chunks, size_cv, rng)
+    types = rng.permutation(np.arange(n_docs) % doc_types)  # equal strata, in random order
+    rates = _document_rates(types, doc_types, p, icc, doc_type_share, rng)
+    y, chunk_index = _markov_chunks(sizes, rates, autocorr, rng)
+
+    width = len(str(n_docs))
+    doc_names = np.char.add("doc", np.char.zfill(np.arange(1, n_docs + 1).astype(str), width))
+    doc_of_chunk = np.repeat(np.arange(n_docs), sizes)
+    doc_id = doc_names[doc_of_chunk]
+    chunk_id = np.char.add(np.char.add(doc_id, "#"), chunk_index.astype(str))
+    type_names = np.array([f"type{t + 1}" for t in range(doc_types)])
+    return pd.DataFrame(
+        {
+            "doc_id": doc_id,
+            "chunk_id": chunk_id,
+            "chunk_index": chunk_index,
+            "config": config,
+            "doc_type": type_names[types][doc_of_chunk],
+            "y": y.astype(np.int8),
+        }
+    )
+
+
+def stratum_rates(p: float, icc: float, doc_types: int, doc_type_share: float) -> np.ndarray:
+    """Mean rate of each doc_type: ``p + s * z_t`` with standardised, evenly spaced ``z_t``.
+
+    ``s**2 = doc_type_share * icc * p * (1 - p)`` is the between-stratum variance
+    of equally frequent strata.
+    """
+    if doc_types == 1:
+        return np.array([p])
+    z = np.linspace(-1.0, 1.0, doc_types)
+    z /= z.std()
+    return p + np.sqrt(doc_type_share * icc * p * (1 - p)) * z
+
+
+def _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_share) -> None:
+    if int(n_docs) != n_docs or n_docs < 2:
+        raise ValueError(f"n_docs must be an integer >= 2, got {n_docs}")
+    if not mean_chunks >= 1:
+        raise ValueError(f"mean_chunks must be >= 1 (every document has a chunk), got {mean_chunks}")
+    if not size_cv >= 0:
+        raise ValueError(f"size_cv must be >= 0, got {size_cv}")
+    if mean_chunks == 1 and size_cv > 0:
+        raise ValueError("size_cv must be 0 when mean_chunks is 1 (every document then has exactly one chunk)")
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p}")
+    if not 0 <= icc < 1:
+        raise ValueError(f"icc must be in [0, 1), got {icc}")
+    if not 0 <= autocorr < 1:
+        raise ValueError(f"autocorr must be in [0, 1), got {autocorr}")
+    if int(doc_types) != doc_types or doc_types < 1:
+        raise ValueError(f"doc_types must be an integer >= 1, got {doc_types}")
+    if not 0 <= doc_type_share <= 1:
+        raise ValueError(f"doc_type_share must be in [0, 1], got {doc_type_share}")
+    means = stratum_rates(p, icc, doc_types, doc_type_share)
+    within = (1 - (doc_type_share if doc_types > 1 else 0)) * icc * p * (1 - p)
+    if means.min() <= 0 or means.max() >= 1 or np.any(within >= means * (1 - means)):
+        raise ValueError(
+            f"icc={icc} with doc_type_share={doc_type_share} over {doc_types} doc types is not reachable "
+            f"at p={p}: stratum rates {np.round(means, 3).tolist()} leave no room for that variance; "
+            "lower icc or doc_type_share"
+        )
+
+
+def _sizes(n_docs: int, mean_chunks: float, size_cv: float, rng: np.random.Generator) -> np.ndarray:
+    extra = mean_chunks - 1.0
+    var = (size_cv * mean_chunks) ** 2
+    if extra == 0:
+        return np.ones(n_docs, dtype=np.int64)
+    if var > extra:  # overdispersed: negative binomial with mean `extra`, variance `var`
+        shape = extra**2 / (var - extra)
+        return 1 + rng.negative_binomial(shape, shape / (shape + extra), size=n_docs).astype(np.int64)
+    keep = 1 - var / extra  # underdispersed: binomial(n, q), n q = extra, n q (1 - q) ~= var
+    if keep <= 0:
+        return 1 + rng.poisson(extra, size=n_docs).astype(np.int64)
+    trials = int(np.ceil(extra / keep))
+    return 1 + rng.binomial(trials, extra / trials, size=n_docs).astype(np.int64)
+
+
+def _document_rates(types, doc_types, p, icc, doc_type_share, rng) -> np.ndarray:
+    means = stratum_rates(p, icc, doc_types, doc_type_share)[types]
+    within = (1 - (doc_type_share if doc_types > 1 else 0)) * icc * p * (1 - p)
+    if within == 0:
+        return means
+    concentration = means * (1 - means) / within - 1  # Beta(a, b): var = mean (1 - mean) / (a + b + 1)
+    return rng.beta(means * concentration, (1 - means) * concentration)
+
+
+def _markov_chunks(sizes, rates, autocorr, rng):
+    """0/1 chunks and their 0-based positions, every document its own stationary chain.
+
+    The chain is "keep the previous value with probability phi, else draw afresh
+    from Bernoulli(p_d)", which has exactly the transition probabilities above;
+    each chunk therefore takes the fresh draw of the last renewal at or before
+    it, found with one running maximum over all chunks.
+    """
+    n = int(sizes.sum())
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    chunk_rate = np.repeat(rates, sizes)
+    fresh = rng.random(n) < chunk_rate
+    renewal = rng.random(n) >= autocorr
+    renewal[starts] = True  # a chain starts from its stationary distribution
+    source = np.maximum.accumulate(np.where(renewal, np.arange(n), 0))
+    chunk_index = np.arange(n) - np.repeat(starts, sizes)
+    return fresh[source], chunk_index
