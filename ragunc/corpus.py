@@ -10,8 +10,10 @@ document per module, built on first use and cached as JSONL.
 from __future__ import annotations
 
 import ast
+import builtins
 import gzip
 import html.parser
+import inspect
 import io
 import json
 import os
@@ -25,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 #: Bump when the rendering changes, so stale caches are rebuilt.
-STDLIB_BUILDER_VERSION = 1
+STDLIB_BUILDER_VERSION = 2
 
 TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
 
@@ -355,18 +357,35 @@ def stdlib_modules(root: str | os.PathLike | None = None) -> list[tuple[str, Pat
 
 
 def build_stdlib_frame(root: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Render every stdlib module (see :func:`stdlib_modules`) as a ``doc_id, text, doc_type`` frame."""
-    rows = []
+    """Render every stdlib module (see :func:`stdlib_modules`) as a ``doc_id, text, doc_type`` frame,
+    plus pydoc's help topics (the language reference pages ``help("for")`` shows)."""
+    trees: dict[str, tuple[ast.Module, bool]] = {}
     for name, file in stdlib_modules(root):
         try:
-            tree = ast.parse(file.read_bytes(), filename=str(file))
+            trees[name] = (ast.parse(file.read_bytes(), filename=str(file)), file.name == "__init__.py")
         except (SyntaxError, ValueError):
             continue  # a few files are deliberately invalid Python 2 or data
+    resolver = _ClassResolver({name: tree for name, (tree, _) in trees.items()},
+                              {name for name, (_, pkg) in trees.items() if pkg})
+    rows = []
+    for name, (tree, is_init) in trees.items():
         top = name.split(".")[0]
-        is_package = "." in name or file.name == "__init__.py"
-        doc_type = top if is_package else STDLIB_CATEGORY.get(top, "other")
-        rows.append((name, render_module(name, tree), doc_type))
+        doc_type = top if ("." in name or is_init) else STDLIB_CATEGORY.get(top, "other")
+        rows.append((name, render_module(name, tree, resolver), doc_type))
+    rows.extend((f"topics.{key}", text, "topics") for key, text in _help_topics(root).items())
     return pd.DataFrame(rows, columns=["doc_id", "text", "doc_type"])
+
+
+def _help_topics(root: str | os.PathLike | None) -> dict[str, str]:
+    """``pydoc_data.topics``: a dict literal, read without importing it."""
+    base = Path(root) if root is not None else Path(sysconfig.get_paths()["stdlib"])
+    file = base / "pydoc_data" / "topics.py"
+    if not file.exists():
+        return {}
+    for node in ast.parse(file.read_bytes()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "topics" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
 
 
 def _indent(text: str, prefix: str) -> str:
@@ -393,21 +412,128 @@ def _render_function(node, indent: str) -> str:
     return out
 
 
-def _render_class(node: ast.ClassDef, indent: str) -> str:
+def _shown_methods(node: ast.ClassDef) -> list:
+    """Methods pydoc shows: public ones, ``__init__``, and documented dunders."""
+    return [
+        item for item in node.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and (not item.name.startswith("_") or item.name == "__init__"
+             or (item.name.startswith("__") and ast.get_docstring(item)))
+    ]
+
+
+def _render_builtin_members(cls: type, indent: str, seen: set[str]) -> list[str]:
+    """Documented members a builtin class defines (pydoc's ``Methods inherited from builtins.X``)."""
+    out = []
+    for name, member in vars(cls).items():
+        if name in seen or (name.startswith("_") and not name.startswith("__")):
+            continue
+        doc = getattr(member, "__doc__", None)
+        if not isinstance(doc, str) or not doc.strip() or name == "__doc__":
+            continue
+        seen.add(name)
+        text = inspect.cleandoc(doc)
+        sig = getattr(member, "__text_signature__", None)
+        head = f"{name}{sig.replace('$', '')}" if sig else name
+        out.append(f"{indent}{head}\n{_indent(text, indent + '    ')}")
+    return out
+
+
+class _ClassResolver:
+    """Finds the classes a ``class`` statement inherits from, across stdlib modules and builtins.
+
+    Bases are resolved through the module's own classes and its ``import``/``from``
+    statements (one hop, no star imports), which covers what pydoc lists as inherited
+    for the vast majority of stdlib classes.
+    """
+
+    def __init__(self, trees: dict[str, ast.Module], packages: set[str]) -> None:
+        self.classes: dict[tuple[str, str], ast.ClassDef] = {}
+        self.imports: dict[str, dict[str, tuple[str, str | None]]] = {}
+        for module, tree in trees.items():
+            package = module if module in packages else module.rpartition(".")[0]
+            names: dict[str, tuple[str, str | None]] = {}
+            for node in tree.body:
+                if isinstance(node, ast.ClassDef):
+                    self.classes[(module, node.name)] = node
+                elif isinstance(node, ast.Import):
+                    for alias in node.names:
+                        names[alias.asname or alias.name.split(".")[0]] = (
+                            alias.name if alias.asname else alias.name.split(".")[0], None)
+                elif isinstance(node, ast.ImportFrom):
+                    source = node.module or ""
+                    if node.level:
+                        parts = package.split(".")
+                        base = ".".join(parts[: len(parts) - node.level + 1])
+                        source = f"{base}.{source}".strip(".")
+                    for alias in node.names:
+                        if alias.name != "*":
+                            names[alias.asname or alias.name] = (source, alias.name)
+            self.imports[module] = names
+
+    def resolve(self, module: str, expr: ast.expr) -> tuple[str, ast.ClassDef | type] | None:
+        """``(qualified name, ClassDef or builtin class)`` of a base expression, if found."""
+        if isinstance(expr, ast.Name):
+            if (module, expr.id) in self.classes:
+                return f"{module}.{expr.id}", self.classes[(module, expr.id)]
+            source, attr = self.imports.get(module, {}).get(expr.id, (None, None))
+            if source is not None and attr is not None and (source, attr) in self.classes:
+                return f"{source}.{attr}", self.classes[(source, attr)]
+            builtin = getattr(builtins, expr.id, None)
+            if isinstance(builtin, type) and builtin is not object:
+                return f"builtins.{expr.id}", builtin
+        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            source, attr = self.imports.get(module, {}).get(expr.value.id, (None, None))
+            if source is not None and attr is None and (source, expr.attr) in self.classes:
+                return f"{source}.{expr.attr}", self.classes[(source, expr.attr)]
+        return None
+
+    def ancestors(self, module: str, node: ast.ClassDef) -> list[tuple[str, ast.ClassDef | type]]:
+        """Base classes in depth-first, left-to-right order without repeats (an MRO approximation)."""
+        found: list[tuple[str, ast.ClassDef | type]] = []
+        seen: set[str] = set()
+
+        def visit(mod: str, cls: ast.ClassDef) -> None:
+            for base in cls.bases:
+                hit = self.resolve(mod, base)
+                if hit is None or hit[0] in seen:
+                    continue
+                seen.add(hit[0])
+                found.append(hit)
+                if isinstance(hit[1], ast.ClassDef):
+                    visit(hit[0].rpartition(".")[0], hit[1])
+                else:
+                    for parent in hit[1].__mro__[1:]:
+                        qual = f"builtins.{parent.__name__}"
+                        if parent is not object and qual not in seen:
+                            seen.add(qual)
+                            found.append((qual, parent))
+
+        visit(module, node)
+        return found
+
+
+def _render_class(module: str, node: ast.ClassDef, indent: str, resolver: _ClassResolver | None) -> str:
     bases = ", ".join(ast.unparse(b) for b in node.bases) or "builtins.object"
     parts = [f"{indent}class {node.name}({bases})"]
     doc = ast.get_docstring(node)
     if doc:
         parts.append(_indent(doc, indent + "    "))
-    methods = [
-        item for item in node.body
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and (not item.name.startswith("_") or (item.name.startswith("__") and ast.get_docstring(item)))
-        or (isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__")
-    ]
+    methods = _shown_methods(node)
     if methods:
         parts.append(f"{indent}    Methods defined here:")
         parts.extend(_render_function(m, indent + "    ") for m in methods)
+    seen = {m.name for m in methods}
+    for qualname, base in resolver.ancestors(module, node) if resolver else ():
+        if isinstance(base, ast.ClassDef):
+            inherited = [m for m in _shown_methods(base) if m.name not in seen]
+            seen.update(m.name for m in inherited)
+            rendered = [_render_function(m, indent + "    ") for m in inherited]
+        else:
+            rendered = _render_builtin_members(base, indent + "    ", seen)
+        if rendered:
+            parts.append(f"{indent}    Methods inherited from {qualname}:")
+            parts.extend(rendered)
     return "\n\n".join(parts)
 
 
@@ -423,7 +549,7 @@ def _exported(tree: ast.Module) -> set[str] | None:
     return None
 
 
-def render_module(name: str, tree: ast.Module) -> str:
+def render_module(name: str, tree: ast.Module, resolver: _ClassResolver | None = None) -> str:
     """pydoc-like text of a module from its syntax tree: NAME, DESCRIPTION, CLASSES, FUNCTIONS, DATA."""
     exported = _exported(tree)
     doc = ast.get_docstring(tree) or ""
@@ -446,7 +572,7 @@ def render_module(name: str, tree: ast.Module) -> str:
                     if len(value) <= 80:  # pydoc elides long values too
                         data.append(f"    {target.id} = {value}")
     if classes:
-        sections.append("CLASSES\n" + "\n\n".join(_render_class(c, "    ") for c in classes))
+        sections.append("CLASSES\n" + "\n\n".join(_render_class(name, c, "    ", resolver) for c in classes))
     if functions:
         sections.append("FUNCTIONS\n" + "\n\n".join(_render_function(f, "    ") for f in functions))
     if data:
