@@ -26,9 +26,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 import streamlit as st
 
-from ragunc.design import ClusterSample, IntervalReport, interval_report
+from ragunc.compare import ComparisonResult, paired_comparison
+from ragunc.design import ClusterSample, Diagnostics, IntervalReport, diagnostics, interval_report
 from ragunc.io import DataError, Results, load_results, results_from_frame
-from ragunc.simulate import CoverageResult, coverage_experiment
+from ragunc.plan import PlanResult, plan_documents
+from ragunc.simulate import CoverageResult, coverage_experiment, iid_control
 from ragunc.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,6 +221,53 @@ def interval(
     return _interval(source.key, sample.config, int(k), int(seed), estimator, float(level), int(boot), sample)
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _diagnostics(source_key: str, config: str, variant: str, estimator: str, _sample: ClusterSample) -> Diagnostics:
+    return diagnostics(_sample, estimator=estimator)
+
+
+def population_diagnostics(
+    source: DataSource, population: ClusterSample, estimator: str = "micro", *, variant: str = ""
+) -> Diagnostics:
+    """``ragunc.design.diagnostics`` of a whole loaded config (``variant`` tags e.g. its iid control), cached."""
+    return _diagnostics(source.key, population.config, variant, estimator, population)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _iid(source_key: str, config: str, seed: int, _population: ClusterSample) -> ClusterSample:
+    return iid_control(_population, np.random.default_rng(seed))
+
+
+def iid_population(source: DataSource, population: ClusterSample, seed: int) -> ClusterSample:
+    """The population with y permuted across chunks (``ragunc.simulate.iid_control``), cached."""
+    return _iid(source.key, population.config, int(seed), population)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _plan(source_key: str, config: str, fpc: bool, half_width: float, estimator: str, level: float,
+          _population: ClusterSample) -> PlanResult:
+    pilot = _population.with_population(_population.n_docs if fpc else None)
+    return plan_documents(pilot, half_width=half_width, estimator=estimator, level=level)
+
+
+def plan(source: DataSource, population: ClusterSample, *, half_width: float, estimator: str, level: float,
+         finite: bool) -> PlanResult:
+    """``ragunc.plan.plan_documents`` with the loaded config as pilot (FPC when ``finite``), cached."""
+    return _plan(source.key, population.config, bool(finite), float(half_width), estimator, float(level), population)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _compare(source_key: str, config_a: str, config_b: str, estimator: str, level: float, boot: int, seed: int,
+             _a: ClusterSample, _b: ClusterSample) -> ComparisonResult:
+    return paired_comparison(_a, _b, estimator=estimator, level=level, boot=boot, rng=seed)
+
+
+def compare(source: DataSource, a: ClusterSample, b: ClusterSample, *, estimator: str, level: float, boot: int,
+            seed: int) -> ComparisonResult:
+    """``ragunc.compare.paired_comparison`` of two configs, cached."""
+    return _compare(source.key, a.config, b.config, estimator, float(level), int(boot), int(seed), a, b)
+
+
 @st.cache_resource(show_spinner=False)
 def _simulation_store() -> OrderedDict:
     return OrderedDict()
@@ -311,7 +360,9 @@ def bind(key: str, default, *, parse: Callable[[str], object] = str, fix: Callab
     ``fix`` maps a value to a valid one for this run (clamp to the slider's range,
     fall back when an option disappeared); write the URL back with :func:`sync_url`.
     """
-    if key not in st.session_state:
+    if key in st.session_state:
+        value = st.session_state[key]
+    else:
         value = default
         raw = st.query_params.get(key)
         if raw is not None:
@@ -319,11 +370,8 @@ def bind(key: str, default, *, parse: Callable[[str], object] = str, fix: Callab
                 value = parse(raw)
             except (TypeError, ValueError):
                 value = default
-        st.session_state[key] = value
-    if fix is not None:
-        fixed = fix(st.session_state[key])
-        if fixed != st.session_state[key]:
-            st.session_state[key] = fixed
+    # Re-assigning every run keeps the value when another page's widget shares the key.
+    st.session_state[key] = fix(value) if fix is not None else value
     st.session_state.setdefault(_BOUND, {})[key] = True
     return key
 

@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 from scipy import stats
 
 from .compare import ComparisonResult
-from .design import BootstrapResult, IntervalEstimate, IntervalReport
+from .design import BootstrapResult, IntervalEstimate, IntervalReport, k_over_rho
 from .plan import PlanResult
 from .simulate import CoverageResult
 
@@ -308,68 +308,70 @@ def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40) -> g
 
 
 def deff_curve_figure(
-    sizes: np.ndarray,
-    deff: np.ndarray,
-    n_eff: np.ndarray,
     *,
+    rho: float,
     k: int,
-    k_over_rho: float,
-    observed: Mapping[str, tuple[float, float, float]] | None = None,
+    m_max: float = 100.0,
+    observed: Mapping[str, tuple[float, float]] | None = None,
 ) -> go.Figure:
-    """DEFF and effective n against chunks per document, with the K/ρ ceiling.
+    """DEFF and effective n of K documents against chunks per document m, with the K/ρ ceiling.
 
-    ``sizes``/``deff``/``n_eff`` are the curve (computed by ``ragunc.design``);
-    ``observed`` maps a config to its (mean chunks per document, DEFF, effective n at K).
+    The curves are the equal-size design effect 1 + (m − 1)ρ and K·m / DEFF;
+    ``observed`` maps a config to its measured (mean chunks per document, DEFF).
     """
+    m = np.linspace(1.0, float(m_max), 200)
+    deff = 1 + (m - 1) * rho
+    ceiling = float(k_over_rho(k, rho))
     fig = make_subplots(
         rows=1, cols=2, horizontal_spacing=0.1,
         subplot_titles=("Design effect", f"Effective n with K = {k} documents"),
     )
     fig.add_trace(
         go.Scatter(
-            x=sizes, y=deff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
-            name="DEFF = 1 + (m − 1)ρ", hovertemplate="m = %{x:.1f}<br>DEFF %{y:.2f}<extra></extra>",
+            x=m, y=deff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
+            name=f"DEFF = 1 + (m − 1)·{rho:.3f}", hovertemplate="m = %{x:.1f}<br>DEFF %{y:.2f}<extra></extra>",
         ),
         row=1, col=1,
     )
     fig.add_trace(
         go.Scatter(
-            x=sizes, y=k * np.asarray(sizes, float), mode="lines",
-            line={"color": OKABE_ITO["vermillion"], "dash": "dot", "width": 2},
-            name="chunks (what the binomial assumes)",
+            x=m, y=k * m, mode="lines", line={"color": OKABE_ITO["vermillion"], "dash": "dot", "width": 2},
+            name="chunks (what the binomial counts)",
             hovertemplate="m = %{x:.1f}<br>%{y:,.0f} chunks<extra></extra>",
         ),
         row=1, col=2,
     )
     fig.add_trace(
         go.Scatter(
-            x=sizes, y=n_eff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
-            name="effective n", hovertemplate="m = %{x:.1f}<br>effective n %{y:,.1f}<extra></extra>",
+            x=m, y=k * m / deff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
+            name="effective n = K·m / DEFF", hovertemplate="m = %{x:.1f}<br>effective n %{y:,.1f}<extra></extra>",
         ),
         row=1, col=2,
     )
-    if np.isfinite(k_over_rho):
+    if np.isfinite(ceiling):
         fig.add_hline(
-            y=k_over_rho, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=2,
-            annotation_text=f"K/ρ = {k_over_rho:,.1f}", annotation_position="bottom right",
+            y=ceiling, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=2,
+            annotation_text=f"K/ρ = {ceiling:,.1f}", annotation_position="bottom right",
         )
-        fig.update_yaxes(range=[0, 1.6 * k_over_rho], row=1, col=2)
-    for i, (name, (m_bar, d, ne)) in enumerate((observed or {}).items()):
-        color = SERIES_COLORS[(i + 2) % len(SERIES_COLORS)]
-        for col, y in ((1, d), (2, ne)):
-            fig.add_trace(
-                go.Scatter(
-                    x=[m_bar], y=[y], mode="markers+text", text=[name], textposition="top center",
-                    marker={"color": color, "size": 12, "symbol": "circle-open", "line": {"width": 3}},
-                    name=f"observed: {name}", legendgroup=name, showlegend=col == 1,
-                    hovertemplate=f"{name}<br>mean chunks/doc %{{x:.1f}}<br>%{{y:,.2f}}<extra></extra>",
-                ),
-                row=1, col=col,
-            )
+        fig.update_yaxes(range=[0, 1.6 * ceiling], row=1, col=2)
+    for i, (name, (m_bar, d)) in enumerate((observed or {}).items()):
+        fig.add_trace(
+            go.Scatter(
+                x=[m_bar], y=[d], mode="markers+text", text=[name], textposition="top left",
+                marker={"color": SERIES_COLORS[(i + 2) % len(SERIES_COLORS)], "size": 12,
+                        "symbol": "circle-open", "line": {"width": 3}},
+                name=f"measured: {name}",
+                hovertemplate=f"{name}<br>mean chunks/doc %{{x:.1f}}<br>DEFF %{{y:.2f}}<extra></extra>",
+            ),
+            row=1, col=1,
+        )
     fig.update_xaxes(title_text="chunks per document (m)")
     fig.update_yaxes(title_text="DEFF (variance ratio)", row=1, col=1)
     fig.update_yaxes(title_text="independent-chunk equivalents", row=1, col=2)
-    return _style(fig, title="More chunks per document buy less and less information", x="chunks per document (m)", y="DEFF", height=420)
+    return _style(
+        fig, title="More chunks per document buy less and less information",
+        x="chunks per document (m)", y="DEFF (variance ratio)", height=420,
+    )
 
 
 def document_rates_figure(rates: Mapping[str, np.ndarray], *, bins: int = 30) -> go.Figure:

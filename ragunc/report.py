@@ -49,6 +49,11 @@ def summary_json(report: IntervalReport, coverage: CoverageResult | None = None,
     payload = {"context": context, "interval": report.to_dict()}
     if coverage is not None:
         payload["coverage"] = coverage.to_dict()
+    return json_text(payload)
+
+
+def json_text(payload: dict) -> str:
+    """A result's ``to_dict()`` as indented JSON (inf/nan become null)."""
     return json.dumps(_jsonable(payload), indent=2, ensure_ascii=False)
 
 

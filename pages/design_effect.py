@@ -1,0 +1,132 @@
+"""Page "Design effect": DEFF against chunks per document, the ICC on the data, the iid control, two-stage sampling."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+import _cache
+from ragunc import design, figures
+
+REPS = (200, 500, 1000, 2000)
+BOOTS = (200, 500, 1000)
+LEVELS = (0.8, 0.9, 0.95, 0.99)
+
+c = _cache
+source, results = c.require_results()
+
+st.title("Design effect")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+* **ICC (ρ)**: how alike two chunks of the same document are, on a 0–1 scale. Retrieval hits cluster:
+  some documents are easy (many hits), others hopeless (none).
+* **DEFF**: the variance of the estimate under document sampling divided by the binomial variance.
+  For equal documents of m chunks, DEFF = 1 + (m − 1)ρ: cutting documents finer adds chunks but
+  barely adds information.
+* **Effective n** = chunks / DEFF never exceeds **K/ρ** however many chunks each document has.
+* The **iid control** shuffles the hits across all chunks (destroying the document structure):
+  the naive binomial interval then covers as promised, which shows that the clustering is what breaks it.
+* **Two-stage sampling** keeps only a fraction of the chunks of each sampled document.
+"""
+    )
+
+with st.sidebar:
+    st.header("Design effect")
+    configs = list(results.configs)
+    config = st.selectbox("Chunk size (config)", configs, key=c.bind("config", configs[0], fix=c.one_of(configs, configs[0])))
+    population = results.sample(config)
+    n_docs = population.n_docs
+    k = st.slider("K: documents per sample", 2, n_docs - 1,
+                  key=c.bind("k", min(20, n_docs - 1), parse=int, fix=c.clamp(2, n_docs - 1)))
+    reps = st.select_slider("R: repetitions", REPS, key=c.bind("de_reps", 500, parse=int, fix=c.one_of(REPS, 500)))
+    boot = st.select_slider("B: bootstrap replicates", BOOTS, key=c.bind("de_boot", 200, parse=int, fix=c.one_of(BOOTS, 200)))
+    level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
+                             key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
+    seed = st.number_input("Seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
+    fraction = st.slider("Two-stage: share of each document's chunks kept", 0.05, 1.0, step=0.05,
+                         key=c.bind("fraction", 0.5, parse=float, fix=c.clamp(0.05, 1.0)))
+
+d = c.population_diagnostics(source, population)
+
+
+def _num(value: float | None, fmt: str) -> str:
+    if value is None:
+        return "—"
+    return format(value, fmt) if math.isfinite(value) else "∞"
+
+
+st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
+tiles = st.columns(6)
+tiles[0].metric("ICC (ρ)", _num(d.icc, ".3f"))
+tiles[1].metric("DEFF (measured)", _num(d.deff, ".2f"))
+tiles[2].metric("DEFF (Kish, 1+((1+CV²)m̄−1)ρ)", _num(d.deff_kish, ".2f"))
+tiles[3].metric("Mean chunks per document", _num(d.mean_size, ".1f"), help=f"CV of sizes {d.cv_size:.2f}")
+tiles[4].metric("Neighbour autocorrelation", _num(d.lag1_autocorr, ".3f"),
+                help="Lag-1 autocorrelation of within-document residuals of neighbouring chunks.")
+tiles[5].metric("Variance share of doc_type", _num(d.doc_type_share, ".1%"),
+                help="Share of the variance of document rates explained by the document type.")
+
+observed = {
+    name: (diag.mean_size, diag.deff)
+    for name, diag in ((n, c.population_diagnostics(source, results.sample(n))) for n in configs)
+}
+m_max = max(2 * max(m for m, _ in observed.values()), 20.0)
+st.plotly_chart(figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=observed), key="deff_chart")
+st.markdown(
+    f"With ρ = {d.icc:.3f}, {k} documents are worth at most **{_num(float(design.k_over_rho(k, d.icc)), ',.0f')}** independent chunks "
+    f"(K/ρ), however finely they are cut. Circles: the DEFF measured on each chunk size in the data "
+    f"(measured DEFF also reflects unequal document sizes, which the curve ignores)."
+)
+
+st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
+if population.binary:
+    shuffled = c.iid_population(source, population, seed)
+    d_iid = c.population_diagnostics(source, shuffled, variant=f"iid:{seed}")
+    left, right = st.columns([3, 2])
+    left.plotly_chart(
+        figures.document_rates_figure({
+            "documents as they are": population.total / population.size,
+            "iid control (hits shuffled across chunks)": shuffled.total / shuffled.size,
+        }),
+        key="rates_chart",
+    )
+    right.markdown(
+        f"Same chunks, same number of hits. In the real data the per-document rates spread far wider "
+        f"than shuffling alone produces: that spread **is** the ICC ({d.icc:.3f}; "
+        f"{d_iid.icc:.3f} once shuffled, DEFF {d.deff:.2f} → {d_iid.deff:.2f}). "
+        f"A chunk tells you a lot about its neighbours in the same document, so the second, third, … "
+        f"chunk of a document adds little new information."
+    )
+else:
+    st.info("The iid control and two-stage sampling need 0/1 y; this data holds scores.")
+
+st.subheader(f"Coverage with and without the document structure (K = {k}, R = {reps:,})")
+if k >= n_docs:
+    st.info("K must be smaller than D to resample.")
+elif population.binary:
+    common = dict(k=k, reps=reps, boot=boot, estimator="micro", level=level, seed=seed)
+    real = c.coverage(source, population, label="Simulating the real design", **common)
+    iid = c.coverage(source, population, control="iid", label="Simulating the iid control", **common)
+    st.plotly_chart(
+        figures.coverage_figure({"documents as they are": real, "iid control": iid}), key="iid_chart"
+    )
+    cols = st.columns(2)
+    cols[0].metric("Variance ratio, real (empirical / binomial)", f"{real.variance_ratio:.1f}")
+    cols[1].metric("Variance ratio, iid control", f"{iid.variance_ratio:.2f}")
+
+    st.subheader(f"Two-stage sampling: keep {fraction:.0%} of each sampled document's chunks")
+    if fraction < 1.0:
+        two = c.coverage(source, population, two_stage_fraction=fraction, label="Simulating two-stage sampling", **common)
+        st.plotly_chart(
+            figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two}), key="two_stage_chart"
+        )
+        st.markdown(
+            f"Keeping {fraction:.0%} of the chunks ({two.mean_chunks:,.0f} instead of {real.mean_chunks:,.0f} "
+            f"per sample on average) moves the estimator's SD from {100 * real.sd_empirical:.2f} to "
+            f"{100 * two.sd_empirical:.2f} percentage points: most of the uncertainty comes from which "
+            f"documents were drawn, not from how many of their chunks were judged."
+        )
+    else:
+        st.info("Move the two-stage slider below 100% to compare.")
+c.sync_url()

@@ -1,0 +1,95 @@
+"""Page "Planning and comparison": documents needed for a target half-width; paired comparison of two configs."""
+from __future__ import annotations
+
+import streamlit as st
+
+import _cache
+from ragunc import figures
+from ragunc.report import json_text
+
+LEVELS = (0.8, 0.9, 0.95, 0.99)
+BOOTS = (200, 500, 1000, 2000)
+
+c = _cache
+source, results = c.require_results()
+
+st.title("Planning and comparison")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+* **Planning** uses the loaded data as a pilot: its per-document variance says how the cluster
+  half-width shrinks as you judge more documents (K). The naive curve is what the binomial formula
+  promises for the same number of chunks; it reaches any target far too early.
+* **Comparison**: two configs (e.g. two chunk sizes) evaluated on the same documents. Pairing by
+  document removes the documents' shared difficulty, so the paired cluster interval for the difference
+  is honest, while the naive unpaired binomial interval treats every chunk of both runs as independent.
+"""
+    )
+
+configs = list(results.configs)
+with st.sidebar:
+    st.header("Planning and comparison")
+    config = st.selectbox("Pilot config", configs, key=c.bind("config", configs[0], fix=c.one_of(configs, configs[0])))
+    estimator = st.radio("Estimator", ("micro", "macro"), horizontal=True,
+                         key=c.bind("estimator", "micro", fix=c.one_of(("micro", "macro"), "micro")))
+    level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
+                             key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
+
+# ---------------------------------------------------------------- planning
+st.subheader("How many documents for a target half-width?")
+population = results.sample(config)
+left, right = st.columns([1, 1])
+half_width = left.slider("Target half-width (± percentage points)", 0.25, 10.0, step=0.25,
+                         key=c.bind("hw", 2.0, parse=float, fix=c.clamp(0.25, 10.0)))
+finite = right.toggle(
+    f"The corpus is exactly these {population.n_docs:,} documents (finite-population correction)",
+    key=c.bind("fpc", False, parse=c.parse_bool),
+)
+try:
+    plan = c.plan(source, population, half_width=half_width / 100, estimator=estimator, level=level, finite=finite)
+except ValueError as exc:
+    st.error(str(exc))
+else:
+    tiles = st.columns(3)
+    tiles[0].metric("Documents needed", f"{plan.docs_needed:,}")
+    tiles[1].metric("Chunks expected", f"{plan.chunks_expected:,.0f}")
+    tiles[2].metric("Chunks the binomial formula asks for", f"{plan.naive_chunks_needed:,}")
+    st.plotly_chart(figures.plan_figure(plan), key="plan_chart")
+    st.markdown(
+        f"To know {estimator} {config} within ± {half_width:.2f} pp at {level:.0%}, judge about "
+        f"**{plan.docs_needed:,} documents** (≈ {plan.chunks_expected:,.0f} chunks). The binomial formula "
+        f"would stop at {plan.naive_chunks_needed:,} chunks."
+    )
+    st.download_button("Plan (JSON)", lambda: json_text(plan.to_dict()), file_name="ragunc_plan.json",
+                       mime="application/json", on_click="ignore")
+
+# ---------------------------------------------------------------- comparison
+st.subheader("Paired comparison of two configs")
+if len(configs) < 2:
+    st.info(f"The data hold one config ({configs[0]}); load data with several (e.g. the bundled chunk sizes).")
+else:
+    cols = st.columns(4)
+    config_a = cols[0].selectbox("Config A", configs, key=c.bind("cmp_a", configs[0], fix=c.one_of(configs, configs[0])))
+    config_b = cols[1].selectbox("Config B", configs, key=c.bind("cmp_b", configs[1], fix=c.one_of(configs, configs[1])))
+    boot = cols[2].select_slider("B: bootstrap replicates", BOOTS,
+                                 key=c.bind("cmp_boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
+    seed = cols[3].number_input("Seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
+    if config_a == config_b:
+        st.info("Pick two different configs.")
+    else:
+        try:
+            cmp = c.compare(source, results.sample(config_a), results.sample(config_b),
+                            estimator=estimator, level=level, boot=boot, seed=seed)
+        except ValueError as exc:
+            st.error(str(exc))
+        else:
+            tiles = st.columns(4)
+            tiles[0].metric(f"{config_b} − {config_a}", f"{100 * cmp.difference:+.2f} pp")
+            tiles[1].metric("Shared documents", f"{cmp.n_docs:,}",
+                            help=f"dropped: {cmp.dropped_a} only in {config_a}, {cmp.dropped_b} only in {config_b}")
+            tiles[2].metric("± naive (pp)", f"{50 * (cmp.naive.ci[1] - cmp.naive.ci[0]):.2f}")
+            tiles[3].metric("± paired cluster (pp)", f"{50 * (cmp.paired.ci[1] - cmp.paired.ci[0]):.2f}")
+            st.plotly_chart(figures.comparison_figure(cmp), key="comparison_chart")
+            st.download_button("Comparison (JSON)", lambda: json_text(cmp.to_dict()), file_name="ragunc_comparison.json",
+                               mime="application/json", on_click="ignore")
+c.sync_url()
