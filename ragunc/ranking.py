@@ -63,6 +63,11 @@ def query_interval(
     return interval_report(sample, estimator="micro", level=level, boot=boot, rng=rng)
 
 
+def _number(value) -> float | None:
+    value = float(value)
+    return None if np.isnan(value) else value
+
+
 @dataclass(frozen=True)
 class RecallReport:
     """Document-level Recall@k over queries with its uncertainty (what ``ragunc recall`` prints)."""
@@ -85,28 +90,30 @@ class RecallReport:
     deff: float
 
     def to_dict(self) -> dict:
+        """The JSON contract of ``ragunc recall``; undefined numbers (NaN) become None."""
+
         def interval(est) -> dict:
-            return {"se": est.se, "ci": list(est.ci)}
+            return {"se": _number(est.se), "ci": [_number(v) for v in est.ci]}
 
         return {
             "k": self.k,
             "order": self.order,
-            "recall": self.recall,
-            "naive_sum": self.naive_sum,
+            "recall": _number(self.recall),
+            "naive_sum": _number(self.naive_sum),
             "n_queries": self.n_queries,
             "n_excluded": self.n_excluded,
             "per_query": [
-                {"query_id": str(q), "recall": None if np.isnan(r) else float(r)}
+                {"query_id": str(q), "recall": _number(r)}
                 for q, r in zip(self.query_id, self.per_query)
             ],
             "naive": interval(self.naive),
             "cluster": interval(self.cluster),
-            "deff": self.deff,
+            "deff": _number(self.deff),
             "bootstrap": interval(self.bootstrap),
             "n_groups": self.n_groups,
             "group_col": self.group_col,
             "level": self.level,
-            "recall_by_order": dict(self.recall_by_order),
+            "recall_by_order": {o: _number(v) for o, v in self.recall_by_order.items()},
         }
 
 
@@ -157,6 +164,15 @@ def recall_report(
         bootstrap=bootstrap,
         deff=deff,
     )
+
+
+def recall_curve(judged: JudgedRun, ks) -> pd.DataFrame:
+    """Mean Recall@k over queries for each k: both orders and the naive sum (columns ``k, truncate_dedup, ...``)."""
+    rows = [
+        (int(k), *(mean_defined(recall(judged, k, order=o))[0] for o in ORDERS), mean_defined(naive_recall_sum(judged, k))[0])
+        for k in ks
+    ]
+    return pd.DataFrame(rows, columns=["k", "truncate_dedup", "dedup_truncate", "naive_sum"])
 
 
 def compare_scores(

@@ -46,10 +46,14 @@ def _recall(args: argparse.Namespace) -> int:
     return 0
 
 
+def _num(value, spec: str = ".3f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
 def _table(d: dict) -> str:
     def ci(part: dict) -> str:
         low, high = part["ci"]
-        if part["se"] is None or part["se"] != part["se"]:  # null in JSON, NaN here
+        if part["se"] is None:
             return "undefined (fewer than 2 groups of queries)"
         return f"[{low:.3f}, {high:.3f}]  se {part['se']:.4f}"
 
@@ -57,18 +61,18 @@ def _table(d: dict) -> str:
     lines = [
         f"Document-level Recall@{d['k']} over {d['n_queries']} queries "
         f"({d['n_excluded']} excluded: no relevant documents)",
-        f"  truncate-dedup (k chunks, then documents) {d['recall_by_order']['truncate-dedup']:.3f}",
-        f"  dedup-truncate (k first-seen documents)   {d['recall_by_order']['dedup-truncate']:.3f}",
-        f"  naive per-chunk sum (can pass 1)          {d['naive_sum']:.3f}",
-        f"Order reported: {d['order']}  recall {d['recall']:.3f}  ({d['level']:.0%} intervals)",
+        f"  truncate-dedup (k chunks, then documents) {_num(d['recall_by_order']['truncate-dedup'])}",
+        f"  dedup-truncate (k first-seen documents)   {_num(d['recall_by_order']['dedup-truncate'])}",
+        f"  naive per-chunk sum (can pass 1)          {_num(d['naive_sum'])}",
+        f"Order reported: {d['order']}  recall {_num(d['recall'])}  ({d['level']:.0%} intervals)",
         f"  naive (queries independent)  {ci(d['naive'])}",
         f"  cluster ({d['n_groups']} groups{', by ' + d['group_col'] if d['group_col'] else ''})"
-        f"  {ci(d['cluster'])}   DEFF {d['deff']:.2f}",
+        f"  {ci(d['cluster'])}   DEFF {_num(d['deff'], '.2f')}",
         f"  cluster bootstrap            {ci(d['bootstrap'])}",
     ]
     if len(per_query) <= 20:
         lines.append("query_id  recall")
-        lines += [f"  {q['query_id']}  {'excluded' if q['recall'] is None else format(q['recall'], '.3f')}"
+        lines += [f"  {q['query_id']}  {'excluded' if q['recall'] is None else _num(q['recall'])}"
                   for q in per_query]
     else:
         lines.append(f"({len(per_query)} per-query scores: use --json)")

@@ -1,0 +1,202 @@
+"""Page "Ranking metrics": document-level Recall@k that counts each document once, three orders side by side."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ragunc import metrics, ranking, ranking_figures, runs
+
+SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+SAMPLE_RUN = SAMPLE_DIR / "stdlib_run_100w.csv.gz"
+SAMPLE_QRELS = SAMPLE_DIR / "stdlib_qrels_100w.csv.gz"
+SOURCES = ("Sample run (stdlib docs, 100-word chunks)", "The seed's example (manual / faq)", "Upload a run and qrels")
+NO_GROUP = "(none: every query is its own group)"
+UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv"]
+LEVELS = (0.8, 0.9, 0.95, 0.99)
+BOOTS = (200, 500, 1000, 2000)
+
+# The seed's case (shared/seeds/002): hits manual, manual, manual, faq, terms; relevant {manual, faq}.
+SEED_RUN = pd.DataFrame({
+    "query_id": ["seed"] * 5, "rank": [1, 2, 3, 4, 5],
+    "chunk_id": ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"],
+    "doc_id": ["manual", "manual", "manual", "faq", "terms"],
+})
+SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
+
+
+# Heavy loads are cached here: the app's cache module (pages/_cache.py) has no run/qrels loaders.
+@st.cache_resource(show_spinner="Loading the sample run…")
+def _sample() -> tuple[runs.Run, runs.Qrels, metrics.JudgedRun]:
+    run, qrels = runs.load_run(SAMPLE_RUN), runs.load_qrels(SAMPLE_QRELS)
+    return run, qrels, metrics.judge(run, qrels)
+
+
+@st.cache_resource(show_spinner=False)
+def _seed() -> tuple[runs.Run, runs.Qrels, metrics.JudgedRun]:
+    run, qrels = runs.run_from_frame(SEED_RUN, source="seed run"), runs.qrels_from_frame(SEED_QRELS, source="seed qrels")
+    return run, qrels, metrics.judge(run, qrels)
+
+
+def _buffer(name: str, data: bytes) -> io.BytesIO:
+    buffer = io.BytesIO(data)
+    buffer.name = name
+    return buffer
+
+
+@st.cache_resource(show_spinner="Validating the upload…", max_entries=8)
+def _uploaded(key: str, names: tuple[str, str, str | None], _data: tuple[bytes, bytes, bytes | None]):
+    run_name, qrels_name, map_name = names
+    chunk_map = runs.load_chunk_map(_buffer(map_name, _data[2])) if map_name else None
+    run = runs.load_run(_buffer(run_name, _data[0]), chunk_map=chunk_map)
+    qrels = runs.load_qrels(_buffer(qrels_name, _data[1]), chunk_map=chunk_map)
+    return run, qrels, metrics.judge(run, qrels)
+
+
+def _load(source: str):
+    """(run, qrels, judged, default group column, default k), or None after showing why."""
+    if source == SOURCES[1]:
+        return (*_seed(), None, 3)
+    if source == SOURCES[0]:
+        if not (SAMPLE_RUN.is_file() and SAMPLE_QRELS.is_file()):
+            st.info("The sample run is not bundled in this checkout yet; showing the seed's example instead.")
+            return (*_seed(), None, 3)
+        return (*_sample(), "doc_id", 5)
+    left, middle, right = st.columns(3)
+    run_file = left.file_uploader("Run (query_id, rank or score, chunk_id, doc_id; or TREC run)", type=UPLOAD_TYPES)
+    qrels_file = middle.file_uploader("Qrels (query_id, doc_id/chunk_id, relevance; or TREC qrels)", type=UPLOAD_TYPES)
+    map_file = right.file_uploader("Chunk map (chunk_id, doc_id), optional", type=["csv", "gz", "jsonl", "json"])
+    if run_file is None or qrels_file is None:
+        st.info("Upload a run and its qrels to evaluate them.")
+        return None
+    data = (run_file.getvalue(), qrels_file.getvalue(), map_file.getvalue() if map_file else None)
+    names = (run_file.name, qrels_file.name, map_file.name if map_file else None)
+    key = hashlib.sha256(b"\0".join(d or b"" for d in data) + repr(names).encode()).hexdigest()
+    try:
+        return (*_uploaded(key, names, data), None, 5)
+    except ValueError as exc:
+        st.error(f"Cannot use this upload: {exc}")
+        return None
+
+
+st.title("Ranking metrics")
+st.caption("Document-level Recall@k that counts each document once, and how sure the mean over queries is.")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+A run lists **chunks**; several chunks can come from the same document. Recall@k asks which **relevant documents**
+the top k chunks bring. Three ways to count them:
+
+* **truncate-dedup** (the default): cut the list at k chunks, then map chunks to documents and count each document
+  once. This is what a k-chunk context given to the LLM really holds.
+* **dedup-truncate**: deduplicate documents first (first-seen order), then take k documents. A document first seen
+  at chunk rank 4 can count at k = 3 although the LLM never saw it.
+* **naive per-chunk sum**: +1 for every chunk of a relevant document. It can pass 1 (the seed's 1.50), and finer
+  chunking "improves" it by itself.
+
+Queries **without relevant documents** have no recall: they are excluded from the mean and counted as excluded;
+a query whose result list is empty scores 0.
+Queries generated from the same source document are not independent, so beside the **naive** interval (queries as
+independent draws) the **cluster** interval treats each group of queries as one sampling unit; **DEFF** is the ratio
+of the two variances.
+"""
+    )
+
+source = st.radio("Data", SOURCES, horizontal=True)
+loaded = _load(source)
+if loaded is None:
+    st.stop()
+run, qrels, judged, default_group, default_k = loaded
+longest = int(judged.position.max(initial=0)) + 1
+
+with st.sidebar:
+    st.header("Ranking metrics")
+    k = st.slider("k: chunks retrieved", 1, max(longest, 2), min(default_k, longest))
+    order = st.radio("Order reported with intervals", metrics.ORDERS, help="truncate-dedup is what a k-chunk context holds")
+    candidates = list(dict.fromkeys([*qrels.query_attrs.columns, *run.query_attrs.columns]))
+    options = [NO_GROUP, *candidates]
+    group_col = st.selectbox(
+        "Group queries by", options, index=options.index(default_group) if default_group in options else 0,
+        help="A column constant within each query, e.g. the source document a question was generated from.",
+    )
+    level = st.select_slider("Confidence level", LEVELS, value=0.95)
+    boot = st.select_slider("Bootstrap replicates", BOOTS, value=1000)
+    seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, 0)
+
+group_col = None if group_col == NO_GROUP else group_col
+try:
+    groups = runs.query_groups(run, qrels, group_col, judged.query_id) if group_col else None
+    report = ranking.recall_report(judged, k, order=order, groups=groups, group_col=group_col,
+                                   level=level, boot=boot, rng=int(seed))
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+
+tr, dt, naive = st.columns(3)
+tr.metric("truncate-dedup Recall@k", f"{report.recall_by_order[metrics.TRUNCATE_DEDUP]:.3f}",
+          help="documents of the top-k chunks ∩ relevant / relevant")
+dt.metric("dedup-truncate Recall@k", f"{report.recall_by_order[metrics.DEDUP_TRUNCATE]:.3f}",
+          help="first k distinct documents ∩ relevant / relevant")
+naive.metric("naive per-chunk sum", f"{report.naive_sum:.3f}", help="one per matching chunk: can pass 1")
+st.markdown(
+    f"**{report.n_queries:,} queries** in the mean, **{report.n_excluded:,} excluded** (no relevant documents); "
+    f"**{report.n_groups:,} groups** of queries"
+    + (f" by `{group_col}`" if group_col else " (every query its own group)") + "."
+)
+
+
+def _interval_text(est) -> str:
+    low, high = est.ci
+    return "undefined (fewer than 2 groups)" if np.isnan(est.se) else f"{low:.3f} – {high:.3f}"
+
+
+st.subheader(f"{level:.0%} intervals for Recall@{k} ({order})")
+st.dataframe(pd.DataFrame({
+    "interval": ["naive (queries independent)", "cluster (groups of queries)", "cluster bootstrap"],
+    "SE": [report.naive.se, report.cluster.se, report.bootstrap.se],
+    "CI": [_interval_text(report.naive), _interval_text(report.cluster), _interval_text(report.bootstrap)],
+}), hide_index=True)
+st.markdown("DEFF (cluster variance / naive variance): "
+            + ("undefined (fewer than 2 groups)" if np.isnan(report.deff) else f"**{report.deff:.2f}**"))
+if report.n_groups >= 2:
+    st.plotly_chart(ranking_figures.recall_interval_figure(report))
+
+st.plotly_chart(ranking_figures.order_curve_figure(ranking.recall_curve(judged, range(1, longest + 1)), k=k))
+
+st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
+per_query = metrics.evaluate(judged, k, order=order)
+means = per_query.drop(columns=["query_id", "n_relevant"]).mean()
+st.dataframe(means.rename("mean over queries").to_frame().T, hide_index=True)
+
+st.subheader("Per query: where the orders differ, and why")
+table = metrics.order_differences(judged, k)
+only = st.toggle("Only queries where the orders differ", value=True)
+shown = table[table["differs"]] if only else table
+st.caption(f"{int(table['differs'].sum()):,} of {len(table):,} queries differ at k = {k}.")
+st.dataframe(shown, hide_index=True)
+if len(table):
+    st.plotly_chart(ranking_figures.per_query_difference_figure(table))
+    pick = st.selectbox("Ranked list of one query", shown["query_id"] if len(shown) else table["query_id"])
+    q = int(np.flatnonzero(judged.query_id == pick)[0])
+    rows = judged.qidx == q
+    st.dataframe(pd.DataFrame({
+        "chunk rank": judged.position[rows] + 1,
+        "chunk_id": judged.chunk_id[rows],
+        "doc_id": judged.doc_id[rows],
+        "relevance": judged.doc_gain[rows],
+        "first time this document appears": judged.first_doc[rows],
+        "document rank (first-seen order)": judged.doc_rank[rows] + 1,
+    }), hide_index=True)
+
+st.subheader("Downloads")
+download = per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")
+left, right = st.columns(2)
+left.download_button("Per-query table (CSV)", download.to_csv(index=False), f"ranking_k{k}.csv", "text/csv")
+right.download_button("Report (JSON, as `ragunc recall --json`)",
+                      json.dumps(report.to_dict(), indent=2),
+                      f"recall_k{k}.json", "application/json")
