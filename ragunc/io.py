@@ -33,12 +33,10 @@ DEFAULT_CONFIG = "default"
 _SUFFIXES = {
     ".csv": "csv",
     ".tsv": "csv",
-    ".txt": "csv",
     ".parquet": "parquet",
     ".pq": "parquet",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
-    ".json": "jsonl",
 }
 _SHOWN_ROWS = 5
 _MEMORY_LIMIT = "768MB"  # DuckDB spills beyond this: a 10M-row load peaks near 1 GB RSS, under the 1.5 GB target
@@ -133,7 +131,7 @@ def infer_file_type(name: str, file_type: str | None = None) -> str:
     given = file_type
     if given is not None:
         kind = given.lower().lstrip(".")
-        kind = {"ndjson": "jsonl", "json": "jsonl", "pq": "parquet", "tsv": "csv"}.get(kind, kind)
+        kind = {"ndjson": "jsonl", "pq": "parquet", "tsv": "csv"}.get(kind, kind)
         if kind not in FILE_TYPES:
             raise DataError(f"unknown file type {given!r}; use one of {', '.join(FILE_TYPES)}")
         return kind
