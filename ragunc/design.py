@@ -210,7 +210,7 @@ def k_over_rho(k, rho):
 
 def bernoulli_equivalent_n(pq, variance):
     """How many iid Bernoulli trials would give this variance: p(1-p) / variance."""
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(pq) / np.asarray(variance)
 
 

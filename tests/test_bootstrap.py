@@ -1,0 +1,149 @@
+"""Cluster bootstrap against scipy.stats.bootstrap, resampling theory and brute force."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import ragunc.bootstrap as rb
+from ragunc.bootstrap import (
+    bootstrap_arrays,
+    cluster_bootstrap,
+    jackknife,
+    resampled_sums,
+    sorted_quantile,
+)
+from ragunc.design import ClusterSample
+
+
+def beta_binomial_sample(rng, k=30, rho=0.3, p=0.25) -> ClusterSample:
+    size = rng.integers(1, 80, k)
+    a = p * (1 / rho - 1)
+    hits = rng.binomial(size, rng.beta(a, a * (1 - p) / p, k)).astype(float)
+    return ClusterSample(np.arange(k).astype(str), hits, size, hits)
+
+
+def ratio(y, m, axis=-1):
+    return y.sum(axis=axis) / m.sum(axis=axis)
+
+
+def mean_rate(r, axis=-1):
+    return r.mean(axis=axis)
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_matches_scipy_bootstrap(method, estimator):
+    s = beta_binomial_sample(np.random.default_rng(11))
+    reps = 50_000
+    ours = cluster_bootstrap(s, estimator=estimator, reps=reps, rng=1)
+    if estimator == "micro":
+        data, stat = (s.total, s.size.astype(float)), ratio
+    else:
+        data, stat = (s.total / s.size,), mean_rate
+    ref = stats.bootstrap(data, stat, paired=True, vectorized=True, n_resamples=reps,
+                          method=method, rng=2)
+    ci = ours.ci if method == "percentile" else ours.ci_bca
+    # Two independent Monte Carlo runs of B = 50,000: each bound's MC sd is ~2% of
+    # the SE here (measured over seeds), so 8% of the SE is ~3 sd of their difference.
+    tol = 0.08 * ref.standard_error
+    assert ci[0] == pytest.approx(ref.confidence_interval.low, abs=tol)
+    assert ci[1] == pytest.approx(ref.confidence_interval.high, abs=tol)
+    assert ours.se == pytest.approx(ref.standard_error, rel=0.03)
+
+
+def test_bootstrap_variance_of_a_mean_matches_theory():
+    # Resampling K values with replacement: Var* of their mean is (K-1)/K * s^2 / K exactly.
+    rng = np.random.default_rng(12)
+    s = beta_binomial_sample(rng, k=25)
+    rate = s.total / s.size
+    theory = (24 / 25) * rate.var(ddof=1) / 25
+    se = cluster_bootstrap(s, estimator="macro", reps=40_000, rng=3).se
+    assert se**2 == pytest.approx(theory, rel=0.03)
+
+
+@pytest.mark.parametrize(("k", "reps"), [(20, 400), (21, 400), (50, 40), (1, 30)])
+def test_resampled_counts_are_multinomial(k, reps):
+    # One-hot columns turn the resampled sums into the resampling counts themselves;
+    # covers the pair table, its odd leftover draw and the single-draw path.
+    rng = np.random.default_rng(k)
+    rows = 60
+    onehot = np.broadcast_to(np.eye(k), (rows, k, k))
+    counts = np.stack(resampled_sums([onehot[:, j, :] for j in range(k)], reps, rng), -1)  # (rows, reps, k)
+    assert counts.shape == (rows, reps, k)
+    assert np.all(counts.sum(-1) == k)
+    flat = counts.reshape(-1, k)
+    n = flat.shape[0]
+    assert np.abs(flat.mean(0) - 1).max() < 6 * np.sqrt((1 - 1 / k) / n) + 1e-12
+    if k > 1:
+        # multinomial(K, 1/K): variance 1 - 1/K, covariance -1/K
+        cov = np.cov(flat.T)
+        assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
+        assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
+
+
+def test_columns_share_draws_and_rows_are_independent():
+    rng = np.random.default_rng(5)
+    x = rng.random((4, 12))
+    a, b = resampled_sums([x, 3 * x], 200, rng)
+    assert np.allclose(b, 3 * a)
+    same = np.broadcast_to(x[0], (2, 12))
+    first, second = resampled_sums([same], 200, rng)[0]
+    assert not np.allclose(first, second)
+
+
+def test_batches_cover_every_row(monkeypatch):
+    monkeypatch.setattr(rb, "MAX_DRAWS", 500)  # forces many batches
+    x = np.broadcast_to(np.arange(1.0, 9.0), (7, 3, 8))  # leading shape (7, 3)
+    (out,) = resampled_sums([x], 64, np.random.default_rng(0))
+    assert out.shape == (7, 3, 64)
+    assert np.all(out >= 8) and np.all(out <= 64)  # 8 draws of values in [1, 8]
+
+
+def test_seeded_and_reproducible():
+    s = beta_binomial_sample(np.random.default_rng(6))
+    assert cluster_bootstrap(s, reps=300, rng=9) == cluster_bootstrap(s, reps=300, rng=9)
+    assert cluster_bootstrap(s, reps=300, rng=9) != cluster_bootstrap(s, reps=300, rng=10)
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_jackknife_closed_form_matches_leave_one_out(estimator):
+    s = beta_binomial_sample(np.random.default_rng(7), k=9)
+    rate = s.total / s.size
+    brute = [
+        (np.delete(s.total, i).sum() / np.delete(s.size, i).sum()) if estimator == "micro"
+        else np.delete(rate, i).mean()
+        for i in range(9)
+    ]
+    assert jackknife(s.total, s.size, estimator) == pytest.approx(brute)
+
+
+def test_sorted_quantile_matches_numpy_percentile():
+    rng = np.random.default_rng(8)
+    x = np.sort(rng.random((5, 101)), -1)
+    q = rng.random(5)
+    expected = [np.percentile(x[i], 100 * q[i]) for i in range(5)]
+    assert sorted_quantile(x, q) == pytest.approx(expected)
+
+
+def test_batch_equals_leading_axes():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 10, (3, 15)).astype(float)
+    m = y + rng.integers(1, 10, (3, 15))
+    arr = bootstrap_arrays(y, m, reps=500, rng=0)
+    assert arr.se.shape == arr.lower_bca.shape == (3,)
+    assert np.all(arr.lower <= arr.upper) and np.all(arr.lower_bca <= arr.upper_bca)
+
+
+def test_degenerate_sample_gives_point_interval():
+    s = ClusterSample(np.array(["a", "b", "c"]), np.zeros(3), np.array([2, 5, 1]), np.zeros(3))
+    b = cluster_bootstrap(s, reps=100, rng=0)
+    assert b.se == 0 and b.ci == (0.0, 0.0) and b.ci_bca == (0.0, 0.0)
+
+
+def test_validation():
+    s = beta_binomial_sample(np.random.default_rng(10))
+    with pytest.raises(ValueError, match="at least 2 replicates"):
+        cluster_bootstrap(s, reps=1)
+    with pytest.raises(ValueError, match="at least 2 documents"):
+        cluster_bootstrap(s.subset([0]))
