@@ -21,6 +21,7 @@ import sys
 import sysconfig
 import tempfile
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -356,11 +357,19 @@ def stdlib_modules(root: str | os.PathLike | None = None) -> list[tuple[str, Pat
     return sorted(found)
 
 
-def build_stdlib_frame(root: str | os.PathLike | None = None) -> pd.DataFrame:
+def build_stdlib_frame(
+    root: str | os.PathLike | None = None, *, modules: Iterable[str] | None = None, topics: bool = True
+) -> pd.DataFrame:
     """Render every stdlib module (see :func:`stdlib_modules`) as a ``doc_id, text, doc_type`` frame,
-    plus pydoc's help topics (the language reference pages ``help("for")`` shows)."""
+    plus pydoc's help topics (the language reference pages ``help("for")`` shows).
+
+    ``modules`` restricts the rendering to those names (small corpora for tests and examples).
+    """
+    wanted = set(modules) if modules is not None else None
     trees: dict[str, tuple[ast.Module, bool]] = {}
     for name, file in stdlib_modules(root):
+        if wanted is not None and name not in wanted:
+            continue
         try:
             trees[name] = (ast.parse(file.read_bytes(), filename=str(file)), file.name == "__init__.py")
         except (SyntaxError, ValueError):
@@ -372,7 +381,8 @@ def build_stdlib_frame(root: str | os.PathLike | None = None) -> pd.DataFrame:
         top = name.split(".")[0]
         doc_type = top if ("." in name or is_init) else STDLIB_CATEGORY.get(top, "other")
         rows.append((name, render_module(name, tree, resolver), doc_type))
-    rows.extend((f"topics.{key}", text, "topics") for key, text in _help_topics(root).items())
+    if topics:
+        rows.extend((f"topics.{key}", text, "topics") for key, text in _help_topics(root).items())
     return pd.DataFrame(rows, columns=["doc_id", "text", "doc_type"])
 
 
