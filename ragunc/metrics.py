@@ -268,7 +268,7 @@ def order_differences(j: JudgedRun, k: int) -> pd.DataFrame:
                      for d, n in zip(copies["d"], copies["n"])],
         }),
     ])
-    why = events.groupby("q")["text"].agg("; ".join).reindex(np.arange(j.n_queries), fill_value="")
+    why = events.groupby("q")["text"].agg("; ".join).astype(object).reindex(np.arange(j.n_queries), fill_value="")
     table = pd.DataFrame({
         "query_id": j.query_id,
         "n_relevant": j.n_relevant,

@@ -1,0 +1,94 @@
+"""AppTest of the page "Ranking metrics" run on its own (as ``AppTest.from_file`` and ``streamlit run`` do)."""
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "ranking_metrics.py")
+SAMPLE_RUN = Path(__file__).resolve().parents[1] / "sample_data" / "stdlib_run_100w.csv.gz"
+SAMPLE_QRELS = SAMPLE_RUN.with_name("stdlib_qrels_100w.csv.gz")
+SEED = "The seed's example (manual / faq)"
+UPLOAD = "Upload a run and qrels"
+
+
+def page() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=90).run()
+
+
+def numbers(at: AppTest) -> list[str]:
+    return [m.value for m in at.metric]
+
+
+def test_seed_example_shows_the_seed_numbers_and_moves_with_k():
+    at = page()
+    at.radio[0].set_value(SEED).run()
+    assert not at.exception
+    assert numbers(at) == ["0.500", "1.000", "1.500"]
+    assert any("0 excluded" in m.value for m in at.markdown)
+    drill = at.dataframe[2].value  # per-query table, filtered to queries where the orders differ
+    assert list(drill["query_id"]) == ["seed"]
+    assert "faq entered only after dedup: first at chunk rank 4" in drill["why"].iloc[0]
+    at.sidebar.slider[0].set_value(4).run()
+    # k = 4: manual and faq both inside the top 4 chunks; the naive sum adds manual three times.
+    assert numbers(at) == ["1.000", "1.000", "2.000"]
+    at.sidebar.slider[0].set_value(1).run()
+    assert numbers(at) == ["0.500", "0.500", "0.500"]
+
+
+def test_upload_of_a_trec_qrels_and_csv_run():
+    at = page()
+    at.radio[0].set_value(UPLOAD).run()
+    assert any("Upload a run" in i.value for i in at.info)
+    run = "query_id,score,chunk_id,doc_id\n" + "".join(
+        f"q{i},{s},c{i}{s},{d}\n" for i in range(6) for s, d in ((9, f"a{i}"), (8, f"a{i}"), (7, f"b{i}"))
+    )
+    qrels = "".join(f"q{i} 0 b{i} 1\n" for i in range(6)) + "q9 0 zz 1\n"
+    at.file_uploader[0].set_value(("run.csv.gz", gzip.compress(run.encode()), "application/gzip"))
+    at.file_uploader[1].set_value(("qrels.txt", qrels.encode(), "text/plain"))
+    at.run()
+    assert not at.exception and not at.error
+    at.sidebar.slider[0].set_value(2).run()
+    # b_i sits at chunk rank 3: truncate-dedup misses it, dedup-truncate (documents a_i, b_i) finds it; q9 has
+    # a relevant document but no results, so it scores 0 in both and the mean is over 7 queries.
+    assert numbers(at) == [f"{0:.3f}", f"{6 / 7:.3f}", f"{0:.3f}"]
+    assert any("7 queries" in m.value and "0 excluded" in m.value for m in at.markdown)
+
+
+def test_bad_upload_is_an_error_naming_column_and_rows_not_a_traceback():
+    at = page()
+    at.radio[0].set_value(UPLOAD).run()
+    at.file_uploader[0].set_value(("run.csv", b"query_id,rank,chunk_id,doc_id\nq,1,a,A\nq,1.5,b,B\n", "text/csv"))
+    at.file_uploader[1].set_value(("qrels.csv", b"query_id,doc_id,relevance\nq,A,1\n", "text/csv"))
+    at.run()
+    assert not at.exception
+    assert len(at.error) == 1 and "column rank" in at.error[0].value and "row 2" in at.error[0].value
+    assert not at.metric
+
+
+def seed_reference_recall(hits: list[str], relevant: set[str], k: int) -> float | None:
+    """The seed's doc_recall: len(set(hits[:k]) & relevant) / len(relevant)."""
+    return None if not relevant else len(set(hits[:k]) & relevant) / len(relevant)
+
+
+@pytest.mark.skipif(not SAMPLE_RUN.is_file(), reason="sample run not built in this checkout")
+def test_sample_run_default_matches_an_independent_computation():
+    at = page()
+    assert not at.exception and not at.error
+    run = pd.read_csv(SAMPLE_RUN, dtype={"query_id": str, "doc_id": str}).sort_values(["query_id", "rank"])
+    qrels = pd.read_csv(SAMPLE_QRELS, dtype={"query_id": str, "doc_id": str})
+    relevant = qrels[qrels["relevance"] > 0].groupby("query_id")["doc_id"].agg(set).to_dict()
+    hits = run.groupby("query_id")["doc_id"].agg(list).to_dict()
+    k = at.sidebar.slider[0].value
+    queries = set(hits) | set(qrels["query_id"])
+    scores = [seed_reference_recall(hits.get(q, []), relevant.get(q, set()), k) for q in queries]
+    defined = [s for s in scores if s is not None]
+    assert numbers(at)[0] == f"{sum(defined) / len(defined):.3f}"
+    summary = next(m.value for m in at.markdown if "excluded" in m.value)
+    assert f"**{len(defined):,} queries**" in summary and f"**{len(scores) - len(defined):,} excluded**" in summary
+    assert "by `doc_id`" in summary  # queries grouped by their source document
+    intervals = at.dataframe[0].value
+    assert intervals["CI"].str.contains("–").all()
