@@ -106,7 +106,7 @@ def _read_table(source, kind: str, trec_columns: tuple[str, ...]) -> pd.DataFram
             return pd.read_csv(source, dtype=str, compression=compression, keep_default_na=False, na_values=[""])
         if kind == "jsonl":
             return pd.read_json(source, lines=True, dtype=False, compression=compression)
-        frame = pd.read_csv(source, sep=r"\s+", header=None, dtype=str, compression=compression, engine="python")
+        frame = pd.read_csv(source, sep=r"\s+", header=None, dtype=str, compression=compression)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"{name}: cannot read as {kind}: {exc}") from None
     if frame.shape[1] != len(trec_columns):

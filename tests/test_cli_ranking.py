@@ -113,3 +113,21 @@ def test_bad_inputs_are_one_line_errors(tmp_path, capsys):
     assert main(["recall", str(tmp_path / "run3.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
                  "--group-col", "topic"]) == 2
     assert "group column 'topic'" in capsys.readouterr().err
+
+
+def test_compare_two_runs_on_the_same_queries(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    found_a, found_b = rng.random(25) < 0.4, rng.random(25) < 0.7
+    for name, found in (("a.csv", found_a), ("b.csv", found_b)):
+        rows = "".join(f"q{i},1,{name}{i},{'rel' if hit else 'other'}{i}\n" for i, hit in enumerate(found))
+        (tmp_path / name).write_text("query_id,rank,chunk_id,doc_id\n" + rows)
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\n" + "".join(f"q{i},rel{i},1\n" for i in range(25)))
+    d = run_json(capsys, "recall", tmp_path / "a.csv", tmp_path / "qrels.csv", "--k", 1,
+                 "--compare", tmp_path / "b.csv", "--boot", 200)
+    c = d["comparison"]
+    diff = found_b.astype(float) - found_a.astype(float)
+    assert c["difference"] == pytest.approx(diff.mean()) and c["n_queries"] == 25
+    assert c["paired"]["se"] == pytest.approx(stats.sem(diff))  # every query its own group
+    assert main(["recall", str(tmp_path / "a.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
+                 "--compare", str(tmp_path / "b.csv"), "--boot", "200"]) == 0
+    assert "Paired B - A over 25 queries" in capsys.readouterr().out

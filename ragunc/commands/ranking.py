@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from ..metrics import ORDERS, TRUNCATE_DEDUP, judge
-from ..ranking import recall_report
+from ..metrics import recall
+from ..ranking import align_scores, compare_scores, recall_report
 from ..runs import load_chunk_map, load_qrels, load_run, query_groups
 from .output import emit
 
@@ -28,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
+    p.add_argument("--compare", metavar="RUN_B", help="a second run on the same queries: paired difference B - A")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
     p.set_defaults(func=_recall)
 
@@ -42,7 +46,18 @@ def _recall(args: argparse.Namespace) -> int:
         judged, args.k, order=args.order, groups=groups, group_col=args.group_col,
         level=args.level, boot=args.boot, rng=args.seed,
     )
-    emit(report.to_dict(), as_json=args.json, table=_table)
+    payload = report.to_dict()
+    if args.compare:
+        judged_b = judge(load_run(args.compare, chunk_map=chunk_map), qrels)
+        queries, a, b = align_scores(
+            judged.query_id, recall(judged, args.k, order=args.order),
+            judged_b.query_id, recall(judged_b, args.k, order=args.order),
+        )
+        groups_ab = query_groups(run, qrels, args.group_col, queries) if args.group_col else None
+        result = compare_scores(a, b, groups_ab, names=(args.run, args.compare), level=args.level,
+                                boot=args.boot, rng=args.seed)
+        payload["comparison"] = {**result.to_dict(), "n_queries": int((~np.isnan(a) & ~np.isnan(b)).sum())}
+    emit(payload, as_json=args.json, table=_table)
     return 0
 
 
@@ -70,6 +85,13 @@ def _table(d: dict) -> str:
         f"  {ci(d['cluster'])}   DEFF {_num(d['deff'], '.2f')}",
         f"  cluster bootstrap            {ci(d['bootstrap'])}",
     ]
+    if "comparison" in d:
+        c = d["comparison"]
+        low, high = c["paired"]["ci"]
+        lines.append(
+            f"Paired B - A over {c['n_queries']} queries in {c['n_docs']} groups: {c['difference']:+.3f}  "
+            f"paired cluster CI [{low:.3f}, {high:.3f}]  (A {c['estimate_a']:.3f}, B {c['estimate_b']:.3f})"
+        )
     if len(per_query) <= 20:
         lines.append("query_id  recall")
         lines += [f"  {q['query_id']}  {'excluded' if q['recall'] is None else _num(q['recall'])}"
