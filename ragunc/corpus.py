@@ -342,18 +342,22 @@ def stdlib_modules(root: str | os.PathLike | None = None) -> list[tuple[str, Pat
     """
     base = Path(root) if root is not None else Path(sysconfig.get_paths()["stdlib"])
     found = []
-    for file in base.rglob("*.py"):
-        parts = file.relative_to(base).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if not parts or any(p in STDLIB_SKIP or p.startswith("config-") for p in parts):
-            continue
-        if parts[-1] == "__main__" or not all(p.isidentifier() for p in parts):
-            continue  # scripts, and folders that are not importable names
-        # The per-codec modules are hundreds of near-identical generated tables.
-        if parts[0] == "encodings" and len(parts) > 1:
-            continue
-        found.append((".".join(parts), file))
+    for folder, subdirs, files in os.walk(base):
+        # Prune skipped and non-package folders (site-packages, tests) before descending.
+        subdirs[:] = sorted(d for d in subdirs if d not in STDLIB_SKIP and d.isidentifier())
+        package = Path(folder).relative_to(base).parts
+        for filename in files:
+            if not filename.endswith(".py"):
+                continue
+            stem = filename[:-3]
+            parts = package if stem == "__init__" else (*package, stem)
+            if not parts or parts[-1] in STDLIB_SKIP or parts[-1] == "__main__" or not stem.isidentifier():
+                continue
+            # The per-codec modules are hundreds of near-identical generated tables.
+            if parts[0] == "encodings" and len(parts) > 1:
+                continue
+            file = Path(folder) / filename
+            found.append((".".join(parts), file))
     return sorted(found)
 
 

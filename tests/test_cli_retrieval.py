@@ -1,0 +1,69 @@
+"""``ragunc chunk-eval``: JSON contract, written results that ragunc loads, clear errors."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from ragunc.cli import main
+from ragunc.io import load_results
+
+
+@pytest.fixture()
+def corpus_file(tmp_path):
+    words = [f"term{i % 97} topic{i % 13}" for i in range(600)]
+    rows = [{"doc_id": f"doc{d}", "text": " ".join(words[d * 37 : d * 37 + 80 + 9 * d]), "doc_type": f"t{d % 2}"}
+            for d in range(6)]
+    rows.append({"doc_id": "empty", "text": "   "})
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_chunk_eval_writes_loadable_results(corpus_file, tmp_path, capsys):
+    out, meta = tmp_path / "res.csv.gz", tmp_path / "meta.json"
+    code = main(["chunk-eval", str(corpus_file), "--chunk-words", "20", "--overlap", "5", "--out", str(out),
+                 "--metadata", str(meta), "--seed", "9", "--json", "--no-progress"])
+    assert code == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload == json.loads(meta.read_text())
+    frame = pd.read_csv(out)
+    assert payload["n_chunks"] == len(frame) and payload["n_docs"] == 6 and payload["n_empty_skipped"] == 1
+    assert payload["config"] == "20w5o" and set(frame["config"]) == {"20w5o"}
+    assert payload["hit1"] == pytest.approx(frame["y"].mean())
+    assert payload["hit_at"]["10"] == pytest.approx((frame["rank"] <= 10).mean())
+    assert "--seed 9" in payload["command"] and "--out res.csv.gz" in payload["command"]
+    loaded = load_results(out)
+    assert loaded.configs == ["20w5o"] and loaded.sample().n_docs == 6
+
+
+def test_chunk_eval_table_and_progress(corpus_file, capsys):
+    assert main(["chunk-eval", str(corpus_file), "--chunk-words", "10"]) == 0
+    captured = capsys.readouterr()
+    assert "chunks" in captured.out and "hit@1" in captured.out and "reproduce" in captured.out
+    assert "chunk-eval 10w" in captured.err  # the progress bar
+
+
+def test_duplicate_doc_id_is_a_clear_error(tmp_path, capsys):
+    path = tmp_path / "dup.csv"
+    path.write_text("doc_id,text\na,one two\na,three four\n")
+    assert main(["chunk-eval", str(path), "--chunk-words", "10", "--no-progress"]) == 2
+    assert "ragunc chunk-eval: error:" in (err := capsys.readouterr().err) and "duplicate doc_id 'a'" in err
+
+
+def test_bad_chunk_size_and_extension(corpus_file, capsys):
+    assert main(["chunk-eval", str(corpus_file), "--chunk-words", "5", "--no-progress"]) == 2
+    assert "chunk_words must be an integer >= 10" in capsys.readouterr().err
+    assert main(["chunk-eval", str(corpus_file), "--out", "res.xlsx", "--no-progress"]) == 2
+    assert "unknown file type" in capsys.readouterr().err
+
+
+def test_stdlib_at_75_words(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RAGUNC_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "stdlib_75w.csv.gz"
+    assert main(["chunk-eval", "stdlib", "--chunk-words", "75", "--out", str(out), "--json", "--no-progress"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    loaded = load_results(out)
+    assert loaded.configs == ["75w"] and loaded.n_rows == payload["n_chunks"] > 4000
+    assert 0.1 < payload["hit1"] < 0.5

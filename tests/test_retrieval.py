@@ -1,0 +1,134 @@
+"""chunk_eval end to end: the data contract, ranks checked against rank-bm25, user queries, runs."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from rank_bm25 import BM25Okapi
+
+from ragunc.bm25 import tokenize
+from ragunc.corpus import build_stdlib_frame, corpus_from_frame
+from ragunc.io import results_from_frame
+from ragunc.queries import QueryModel
+from ragunc.retrieval import (
+    QRELS_COLUMNS,
+    RESULT_COLUMNS,
+    RUN_COLUMNS,
+    chunk_eval,
+    prepare_retrieval,
+    qrels,
+    simulated_queries,
+    top_k_run,
+    user_queries,
+)
+
+MODULES = ["json", "json.decoder", "csv", "textwrap", "shlex", "fnmatch", "glob", "heapq", "bisect",
+           "string", "calendar", "gettext", "smtplib", "queue", "sched", "colorsys"]
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return corpus_from_frame(build_stdlib_frame(modules=MODULES, topics=False), source="stdlib-subset")
+
+
+@pytest.fixture(scope="module")
+def results(corpus):
+    return chunk_eval(corpus, chunk_words=40, rng=3)
+
+
+def test_data_contract(results, corpus):
+    assert tuple(results.columns[: len(RESULT_COLUMNS)]) == RESULT_COLUMNS
+    assert (results["config"] == "40w").all()
+    assert results["chunk_id"].tolist() == [f"{d}#{i}" for d, i in zip(results["doc_id"], results["chunk_index"])]
+    assert set(results["doc_id"]) == set(corpus.doc_ids)
+    rank = results["rank"]
+    assert ((rank >= 1) & (rank <= 100)).fillna(True).all()
+    np.testing.assert_array_equal(results["y"], (rank == 1).fillna(False).astype(int))
+    assert (results["doc_hit1"] >= results["y"]).all()
+    loaded = results_from_frame(results).sample()
+    assert loaded.n_docs == len(corpus) and loaded.n_chunks == len(results)
+    summary = results.attrs["summary"]
+    assert summary["n_chunks"] == len(results) and summary["hit1"] == pytest.approx(results["y"].mean())
+
+
+def test_ranks_agree_with_rank_bm25(results, corpus):
+    retrieval = prepare_retrieval(corpus, chunk_words=40)
+    chunk_tokens = [tokenize(t) for t in retrieval.chunks.texts]
+    oracle = BM25Okapi(chunk_tokens)
+    doc_of = retrieval.chunks.doc_ids
+    rng = np.random.default_rng(0)
+    for row in rng.choice(len(results), size=80, replace=False):
+        scores = oracle.get_scores(tokenize(results["query"].iloc[row]))
+        s = scores[row]
+        rank = 1 + int((scores > s).sum()) + int((scores[:row] == s).sum())
+        got = results["rank"].iloc[row]
+        assert (got == rank) if rank <= 100 else (got is pd.NA)
+        assert results["doc_hit1"].iloc[row] == int(doc_of[int(np.argmax(scores))] == results["doc_id"].iloc[row])
+
+
+def test_seeded_and_reproducible(corpus, results):
+    again = chunk_eval(corpus, chunk_words=40, rng=3)
+    pd.testing.assert_frame_equal(again, results)
+    other = chunk_eval(corpus, chunk_words=40, rng=4)
+    assert not other["query"].equals(results["query"])
+
+
+def test_default_hit_rate_is_not_trivial(results):
+    # Known-item queries with noise should neither always succeed nor always fail.
+    assert 0.1 < results["y"].mean() < 0.7
+    assert results["doc_hit1"].mean() > results["y"].mean()
+
+
+def test_more_chunk_terms_make_queries_easier(corpus):
+    easy = chunk_eval(corpus, chunk_words=40, query_model=QueryModel(lam=1.0, selection="discriminative",
+                                                                     mean_length=6), rng=1)
+    hard = chunk_eval(corpus, chunk_words=40, query_model=QueryModel(lam=0.2), rng=1)
+    assert easy["y"].mean() > hard["y"].mean() + 0.2
+
+
+def test_progress_reaches_total(corpus):
+    calls = []
+    frame = chunk_eval(corpus, chunk_words=200, progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (len(frame), len(frame))
+    assert all(d <= t for d, t in calls)
+
+
+def test_user_queries_with_several_relevant_chunks(corpus, tmp_path):
+    retrieval = prepare_retrieval(corpus, chunk_words=40)
+    ids = retrieval.chunk_ids
+    json0 = retrieval.chunks.texts[list(ids).index("json#0")]
+    (tmp_path / "q.csv").write_text(
+        "query_id,query,chunk_id\n"
+        f"exact,{' '.join(json0.split()[:12]).replace(',', ' ')},json#0\n"
+        f"either,{' '.join(json0.split()[:12]).replace(',', ' ')},csv#0|json#0\n"
+        "nothing,zzzz qqqq,csv#1\n"
+    )
+    frame = chunk_eval(corpus, chunk_words=40, queries=tmp_path / "q.csv")
+    assert frame["query_id"].tolist() == ["exact", "either", "nothing"]
+    assert frame["chunk_id"].tolist() == ["json#0", "csv#0", "csv#1"]
+    assert frame["y"].tolist()[:2] == [1, 1] and frame["doc_hit1"].tolist()[:2] == [1, 1]
+    # No term matches: every chunk scores 0 and ties resolve to the lowest position.
+    csv1 = list(ids).index("csv#1")
+    got = frame["rank"].iloc[2]
+    assert (got == csv1 + 1) if csv1 < 100 else (got is pd.NA)
+    (tmp_path / "bad.csv").write_text("query,chunk_id\nx,nope#0\n")
+    with pytest.raises(ValueError, match=r"not chunks of this corpus at 40 words, e.g. \['nope#0'\]"):
+        user_queries(retrieval, tmp_path / "bad.csv")
+
+
+def test_top_k_run_and_qrels(corpus, results):
+    retrieval = prepare_retrieval(corpus, chunk_words=40)
+    queries = simulated_queries(retrieval, rng=3).subset(np.arange(0, len(results), 7))
+    run = top_k_run(retrieval, queries, k=20)
+    judged = qrels(retrieval, queries)
+    assert tuple(run.columns) == RUN_COLUMNS and tuple(judged.columns) == QRELS_COLUMNS
+    assert len(run) == 20 * len(queries) and (judged["relevance"] == 1).all()
+    assert (run.groupby("query_id")["score"].apply(lambda s: s.is_monotonic_decreasing)).all()
+    # The run agrees with chunk_eval's ranks for the same queries (same seed).
+    by_query = results.set_index("chunk_id")
+    hits = run.merge(judged, on=["query_id", "chunk_id"])
+    for _, hit in hits.iterrows():
+        assert by_query.loc[hit["query_id"], "rank"] == hit["rank"]
+    found = set(hits["query_id"])
+    expected = set(by_query.index[(by_query["rank"] <= 20).fillna(False)]) & set(queries.query_ids)
+    assert found == expected
