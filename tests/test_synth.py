@@ -172,3 +172,17 @@ def test_cli_refuses_unknown_extension_and_bad_parameters(tmp_path, capsys):
     assert main(["synth", "--p", "1.5", "--out", str(tmp_path / "pop.csv")]) == 2
     assert "p must be in (0, 1)" in capsys.readouterr().err
     assert not (tmp_path / "pop.csv").exists()
+
+
+def test_sample_population_matches_its_metadata():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "sample_data"
+    meta = json.loads((root / "synthetic_population.json").read_text())
+    frame = pd.read_csv(root / "synthetic_population.csv.gz", dtype={"doc_id": str, "chunk_id": str})
+    pd.testing.assert_frame_equal(frame, synthesize(**meta["parameters"], rng=meta["seed"]), check_dtype=False)
+    assert meta["counts"]["docs"] == frame["doc_id"].nunique() == 1300
+    assert meta["counts"]["chunks"] == len(frame) and meta["counts"]["hits"] == frame["y"].sum()
+    assert meta["truth"]["micro"] == pytest.approx(frame["y"].mean())
+    assert meta["realized"]["icc"] == pytest.approx(anova_icc(frame))
+    assert (root / "synthetic_population.csv.gz").stat().st_size < 2_000_000

@@ -38,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: drawn and reported)")
     parser.add_argument("--out", required=True, help="output file: .csv, .parquet, .jsonl or .ndjson, optionally .gz")
     parser.add_argument("--metadata", default=None, help="also write the JSON summary to this file")
+    parser.add_argument("--note", default=None, help="free text kept in the summary (e.g. why these parameters)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=_run)
 
@@ -77,6 +78,8 @@ def _run(args: argparse.Namespace) -> int:
             "doc_type_share": diag.doc_type_share,
         },
     }
+    if args.note:
+        payload["note"] = args.note
     if args.metadata:
         Path(args.metadata).write_text(json.dumps(_jsonable(payload), indent=2, ensure_ascii=False) + "\n")
     emit(payload, as_json=args.json, table=_table)
