@@ -20,6 +20,8 @@ NO_GROUP = "(none: every query is its own group)"
 UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv"]
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000)
+METRIC_LABELS = {"recall": "Recall@k", "hit": "Hit@k", "precision": "Precision@k", "rr": "MRR@k", "ndcg": "nDCG@k",
+                 "chunk_recall": "chunk Recall@k", "naive_sum": "naive per-chunk sum"}
 
 # The seed's case (shared/seeds/002): hits manual, manual, manual, faq, terms; relevant {manual, faq}.
 SEED_RUN = pd.DataFrame({
@@ -170,8 +172,8 @@ st.plotly_chart(ranking_figures.order_curve_figure(ranking.recall_curve(judged, 
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
 per_query = metrics.evaluate(judged, k, order=order)
-means = per_query.drop(columns=["query_id", "n_relevant"]).mean()
-st.dataframe(means.rename("mean over queries").to_frame().T, hide_index=True)
+means = per_query.drop(columns=["query_id", "n_relevant"]).mean()  # NaN (excluded queries) skipped
+st.dataframe(means.rename(METRIC_LABELS).rename("mean over queries").to_frame().T, hide_index=True)
 
 st.subheader("Per query: where the orders differ, and why")
 table = metrics.order_differences(judged, k)
