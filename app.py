@@ -111,7 +111,7 @@ def main() -> None:
     st.set_page_config(page_title="ragunc: how sure is this retrieval evaluation?", page_icon="📏", layout="wide")
     _cache.new_run()
     pages = [
-        st.Page(f"pages/{name}", title=title, icon=icon, default=name == PAGES[0][0])
+        st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES
         if (PAGES_DIR / name).is_file()  # the ranking page is written separately and may not exist yet
     ]

@@ -1,0 +1,144 @@
+"""AppTest of app.py: router, the sidebar data source (sample, upload, synthetic) and URL-bound controls."""
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+SMALL = {"source": "synthetic", "syn_docs": "150", "reps": "200", "boot": "200"}
+
+
+def app_test(**params) -> AppTest:
+    # Run app.py from a script with no pages/ folder beside it: AppTest resets Streamlit's
+    # "pages directory" flag before every run, which would run later reruns as v1 pages.
+    at = AppTest.from_string(f"import runpy; runpy.run_path({APP!r}, run_name='__main__')", default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def chunk_rows(n_docs=80, seed=0, y="y", configs=None) -> pd.DataFrame:
+    """Clustered 0/1 chunk results; with ``configs`` (name -> chunks-per-document factor), one block per config."""
+    rng = np.random.default_rng(seed)
+    size = rng.integers(1, 30, n_docs)
+    rate = rng.beta(0.4, 1.6, n_docs)
+    frames = []
+    for config, factor in (configs or {None: 1}).items():
+        m = np.maximum(1, np.rint(size * factor).astype(int))
+        doc = np.repeat([f"doc{i}" for i in range(n_docs)], m)
+        hits = rng.random(m.sum()) < np.repeat(rate, m)
+        frame = pd.DataFrame({"doc_id": doc, "chunk_id": np.arange(m.sum()), y: hits.astype(int)})
+        if config is not None:
+            frame["config"] = config
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def upload(at: AppTest, frame: pd.DataFrame, name: str = "results.csv") -> AppTest:
+    at.file_uploader(key="upload_file").set_value((name, frame.to_csv(index=False).encode(), "text/csv"))
+    return at.run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_default_load_opens_the_explorer_on_the_bundled_sample():
+    at = app_test()
+    assert not at.exception
+    assert not at.error
+    assert at.title[0].value == "Uncertainty explorer"
+    assert at.radio(key="source").value == "sample"
+    assert "bundled sample" in at.sidebar.caption[-1].value
+    assert float(metric(at, "DEFF")) > 0
+
+
+def test_query_parameters_restore_a_view():
+    at = app_test(**SMALL, k="13", level="0.9", estimator="macro", seed="7", sim="0")
+    assert not at.exception
+    assert at.slider(key="k").value == 13
+    assert at.select_slider(key="level").value == 0.9
+    assert at.radio(key="estimator").value == "macro"
+    assert at.number_input(key="seed").value == 7
+    assert at.number_input(key="syn_docs").value == 150
+    assert at.toggle(key="sim").value is False
+    title = at.get("plotly_chart")[0].proto.spec
+    assert "90% intervals" in title and "13 documents" in title and "(macro)" in title
+    # and the URL is written back (a copied link reproduces the view)
+    assert at.query_params["k"] == ["13"] or at.query_params["k"] == "13"
+
+
+def test_out_of_range_query_parameters_are_clamped_not_fatal():
+    at = app_test(**{**SMALL, "boot": "abc"}, k="999999", level="0.42", estimator="bogus", sim="0")
+    assert not at.exception
+    assert at.slider(key="k").value == 150
+    assert at.select_slider(key="level").value == 0.95
+    assert at.radio(key="estimator").value == "micro"
+    assert at.select_slider(key="boot").value == 1000
+
+
+def test_bad_upload_shows_the_column_and_rows_and_no_traceback():
+    at = app_test(source="upload")
+    rows = chunk_rows()
+    rows.loc[[3, 9], "y"] = 7  # outside [0, 1]
+    upload(at, rows, "bad.csv")
+    assert not at.exception
+    message = " ".join(e.value for e in at.error)
+    assert "bad.csv" in message and "y" in message
+    assert "4" in message and "10" in message  # 1-based data rows of the offending values
+
+
+def test_upload_with_a_missing_required_column_names_it():
+    at = app_test(source="upload")
+    rows = chunk_rows().drop(columns="y")
+    upload(at, rows, "nohit.csv")
+    assert not at.exception
+    assert any("y" in e.value for e in at.error)
+
+
+def test_column_mapping_step_makes_an_upload_usable():
+    rows = chunk_rows(y="hit1")
+    data = gzip.compress(rows.to_csv(index=False).encode())
+    at = app_test(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value(("mapped.csv.gz", data, "application/gzip"))
+    at.run()
+    assert at.error  # y is not there yet
+    assert not at.exception
+    at.selectbox(key="map_y").set_value("hit1").run()
+    assert not at.exception and not at.error
+    expected = rows.groupby("doc_id")["hit1"].agg(["sum", "size"])
+    assert at.sidebar.caption[-1].value.startswith(f"mapped.csv.gz: {int(expected['size'].sum()):,} chunks")
+    assert at.slider(key="k").max == len(expected)
+
+
+def test_parquet_upload_is_read():
+    buffer = io.BytesIO()
+    chunk_rows(n_docs=40).to_parquet(buffer)
+    at = app_test(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value(("r.parquet", buffer.getvalue(), "application/octet-stream"))
+    at.run()
+    assert not at.exception and not at.error
+    assert at.slider(key="k").max == 40
+
+
+def test_synthetic_population_follows_its_parameters():
+    at = app_test(**SMALL, sim="0")
+    assert not at.exception and not at.error
+    assert at.slider(key="k").max == 150
+    at.number_input(key="syn_docs").set_value(220).run()
+    assert at.slider(key="k").max == 220
+    assert at.query_params["syn_docs"] in ("220", ["220"])
+
+
+@pytest.mark.parametrize("page", ["pages/design_effect.py", "pages/planning_comparison.py"])
+def test_every_page_is_routed_and_loads(page):
+    at = app_test(**SMALL)
+    at.switch_page(str(Path(APP).parent / page)).run()
+    assert not at.exception
+    assert at.title[0].value in ("Design effect", "Planning and comparison")
