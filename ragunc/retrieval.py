@@ -162,6 +162,37 @@ def chunk_eval(
     ``progress(done, total)`` is called as query batches finish. The returned frame's
     ``attrs["summary"]`` holds counts, hit rates, parameters and the elapsed seconds.
     """
+    return chunk_eval_parts(
+        corpus, chunk_words=chunk_words, overlap=overlap, queries=queries, query_model=query_model,
+        tokenizer=tokenizer, k1=k1, b=b, epsilon=epsilon, cutoff=cutoff, rng=rng, progress=progress,
+    ).results
+
+
+@dataclass(frozen=True)
+class ChunkEval:
+    """What :func:`chunk_eval` computed, kept for follow-up work (runs, qrels)."""
+
+    results: pd.DataFrame
+    retrieval: Retrieval
+    queries: QuerySet
+
+
+def chunk_eval_parts(
+    corpus: Corpus | str | os.PathLike | pd.DataFrame,
+    *,
+    chunk_words: int = 100,
+    overlap: int = 0,
+    queries: str | os.PathLike | pd.DataFrame | None = None,
+    query_model: QueryModel | None = None,
+    tokenizer: Callable[[str], list[str]] | None = None,
+    k1: float = 1.5,
+    b: float = 0.75,
+    epsilon: float = 0.25,
+    cutoff: int = 100,
+    rng=0,
+    progress: Progress | None = None,
+) -> ChunkEval:
+    """:func:`chunk_eval`, also returning the index and the queries it used."""
     started = time.perf_counter()
     if progress is not None:
         progress(0, 1)
@@ -170,9 +201,8 @@ def chunk_eval(
     query_set = (simulated_queries(retrieval, query_model, rng=rng) if queries is None
                  else user_queries(retrieval, queries))
     frame = evaluate(retrieval, query_set, cutoff=cutoff, progress=progress)
-    corpus_info = retrieval.chunks.corpus.to_dict()
     frame.attrs["summary"] = {
-        **corpus_info,
+        **retrieval.chunks.corpus.to_dict(),
         "config": retrieval.chunks.config,
         "chunk_words": int(chunk_words),
         "overlap": int(overlap),
@@ -187,7 +217,7 @@ def chunk_eval(
         "doc_hit1": float(frame["doc_hit1"].mean()),
         "seconds": time.perf_counter() - started,
     }
-    return frame
+    return ChunkEval(results=frame, retrieval=retrieval, queries=query_set)
 
 
 def top_k_run(

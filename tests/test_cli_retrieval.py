@@ -67,3 +67,25 @@ def test_stdlib_at_75_words(tmp_path, monkeypatch, capsys):
     loaded = load_results(out)
     assert loaded.configs == ["75w"] and loaded.n_rows == payload["n_chunks"] > 4000
     assert 0.1 < payload["hit1"] < 0.5
+
+
+def test_run_and_qrels_for_a_seeded_subset(corpus_file, tmp_path, capsys):
+    run, judged, out = tmp_path / "run.csv.gz", tmp_path / "qrels.csv.gz", tmp_path / "res.csv"
+    args = ["chunk-eval", str(corpus_file), "--chunk-words", "10", "--out", str(out), "--run", str(run),
+            "--qrels", str(judged), "--run-queries", "7", "--run-k", "5", "--json", "--no-progress"]
+    assert main(args) == 0
+    payload = json.loads(capsys.readouterr().out)
+    run_frame, qrels_frame, results = pd.read_csv(run), pd.read_csv(judged), pd.read_csv(out)
+    assert list(run_frame.columns) == ["query_id", "rank", "score", "chunk_id", "doc_id"]
+    assert list(qrels_frame.columns) == ["query_id", "doc_id", "chunk_id", "relevance"]
+    assert run_frame["query_id"].nunique() == 7 == payload["run"]["n_queries"] and len(run_frame) == 35
+    assert set(run_frame["query_id"]) == set(qrels_frame["query_id"]) <= set(results["chunk_id"])
+    # Where the source chunk made the top 5, its run rank is the rank chunk-eval reported.
+    merged = run_frame.merge(qrels_frame, on=["query_id", "chunk_id"]).merge(
+        results, left_on="query_id", right_on="chunk_id", suffixes=("_run", ""))
+    assert (merged["rank_run"] == merged["rank"]).all()
+    assert len(merged) == int((results.set_index("chunk_id").loc[qrels_frame["query_id"], "rank"] <= 5).sum())
+    assert main(args) == 0 and pd.read_csv(run).equals(run_frame)  # seeded: the same subset again
+    capsys.readouterr()
+    assert main(["chunk-eval", str(corpus_file), "--qrels", str(judged), "--no-progress"]) == 2
+    assert "--qrels needs --run" in capsys.readouterr().err

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import argparse
 import json
+
+import numpy as np
 from pathlib import Path
 
 from ..bm25 import Tokenizer
 from ..io import infer_file_type, write_results
 from ..queries import SELECTIONS, QueryModel
-from ..retrieval import chunk_eval
+from ..retrieval import chunk_eval_parts, qrels, top_k_run
 from .output import _jsonable, emit, progress_bar
 
 
@@ -41,21 +43,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"share of query terms from the chunk rather than the collection (default {defaults.lam})")
     parser.add_argument("--stopwords", choices=("en", "pt", "es"), default=None,
                         help="drop this language's stopwords when tokenising (default: keep all)")
+    parser.add_argument("--run", default=None,
+                        help="also write the top-k run (query_id, rank, score, chunk_id, doc_id) of a seeded "
+                        "subset of the queries to this file")
+    parser.add_argument("--qrels", default=None,
+                        help="with --run: write its qrels (query_id, doc_id, chunk_id, relevance) to this file")
+    parser.add_argument("--run-queries", type=int, default=2000, help="queries in the --run subset (default 2000)")
+    parser.add_argument("--run-k", type=int, default=20, help="chunks per query in --run (default 20)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.out:
-        infer_file_type(args.out)  # an unknown extension fails before any work
     model = QueryModel(mean_length=args.query_length, selection=args.selection, lam=args.lam)
     tokenizer = Tokenizer(stopwords=args.stopwords) if args.stopwords else None
+    for path in (args.out, args.run, args.qrels):
+        if path:
+            infer_file_type(path)  # an unknown extension fails before any work
+    if args.qrels and not args.run:
+        raise ValueError("--qrels needs --run")
     with progress_bar(f"chunk-eval {args.chunk_words}w", enabled=not args.no_progress) as progress:
-        frame = chunk_eval(
+        parts = chunk_eval_parts(
             args.corpus, chunk_words=args.chunk_words, overlap=args.overlap, queries=args.queries,
             query_model=model, tokenizer=tokenizer, cutoff=args.cutoff, rng=args.seed, progress=progress,
         )
+    frame = parts.results
     summary = dict(frame.attrs["summary"])
     if args.stopwords:
         summary["stopwords"] = args.stopwords
@@ -74,6 +87,18 @@ def _run(args: argparse.Namespace) -> int:
         command.append(f"--out {Path(args.out).name}")
         summary["file_type"] = write_results(frame, args.out)
     summary["out"] = args.out
+    if args.run:
+        # A separate stream of the seed picks the subset, so it does not shift the queries.
+        n_run = min(args.run_queries, len(parts.queries))
+        rows = np.sort(np.random.default_rng([args.seed, 1]).choice(len(parts.queries), n_run, replace=False))
+        subset = parts.queries.subset(rows)
+        write_results(top_k_run(parts.retrieval, subset, k=args.run_k), args.run)
+        if args.qrels:
+            write_results(qrels(parts.retrieval, subset), args.qrels)
+        command += [f"--run {Path(args.run).name}", f"--run-queries {args.run_queries}", f"--run-k {args.run_k}"]
+        if args.qrels:
+            command.append(f"--qrels {Path(args.qrels).name}")
+        summary["run"] = {"file": args.run, "qrels": args.qrels, "n_queries": n_run, "k": args.run_k}
     summary["command"] = " ".join(command)
     summary["hit_at"] = {str(k): float((frame["rank"] <= k).fillna(False).mean())
                          for k in (1, 5, 10, 20, 100) if k <= args.cutoff}
@@ -94,5 +119,9 @@ def _table(s: dict) -> str:
     ]
     if s["out"]:
         lines.append(f"wrote        {s['out']} ({s['file_type']})")
+    if s.get("run"):
+        run = s["run"]
+        lines.append(f"run          top-{run['k']} of {run['n_queries']} queries -> {run['file']}"
+                     + (f", qrels -> {run['qrels']}" if run["qrels"] else ""))
     lines.append(f"reproduce    {s['command']}")
     return "\n".join(lines)
