@@ -15,8 +15,10 @@ from scipy import special
 
 from .design import BootstrapResult, ClusterSample, check_options, point_estimate
 
-# Upper bound on index draws held in memory at once (~8 bytes each).
+# Index draws per batch of repetitions held in memory at once (~8 bytes each).
 MAX_DRAWS = 1 << 22
+# Index draws per inner step of the resampling: small enough to stay in cache.
+CACHE_DRAWS = 1 << 16
 
 
 def _uniform_indices(rng: np.random.Generator, n_values: int, shape: tuple[int, ...]) -> np.ndarray:
@@ -33,6 +35,21 @@ def _uniform_indices(rng: np.random.Generator, n_values: int, shape: tuple[int, 
     return idx.view(np.int64).reshape(shape)
 
 
+def _packing(flat: list[np.ndarray], k: int) -> list[int] | None:
+    """Bit widths that hold each column's K-draw sum, when all fit one int64 (else None).
+
+    Non-negative integer columns (hits, sizes) are packed side by side into one
+    integer so a single gather and sum serve them all, exactly (int32 when the
+    widths allow: half the memory traffic).
+    """
+    bits = []
+    for c in flat:
+        if c.size == 0 or c.min() < 0 or not np.array_equal(c, np.floor(c)):
+            return None
+        bits.append(int(k * c.max()).bit_length())
+    return bits if sum(bits) <= 62 else None
+
+
 def resampled_sums(
     columns: Sequence[np.ndarray],
     reps: int,
@@ -46,18 +63,26 @@ def resampled_sums(
     Two documents are drawn at once as one index into the K*K table of pairwise
     sums when that table is small next to the draws it saves; a pair of
     independent uniform indices is exactly a uniform index into the pair table.
+    Rows are processed a few at a time so the index arrays stay in cache.
     """
     rng = np.random.default_rng(rng)
     cols = [np.asarray(c, dtype=float) for c in columns]
     lead, k = cols[0].shape[:-1], cols[0].shape[-1]
     flat = [c.reshape(-1, k) for c in cols]
     rows = flat[0].shape[0]
+    bits = _packing(flat, k)
+    if bits is not None:
+        shifts = np.cumsum([0] + bits[:0:-1])[::-1].tolist()  # first column in the highest bits
+        dtype = np.int32 if sum(bits) <= 31 else np.int64
+        gathered = [sum(c.astype(np.int64) << s for c, s in zip(flat, shifts)).astype(dtype)]
+    else:
+        gathered = flat
     use_pairs = k >= 2 and 2 * k <= reps
     width = k * k if use_pairs else k
     draws = k // 2 if use_pairs else k
     odd = use_pairs and k % 2 == 1
-    out = [np.empty((rows, reps)) for _ in cols]
-    batch = max(1, MAX_DRAWS // (reps * (draws + odd)))
+    sums = [np.empty((rows, reps), dtype=g.dtype) for g in gathered]
+    batch = max(1, CACHE_DRAWS // (reps * (draws + odd)))
     for start in range(0, rows, batch):
         stop = min(rows, start + batch)
         nb = stop - start
@@ -67,14 +92,17 @@ def resampled_sums(
         if odd:
             single = _uniform_indices(rng, k, (nb, reps))
             single += offsets // width * k
-        for c, o in zip(flat, out):
-            block = c[start:stop]
+        for g, o in zip(gathered, sums):
+            block = g[start:stop]
             table = (block[:, :, None] + block[:, None, :]).reshape(nb, width) if use_pairs else block
             acc = table.ravel()[idx].sum(0)
             if odd:
                 acc += block.ravel()[single]
             o[start:stop] = acc
-    return [o.reshape(lead + (reps,)) for o in out]
+    if bits is not None:
+        (packed,) = sums
+        sums = [((packed >> s) & ((1 << b) - 1)).astype(float) for s, b in zip(shifts, bits)]
+    return [o.reshape(lead + (reps,)) for o in sums]
 
 
 def replicates(total, size, *, estimator: str = "micro", reps: int, rng=None) -> np.ndarray:

@@ -96,6 +96,25 @@ def _check(population: ClusterSample, k: int, reps: int, boot: int, control, two
         raise ValueError("control='iid' and two_stage_fraction need 0/1 y; this population has non-binary scores")
 
 
+def draw_documents(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarray:
+    """``n`` independent uniform k-subsets of range(d), as an (n, k) index array.
+
+    When k^2 <= d most k-tuples of independent uniform draws have no repeat
+    (probability about exp(-k^2 / 2d) >= 0.6): rejecting the rows with a repeat
+    leaves uniform subsets at a fraction of the cost of ranking d random keys,
+    which is the fallback for larger k.
+    """
+    if k * k > d:
+        return np.argpartition(rng.random((n, d)), k - 1, axis=1)[:, :k]
+    out = rng.integers(0, d, (n, k))
+    redo = np.arange(n)
+    while redo.size:
+        ordered = np.sort(out[redo], axis=1)
+        redo = redo[(ordered[:, 1:] == ordered[:, :-1]).any(axis=1)]
+        out[redo] = rng.integers(0, d, (redo.size, k))
+    return out
+
+
 def iid_control(population: ClusterSample, rng: np.random.Generator) -> ClusterSample:
     """The population with y permuted across all chunks (document structure destroyed).
 
@@ -157,8 +176,7 @@ def coverage_experiment(
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         sl = slice(start, stop)
-        # k smallest of uniform keys = a uniform k-subset, independently per row
-        idx = np.argpartition(rng.random((stop - start, d)), k - 1, axis=1)[:, :k]
+        idx = draw_documents(rng, d, k, stop - start)
         y, m, s = total[idx], size[idx], sumsq[idx]
         if two_stage_fraction is not None:
             keep = np.maximum(1, np.rint(two_stage_fraction * m)).astype(np.int64)

@@ -92,8 +92,20 @@ def test_columns_share_draws_and_rows_are_independent():
     assert not np.allclose(first, second)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e6])  # int32 and int64 packing
+def test_packed_integer_path_equals_the_float_path(scale):
+    # Integer columns are packed into one integer per document; adding a
+    # non-integer column forces the per-column float path with the same draws.
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 30, (4, 21)).astype(float) * scale
+    m = rng.integers(1, 60, (4, 21)).astype(float)
+    packed = resampled_sums([y, m], 300, 5)
+    floats = resampled_sums([y, m, m + 0.5], 300, 5)[:2]
+    assert np.array_equal(packed[0], floats[0]) and np.array_equal(packed[1], floats[1])
+
+
 def test_batches_cover_every_row(monkeypatch):
-    monkeypatch.setattr(rb, "MAX_DRAWS", 500)  # forces many batches
+    monkeypatch.setattr(rb, "CACHE_DRAWS", 500)  # forces many batches
     x = np.broadcast_to(np.arange(1.0, 9.0), (7, 3, 8))  # leading shape (7, 3)
     (out,) = resampled_sums([x], 64, np.random.default_rng(0))
     assert out.shape == (7, 3, 64)
