@@ -87,7 +87,7 @@ def test_sample_run_default_matches_an_independent_computation():
     scores = [seed_reference_recall(hits.get(q, []), relevant.get(q, set()), k) for q in queries]
     defined = [s for s in scores if s is not None]
     assert numbers(at)[0] == f"{sum(defined) / len(defined):.3f}"
-    summary = next(m.value for m in at.markdown if "excluded" in m.value)
+    summary = next(m.value for m in at.markdown if "in the mean" in m.value)
     assert f"**{len(defined):,} queries**" in summary and f"**{len(scores) - len(defined):,} excluded**" in summary
     assert "by `doc_id`" in summary  # queries grouped by their source document
     intervals = at.dataframe[0].value
