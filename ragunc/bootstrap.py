@@ -82,23 +82,30 @@ def resampled_sums(
     draws = k // 2 if use_pairs else k
     odd = use_pairs and k % 2 == 1
     sums = [np.empty((rows, reps), dtype=g.dtype) for g in gathered]
-    batch = max(1, CACHE_DRAWS // (reps * (draws + odd)))
-    for start in range(0, rows, batch):
-        stop = min(rows, start + batch)
+    row_batch = max(1, CACHE_DRAWS // (reps * (draws + odd)))
+    for start in range(0, rows, row_batch):
+        stop = min(rows, start + row_batch)
         nb = stop - start
         offsets = (np.arange(nb, dtype=np.int64) * width)[:, None]
-        idx = _uniform_indices(rng, width, (draws, nb, reps))
-        idx += offsets
+        blocks = [g[start:stop] for g in gathered]
+        tables = [
+            ((b[:, :, None] + b[:, None, :]).reshape(nb, width) if use_pairs else b).ravel() for b in blocks
+        ]
+        accs = [np.zeros((nb, reps), dtype=g.dtype) for g in gathered]
+        # Many documents in few rows (one large sample): split the draws instead.
+        draw_batch = max(1, CACHE_DRAWS // (nb * reps))
+        for first in range(0, draws, draw_batch):
+            idx = _uniform_indices(rng, width, (min(draws - first, draw_batch), nb, reps))
+            idx += offsets
+            for table, acc in zip(tables, accs):
+                acc += table[idx].sum(0)
         if odd:
             single = _uniform_indices(rng, k, (nb, reps))
             single += offsets // width * k
-        for g, o in zip(gathered, sums):
-            block = g[start:stop]
-            table = (block[:, :, None] + block[:, None, :]).reshape(nb, width) if use_pairs else block
-            acc = table.ravel()[idx].sum(0)
-            if odd:
+            for block, acc in zip(blocks, accs):
                 acc += block.ravel()[single]
-            o[start:stop] = acc
+        for acc, out in zip(accs, sums):
+            out[start:stop] = acc
     if bits is not None:
         (packed,) = sums
         sums = [((packed >> s) & ((1 << b) - 1)).astype(float) for s, b in zip(shifts, bits)]
