@@ -135,6 +135,11 @@ def current_source() -> DataSource:
     return st.session_state.get(SOURCE_STATE) or sample_source()
 
 
+def default_config(configs: list[str]) -> str:
+    """The config a page opens on: the study's 100-word chunks when present, else the first."""
+    return "100w" if "100w" in configs else configs[0]
+
+
 def require_results() -> tuple[DataSource, Results]:
     """The current source and its results; shows the error and stops the page when loading failed."""
     source = current_source()

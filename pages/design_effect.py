@@ -34,7 +34,7 @@ with st.expander("What am I looking at?"):
 with st.sidebar:
     st.header("Design effect")
     configs = list(results.configs)
-    config = st.selectbox("Chunk size (config)", configs, key=c.bind("config", configs[0], fix=c.one_of(configs, configs[0])))
+    config = st.selectbox("Chunk size (config)", configs, key=c.bind("config", c.default_config(configs), fix=c.one_of(configs, c.default_config(configs))))
     population = results.sample(config)
     n_docs = population.n_docs
     k = st.slider("K: documents per sample", 2, n_docs - 1,

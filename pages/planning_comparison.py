@@ -29,7 +29,7 @@ with st.expander("What am I looking at?"):
 configs = list(results.configs)
 with st.sidebar:
     st.header("Planning and comparison")
-    config = st.selectbox("Pilot config", configs, key=c.bind("config", configs[0], fix=c.one_of(configs, configs[0])))
+    config = st.selectbox("Pilot config", configs, key=c.bind("config", c.default_config(configs), fix=c.one_of(configs, c.default_config(configs))))
     estimator = st.radio("Estimator", ("micro", "macro"), horizontal=True,
                          key=c.bind("estimator", "micro", fix=c.one_of(("micro", "macro"), "micro")))
     level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,

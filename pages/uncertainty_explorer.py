@@ -41,7 +41,7 @@ with st.sidebar:
     options = configs + list(extra) + ([OTHER_SIZE] if c.can_compute_sizes(source) else [])
     config = st.selectbox(
         "Chunk size (config)", options,
-        key=c.bind("config", configs[0], fix=c.one_of(options, configs[0])),
+        key=c.bind("config", c.default_config(configs), fix=c.one_of(options, c.default_config(configs))),
         help="The configs present in the data; for the bundled stdlib sample you can compute another size.",
     )
     if config == OTHER_SIZE:

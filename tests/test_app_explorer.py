@@ -36,7 +36,7 @@ def _bounds(spec: dict) -> dict[str, tuple[float, float]]:
 def two_configs():
     """An app on an uploaded file holding two chunk sizes of the same 120 documents."""
     frame = chunk_rows(n_docs=120, seed=5, configs={"100w": 1.0, "50w": 2.0})
-    at = app_test(source="upload", **FAST)
+    at = app_test(source="upload", config="100w", **FAST)
     return upload(at, frame), frame
 
 

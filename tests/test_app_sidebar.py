@@ -14,12 +14,15 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = {"source": "synthetic", "syn_docs": "150", "reps": "200", "boot": "200"}
 
 
-def app_test(**params) -> AppTest:
+def app_test(page: str | None = None, **params) -> AppTest:
+    """The app opened as from a link: ``page`` (a file in pages/) with ``params`` in its URL."""
     # Run app.py from a script with no pages/ folder beside it: AppTest resets Streamlit's
     # "pages directory" flag before every run, which would run later reruns as v1 pages.
     at = AppTest.from_string(f"import runpy; runpy.run_path({APP!r}, run_name='__main__')", default_timeout=120)
     for key, value in params.items():
         at.query_params[key] = value
+    if page is not None:
+        at.switch_page(str(Path(APP).parent / "pages" / page))
     return at.run()
 
 
