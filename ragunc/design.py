@@ -225,11 +225,11 @@ def variance_ratio(variance, binomial_variance):
 # --------------------------------------------------------------------------- #
 
 
-def check_options(estimator: str, level: float) -> None:
+def check_options(estimator: str, level: float | None = None) -> None:
     """Raise ``ValueError`` for an unknown estimator or a level outside (0, 1)."""
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
-    if not 0 < level < 1:
+    if level is not None and not 0 < level < 1:
         raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
 
 
@@ -314,7 +314,9 @@ def interval_arrays(
     """Every analytic interval (naive, wilson, cluster, cluster_t, cluster_wilson), batch-wise.
 
     ``total``, ``size`` (and ``sumsq`` for non-binary y) have documents on the
-    last axis; ``fpc`` is 1 - K/D (1 without a known population).
+    last axis; ``fpc`` is 1 - K/D (1 without a known population).  For scores
+    in [0, 1] the Wilson-type intervals treat the mean as a proportion (NaN
+    outside [0, 1]); the naive SE uses the chunk variance of the scores.
     """
     total = np.asarray(total, dtype=float)
     size = np.asarray(size)
@@ -362,7 +364,7 @@ def _require_docs(sample: ClusterSample, at_least: int = 2) -> None:
 
 def estimate(sample: ClusterSample, estimator: str = "micro") -> float:
     """micro: sum(total)/sum(size) (ratio estimator); macro: mean of total/size."""
-    check_options(estimator, 0.95)
+    check_options(estimator)
     return float(point_estimate(sample.total, sample.size, estimator))
 
 
@@ -452,7 +454,7 @@ def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnosti
     DEFF and n_eff use the cluster variance without FPC; ``bernoulli_n`` uses
     the variance the intervals use (with FPC when population_docs is known).
     """
-    check_options(estimator, 0.95)
+    check_options(estimator)
     _require_docs(sample)
     est = point_estimate(sample.total, sample.size, estimator)
     n = sample.n_chunks

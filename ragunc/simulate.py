@@ -169,7 +169,6 @@ def coverage_experiment(
     estimates = np.empty(reps)
     n_chunks = np.empty(reps, dtype=np.int64)
     bvar, cvar, se_boot = np.empty(reps), np.empty(reps), np.empty(reps)
-    se_naive = np.empty(reps)
     lower = {m: np.empty(reps) for m in methods}
     upper = {m: np.empty(reps) for m in methods}
     batch = max(1, min(reps, MAX_DRAWS // max(1, boot * k // 2)))
@@ -184,7 +183,7 @@ def coverage_experiment(
             m, s = keep, y
         arr = interval_arrays(y, m, s, estimator=estimator, level=level, binary=population.binary, fpc=fpc)
         estimates[sl], n_chunks[sl] = arr.estimate, arr.n_chunks
-        bvar[sl], cvar[sl], se_naive[sl] = arr.binomial_variance, arr.cluster_variance, arr.se["naive"]
+        bvar[sl], cvar[sl] = arr.binomial_variance, arr.cluster_variance
         for name in ANALYTIC_METHODS:
             lower[name][sl], upper[name][sl] = arr.lower[name], arr.upper[name]
         if boot:
@@ -198,7 +197,7 @@ def coverage_experiment(
     coverage = {m: float(np.mean((lower[m] <= value) & (value <= upper[m]))) for m in methods}
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
     pq = float(chunk_variance(total, size, sumsq, value, population.binary))
-    se_mean = {"naive": float(se_naive.mean()), "cluster": float(np.sqrt(cvar).mean())}
+    se_mean = {"naive": float(np.sqrt(bvar).mean()), "cluster": float(np.sqrt(cvar).mean())}
     se_mean["cluster_t"] = se_mean["cluster"]
     if boot:
         se_mean["bootstrap"] = float(se_boot.mean())
