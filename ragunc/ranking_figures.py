@@ -74,15 +74,21 @@ def recall_interval_figure(report: RecallReport) -> go.Figure:
 
 
 def per_query_difference_figure(table: pd.DataFrame) -> go.Figure:
-    """How many queries each alternative moves away from truncate-dedup, and by how much (histogram)."""
+    """Queries that each alternative scores above truncate-dedup, by how much (histogram; ``order_differences`` table).
+
+    Both alternatives only ever add to truncate-dedup, so queries with no excess are counted in the legend, not drawn.
+    """
     defined = table.dropna(subset=["truncate_dedup"])
     fig = go.Figure()
     for column, label, colour, _, _ in SERIES[1:]:
+        excess = defined[column] - defined["truncate_dedup"]
+        higher = excess[excess > 0]
         fig.add_trace(go.Histogram(
-            x=defined[column] - defined["truncate_dedup"], name=label, marker={"color": colour},
-            opacity=0.75, xbins={"size": 0.1},
+            x=higher, name=f"{label}: {higher.size:,} of {excess.size:,} queries higher",
+            marker={"color": colour, "pattern": {"shape": "" if column == "dedup_truncate" else "/"}},
+            opacity=0.8, xbins={"start": 0, "size": 0.1},
             hovertemplate=f"<b>{label}</b><br>excess %{{x}}<br>%{{y}} queries<extra></extra>",
         ))
     fig.update_layout(barmode="group")
-    return _layout(fig, title="Per query: excess over truncate-dedup", x="score − truncate-dedup recall",
-                   y="queries")
+    return _layout(fig, title="Per query: how far each alternative lands above truncate-dedup",
+                   x="score − truncate-dedup recall", y="queries")
