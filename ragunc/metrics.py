@@ -40,7 +40,6 @@ from .runs import Qrels, Run
 TRUNCATE_DEDUP = "truncate-dedup"
 DEDUP_TRUNCATE = "dedup-truncate"
 ORDERS = (TRUNCATE_DEDUP, DEDUP_TRUNCATE)
-METRICS = ("recall", "hit", "precision", "rr", "ndcg", "chunk_recall", "naive_sum")
 
 
 @dataclass(frozen=True)

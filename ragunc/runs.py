@@ -59,10 +59,6 @@ class Qrels:
     source: str = "<qrels>"
 
     @property
-    def query_ids(self) -> np.ndarray:
-        return pd.unique(self.query_id)
-
-    @property
     def has_chunks(self) -> bool:
         return self.chunk_id is not None
 
