@@ -268,36 +268,60 @@ def rank_targets(
     return RankResult(rank=rank, top=top, target_score=target_score)
 
 
+def _segment_rows(indptr: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Row of each entry position in a CSR layout."""
+    return np.searchsorted(indptr, positions, side="right") - 1
+
+
 def _rank_batch(scores: sp.csr_matrix, targets: np.ndarray, n_chunks: int):
-    """Ranks and top-1 of one batch of sparse score rows (implicit entries score 0)."""
+    """Ranks and top-1 of one batch of sparse score rows (implicit entries score 0).
+
+    Full passes over the entries are few and elementwise; per-entry work beyond them is
+    limited to the entries that beat or tie the target (few when ranks are small).
+    """
     n = scores.shape[0]
     indptr, cols, vals = scores.indptr, scores.indices, scores.data
-    rows = _row_ids(indptr)
     nnz = np.diff(indptr)
     implicit = n_chunks - nnz  # chunks with score exactly 0
     # Target score: its explicit entry, or 0.
-    is_target = cols == targets[rows]
+    found = np.flatnonzero(cols == np.repeat(targets.astype(cols.dtype), nnz))
     v = np.zeros(n)
-    v[rows[is_target]] = vals[is_target]
-    vr = v[rows]
-    higher = np.bincount(rows, weights=vals > vr, minlength=n)
-    tie_below = np.bincount(rows, weights=(vals == vr) & (cols < targets[rows]), minlength=n)
-    explicit_below = np.bincount(rows, weights=cols < targets[rows], minlength=n)
-    higher += np.where(v < 0, implicit, 0)
-    tie_below += np.where(v == 0, targets - explicit_below, 0)
-    rank = 1 + higher + tie_below
+    v[_segment_rows(indptr, found)] = vals[found]
+    v_rep = np.repeat(v, nnz)
+    win = np.flatnonzero(vals > v_rep)  # entries scoring above their row's target
+    win_rows = _segment_rows(indptr, win)
+    higher = np.bincount(win_rows, minlength=n) + np.where(v < 0, implicit, 0)
+    tied = np.flatnonzero(vals == v_rep)
+    tied_rows = _segment_rows(indptr, tied)
+    tied_below = cols[tied] < targets[tied_rows]
+    tie_below = np.bincount(tied_rows, weights=tied_below, minlength=n).astype(np.int64)
+    zero = np.flatnonzero(v == 0)
+    if len(zero):
+        # A target scoring 0 also ties with every implicit chunk before it.
+        in_zero = np.flatnonzero(np.repeat(v == 0, nnz))
+        zero_rows = _segment_rows(indptr, in_zero)
+        explicit_below = np.bincount(zero_rows, weights=cols[in_zero] < targets[zero_rows], minlength=n)
+        tie_below[zero] += targets[zero] - explicit_below[zero].astype(np.int64)
+    rank = (1 + higher + tie_below).astype(np.float64)
 
-    # Top-1: the maximum explicit score, lowest column among equals; implicit zeros compete.
-    filled = nnz > 0
-    starts = indptr[:-1][filled]
-    row_max = np.full(n, -np.inf)
-    top = np.full(n, n_chunks, dtype=np.int64)
-    if len(vals):
-        row_max[filled] = np.maximum.reduceat(vals, starts)
-        at_max = np.where(vals == row_max[rows], cols, n_chunks)
-        top[filled] = np.minimum.reduceat(at_max, starts)
-    for i in np.flatnonzero((implicit > 0) & (row_max <= 0)):
-        # Rare (scores <= 0 only): the first implicit column may win; use the dense row.
+    # Top-1: the best of the entries above the target, lowest column among equals;
+    # with none above, the lowest column tying the target (the target itself at most).
+    top = targets.copy()
+    if len(tied):
+        first_tie = np.full(n, n_chunks, dtype=np.int64)
+        np.minimum.at(first_tie, tied_rows, cols[tied])
+        has_tie = first_tie < n_chunks
+        top[has_tie] = np.minimum(top[has_tie], first_tie[has_tie])
+    best = v.copy()
+    if len(win):
+        starts = np.flatnonzero(np.diff(win_rows, prepend=-1))
+        seg_rows = win_rows[starts]
+        seg_max = np.maximum.reduceat(vals[win], starts)
+        at_max = np.where(vals[win] == np.repeat(seg_max, np.diff(np.append(starts, len(win)))), cols[win], n_chunks)
+        top[seg_rows] = np.minimum.reduceat(at_max, starts)
+        best[seg_rows] = seg_max
+    for i in np.flatnonzero((implicit > 0) & (best <= 0)):
+        # Only with non-positive scores (negative idf): an implicit zero may win; use the dense row.
         dense = np.zeros(n_chunks)
         dense[cols[indptr[i] : indptr[i + 1]]] = vals[indptr[i] : indptr[i + 1]]
         top[i] = int(np.argmax(dense))
