@@ -138,13 +138,17 @@ def sorted_quantile(sorted_reps: np.ndarray, q) -> np.ndarray:
     Linear interpolation, as ``np.percentile``'s default (and scipy.stats.bootstrap).
     """
     b = sorted_reps.shape[-1]
-    pos = np.clip(np.asarray(q, dtype=float), 0.0, 1.0) * (b - 1)
+    q = np.asarray(q, dtype=float)
+    # BCa levels are NaN when every replicate lies on one side of the estimate and
+    # the acceleration is non-zero: the bound is undefined, not an extreme replicate.
+    defined = np.isfinite(q)
+    pos = np.clip(np.where(defined, q, 0.0), 0.0, 1.0) * (b - 1)
     lo = np.floor(pos).astype(np.int64)
     hi = np.minimum(lo + 1, b - 1)
     frac = pos - lo
     x_lo = np.take_along_axis(sorted_reps, lo[..., None], -1)[..., 0]
     x_hi = np.take_along_axis(sorted_reps, hi[..., None], -1)[..., 0]
-    return x_lo + frac * (x_hi - x_lo)
+    return np.where(defined, x_lo + frac * (x_hi - x_lo), np.nan)
 
 
 def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: float):

@@ -136,6 +136,9 @@ def test_sorted_quantile_matches_numpy_percentile():
     q = rng.random(5)
     expected = [np.percentile(x[i], 100 * q[i]) for i in range(5)]
     assert sorted_quantile(x, q) == pytest.approx(expected)
+    q[1] = np.nan
+    out = sorted_quantile(x, q)
+    assert np.isnan(out[1]) and np.isfinite(out[[0, 2, 3, 4]]).all()
 
 
 def test_batch_equals_leading_axes():
