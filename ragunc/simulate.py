@@ -154,6 +154,16 @@ def coverage_experiment(
     the usual conservative estimator for two stages.  ``control="iid"`` first
     permutes y across all chunks once (see :func:`iid_control`).  Both need 0/1 y.
     ``boot=0`` skips the bootstrap methods.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> size = rng.integers(1, 60, 400)
+    >>> hits = rng.binomial(size, rng.beta(0.5, 2.0, 400)).astype(float)
+    >>> population = ClusterSample(np.arange(400).astype(str), hits, size, hits)
+    >>> result = coverage_experiment(population, k=20, reps=500, boot=200, rng=1)
+    >>> result.coverage["naive"] < 0.8 < result.coverage["cluster_t"]
+    True
     """
     check_options(estimator, level)
     _check(population, k, reps, boot, control, two_stage_fraction)
