@@ -127,3 +127,16 @@ def test_compare(capsys, population_csv):
     assert d["bootstrap"]["reps"] == 300
     assert main(["compare", population_csv, "--a", "a", "--b", "zzz"]) == 2
     assert "zzz" in capsys.readouterr().err
+
+
+def test_tables_are_readable(capsys, population_csv):
+    assert main(["simulate", population_csv, "--config", "a", "--k", "5", "--reps", "40", "--boot", "20"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert any(line.startswith("cluster_t ") for line in lines) and "coverage (nominal 95%)" in out
+    # aligned: every method row starts its coverage figure in the same column
+    rows = [line for line in lines if line.split()[:1] and line.split()[0] in ("naive", "cluster", "bootstrap")]
+    assert len({line.index(line.split()[1]) for line in rows}) == 1
+    assert main(["compare", population_csv, "--a", "a", "--b", "b", "--boot", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "paired (documents)" in out and "naive (unpaired chunks)" in out
