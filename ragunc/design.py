@@ -28,6 +28,13 @@ ANALYTIC_METHODS = ("naive", "wilson", "cluster", "cluster_t", "cluster_wilson")
 # --------------------------------------------------------------------------- #
 
 
+# ClusterSample's per-document arrays and their dtypes (None: keep as given).
+_PER_DOCUMENT = {
+    "doc_id": None, "total": np.float64, "size": np.int64, "sumsq": np.float64,
+    "lag_cross": np.float64, "first": np.float64, "last": np.float64, "doc_type": None,
+}
+
+
 @dataclass(frozen=True)
 class ClusterSample:
     """Per-document sufficient statistics of one config (the design object).
@@ -50,25 +57,16 @@ class ClusterSample:
     def __post_init__(self) -> None:
         # The loader is the data boundary; this only guards programmatic callers
         # against arrays of the wrong shape, cheaply.
-        set_ = object.__setattr__
-        set_(self, "doc_id", np.asarray(self.doc_id))
-        set_(self, "total", np.asarray(self.total, dtype=np.float64))
-        set_(self, "size", np.asarray(self.size, dtype=np.int64))
-        set_(self, "sumsq", np.asarray(self.sumsq, dtype=np.float64))
-        k = self.total.shape[0] if self.total.ndim == 1 else -1
-        if k < 0:
-            raise ValueError(f"total must be 1-D (one entry per document), got shape {self.total.shape}")
-        for name in ("doc_id", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+        for name, dtype in _PER_DOCUMENT.items():
             value = getattr(self, name)
-            if value is None:
-                continue
-            if name in ("lag_cross", "first", "last"):
-                value = np.asarray(value, dtype=np.float64)
-                set_(self, name, value)
-            elif name == "doc_type":
-                value = np.asarray(value)
-                set_(self, name, value)
-            if value.shape != (k,):
+            if value is not None:
+                object.__setattr__(self, name, np.asarray(value, dtype=dtype))
+        if self.total.ndim != 1:
+            raise ValueError(f"total must be 1-D (one entry per document), got shape {self.total.shape}")
+        k = self.total.shape[0]
+        for name in _PER_DOCUMENT:
+            value = getattr(self, name)
+            if value is not None and value.shape != (k,):
                 raise ValueError(f"{name} has shape {value.shape}, expected ({k},) like total")
         if k and self.size.min() < 1:
             bad = np.flatnonzero(self.size < 1)[:5].tolist()
@@ -91,12 +89,10 @@ class ClusterSample:
     def subset(self, index: np.ndarray) -> "ClusterSample":
         """The documents at ``index`` (positions or a boolean mask), keeping population_docs."""
         index = np.asarray(index)
-        pick = {
-            f.name: (None if getattr(self, f.name) is None else getattr(self, f.name)[index])
-            for f in dataclasses.fields(self)
-            if f.name in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type")
-        }
-        return dataclasses.replace(self, **pick)
+        pick = {name: getattr(self, name) for name in _PER_DOCUMENT}
+        return dataclasses.replace(
+            self, **{name: None if value is None else value[index] for name, value in pick.items()}
+        )
 
 
 # --------------------------------------------------------------------------- #
