@@ -216,7 +216,11 @@ def cluster_bootstrap(
     reps: int = 1000,
     rng: np.random.Generator | int | None = None,
 ) -> BootstrapResult:
-    """Resample whole documents B times; percentile and BCa intervals, bootstrap SE."""
+    """Resample whole documents B times; percentile and BCa intervals, bootstrap SE.
+
+    Resampling with replacement knows no FPC: with a known population_docs the
+    linearization intervals shrink by 1 - K/D, the bootstrap's do not.
+    """
     check_options(estimator, level)
     if sample.n_docs < 2:
         raise ValueError(f"the cluster bootstrap needs at least 2 documents, got {sample.n_docs}")
