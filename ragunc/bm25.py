@@ -123,25 +123,14 @@ class BM25Index:
     def n_chunks(self) -> int:
         return self.weights.shape[1]
 
-    def term_ids(self, tokens: Sequence[str]) -> np.ndarray:
-        """Ids of ``tokens`` in the vocabulary; unknown tokens are dropped (they score 0)."""
-        ids = self.vocabulary.get_indexer(list(tokens))
-        return ids[ids >= 0]
-
     def query_matrix(self, queries: Iterable[Sequence[str]]) -> sp.csr_matrix:
         """Queries (token lists) as a (n_queries, n_terms) count matrix."""
-        rows, cols = [], []
-        for i, tokens in enumerate(queries):
-            ids = self.term_ids(tokens)
-            rows.append(np.full(len(ids), i, dtype=np.int64))
-            cols.append(ids)
-        n = len(rows)
-        return query_matrix_from_ids(
-            np.concatenate(rows) if rows else np.empty(0, np.int64),
-            np.concatenate(cols) if cols else np.empty(0, np.int64),
-            n_queries=n,
-            n_terms=len(self.vocabulary),
-        )
+        queries = [list(q) for q in queries]
+        lengths = np.fromiter((len(q) for q in queries), dtype=np.int64, count=len(queries))
+        ids = self.vocabulary.get_indexer([tok for q in queries for tok in q])
+        rows = np.repeat(np.arange(len(queries)), lengths)
+        known = ids >= 0  # unknown tokens score 0, as in rank-bm25
+        return query_matrix_from_ids(rows[known], ids[known], n_queries=len(queries), n_terms=len(self.vocabulary))
 
     def get_scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Scores of every chunk for one query, as ``BM25Okapi.get_scores``."""

@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 #: Bump when the rendering changes, so stale caches are rebuilt.
-STDLIB_BUILDER_VERSION = 2
+STDLIB_BUILDER_VERSION = 3
 
 TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
 
@@ -73,11 +73,28 @@ _CATEGORIES = {
     "runtime": "sys sysconfig builtins warnings dataclasses contextlib abc atexit traceback "
     "__future__ gc inspect site code codeop",
     "importing": "importlib pkgutil modulefinder runpy",
-    "language": "ast symtable token keyword tokenize tabnanny pyclbr py_compile compileall dis "
-    "pickletools opcode",
+    "language": "ast symtable token keyword tokenize tabnanny pyclbr py_compile compileall dis opcode",
     "unix": "posix pwd grp crypt termios tty pty fcntl resource syslog pipes nis spwd",
 }
-STDLIB_CATEGORY = {name: cat for cat, names in _CATEGORIES.items() for name in names.split()}
+# Private and legacy modules whose docs belong with a public chapter.
+_CATEGORIES_EXTRA = {
+    "datatypes": "_collections_abc _weakrefset _py_abc _strptime",
+    "numeric": "_pydecimal",
+    "os": "_pyio optparse",
+    "persistence": "_compat_pickle",
+    "compression": "_compression",
+    "markup": "_markupbase",
+    "runtime": "_sitebuiltins _bootsubprocess",
+    "packaging": "_aix_support _osx_support",
+    "concurrency": "_threading_local",
+    "importing": "imp",
+    "protocols": "nturl2path",
+    "text": "sre_compile sre_constants sre_parse",
+    "fileformats": "xdrlib",
+}
+STDLIB_CATEGORY = {
+    name: cat for table in (_CATEGORIES, _CATEGORIES_EXTRA) for cat, names in table.items() for name in names.split()
+}
 
 
 @dataclass(frozen=True)
