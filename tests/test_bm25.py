@@ -134,3 +134,13 @@ def test_rank_targets_rejects_mismatched_targets():
     index = bm25_index([["a"], ["b"]])
     with pytest.raises(ValueError, match="3 targets for 2 queries"):
         rank_targets(index, index.query_matrix([["a"], ["b"]]), np.array([0, 1, 0]))
+
+
+def test_stemmer_by_language_needs_a_stemming_package():
+    import importlib.util
+
+    if importlib.util.find_spec("Stemmer") or importlib.util.find_spec("nltk"):
+        assert Tokenizer(stemmer="en")("Running runs") == ["run", "run"]  # Snowball English
+    else:
+        with pytest.raises(ValueError, match="stemming needs PyStemmer or nltk installed"):
+            Tokenizer(stemmer="en")
