@@ -25,10 +25,10 @@ CONTRACT = ("doc_id", "y", "chunk_id", "chunk_index", "config", "doc_type")
 REQUIRED = ("doc_id", "y")
 UNMAPPED = "(none)"
 PAGES = (  # file in pages/, title, icon; the first is the default page
-    ("uncertainty_explorer.py", "Uncertainty explorer", "🎯"),
-    ("design_effect.py", "Design effect", "🧩"),
-    ("planning_comparison.py", "Planning and comparison", "📐"),
-    ("ranking_metrics.py", "Ranking metrics", "🏅"),
+    ("uncertainty_explorer.py", "Uncertainty explorer", ":material/straighten:"),
+    ("design_effect.py", "Design effect", ":material/grid_view:"),
+    ("planning_comparison.py", "Planning and comparison", ":material/compare_arrows:"),
+    ("ranking_metrics.py", "Ranking metrics", ":material/leaderboard:"),
 )
 
 
@@ -108,7 +108,7 @@ def sidebar_source() -> _cache.DataSource:
 
 
 def main() -> None:
-    st.set_page_config(page_title="ragunc: how sure is this retrieval evaluation?", page_icon="📏", layout="wide")
+    st.set_page_config(page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide")
     _cache.new_run()
     pages = [
         st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])

@@ -58,13 +58,13 @@ def _num(value: float | None, fmt: str) -> str:
 
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
 tiles = st.columns(6)
-tiles[0].metric("ICC (ρ)", _num(d.icc, ".3f"))
-tiles[1].metric("DEFF (measured)", _num(d.deff, ".2f"))
-tiles[2].metric("DEFF (Kish, 1+((1+CV²)m̄−1)ρ)", _num(d.deff_kish, ".2f"))
-tiles[3].metric("Mean chunks per document", _num(d.mean_size, ".1f"), help=f"CV of sizes {d.cv_size:.2f}")
-tiles[4].metric("Neighbour autocorrelation", _num(d.lag1_autocorr, ".3f"),
+tiles[0].metric("ICC (ρ)", _num(d.icc, ".3f"), help="Intraclass correlation of chunks within a document (ANOVA).")
+tiles[1].metric("DEFF", _num(d.deff, ".2f"), help="Measured: cluster variance / binomial variance.")
+tiles[2].metric("Kish DEFF", _num(d.deff_kish, ".2f"), help="1 + ((1 + CV²)·m̄ − 1)·ρ, for unequal document sizes.")
+tiles[3].metric("Chunks / doc", _num(d.mean_size, ".1f"), help=f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}.")
+tiles[4].metric("Neighbour corr.", _num(d.lag1_autocorr, ".3f"),
                 help="Lag-1 autocorrelation of within-document residuals of neighbouring chunks.")
-tiles[5].metric("Variance share of doc_type", _num(d.doc_type_share, ".1%"),
+tiles[5].metric("doc_type share", _num(d.doc_type_share, ".1%"),
                 help="Share of the variance of document rates explained by the document type.")
 
 observed = {

@@ -49,7 +49,7 @@ METHOD_COLORS = {
     "wilson": OKABE_ITO["orange"],
     "cluster": OKABE_ITO["blue"],
     "cluster_t": OKABE_ITO["sky_blue"],
-    "cluster_wilson": OKABE_ITO["yellow"],
+    "cluster_wilson": OKABE_ITO["grey"],  # Okabe-Ito yellow is unreadable on a light background
     "bootstrap": OKABE_ITO["bluish_green"],
     "bootstrap_bca": OKABE_ITO["reddish_purple"],
     "paired": OKABE_ITO["blue"],
@@ -101,9 +101,10 @@ def _style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 380) -> 
         xaxis_title=x,
         yaxis_title=y,
         height=height,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
         hovermode="closest",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 1, "xanchor": "right"},
+        # below the plot, so long titles and legends never overlap in a narrow column
+        legend={"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0, "xanchor": "left"},
     )
     return fig
 
@@ -180,37 +181,39 @@ def coverage_figure(
         colors = [method_color(m) for m in shown] if len(series) == 1 else SERIES_COLORS[i % len(SERIES_COLORS)]
         fig.add_trace(
             go.Scatter(
-                x=labels,
-                y=cov,
+                x=cov,
+                y=labels,
+                orientation="h",
                 mode="markers",
                 name=name or "coverage",
                 showlegend=len(series) > 1,
                 marker={"color": colors, "size": 12},
-                error_y={"type": "data", "array": err, "thickness": 2, "width": 6},
+                error_x={"type": "data", "array": err, "thickness": 2, "width": 6,
+                         # one colour per trace: grey reads on light and dark backgrounds
+                         "color": REFERENCE_COLOR if len(series) == 1 else colors},
                 customdata=np.column_stack([err, np.rint(cov / 100 * res.reps)]),
                 hovertemplate=(
                     (f"<b>{name}</b><br>" if name else "")
-                    + "%{x}<br>coverage %{y:.1f}% ± %{customdata[0]:.1f} pp<br>"
+                    + "%{y}<br>coverage %{x:.1f}% ± %{customdata[0]:.1f} pp<br>"
                     + f"%{{customdata[1]:.0f}} of {res.reps:,} repetitions held the population value<extra></extra>"
                 ),
             )
         )
-    fig.add_hline(
-        y=100 * first.level, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
-        annotation_text=f"nominal {first.level:.0%}", annotation_position="bottom right",
+    fig.add_vline(
+        x=100 * first.level, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
+        annotation_text=f"nominal {first.level:.0%}", annotation_position="top",
     )
     low = min(min(100 * r.coverage[m] - 196 * r.coverage_mcse[m] for m in shown) for r in series.values())
-    fig.update_yaxes(range=[max(0.0, min(low, 100 * first.level) - 5), 101])
+    fig.update_xaxes(range=[max(0.0, min(low, 100 * first.level) - 5), 101])
+    fig.update_yaxes(autorange="reversed")
     if len(series) > 1:
         fig.update_layout(scattermode="group")
     return _style(
         fig,
-        title=(
-            f"Coverage over {first.reps:,} samples of K = {first.k} documents "
-            f"(bars: ±1.96 Monte Carlo SE)"
-        ),
-        x="",
-        y="Coverage (%)",
+        title=f"Coverage over {first.reps:,} samples of K = {first.k} documents (±1.96 Monte Carlo SE)",
+        x="coverage (%)",
+        y="",
+        height=340 + 20 * (len(series) - 1) * len(shown) // 2,
     )
 
 
@@ -255,17 +258,15 @@ def stacked_intervals_figure(
             row=1, col=col,
         )
         fig.add_vline(x=100 * truth, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=col)
-        fig.layout.annotations[col - 1].text = (
-            f"{method_label(method)}: {int(miss.sum())} of {n} miss"
-        )
+        fig.layout.annotations[col - 1].text = f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
         fig.update_xaxes(title_text=f"{result.estimator} rate (%)", row=1, col=col)
     fig.update_yaxes(title_text="repetition", autorange="reversed", row=1, col=1)
     return _style(
         fig,
-        title=f"First {n} repetitions (K = {result.k}); dashed line: population value {100 * truth:.2f}%",
+        title=f"First {n} repetitions, K = {result.k} (dashed: population {100 * truth:.2f}%)",
         x=f"{result.estimator} rate (%)",
         y="repetition",
-        height=max(380, 4 * n + 140),
+        height=max(420, 4 * n + 200),
     )
 
 
@@ -298,10 +299,7 @@ def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40) -> g
     _vertical(fig, 100 * result.population_value, "population")
     return _style(
         fig,
-        title=(
-            f"Sampling distribution over {result.reps:,} samples: empirical SD "
-            f"{100 * result.sd_empirical:.2f} pp"
-        ),
+        title=f"Estimates over {result.reps:,} samples (SD {100 * result.sd_empirical:.2f} pp)",
         x=f"{result.estimator} rate (%)",
         y="density (per percentage point)",
     )
@@ -419,12 +417,14 @@ def plan_figure(plan: PlanResult) -> go.Figure:
             hovertemplate=f"{plan.docs_needed:,} documents ≈ {plan.chunks_expected:,.0f} chunks<extra></extra>",
         )
     )
+    # log-log: half-widths fall as 1/sqrt(K), straight lines that stay readable near the target
     fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
     return _style(
         fig,
         title=f"Documents needed for ± {100 * plan.half_width:.2f} pp at {plan.level:.0%}",
         x="documents sampled (K, log scale)",
-        y="half-width (percentage points)",
+        y="half-width (percentage points, log scale)",
     )
 
 

@@ -88,19 +88,19 @@ def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
     fig = figures.coverage_figure(coverage)
     (trace,) = fig.data
     methods = list(coverage.coverage)
-    assert list(trace.x) == [figures.method_label(m) for m in methods]
-    np.testing.assert_allclose(trace.y, [100 * coverage.coverage[m] for m in methods])
+    assert list(trace.y) == [figures.method_label(m) for m in methods]
+    np.testing.assert_allclose(trace.x, [100 * coverage.coverage[m] for m in methods])
     # ±1.96 Monte Carlo SE, with the binomial MCSE recomputed here: sqrt(c(1-c)/R)
     c = np.array([coverage.coverage[m] for m in methods])
-    np.testing.assert_allclose(trace.error_y.array, 196 * np.sqrt(c * (1 - c) / coverage.reps), atol=1e-9)
-    assert fig.layout.shapes[0].y0 == pytest.approx(100 * coverage.level)
+    np.testing.assert_allclose(trace.error_x.array, 196 * np.sqrt(c * (1 - c) / coverage.reps), atol=1e-9)
+    assert fig.layout.shapes[0].x0 == pytest.approx(100 * coverage.level)
 
 
 def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, coverage):
     iid = coverage_experiment(population, k=15, reps=150, boot=100, rng=3, control="iid")
     fig = figures.coverage_figure({"real": coverage, "iid": iid}, methods=("naive", "cluster"))
     assert [t.name for t in fig.data] == ["real", "iid"]
-    np.testing.assert_allclose(fig.data[1].y, [100 * iid.coverage["naive"], 100 * iid.coverage["cluster"]])
+    np.testing.assert_allclose(fig.data[1].x, [100 * iid.coverage["naive"], 100 * iid.coverage["cluster"]])
 
 
 def test_stacked_intervals_colours_exactly_the_misses(coverage):

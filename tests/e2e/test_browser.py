@@ -1,0 +1,185 @@
+"""Real browser: `streamlit run app.py` in headless Debian chromium driven by Playwright.
+
+Skipped with a reason when chromium or Playwright is missing, except under CI (env CI set),
+where that is a failure.  Never downloads a browser.
+"""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+TIMEOUT_MS = 90_000
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (required under CI)")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"Debian chromium not found at {CHROMIUM}")
+    port = _free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / "streamlit.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start; see {log.name}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright (python) is not installed")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def _wait_idle(page) -> None:
+    """Wait until the app has finished running: no "Running..." status widget for a while."""
+    page.wait_for_selector('[data-testid="stMetric"]', timeout=TIMEOUT_MS)
+    quiet_since = None
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        running = page.locator('[data-testid="stStatusWidget"]').filter(has_text="Running").count() > 0
+        if running:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since > 1.5:
+            return
+        page.wait_for_timeout(150)
+    raise AssertionError("the app kept running")
+
+
+def _screenshot(page, name: str) -> None:
+    # Streamlit scrolls inside its main container, so grow the viewport to capture the whole page.
+    height = page.evaluate("document.querySelector('[data-testid=stMain]')?.scrollHeight || 1000")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 100, 6000)})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def _k_slider(page):
+    """The K slider's thumb: Streamlit renders it as a visually hidden range input."""
+    return page.locator('[data-testid="stSlider"]').filter(has_text="K: documents per sample").locator(
+        'input[type="range"]'
+    )
+
+
+def _tile(page, label: str) -> str:
+    tile = page.locator('[data-testid="stMetric"]').filter(
+        has=page.locator('[data-testid="stMetricLabel"]', has_text=label)
+    ).first
+    return tile.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def test_moving_k_in_a_real_browser_changes_the_deff_tile(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(app_url, timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator("h1", has_text="Uncertainty explorer").count() == 1
+    before = _tile(page, "DEFF")
+
+    thumb = _k_slider(page)
+    start = int(thumb.input_value())
+    thumb.focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    # The run that used the new K writes it into the URL when it ends.
+    page.wait_for_url(re.compile(rf"[?&]k={start + 10}(&|$)"), timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    after = _tile(page, "DEFF")
+    assert after != before, f"DEFF tile stayed at {before} after moving K from {start} to {start + 10}"
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _screenshot(page, "explorer_after_k.png")
+    page.close()
+
+
+def test_a_shared_link_reproduces_the_view(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/?k=31&level=0.9&sim=0", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert _k_slider(page).input_value() == "31"
+    assert page.get_by_text("90% intervals").count() >= 1
+    _screenshot(page, "explorer_shared_link.png")
+    page.close()
+
+
+@pytest.mark.parametrize(
+    ("link", "title"),
+    [("Design effect", "Design effect"), ("Planning and comparison", "Planning and comparison")],
+)
+def test_every_page_renders_in_the_browser(app_url, browser, link, title):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(app_url, timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(link, exact=True).click()
+    page.wait_for_selector(f'h1:has-text("{title}")', timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1
+    _screenshot(page, f"{title.lower().replace(' ', '_')}.png")
+    page.close()
+
+
+def test_dark_theme_renders(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    page.goto(f"{app_url}/?sim=0", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _screenshot(page, "explorer_dark.png")
+    page.close()
