@@ -116,7 +116,8 @@ def evaluate(
     n_relevant = np.fromiter((len(r) for r in queries.relevant), dtype=np.int64, count=len(queries))
     pair_query = np.repeat(np.arange(len(queries)), n_relevant)
     pair_target = np.concatenate(queries.relevant) if len(queries) else np.empty(0, np.int64)
-    matrix = queries.matrix if len(pair_query) == len(queries) else queries.matrix[pair_query]
+    one_each = np.array_equal(pair_query, np.arange(len(queries)))
+    matrix = queries.matrix if one_each else queries.matrix[pair_query]
     ranked = rank_targets(retrieval.index, matrix, pair_target, cutoff=cutoff, progress=progress)
     # Several relevant chunks: the best one counts; the top chunk is the same for each pair.
     rank = np.full(len(queries), np.inf)
