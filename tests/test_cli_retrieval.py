@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import json
+import platform
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from ragunc.cli import main
 from ragunc.io import load_results
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 
 
 @pytest.fixture()
@@ -59,7 +63,7 @@ def test_bad_chunk_size_and_extension(corpus_file, capsys):
     assert "unknown file type" in capsys.readouterr().err
 
 
-def test_stdlib_at_75_words(tmp_path, monkeypatch, capsys):
+def test_stdlib_at_75_words_and_the_sample_data_rebuild(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGUNC_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "stdlib_75w.csv.gz"
     assert main(["chunk-eval", "stdlib", "--chunk-words", "75", "--out", str(out), "--json", "--no-progress"]) == 0
@@ -67,6 +71,15 @@ def test_stdlib_at_75_words(tmp_path, monkeypatch, capsys):
     loaded = load_results(out)
     assert loaded.configs == ["75w"] and loaded.n_rows == payload["n_chunks"] > 4000
     assert 0.1 < payload["hit1"] < 0.5
+    meta = json.loads((SAMPLE / "stdlib_meta.json").read_text())
+    if platform.python_version() != meta["python"]:
+        pytest.skip(f"sample data were built on Python {meta['python']}")
+    # The recorded build command reproduces the shipped file row for row.
+    command = meta["configs"]["200w"]["command"].split()[2:]
+    rebuilt = tmp_path / "stdlib_200w.csv.gz"
+    command[command.index("--out") + 1] = str(rebuilt)
+    assert main(["chunk-eval", *command, "--no-progress"]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(rebuilt), pd.read_csv(SAMPLE / "stdlib_200w.csv.gz"))
 
 
 def test_run_and_qrels_for_a_seeded_subset(corpus_file, tmp_path, capsys):

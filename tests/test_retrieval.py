@@ -1,6 +1,9 @@
 """chunk_eval end to end: the data contract, ranks checked against rank-bm25, user queries, runs."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,6 +25,7 @@ from ragunc.retrieval import (
     user_queries,
 )
 
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 MODULES = ["json", "json.decoder", "csv", "textwrap", "shlex", "fnmatch", "glob", "heapq", "bisect",
            "string", "calendar", "gettext", "smtplib", "queue", "sched", "colorsys"]
 
@@ -132,3 +136,29 @@ def test_top_k_run_and_qrels(corpus, results):
     found = set(hits["query_id"])
     expected = set(by_query.index[(by_query["rank"] <= 20).fillna(False)]) & set(queries.query_ids)
     assert found == expected
+
+
+def test_sample_data_match_their_metadata():
+    meta = json.loads((SAMPLE / "stdlib_meta.json").read_text())
+    assert set(meta["configs"]) == {"50w", "100w", "200w"}
+    sizes = {}
+    for config, info in meta["configs"].items():
+        frame = pd.read_csv(SAMPLE / info["file"])
+        assert tuple(frame.columns[: len(RESULT_COLUMNS)]) == RESULT_COLUMNS
+        assert (frame["config"] == config).all() and len(frame) == info["n_chunks"]
+        assert frame["doc_id"].nunique() == meta["corpus"]["n_docs"]
+        assert frame["y"].mean() == pytest.approx(info["hit1"], abs=1e-4)
+        assert frame["doc_hit1"].mean() == pytest.approx(info["doc_hit1"], abs=1e-4)
+        assert frame["n_words"].sum() == meta["corpus"]["n_words"]  # no overlap: every word once
+        sizes[config] = len(frame)
+    assert sizes["50w"] > sizes["100w"] > sizes["200w"]
+    run_info = meta["configs"]["100w"]["run"]
+    run, judged = pd.read_csv(SAMPLE / run_info["file"]), pd.read_csv(SAMPLE / run_info["qrels"])
+    assert list(run.columns) == list(RUN_COLUMNS) and list(judged.columns) == list(QRELS_COLUMNS)
+    assert run["query_id"].nunique() == run_info["n_queries"] == len(judged)
+    assert len(run) == run_info["k"] * run_info["n_queries"]
+    # A source chunk found in the top 20 sits at the rank the per-chunk results give it.
+    results = pd.read_csv(SAMPLE / "stdlib_100w.csv.gz").set_index("chunk_id")
+    hits = run.merge(judged, on=["query_id", "chunk_id"])
+    np.testing.assert_array_equal(hits["rank"].to_numpy(), results.loc[hits["query_id"], "rank"].to_numpy())
+    assert len(hits) == int((results.loc[judged["query_id"], "rank"] <= 20).sum())
