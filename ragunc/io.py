@@ -368,7 +368,7 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
         per_doc = con.execute(query).fetchnumpy()
         n_rows = int(per_doc["size"].sum())
         if n_rows and has_ci:
-            per_doc |= _neighbours(con, rows, per_doc["key"])
+            per_doc |= _neighbours(con, rows, per_doc["key"], exact=_keys_collide(per_doc["key"]))
         if n_rows and has_cid:
             # Equal chunk keys hash equal, so a zero is exact; a rare 64-bit collision only
             # sends us to the exact error pass, which then finds nothing.
@@ -389,7 +389,7 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
     if has_type:
         counts["type_varies"] = int((per_doc["doc_type"] != per_doc["doc_type_max"]).sum())
     if any(counts.values()):
-        _raise_with_rows(con, relation, resolved, counts, name)
+        _raise_on_violations(con, relation, resolved, counts, name)
 
     samples = {}
     config_col = np.asarray(per_doc["config"], dtype=object)
@@ -399,16 +399,19 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
     return Results(samples=samples, n_rows=n_rows, source=name)
 
 
-def _neighbours(con: duckdb.DuckDBPyConnection, rows: str, keys: np.ndarray) -> dict[str, np.ndarray]:
+def _keys_collide(keys: np.ndarray) -> bool:
+    return np.unique(keys).size < keys.size
+
+
+def _neighbours(con: duckdb.DuckDBPyConnection, rows: str, keys: np.ndarray, *, exact: bool) -> dict[str, np.ndarray]:
     """lag_cross and the count of repeated chunk_index, aligned with ``keys`` (per-document hashes).
 
     One window sort per document in chunk_index order.  Partitioning by the
     64-bit hash of (config, doc_id) instead of the strings makes it about 2.5x
-    faster; should two documents share a hash, their chunks would interleave,
-    so then the exact (slower) string partition is used.
+    faster; should two documents share a hash (``exact``), their chunks would
+    interleave, so then the slower string partition is used.
     """
     order = np.argsort(keys, kind="stable")
-    exact = np.any(keys[order][1:] == keys[order][:-1])
     sel, part = ("config, doc_id", "config, doc_id") if exact else ("hash(config, doc_id) AS part", "part")
     result = con.execute(
         f"SELECT {part}, coalesce(sum(y * y_next), 0) AS lag_cross, "
@@ -464,8 +467,11 @@ def _sample(per_doc: dict, idx: np.ndarray, config: str, has_ci: bool, has_type:
 # ---------------------------------------------------------------- error path
 
 
-def _raise_with_rows(con, relation, resolved, counts, name) -> None:
-    """Second pass, single-threaded so row_number() follows file order: find the offending rows."""
+def _raise_on_violations(con, relation, resolved, counts, name) -> None:
+    """Second pass, single-threaded so row_number() follows file order: find the offending rows.
+
+    Returns quietly only when the fast pass's hashed duplicate count was a collision.
+    """
     con.execute("SET threads = 1")
     con.execute("SET preserve_insertion_order = true")
     numbered = f"(SELECT row_number() OVER () AS {_ROW}, * FROM {relation})"
@@ -485,19 +491,23 @@ def _raise_with_rows(con, relation, resolved, counts, name) -> None:
         "ci_dup": "chunk_index IS NOT NULL AND ci_rank > 1",
         "type_varies": "doc_type IS DISTINCT FROM first_type AND NOT type_empty",
     }
+    found = [(key, contract, message) for key, contract, message in _CHECKS if counts.get(key)]
+    selects = ", ".join(
+        f"count(*) FILTER (WHERE {predicates.get(key, key)}), "
+        f"list({_ROW} ORDER BY {_ROW}) FILTER (WHERE {predicates.get(key, key)})[1:{_SHOWN_ROWS}]"
+        for key, *_ in found
+    )
+    located = con.execute(f"SELECT {selects} FROM ({ranked})").fetchone()
     lines = []
-    for key, contract, message in _CHECKS:
-        if not counts.get(key):
+    for (key, contract, message), n, first in zip(found, located[::2], located[1::2]):
+        if not n:
             continue
-        where = predicates.get(key, key)
-        n, first = con.execute(
-            f"SELECT count(*), list({_ROW} ORDER BY {_ROW})[1:{_SHOWN_ROWS}] FROM ({ranked}) WHERE {where}"
-        ).fetchone()
         column = repr(contract)
         if resolved[contract] != contract:
             column += f" (file column {resolved[contract]!r})"
         lines.append(f"column {column}: {message.format(n=n)}: {_rows_phrase(first, n)}")
-    raise DataError(f"{name}: " + "; ".join(lines))
+    if lines:
+        raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
 
 
 def _rows_phrase(first: list[int], n: int) -> str:
