@@ -110,7 +110,7 @@ else:
         n = st.slider("Repetitions to stack", 10, min(300, result.reps), step=10,
                       key=c.bind("stack", 100, parse=int, fix=c.clamp(10, min(300, result.reps))))
         left, right = st.columns(2)
-        left.plotly_chart(figures.stacked_intervals_figure(result, n=n), key="stacked_chart")
+        left.plotly_chart(c.figure(figures.stacked_intervals_figure, result, n=n), key="stacked_chart")
         right.plotly_chart(c.figure(figures.sampling_distribution_figure, result), key="distribution_chart")
         c.sync_url()
 

@@ -1,0 +1,109 @@
+"""Dashboard server time per rerun after a K slider move, at D = 1,300 and D = 100,000 documents.
+
+Drives the real app (``app.py`` through Streamlit's AppTest) on a synthetic
+population (``ragunc.synth.synthesize``), moves the K slider to a new value and
+times ``AppTest.run()``: the whole server side of a rerun (script, widgets,
+ragunc calls, figures, serialisation).  Printed as p50/p95 in ms beside a
+reference measured in the same run: the bare library call the rerun needs
+(draw K documents + ``interval_report`` with B = 1,000).
+
+Three rows per D:
+  analytic     coverage simulation off: what every slider move costs (target <= 100 ms at D = 1,300)
+  sim cached   simulation on, K values already simulated: figures served from the cache
+  sim new K    simulation on, a K never simulated: includes ``coverage_experiment`` (R = B = 1,000)
+
+    python bench/bench_dashboard.py [--moves 40] [--docs 1300 100000]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from ragunc.design import interval_report
+from ragunc.io import results_from_frame
+from ragunc.synth import synthesize
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TARGET_MS = 100.0
+
+
+def _app(n_docs: int, simulate: bool) -> AppTest:
+    # A wrapper script (no pages/ folder beside it) keeps AppTest's reruns on st.navigation.
+    at = AppTest.from_string(f"import runpy; runpy.run_path({APP!r}, run_name='__main__')", default_timeout=900)
+    for key, value in {"source": "synthetic", "syn_docs": str(n_docs), "sim": "1" if simulate else "0"}.items():
+        at.query_params[key] = value
+    at.run()
+    if at.exception:
+        raise RuntimeError(at.exception[0].message)
+    return at
+
+
+def _time_moves(at: AppTest, ks: list[int]) -> np.ndarray:
+    out = []
+    for k in ks:
+        at.slider(key="k").set_value(int(k))
+        t0 = time.perf_counter()
+        at.run()
+        out.append(time.perf_counter() - t0)
+        if at.exception:
+            raise RuntimeError(at.exception[0].message)
+    return 1000 * np.array(out)
+
+
+def _reference(n_docs: int, ks: list[int]) -> np.ndarray:
+    """The library work of one rerun: draw K documents and interval_report (B = 1,000)."""
+    population = results_from_frame(synthesize(n_docs=n_docs, rng=0)).sample()
+    out = []
+    for k in ks:
+        t0 = time.perf_counter()
+        idx = np.sort(np.random.default_rng(0).permutation(population.n_docs)[:k])
+        interval_report(population.subset(idx).with_population(population.n_docs), boot=1000, rng=0)
+        out.append(time.perf_counter() - t0)
+    return 1000 * np.array(out)
+
+
+def _row(name: str, ms: np.ndarray, ref_p50: float) -> str:
+    p50, p95 = np.percentile(ms, [50, 95])
+    return f"  {name:<12} p50 {p50:8.1f} ms   p95 {p95:8.1f} ms   p50 / reference {p50 / ref_p50:6.1f}x"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=40, help="slider moves timed per row")
+    parser.add_argument("--docs", type=int, nargs="+", default=[1300, 100_000])
+    parser.add_argument("--sim-moves", type=int, default=5, help="moves to never-simulated K values")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(1)
+    for n_docs in args.docs:
+        ks = [int(k) for k in rng.integers(10, 60, args.moves)]
+        t0 = time.perf_counter()
+        analytic_app = _app(n_docs, simulate=False)
+        load_s = time.perf_counter() - t0
+        _time_moves(analytic_app, ks[:3])  # warm the interpreter and caches of this shape
+        ref = _reference(n_docs, ks)
+        analytic = _time_moves(analytic_app, ks)
+
+        sim_app = _app(n_docs, simulate=True)
+        seen = sorted(set(ks))[:4]
+        _time_moves(sim_app, seen)  # simulate these K once
+        cached = _time_moves(sim_app, [seen[i % len(seen)] for i in range(args.moves)])
+        fresh = _time_moves(sim_app, [70 + i for i in range(args.sim_moves)])
+
+        ref_p50 = float(np.percentile(ref, 50))
+        print(f"D = {n_docs:,} documents (first load with data generation {load_s:.1f} s); "
+              f"reference p50 {ref_p50:.1f} ms (draw + interval_report, B = 1,000)")
+        print(_row("analytic", analytic, ref_p50))
+        print(_row("sim cached", cached, ref_p50))
+        print(_row("sim new K", fresh, ref_p50))
+        p95 = float(np.percentile(analytic, 95))
+        verdict = "meets" if p95 <= TARGET_MS else "misses"
+        print(f"  analytic p95 {p95:.1f} ms {verdict} the {TARGET_MS:.0f} ms target")
+
+
+if __name__ == "__main__":
+    main()
