@@ -23,8 +23,10 @@ import tempfile
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 #: Bump when the rendering changes, so stale caches are rebuilt.
@@ -111,7 +113,7 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.doc_ids)
 
-    @property
+    @cached_property
     def n_words(self) -> int:
         """Whitespace-separated words over all documents."""
         return sum(len(text.split()) for text in self.texts)
@@ -151,7 +153,7 @@ def corpus_from_frame(
             )
     ids = frame[id_column]
     if ids.isna().any():
-        rows = (ids.index[ids.isna()][:5] + 1).tolist() if isinstance(ids.index, pd.RangeIndex) else []
+        rows = (np.flatnonzero(ids.isna().to_numpy())[:5] + 1).tolist()
         raise ValueError(f"{source}: column {id_column!r} is empty in data rows {rows}")
     ids = ids.astype(str)
     duplicated = ids[ids.duplicated()].unique()

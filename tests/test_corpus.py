@@ -67,6 +67,12 @@ def test_fewer_than_two_documents():
         corpus_from_frame(pd.DataFrame({"doc_id": ["a", "b"], "text": ["only", ""]}))
 
 
+def test_missing_doc_id_names_the_rows():
+    frame = pd.DataFrame({"doc_id": ["a", None, "c", None], "text": list("wxyz")}, index=[10, 11, 12, 13])
+    with pytest.raises(ValueError, match=r"column 'doc_id' is empty in data rows \[2, 4\]"):
+        corpus_from_frame(frame)
+
+
 def test_missing_column_is_named():
     with pytest.raises(ValueError, match="missing column 'text'"):
         corpus_from_frame(pd.DataFrame({"doc_id": ["a", "b"], "body": ["x", "y"]}))
