@@ -329,6 +329,19 @@ def stdlib_cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
     return base / f"stdlib-py{version}-v{STDLIB_BUILDER_VERSION}.jsonl"
 
 
+def _write_atomic(frame: pd.DataFrame, path: Path) -> None:
+    """JSONL via a temporary file and a rename: a concurrent reader sees the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            frame.to_json(handle, orient="records", lines=True, force_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def stdlib_corpus(*, cache_dir: str | os.PathLike | None = None, rebuild: bool = False) -> Corpus:
     """The running Python's standard-library documentation, one document per module.
 
@@ -336,20 +349,15 @@ def stdlib_corpus(*, cache_dir: str | os.PathLike | None = None, rebuild: bool =
     from the JSONL cache.
     """
     path = stdlib_cache_path(cache_dir)
-    if rebuild or not path.exists():
-        frame = build_stdlib_frame()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Atomic: a concurrent reader sees the old file or the whole new one.
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                frame.to_json(handle, orient="records", lines=True, force_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    else:
+    if not rebuild and path.exists():
         frame = pd.read_json(path, orient="records", lines=True, dtype={"doc_id": str, "text": str})
+    else:
+        frame = build_stdlib_frame()
+        try:
+            _write_atomic(frame, path)
+        except OSError as exc:
+            # A read-only home still gets its corpus, just rebuilt next time.
+            warnings.warn(f"could not cache the stdlib corpus at {path}: {exc}", RuntimeWarning, stacklevel=2)
     return corpus_from_frame(frame, source="stdlib")
 
 

@@ -142,5 +142,10 @@ def test_stdlib_corpus_is_cached_by_python_version(tmp_path, monkeypatch):
     assert len(built) > 300 and built.n_words > 300_000
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
     assert stdlib_corpus() == built
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setattr("ragunc.corpus.build_stdlib_frame", lambda: built.to_frame())
+    with pytest.warns(RuntimeWarning, match="could not cache the stdlib corpus"):
+        assert stdlib_corpus(cache_dir=blocked) == built
     doc_types = set(built.doc_types)
     assert {"email", "asyncio", "numeric", "topics", "text"} <= doc_types
