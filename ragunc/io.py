@@ -37,6 +37,7 @@ _SUFFIXES = {
     ".pq": "parquet",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
+    ".json": "jsonl",  # JSON lines or one array of records: DuckDB tells them apart
 }
 _SHOWN_ROWS = 5
 _MEMORY_LIMIT = "768MB"  # DuckDB spills beyond this: a 10M-row load peaks near 1 GB RSS, under the 1.5 GB target
@@ -131,7 +132,7 @@ def infer_file_type(name: str, file_type: str | None = None) -> str:
     given = file_type
     if given is not None:
         kind = given.lower().lstrip(".")
-        kind = {"ndjson": "jsonl", "pq": "parquet", "tsv": "csv"}.get(kind, kind)
+        kind = {"ndjson": "jsonl", "json": "jsonl", "pq": "parquet", "tsv": "csv"}.get(kind, kind)
         if kind not in FILE_TYPES:
             raise DataError(f"unknown file type {given!r}; use one of {', '.join(FILE_TYPES)}")
         return kind
@@ -141,7 +142,7 @@ def infer_file_type(name: str, file_type: str | None = None) -> str:
     kind = _SUFFIXES.get(suffixes[-1]) if suffixes else None
     if kind is None:
         raise DataError(
-            f"unknown file type for {name!r}; name it .csv, .parquet, .jsonl or .ndjson "
+            f"unknown file type for {name!r}; name it .csv, .parquet, .jsonl, .ndjson or .json "
             f"(optionally .gz), or pass file_type= one of {', '.join(FILE_TYPES)}"
         )
     return kind
@@ -198,11 +199,11 @@ def _relation_sql(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
     if kind == "csv":
         # Text for every column: doc ids like "007" keep their zeros and y is parsed (and checked) by us.
         return f"read_csv({where}, header = true, all_varchar = true, compression = {compression})"
-    auto = f"read_json({where}, format = 'newline_delimited', compression = {compression})"
+    auto = f"read_json({where}, format = 'auto', compression = {compression})"
     names = _columns_of(con, auto, path)
     # As text, so a key holding mixed JSON types is still one column we check ourselves.
     spec = ", ".join(f"{_quote(n)}: 'VARCHAR'" for n in names)
-    return f"read_json({where}, format = 'newline_delimited', compression = {compression}, columns = {{{spec}}})"
+    return f"read_json({where}, format = 'auto', compression = {compression}, columns = {{{spec}}})"
 
 
 def _columns_of(con: duckdb.DuckDBPyConnection, relation: str, name) -> dict[str, str]:

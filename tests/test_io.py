@@ -150,6 +150,12 @@ def test_file_like_upload_is_spooled(tmp_path):
     assert_same(load_results(nameless, file_type="csv"), frame)  # gzip found from the bytes
 
 
+def test_json_array_of_records(tmp_path):
+    frame = chunk_rows(seed=10)
+    frame.to_json(tmp_path / "records.json", orient="records")  # one array, not JSON lines
+    assert_same(load_results(tmp_path / "records.json"), frame)
+
+
 def test_explicit_file_type_overrides_the_name(tmp_path):
     frame = chunk_rows(seed=7)
     frame.to_json(tmp_path / "export.dat", orient="records", lines=True)
