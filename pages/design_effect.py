@@ -7,6 +7,7 @@ import streamlit as st
 
 import _cache
 from ragunc import design, figures
+from ragunc.report import figures_html, json_text
 
 REPS = (200, 500, 1000, 2000)
 BOOTS = (200, 500, 1000)
@@ -72,7 +73,10 @@ observed = {
     for name, diag in ((n, c.population_diagnostics(source, results.sample(n))) for n in configs)
 }
 m_max = max(2 * max(m for m, _ in observed.values()), 20.0)
-st.plotly_chart(figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=observed), key="deff_chart")
+exports = {"figures": {}, "results": {"diagnostics": d.to_dict()}}
+deff_fig = figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=observed)
+exports["figures"]["deff"] = deff_fig
+st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
     f"With ρ = {d.icc:.3f}, {k} documents are worth at most **{_num(float(design.k_over_rho(k, d.icc)), ',.0f')}** independent chunks "
     f"(K/ρ), however finely they are cut. Circles: the DEFF measured on each chunk size in the data "
@@ -108,9 +112,10 @@ elif population.binary:
     common = dict(k=k, reps=reps, boot=boot, estimator="micro", level=level, seed=seed)
     real = c.coverage(source, population, label="Simulating the real design", **common)
     iid = c.coverage(source, population, control="iid", label="Simulating the iid control", **common)
-    st.plotly_chart(
-        figures.coverage_figure({"documents as they are": real, "iid control": iid}), key="iid_chart"
-    )
+    iid_fig = figures.coverage_figure({"documents as they are": real, "iid control": iid})
+    exports["figures"]["iid_control"] = iid_fig
+    exports["results"].update(coverage=real.to_dict(), coverage_iid=iid.to_dict())
+    st.plotly_chart(iid_fig, key="iid_chart")
     cols = st.columns(2)
     cols[0].metric("Variance ratio, real (empirical / binomial)", f"{real.variance_ratio:.1f}")
     cols[1].metric("Variance ratio, iid control", f"{iid.variance_ratio:.2f}")
@@ -118,9 +123,10 @@ elif population.binary:
     st.subheader(f"Two-stage sampling: keep {fraction:.0%} of each sampled document's chunks")
     if fraction < 1.0:
         two = c.coverage(source, population, two_stage_fraction=fraction, label="Simulating two-stage sampling", **common)
-        st.plotly_chart(
-            figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two}), key="two_stage_chart"
-        )
+        two_fig = figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two})
+        exports["figures"]["two_stage"] = two_fig
+        exports["results"]["coverage_two_stage"] = two.to_dict()
+        st.plotly_chart(two_fig, key="two_stage_chart")
         st.markdown(
             f"Keeping {fraction:.0%} of the chunks ({two.mean_chunks:,.0f} instead of {real.mean_chunks:,.0f} "
             f"per sample on average) moves the estimator's SD from {100 * real.sd_empirical:.2f} to "
@@ -129,4 +135,11 @@ elif population.binary:
         )
     else:
         st.info("Move the two-stage slider below 100% to compare.")
+
+st.subheader("Export")
+cols = st.columns(2)
+cols[0].download_button("Results (JSON)", lambda: json_text(exports["results"]), file_name="ragunc_design_effect.json",
+                        mime="application/json", on_click="ignore")
+cols[1].download_button("Figures (HTML)", lambda: figures_html(exports["figures"], title="ragunc: design effect"),
+                        file_name="ragunc_design_effect.html", mime="text/html", on_click="ignore")
 c.sync_url()

@@ -5,7 +5,7 @@ import streamlit as st
 
 import _cache
 from ragunc import figures
-from ragunc.report import json_text
+from ragunc.report import figures_html, json_text
 
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000)
@@ -54,14 +54,18 @@ else:
     tiles[0].metric("Documents needed", f"{plan.docs_needed:,}")
     tiles[1].metric("Chunks expected", f"{plan.chunks_expected:,.0f}")
     tiles[2].metric("Chunks the binomial formula asks for", f"{plan.naive_chunks_needed:,}")
-    st.plotly_chart(figures.plan_figure(plan), key="plan_chart")
+    plan_fig = figures.plan_figure(plan)
+    st.plotly_chart(plan_fig, key="plan_chart")
     st.markdown(
         f"To know {estimator} {config} within ± {half_width:.2f} pp at {level:.0%}, judge about "
         f"**{plan.docs_needed:,} documents** (≈ {plan.chunks_expected:,.0f} chunks). The binomial formula "
         f"would stop at {plan.naive_chunks_needed:,} chunks."
     )
-    st.download_button("Plan (JSON)", lambda: json_text(plan.to_dict()), file_name="ragunc_plan.json",
-                       mime="application/json", on_click="ignore")
+    cols = st.columns(2)
+    cols[0].download_button("Plan (JSON)", lambda: json_text(plan.to_dict()), file_name="ragunc_plan.json",
+                            mime="application/json", on_click="ignore")
+    cols[1].download_button("Plan figure (HTML)", lambda: figures_html([plan_fig], title="ragunc: plan"),
+                            file_name="ragunc_plan.html", mime="text/html", on_click="ignore")
 
 # ---------------------------------------------------------------- comparison
 st.subheader("Paired comparison of two configs")
@@ -89,7 +93,12 @@ else:
                             help=f"dropped: {cmp.dropped_a} only in {config_a}, {cmp.dropped_b} only in {config_b}")
             tiles[2].metric("± naive (pp)", f"{50 * (cmp.naive.ci[1] - cmp.naive.ci[0]):.2f}")
             tiles[3].metric("± paired cluster (pp)", f"{50 * (cmp.paired.ci[1] - cmp.paired.ci[0]):.2f}")
-            st.plotly_chart(figures.comparison_figure(cmp), key="comparison_chart")
-            st.download_button("Comparison (JSON)", lambda: json_text(cmp.to_dict()), file_name="ragunc_comparison.json",
-                               mime="application/json", on_click="ignore")
+            cmp_fig = figures.comparison_figure(cmp)
+            st.plotly_chart(cmp_fig, key="comparison_chart")
+            cols = st.columns(2)
+            cols[0].download_button("Comparison (JSON)", lambda: json_text(cmp.to_dict()),
+                                    file_name="ragunc_comparison.json", mime="application/json", on_click="ignore")
+            cols[1].download_button("Comparison figure (HTML)",
+                                    lambda: figures_html([cmp_fig], title="ragunc: paired comparison"),
+                                    file_name="ragunc_comparison.html", mime="text/html", on_click="ignore")
 c.sync_url()

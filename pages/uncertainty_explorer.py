@@ -12,6 +12,7 @@ LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000, 5000)
 REPS = (200, 500, 1000, 2000, 5000)
 OTHER_SIZE = "Compute another size…"
+NEXT_CONFIG = "_ragunc_next_config"
 
 c = _cache
 source, results = c.require_results()
@@ -38,6 +39,8 @@ with st.sidebar:
     st.header("Explorer")
     configs = list(results.configs)
     extra = c.extra_configs(source)
+    if NEXT_CONFIG in st.session_state:
+        st.session_state["config"] = st.session_state.pop(NEXT_CONFIG)
     options = configs + list(extra) + ([OTHER_SIZE] if c.can_compute_sizes(source) else [])
     config = st.selectbox(
         "Chunk size (config)", options,
@@ -48,8 +51,8 @@ with st.sidebar:
         words = st.number_input("Words per chunk", 20, 1000, step=10,
                                 key=c.bind("words", 75, parse=int, fix=c.clamp(20, 1000)))
         if st.button("Compute this chunk size", type="primary"):
-            new = c.compute_size(source, int(words))
-            st.session_state["config"] = new
+            # The selectbox already exists in this run: switch to the new size on the next one.
+            st.session_state[NEXT_CONFIG] = c.compute_size(source, int(words))
             st.rerun()
         st.info("Pick a word count and compute it; meanwhile the first config is shown.")
         config = configs[0]
@@ -119,18 +122,20 @@ else:
 # ---------------------------------------------------------------- downloads
 st.subheader("Share and export")
 st.caption("Every control is in the URL: copy the address bar to share this exact view.")
-context = {"source": source.label, "config": population.config, "K": k, "B": boot, "seed": seed}
+context = {"source": source.label, "config": population.config, "K": k, "B": boot, "level": level,
+           "estimator": estimator, "seed": seed, "R": reps if result is not None else None}
 figs = {"intervals": interval_fig}
 if result is not None:
     figs["coverage"] = c.figure(figures.coverage_figure, result)
+    figs["stacked"] = c.figure(figures.stacked_intervals_figure, result, n=st.session_state.get("stack", 100))
     figs["distribution"] = c.figure(figures.sampling_distribution_figure, result)
 cols = st.columns(4)
 cols[0].download_button("Summary (CSV)", lambda: report.summary_table(rep, result).to_csv(index=False),
                         file_name="ragunc_summary.csv", mime="text/csv", on_click="ignore")
 cols[1].download_button("Summary (JSON)", lambda: report.summary_json(rep, result, **context),
                         file_name="ragunc_summary.json", mime="application/json", on_click="ignore")
-cols[2].download_button("Interval figure (HTML)", lambda: interval_fig.to_html(include_plotlyjs=True),
-                        file_name="ragunc_intervals.html", mime="text/html", on_click="ignore")
+cols[2].download_button("Figures (HTML)", lambda: report.figures_html(figs, title="ragunc: uncertainty explorer"),
+                        file_name="ragunc_figures.html", mime="text/html", on_click="ignore")
 cols[3].download_button("One-page report (HTML)",
                         lambda: report.html_report(rep, figs, coverage=result, context=context),
                         file_name="ragunc_report.html", mime="text/html", on_click="ignore", type="primary")

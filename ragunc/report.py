@@ -164,18 +164,34 @@ def html_report(
     figs = list(figures.values()) if isinstance(figures, Mapping) else list(figures)
     meta = " · ".join(f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in (context or {}).items())
     reading = "".join(f"<li>{html.escape(s)}</li>" for s in plain_reading(report, coverage, metric=metric))
-    plots = "".join(
+    body = (
+        f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>"
+        f"<h2>Reading</h2><ul>{reading}</ul>{_tiles(report)}"
+        f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage))}"
+        f"{_plots(figs)}"
+    )
+    return _page(title, body)
+
+
+def figures_html(figures: Sequence[go.Figure] | Mapping[str, go.Figure], *, title: str = "ragunc figures") -> str:
+    """Figures alone as one self-contained, interactive HTML file (plotly.js inlined once)."""
+    figs = list(figures.values()) if isinstance(figures, Mapping) else list(figures)
+    return _page(title, f"<h1>{html.escape(title)}</h1>{_plots(figs)}")
+
+
+def _plots(figs: Sequence[go.Figure]) -> str:
+    # A light template on a copy: the file is read outside Streamlit, whose theme no longer applies.
+    return "".join(
         go.Figure(fig).update_layout(template="plotly_white").to_html(
             full_html=False, include_plotlyjs=False, config={"displaylogo": False}
         )
         for fig in figs
     )
+
+
+def _page(title: str, body: str) -> str:
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>{_CSS}</style>"
-        f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>"
-        f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>"
-        f"<h2>Reading</h2><ul>{reading}</ul>{_tiles(report)}"
-        f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage))}"
-        f"{plots}</body></html>"
+        f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>{body}</body></html>"
     )

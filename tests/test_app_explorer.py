@@ -126,3 +126,30 @@ def test_reading_updates_with_the_numbers(two_configs):
     reading = next(m.value for m in at.markdown if "carry about as much information" in m.value)
     at.slider(key="k").set_value(90).run()
     assert next(m.value for m in at.markdown if "carry about as much information" in m.value) != reading
+
+
+def test_compute_another_chunk_size_adds_it_to_the_choices(monkeypatch):
+    import ragunc.corpus
+    import ragunc.retrieval
+
+    # The retrieval pipeline has its own tests; here only the page's wiring is under test.
+    frame = chunk_rows(n_docs=60, seed=9).assign(config="137w")
+    calls = []
+    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(
+        ragunc.retrieval, "chunk_eval",
+        lambda corpus, *, chunk_words, progress=None, **kw: calls.append((corpus, chunk_words)) or frame,
+    )
+    at = app_test(sim="0")
+    if "Compute another size…" not in at.selectbox(key="config").options:
+        pytest.skip("the bundled stdlib sample is not present")
+    at.selectbox(key="config").set_value("Compute another size…").run()
+    at.number_input(key="words").set_value(137).run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert calls == [("corpus", 137)]
+    assert at.selectbox(key="config").value == "137w"
+    assert "137w" in at.selectbox(key="config").options
+    assert at.slider(key="k").max == 60
+    at.slider(key="k").set_value(30).run()  # the computed size stays selectable across reruns
+    assert at.selectbox(key="config").value == "137w" and not at.exception

@@ -104,3 +104,10 @@ def test_reading_and_table_hold_for_any_sample(population, seed, k):
     assert len(table) == len(figures.report_intervals(r))
     lines = report.plain_reading(r)
     assert lines[0].startswith(f"The estimated hit@1 is {100 * r.estimate:.1f}%")
+
+
+def test_figures_html_embeds_every_figure_and_plotly_once(rep, cov):
+    page = report.figures_html([figures.interval_figure(rep), figures.coverage_figure(cov)], title="F <1>")
+    assert page.count(get_plotlyjs()) == 1
+    assert page.count('class="plotly-graph-div"') == 2
+    assert "<h1>F &lt;1&gt;</h1>" in page

@@ -146,6 +146,15 @@ def test_moving_k_in_a_real_browser_changes_the_deff_tile(app_url, browser):
     assert after != before, f"DEFF tile stayed at {before} after moving K from {start} to {start + 10}"
     assert page.locator('[data-testid="stException"]').count() == 0
     _screenshot(page, "explorer_after_k.png")
+
+    # The stakeholder report downloads as one self-contained file describing this very view.
+    with page.expect_download(timeout=TIMEOUT_MS) as download:
+        page.get_by_role("button", name="One-page report (HTML)").click()
+    path = ARTIFACTS / "report.html"
+    download.value.save_as(path)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "plotly-graph-div" in text
+    assert f"K: {start + 10}" in text
     page.close()
 
 
