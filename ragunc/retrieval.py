@@ -18,7 +18,16 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .bm25 import BM25Index, Tokenizer, build_index, encode, query_matrix_from_ids, rank_targets, term_frequencies, tokenize, top_k
+from .bm25 import (
+    BM25Index,
+    build_index,
+    encode,
+    query_matrix_from_ids,
+    rank_targets,
+    term_frequencies,
+    tokenize,
+    top_k,
+)
 from .chunking import Chunks, chunk_corpus
 from .corpus import Corpus, load_corpus
 from .queries import QueryModel, QuerySet, read_query_file, simulate_known_item
@@ -209,7 +218,8 @@ def chunk_eval_parts(
         "overlap": int(overlap),
         "n_chunks": len(retrieval.chunks),
         "n_queries": len(query_set),
-        "queries": "simulated" if queries is None else str(queries if not isinstance(queries, pd.DataFrame) else "<frame>"),
+        "queries": ("simulated" if queries is None
+                    else "<frame>" if isinstance(queries, pd.DataFrame) else str(queries)),
         "query_model": (query_model or QueryModel()).to_dict() if queries is None else None,
         "seed": rng if isinstance(rng, (int, type(None))) else "<Generator>",
         "bm25": {"k1": k1, "b": b, "epsilon": epsilon},
