@@ -238,14 +238,14 @@ def _segments(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.n
 
 
 def stacked_intervals_figure(
-    result: CoverageResult, *, n: int = 100, methods: Sequence[str] = ("naive", "cluster")
+    result: CoverageResult, *, n: int = 100, methods: Sequence[str] = ("naive", "cluster"), metric: str = "hit@1"
 ) -> go.Figure:
     """The first ``n`` repetitions' intervals stacked against the population value; misses coloured."""
     n = int(min(n, result.reps))
     truth = result.population_value
     rows = np.arange(1, n + 1)
     fig = make_subplots(
-        rows=1, cols=len(methods), shared_yaxes=True, horizontal_spacing=0.04,
+        rows=1, cols=len(methods), shared_yaxes=True, shared_xaxes="all", horizontal_spacing=0.04,
         subplot_titles=[method_label(m) for m in methods],
     )
     for col, method in enumerate(methods, start=1):
@@ -272,18 +272,18 @@ def stacked_intervals_figure(
         )
         fig.add_vline(x=100 * truth, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=col)
         fig.layout.annotations[col - 1].text = f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
-        fig.update_xaxes(title_text=f"{result.estimator} rate (%)", row=1, col=col)
+        fig.update_xaxes(title_text=f"{metric} rate (%, {result.estimator})", row=1, col=col)
     fig.update_yaxes(title_text="repetition", autorange="reversed", row=1, col=1)
     return _style(
         fig,
         title=f"First {n} repetitions, K = {result.k} (dashed: population {100 * truth:.2f}%)",
-        x=f"{result.estimator} rate (%)",
+        x=f"{metric} rate (%, {result.estimator})",
         y="repetition",
         height=max(420, 4 * n + 200),
     )
 
 
-def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40) -> go.Figure:
+def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40, metric: str = "hit@1") -> go.Figure:
     """Histogram of the estimator over repetitions with the normal curves each mean SE implies."""
     est = 100 * result.estimates
     centre = float(est.mean())
@@ -313,7 +313,7 @@ def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40) -> g
     return _style(
         fig,
         title=f"Estimates over {result.reps:,} samples (SD {100 * result.sd_empirical:.2f} pp)",
-        x=f"{result.estimator} rate (%)",
+        x=f"{metric} rate (%, {result.estimator})",
         y="density (per percentage point)",
     )
 

@@ -145,3 +145,51 @@ def test_every_page_is_routed_and_loads(page):
     at.switch_page(str(Path(APP).parent / page)).run()
     assert not at.exception
     assert at.title[0].value in ("Design effect", "Planning and comparison")
+
+
+class _Bar:
+    def __init__(self, log):
+        self.log = log
+
+    def progress(self, value, text=None):
+        self.log.append(("progress", value))
+
+    def empty(self):
+        self.log.append(("empty", None))
+
+
+class _Container:
+    def __init__(self):
+        self.log = []
+
+    def progress(self, value, text=None):
+        self.log.append(("created", value))
+        return _Bar(self.log)
+
+
+def _cache_module():
+    import sys
+
+    sys.path.insert(0, str(Path(APP).parent / "pages"))
+    import _cache
+
+    return _cache
+
+
+def test_progress_bar_appears_only_for_work_expected_to_take_over_a_second():
+    _cache = _cache_module()
+    quick = _Container()
+    progress = _cache._LazyProgress(quick, "sim")
+    progress.start -= 0.1  # 0.1 s for half the work: about 0.2 s in all
+    progress(1, 2)
+    progress(2, 2)
+    progress.close()
+    assert quick.log == []
+
+    slow = _Container()
+    progress = _cache._LazyProgress(slow, "sim")
+    progress.start -= 0.6  # 0.6 s for a quarter of the work: about 2.4 s in all
+    progress(1, 4)
+    progress(4, 4)
+    progress.close()
+    assert slow.log == [("created", 0.0), ("progress", 0.25), ("progress", 1.0), ("empty", None)]
