@@ -117,9 +117,9 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
 
 def peek_columns(name: str, data: bytes) -> list[str]:
     """Column names of an upload, for the column-mapping step (reads the header only)."""
-    raw = gzip.decompress(data) if name.endswith(".gz") else data
     stem = name[:-3] if name.endswith(".gz") else name
     try:
+        raw = gzip.decompress(data) if name.endswith(".gz") else data
         if stem.endswith(".parquet"):
             return list(pq.read_schema(io.BytesIO(raw)).names)
         if stem.endswith((".jsonl", ".ndjson", ".json")):
@@ -158,7 +158,8 @@ def can_compute_sizes(source: DataSource) -> bool:
     if source.key != "sample" or not source.results.source.startswith("stdlib"):
         return False
     try:
-        from ragunc.retrieval import chunk_eval  # noqa: F401  (written concurrently; optional here)
+        # Imported lazily (here and below): only this option needs the retrieval stack.
+        from ragunc.retrieval import chunk_eval  # noqa: F401
     except ImportError:
         return False
     return True
@@ -194,7 +195,6 @@ def extra_configs(source: DataSource) -> dict[str, ClusterSample]:
         for config, words in st.session_state.get(_EXTRA, {}).items()
         if config not in known
     }
-
 
 
 # ---------------------------------------------------------------- cached computations
