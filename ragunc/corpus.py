@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 #: Bump when the rendering changes, so stale caches are rebuilt.
-STDLIB_BUILDER_VERSION = 3
+STDLIB_BUILDER_VERSION = 4
 
 TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
 
@@ -453,14 +453,40 @@ def _render_function(node, indent: str) -> str:
     return out
 
 
+def _is_property(node) -> bool:
+    return any(
+        (isinstance(d, ast.Name) and d.id in ("property", "cached_property"))
+        or (isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter", "getter", "cached_property"))
+        for d in node.decorator_list
+    )
+
+
 def _shown_methods(node: ast.ClassDef) -> list:
-    """Methods pydoc shows: public ones, ``__init__``, and documented dunders."""
+    """Methods pydoc shows: public ones and special (dunder) ones; properties are data."""
     return [
         item for item in node.body
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and (not item.name.startswith("_") or item.name == "__init__"
-             or (item.name.startswith("__") and ast.get_docstring(item)))
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_property(item)
+        and (not item.name.startswith("_") or (item.name.startswith("__") and item.name.endswith("__")))
     ]
+
+
+def _class_data(node: ast.ClassDef) -> tuple[list[str], list[str]]:
+    """pydoc's data descriptors (properties: name and doc) and other attributes (``name = value``)."""
+    descriptors, attributes, seen = [], [], set()
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_property(item):
+            if item.name in seen or item.name.startswith("_"):
+                continue
+            seen.add(item.name)
+            doc = ast.get_docstring(item)
+            descriptors.append(item.name + (f"\n{_indent(doc, '    ')}" if doc else ""))
+        elif isinstance(item, (ast.Assign, ast.AnnAssign)) and item.value is not None:
+            targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+            value = ast.unparse(item.value)
+            for target in targets:
+                if isinstance(target, ast.Name) and not target.id.startswith("_") and len(value) <= 80:
+                    attributes.append(f"{target.id} = {value}")
+    return descriptors, attributes
 
 
 def _render_builtin_members(cls: type, indent: str, seen: set[str]) -> list[str]:
@@ -564,6 +590,13 @@ def _render_class(module: str, node: ast.ClassDef, indent: str, resolver: _Class
     if methods:
         parts.append(f"{indent}    Methods defined here:")
         parts.extend(_render_function(m, indent + "    ") for m in methods)
+    descriptors, attributes = _class_data(node)
+    if descriptors:
+        parts.append(f"{indent}    Data descriptors defined here:")
+        parts.extend(_indent(d, indent + "    ") for d in descriptors)
+    if attributes:
+        parts.append(f"{indent}    Data and other attributes defined here:\n"
+                     + "\n".join(f"{indent}    {a}" for a in attributes))
     seen = {m.name for m in methods}
     for qualname, base in resolver.ancestors(module, node) if resolver else ():
         if isinstance(base, ast.ClassDef):
