@@ -89,3 +89,13 @@ def test_two_stage_fraction_changes_the_comparison(page):
     assert not np.array_equal(_array(second["data"][1]["x"]), _array(first["data"][1]["x"]))
     at.slider(key="fraction").set_value(1.0).run()
     assert any("below 100%" in i.value for i in at.info)
+
+
+def test_query_parameters_restore_the_design_view():
+    at = app_test("design_effect.py", source="synthetic", syn_docs="150", k="9", fraction="0.3", **FAST)
+    assert not at.exception
+    assert at.title[0].value == "Design effect"
+    assert at.slider(key="k").value == 9
+    assert at.slider(key="fraction").value == 0.3
+    assert "K = 9 documents" in _chart(at, "Effective n")["layout"]["annotations"][1]["text"]
+    assert "30% of chunks" in json.dumps(_chart(at, "% of chunks")["data"])
