@@ -193,3 +193,17 @@ def test_progress_bar_appears_only_for_work_expected_to_take_over_a_second():
     progress(4, 4)
     progress.close()
     assert slow.log == [("created", 0.0), ("progress", 0.25), ("progress", 1.0), ("empty", None)]
+
+
+def test_jsonl_upload_offers_its_columns_for_mapping():
+    rows = chunk_rows(n_docs=30, y="hit")
+    data = rows.to_json(orient="records", lines=True).encode()
+    at = app_test(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value(("r.jsonl", data, "application/json"))
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="map_y").options == ["(none)", "doc_id", "chunk_id", "hit"]
+    assert at.selectbox(key="map_doc_id").value == "doc_id"
+    at.selectbox(key="map_y").set_value("hit").run()
+    assert not at.exception and not at.error
+    assert at.slider(key="k").max == 30
