@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -50,6 +51,8 @@ class DataError(ValueError):
 
 @dataclass(frozen=True)
 class Results:
+    """What a load returns: one :class:`ClusterSample` per config, in config order."""
+
     samples: dict[str, ClusterSample]  # config -> sufficient statistics ("default" when no config column)
     n_rows: int
     source: str
@@ -94,7 +97,7 @@ def load_results(
                 raise FileNotFoundError(f"no such file: {name}")
         if path.stat().st_size == 0:
             raise DataError(f"{name} is an empty file")
-        con = stack.enter_context(_connect(stack))
+        con = stack.enter_context(_connection())
         relation = _relation_sql(con, path, kind)
         return _aggregate(con, relation, columns, name)
 
@@ -104,8 +107,7 @@ def results_from_frame(frame: pd.DataFrame, *, columns: dict[str, str] | None = 
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     frame = frame.rename(columns=str)
-    with ExitStack() as stack:
-        con = stack.enter_context(_connect(stack))
+    with _connection() as con:
         con.register("__ragunc_frame", frame)
         return _aggregate(con, "__ragunc_frame", columns, source)
 
@@ -114,11 +116,12 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike, *, file_type: st
     """Write chunk rows in the contract's format for ``path`` (gzip when it ends in ``.gz``); returns the type."""
     kind = infer_file_type(str(path), file_type)
     # mtime 0: the same rows give the same bytes (sample data under version control)
-    gz = {"method": "gzip", "mtime": 0} if str(path).lower().endswith(".gz") else None
+    name = str(path).lower().removesuffix(".gz")
+    gz = {"method": "gzip", "mtime": 0} if name != str(path).lower() else None
     if kind == "parquet":
         frame.to_parquet(path, index=False)
     elif kind == "csv":
-        frame.to_csv(path, index=False, compression=gz)
+        frame.to_csv(path, index=False, compression=gz, sep="\t" if name.endswith(".tsv") else ",")
     else:
         frame.to_json(path, orient="records", lines=True, compression=gz)
     return kind
@@ -129,12 +132,10 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike, *, file_type: st
 
 def infer_file_type(name: str, file_type: str | None = None) -> str:
     """"csv", "parquet" or "jsonl": ``file_type`` normalised, else from the name (``.gz`` allowed)."""
-    given = file_type
-    if given is not None:
-        kind = given.lower().lstrip(".")
-        kind = {"ndjson": "jsonl", "json": "jsonl", "pq": "parquet", "tsv": "csv"}.get(kind, kind)
-        if kind not in FILE_TYPES:
-            raise DataError(f"unknown file type {given!r}; use one of {', '.join(FILE_TYPES)}")
+    if file_type is not None:
+        kind = _SUFFIXES.get("." + file_type.lower().lstrip("."))
+        if kind is None:
+            raise DataError(f"unknown file type {file_type!r}; use one of {', '.join(FILE_TYPES)}")
         return kind
     suffixes = [s.lower() for s in Path(name).suffixes]
     if suffixes and suffixes[-1] == ".gz":
@@ -148,37 +149,30 @@ def infer_file_type(name: str, file_type: str | None = None) -> str:
     return kind
 
 
-class _spooled:
-    """Copy a binary file-like to a named temporary file (DuckDB reads paths), removed on exit."""
-
-    def __init__(self, stream: BinaryIO, name: str):
-        self.stream, self.name = stream, name
-
-    def __enter__(self) -> Path:
-        self.dir = tempfile.mkdtemp(prefix="ragunc-upload-")
-        path = Path(self.dir) / (self.name or "upload")
-        if hasattr(self.stream, "seek"):
-            self.stream.seek(0)
+@contextmanager
+def _spooled(stream: BinaryIO, name: str) -> Iterator[Path]:
+    """The stream copied to a named temporary file (DuckDB reads paths), removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="ragunc-upload-") as tmp:
+        path = Path(tmp) / (name or "upload")
+        if hasattr(stream, "seek"):
+            stream.seek(0)
         with open(path, "wb") as out:
-            shutil.copyfileobj(self.stream, out, length=1 << 20)
-        return path
-
-    def __exit__(self, *exc) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+            shutil.copyfileobj(stream, out, length=1 << 20)
+        yield path
 
 
-def _connect(stack: ExitStack) -> duckdb.DuckDBPyConnection:
-    spill = stack.enter_context(tempfile.TemporaryDirectory(prefix="ragunc-duckdb-"))
-    con = duckdb.connect(
+@contextmanager
+def _connection() -> Iterator[duckdb.DuckDBPyConnection]:
+    with tempfile.TemporaryDirectory(prefix="ragunc-duckdb-") as spill, duckdb.connect(
         config={
             "threads": min(os.cpu_count() or 1, 4),  # more threads buy little here and each wants buffer memory
             "memory_limit": _MEMORY_LIMIT,
             "temp_directory": spill,
             "preserve_insertion_order": False,  # the fast pass never needs row order
         }
-    )
-    con.execute("SET enable_progress_bar = false")  # it would print into stdout, e.g. into the CLI's JSON
-    return con
+    ) as con:
+        con.execute("SET enable_progress_bar = false")  # it would print into stdout, e.g. into the CLI's JSON
+        yield con
 
 
 def _quote(text: str) -> str:
