@@ -261,6 +261,15 @@ def test_each_violation_names_column_and_row(tmp_path, column, row, value, messa
             results_from_frame(bad)
 
 
+def test_empty_config_and_chunk_id(tmp_path):
+    bad = GOOD.assign(config=["a", "a", "", "b", "b", "b"]).astype(object)
+    bad.loc[4, "chunk_id"] = None
+    with pytest.raises(DataError, match=r"column 'config': 1 row\(s\) with an empty value: row 3; "
+                                        r"column 'chunk_id': 1 row\(s\) with an empty value: row 5 "
+                                        r"\(row numbers count data rows from 1\)"):
+        results_from_frame(bad)
+
+
 def test_violations_are_all_reported_with_the_first_five_rows(tmp_path):
     # Big enough that DuckDB reads it in parallel chunks: row numbers must still be file rows.
     n = 60_000
