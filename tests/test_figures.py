@@ -143,9 +143,14 @@ def test_deff_curve_follows_kish_and_approaches_k_over_rho():
     assert fig.data[3].x[0] == 25.8 and fig.data[3].y[0] == 7.0
 
 
-def test_document_rates_figure_is_in_percent():
-    fig = figures.document_rates_figure({"a": np.array([0.0, 0.5, 1.0])})
-    np.testing.assert_allclose(fig.data[0].x, [0, 50, 100])
+def test_document_rates_figure_bins_shares_of_documents_in_percent():
+    rates = np.array([0.0, 0.0, 0.5, 1.0])
+    fig = figures.document_rates_figure({"a": rates}, bins=4)
+    (bars,) = fig.data
+    np.testing.assert_allclose(bars.x, [12.5, 37.5, 62.5, 87.5])
+    # numpy puts 0.5 in [50, 75) and 1.0 in the closed last bin [75, 100]
+    np.testing.assert_allclose(bars.y, [50.0, 0.0, 25.0, 25.0])
+    assert np.sum(bars.y) == pytest.approx(100.0)
 
 
 def test_plan_figure_marks_the_documents_needed(population):
