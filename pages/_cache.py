@@ -15,6 +15,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -352,6 +353,13 @@ def figure(builder: Callable, result, **options):
     while len(store) > 4 * SIMULATIONS_KEPT:
         store.popitem(last=False)
     return fig
+
+
+def number(value: float | None, fmt: str) -> str:
+    """A tile's text: "—" when undefined (None, NaN), "∞" when infinite."""
+    if value is None or math.isnan(value):
+        return "—"
+    return format(value, fmt) if math.isfinite(value) else "∞"
 
 
 # ---------------------------------------------------------------- URL-bound controls

@@ -1,8 +1,6 @@
 """Page "Design effect": DEFF against chunks per document, the ICC on the data, the iid control, two-stage sampling."""
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 import _cache
@@ -51,21 +49,15 @@ with st.sidebar:
 d = c.population_diagnostics(source, population)
 
 
-def _num(value: float | None, fmt: str) -> str:
-    if value is None:
-        return "—"
-    return format(value, fmt) if math.isfinite(value) else "∞"
-
-
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
 tiles = st.columns(6)
-tiles[0].metric("ICC (ρ)", _num(d.icc, ".3f"), help="Intraclass correlation of chunks within a document (ANOVA).")
-tiles[1].metric("DEFF", _num(d.deff, ".2f"), help="Measured: cluster variance / binomial variance.")
-tiles[2].metric("Kish DEFF", _num(d.deff_kish, ".2f"), help="1 + ((1 + CV²)·m̄ − 1)·ρ, for unequal document sizes.")
-tiles[3].metric("Chunks / doc", _num(d.mean_size, ".1f"), help=f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}.")
-tiles[4].metric("Neighbour corr.", _num(d.lag1_autocorr, ".3f"),
+tiles[0].metric("ICC (ρ)", c.number(d.icc, ".3f"), help="Intraclass correlation of chunks within a document (ANOVA).")
+tiles[1].metric("DEFF", c.number(d.deff, ".2f"), help="Measured: cluster variance / binomial variance.")
+tiles[2].metric("Kish DEFF", c.number(d.deff_kish, ".2f"), help="1 + ((1 + CV²)·m̄ − 1)·ρ, for unequal document sizes.")
+tiles[3].metric("Chunks / doc", c.number(d.mean_size, ".1f"), help=f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}.")
+tiles[4].metric("Neighbour corr.", c.number(d.lag1_autocorr, ".3f"),
                 help="Lag-1 autocorrelation of within-document residuals of neighbouring chunks.")
-tiles[5].metric("doc_type share", _num(d.doc_type_share, ".1%"),
+tiles[5].metric("doc_type share", c.number(d.doc_type_share, ".1%"),
                 help="Share of the variance of document rates explained by the document type.")
 
 observed = {
@@ -78,7 +70,7 @@ deff_fig = figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=obser
 exports["figures"]["deff"] = deff_fig
 st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
-    f"With ρ = {d.icc:.3f}, {k} documents are worth at most **{_num(float(design.k_over_rho(k, d.icc)), ',.0f')}** independent chunks "
+    f"With ρ = {d.icc:.3f}, {k} documents are worth at most **{c.number(float(design.k_over_rho(k, d.icc)), ',.0f')}** independent chunks "
     f"(K/ρ), however finely they are cut. Circles: the DEFF measured on each chunk size in the data "
     f"(measured DEFF also reflects unequal document sizes, which the curve ignores)."
 )

@@ -1,8 +1,6 @@
 """Page "Uncertainty explorer": naive vs cluster intervals, DEFF, effective n and coverage as K, chunk size and B move."""
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
 import _cache
@@ -54,8 +52,8 @@ with st.sidebar:
             # The selectbox already exists in this run: switch to the new size on the next one.
             st.session_state[NEXT_CONFIG] = c.compute_size(source, int(words))
             st.rerun()
-        st.info("Pick a word count and compute it; meanwhile the first config is shown.")
-        config = configs[0]
+        config = c.default_config(configs)
+        st.info(f"Pick a word count and compute it; meanwhile {config} is shown.")
     population = extra.get(config) or results.sample(config)
     n_docs = population.n_docs
     k = st.slider("K: documents per sample", 2, n_docs,
@@ -73,21 +71,22 @@ with st.sidebar:
 
 # ---------------------------------------------------------------- analytic part (every rerun, fast)
 sample = c.draw_documents(source, population, k, seed)
-rep = c.interval(source, sample, k=k, seed=seed, estimator=estimator, level=level, boot=boot)
+try:
+    rep = c.interval(source, sample, k=k, seed=seed, estimator=estimator, level=level, boot=boot)
+except ValueError as exc:
+    st.error(f"Cannot compute intervals for this sample: {exc}")
+    c.sync_url()
+    st.stop()
 truth = design.estimate(population, estimator)
 d = rep.diagnostics
 
 
-def _num(value: float, fmt: str) -> str:
-    return format(value, fmt) if math.isfinite(value) else "∞"
-
-
 tiles = st.columns(5)
-tiles[0].metric("DEFF", _num(d.deff, ".2f"), help="Cluster variance / binomial variance (no FPC).")
-tiles[1].metric("ICC", _num(d.icc, ".3f"), help="Intraclass correlation of chunks within a document (ANOVA).")
-tiles[2].metric("Effective n", _num(d.n_eff, ",.0f"), help="Chunks / DEFF: independent-chunk equivalents.")
+tiles[0].metric("DEFF", c.number(d.deff, ".2f"), help="Cluster variance / binomial variance (no FPC).")
+tiles[1].metric("ICC", c.number(d.icc, ".3f"), help="Intraclass correlation of chunks within a document (ANOVA).")
+tiles[2].metric("Effective n", c.number(d.n_eff, ",.0f"), help="Chunks / DEFF: independent-chunk equivalents.")
 tiles[3].metric("Chunks", f"{rep.n_chunks:,}", help=f"In the {rep.n_docs:,} sampled documents.")
-tiles[4].metric("Bernoulli-equivalent n", _num(d.bernoulli_n, ",.0f"),
+tiles[4].metric("Bernoulli-equivalent n", c.number(d.bernoulli_n, ",.0f"),
                 help="p(1−p) / variance of the estimate (with the finite-population correction).")
 
 interval_fig = figures.interval_figure(rep, population_value=truth)

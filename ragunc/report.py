@@ -67,12 +67,25 @@ def plain_reading(
     cluster_hw = 50 * (report.cluster.ci[1] - report.cluster.ci[0])
     lines = [
         f"The estimated {metric} is {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks "
-        f"of {report.n_docs:,} documents.",
-        f"These {report.n_chunks:,} chunks carry about as much information as "
-        f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.1f}): chunks of one document "
-        f"resemble each other (ICC {d.icc:.2f}).",
+        f"of {report.n_docs:,} documents."
     ]
-    if naive_hw > 0 and math.isfinite(cluster_hw):
+    if not math.isfinite(d.deff):
+        lines.append(
+            "Every sampled chunk has the same outcome, so the design effect, ICC and effective n "
+            "are undefined here: draw more documents."
+        )
+    else:
+        alike = "chunks of one document resemble each other" if d.icc > 0.01 else "chunks behave almost independently here"
+        lines.append(
+            f"These {report.n_chunks:,} chunks carry about as much information as "
+            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.1f}): {alike} (ICC {d.icc:.2f})."
+        )
+    if report.population_docs is not None and report.n_docs >= report.population_docs:
+        lines.append(
+            f"All {report.n_docs:,} documents of the population are in the sample: the cluster interval has "
+            f"no sampling error left, while the naive one still claims ± {naive_hw:.1f} percentage points."
+        )
+    elif naive_hw > 0 and math.isfinite(cluster_hw):
         lines.append(
             f"The naive binomial {pct} interval claims ± {naive_hw:.1f} percentage points; "
             f"honouring the documents it is ± {cluster_hw:.1f} pp, "

@@ -111,3 +111,17 @@ def test_figures_html_embeds_every_figure_and_plotly_once(rep, cov):
     assert page.count(get_plotlyjs()) == 1
     assert page.count('class="plotly-graph-div"') == 2
     assert "<h1>F &lt;1&gt;</h1>" in page
+
+
+def test_reading_of_a_census_and_of_a_sample_without_hits(population):
+    census = interval_report(population.with_population(population.n_docs), boot=50, rng=0)
+    text = " ".join(report.plain_reading(census))
+    assert "no sampling error left" in text and "times wider" not in text
+    assert census.cluster.ci[0] == pytest.approx(census.cluster.ci[1])  # the premise: a zero-width interval
+
+    zero = ClusterSample(doc_id=np.array(["a", "b", "c"]), total=np.zeros(3), size=np.array([3, 4, 5]),
+                         sumsq=np.zeros(3))
+    r = interval_report(zero, boot=50, rng=0)
+    if np.isfinite(r.diagnostics.deff):
+        pytest.skip("the engine defines DEFF for a sample without hits")
+    assert any("undefined" in line for line in report.plain_reading(r))
