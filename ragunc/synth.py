@@ -28,9 +28,9 @@ def synthesize(
     icc: float = 0.3,
     autocorr: float = 0.17,
     doc_types: int = 4,
+    doc_type_share: float = 0.126,
     config: str = "100w",
     rng: np.random.Generator | int | None = None,
-    doc_type_share: float = 0.126,
 ) -> pd.DataFrame:
     """Chunk rows: doc_id, chunk_id, chunk_index, config, doc_type, y (0/1).
 
@@ -111,7 +111,7 @@ def _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_s
     if not 0 <= doc_type_share <= 1:
         raise ValueError(f"doc_type_share must be in [0, 1], got {doc_type_share}")
     means = stratum_rates(p, icc, doc_types, doc_type_share)
-    within = (1 - (doc_type_share if doc_types > 1 else 0)) * icc * p * (1 - p)
+    within = _within_variance(p, icc, doc_types, doc_type_share)
     if means.min() <= 0 or means.max() >= 1 or np.any(within >= means * (1 - means)):
         raise ValueError(
             f"icc={icc} with doc_type_share={doc_type_share} over {doc_types} doc types is not reachable "
@@ -135,9 +135,14 @@ def _sizes(n_docs: int, mean_chunks: float, size_cv: float, rng: np.random.Gener
     return 1 + rng.binomial(trials, extra / trials, size=n_docs).astype(np.int64)
 
 
+def _within_variance(p, icc, doc_types, doc_type_share) -> float:
+    """Variance of document rates inside a doc_type: what doc_type does not explain."""
+    return (1 - (doc_type_share if doc_types > 1 else 0)) * icc * p * (1 - p)
+
+
 def _document_rates(types, doc_types, p, icc, doc_type_share, rng) -> np.ndarray:
     means = stratum_rates(p, icc, doc_types, doc_type_share)[types]
-    within = (1 - (doc_type_share if doc_types > 1 else 0)) * icc * p * (1 - p)
+    within = _within_variance(p, icc, doc_types, doc_type_share)
     if within == 0:
         return means
     concentration = means * (1 - means) / within - 1  # Beta(a, b): var = mean (1 - mean) / (a + b + 1)
