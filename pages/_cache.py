@@ -365,6 +365,7 @@ def number(value: float | None, fmt: str) -> str:
 # ---------------------------------------------------------------- URL-bound controls
 
 _BOUND = "_ragunc_bound_keys"
+_KEPT = "_ragunc_kept_values"  # last value of every bound control, kept while its page is not shown
 
 
 def bind(key: str, default, *, parse: Callable[[str], object] = str, fix: Callable | None = None) -> str:
@@ -373,8 +374,11 @@ def bind(key: str, default, *, parse: Callable[[str], object] = str, fix: Callab
     ``fix`` maps a value to a valid one for this run (clamp to the slider's range,
     fall back when an option disappeared); write the URL back with :func:`sync_url`.
     """
+    kept = st.session_state.get(_KEPT, {})
     if key in st.session_state:
         value = st.session_state[key]
+    elif key in kept:  # the widget was on another page: Streamlit dropped its state meanwhile
+        value = kept[key]
     else:
         value = default
         raw = st.query_params.get(key)
@@ -396,8 +400,10 @@ def new_run() -> None:
 
 def sync_url() -> None:
     """Write every bound control's current value into the URL (only those that changed)."""
+    kept = st.session_state.setdefault(_KEPT, {})
     for key in st.session_state.get(_BOUND, {}):
         if key in st.session_state:
+            kept[key] = st.session_state[key]
             value = _url_text(st.session_state[key])
             if st.query_params.get(key) != value:
                 st.query_params[key] = value

@@ -207,3 +207,16 @@ def test_jsonl_upload_offers_its_columns_for_mapping():
     at.selectbox(key="map_y").set_value("hit").run()
     assert not at.exception and not at.error
     assert at.slider(key="k").max == 30
+
+
+def test_a_control_keeps_its_value_across_pages_that_do_not_show_it():
+    at = app_test(**SMALL)
+    at.toggle(key="sim").set_value(False).run()
+    at.select_slider(key="reps").set_value(500).run()
+    at.switch_page(str(Path(APP).parent / "pages" / "planning_comparison.py")).run()
+    assert not at.exception
+    for key in ("sim", "reps"):  # a browser's page switch drops the other page's parameters
+        del at.query_params[key]
+    at.switch_page(str(Path(APP).parent / "pages" / "uncertainty_explorer.py")).run()
+    assert at.toggle(key="sim").value is False
+    assert at.select_slider(key="reps").value == 500
