@@ -5,9 +5,14 @@ Aggregation streams (DuckDB); rows are never all held in pandas.
 
 Data contract, one row per chunk: required ``doc_id`` and ``y`` (0/1 hit or a
 score in [0, 1]); optional ``chunk_id``, ``chunk_index`` (0-based position in
-the document), ``config`` and ``doc_type``.  Rows are aggregated once into
-per-(config, document) sums; only when that pass counts a violation does a
-second, slower pass look up the offending row numbers.
+the document), ``config`` and ``doc_type``.
+
+Rows are aggregated once into per-(config, document) sums, counting every
+violation on the way; with ``chunk_index`` a window pass sorts each document's
+chunks for the neighbour products, and with ``chunk_id`` a hashed pass looks
+for repeated keys.  (One merged pass measured slower on files in document
+order.)  Only when a count is nonzero does a slower, single-threaded pass look
+up the offending row numbers.
 """
 from __future__ import annotations
 
