@@ -140,3 +140,15 @@ def test_tables_are_readable(capsys, population_csv):
     assert main(["compare", population_csv, "--a", "a", "--b", "b", "--boot", "50"]) == 0
     out = capsys.readouterr().out
     assert "paired (documents)" in out and "naive (unpaired chunks)" in out
+
+
+def test_column_mapping_reads_other_names(capsys, tmp_path):
+    path = tmp_path / "renamed.csv"
+    pd.DataFrame(HAND_ROWS, columns=["document", "hit1"]).to_csv(path, index=False)
+    d = run_json(capsys, ["interval", str(path), "--boot", "50", "--column", "y=hit1", "--column", "doc_id=document"])
+    assert (d["estimate"], d["n_docs"], d["n_chunks"]) == (0.5, 3, 8)
+    assert main(["interval", str(path)]) == 2  # unmapped: the error names the missing column
+    assert "doc_id" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["interval", str(path), "--column", "y"])  # not NAME=COLUMN: argparse rejects it
+    assert "NAME=COLUMN" in capsys.readouterr().err

@@ -61,7 +61,20 @@ def _common(p: argparse.ArgumentParser, *, config: bool = True) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     if config:
         p.add_argument("--config", help="config to use when the file holds several")
+    p.add_argument("--column", action="append", type=_mapping, default=[], metavar="NAME=COLUMN",
+                   help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
+
+
+def _mapping(text: str) -> tuple[str, str]:
+    name, sep, column = text.partition("=")
+    if not sep or not name or not column:
+        raise argparse.ArgumentTypeError(f"expected NAME=COLUMN (e.g. y=hit1), got {text!r}")
+    return name, column
+
+
+def _results(args: argparse.Namespace):
+    return load_results(args.file, columns=dict(args.column) or None)
 
 
 def _population(p: argparse.ArgumentParser) -> None:
@@ -75,7 +88,7 @@ def _boot(p: argparse.ArgumentParser) -> None:
 
 
 def _load(args: argparse.Namespace, config: str | None) -> ClusterSample:
-    sample = load_results(args.file).sample(config)
+    sample = _results(args).sample(config)
     population = getattr(args, "population_docs", None)
     return sample.with_population(population) if population is not None else sample
 
@@ -88,7 +101,7 @@ def _interval(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    population = load_results(args.file).sample(args.config)
+    population = _results(args).sample(args.config)
     with progress_bar("simulate") as progress:
         result = coverage_experiment(
             population, k=args.k, reps=args.reps, boot=args.boot, estimator=args.estimator, level=args.level,
@@ -106,7 +119,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    results = load_results(args.file)
+    results = _results(args)
     a, b = results.sample(args.a), results.sample(args.b)
     if args.population_docs is not None:
         a = a.with_population(args.population_docs)
