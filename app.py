@@ -42,6 +42,7 @@ def _upload_source() -> _cache.DataSource | None:
     if upload is None:
         st.caption("No file yet: the pages show the bundled sample until you upload one.")
         return None
+    st.caption("An upload stays in this browser session: a shared link cannot carry the file itself.")
     data = upload.getvalue()
     present = _cache.peek_columns(upload.name, data)
     columns = {}
@@ -108,7 +109,9 @@ def sidebar_source() -> _cache.DataSource:
 
 
 def main() -> None:
-    st.set_page_config(page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide")
+    st.set_page_config(
+        page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide"
+    )
     _cache.new_run()
     pages = [
         st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
