@@ -141,6 +141,12 @@ def default_config(configs: list[str]) -> str:
     return "100w" if "100w" in configs else configs[0]
 
 
+def config_key(configs: list[str], options: list[str] | None = None) -> str:
+    """The URL-bound key of a page's chunk-size (config) selector, opening on :func:`default_config`."""
+    default = default_config(configs)
+    return bind("config", default, fix=one_of(options or configs, default))
+
+
 def require_results() -> tuple[DataSource, Results]:
     """The current source and its results; shows the error and stops the page when loading failed."""
     source = current_source()

@@ -33,13 +33,14 @@ with st.expander("What am I looking at?"):
 with st.sidebar:
     st.header("Design effect")
     configs = list(results.configs)
-    config = st.selectbox("Chunk size (config)", configs, key=c.bind("config", c.default_config(configs), fix=c.one_of(configs, c.default_config(configs))))
+    config = st.selectbox("Chunk size (config)", configs, key=c.config_key(configs))
     population = results.sample(config)
     n_docs = population.n_docs
     k = st.slider("K: documents per sample", 2, n_docs - 1,
                   key=c.bind("k", min(20, n_docs - 1), parse=int, fix=c.clamp(2, n_docs - 1)))
     reps = st.select_slider("R: repetitions", REPS, key=c.bind("de_reps", 500, parse=int, fix=c.one_of(REPS, 500)))
-    boot = st.select_slider("B: bootstrap replicates", BOOTS, key=c.bind("de_boot", 200, parse=int, fix=c.one_of(BOOTS, 200)))
+    boot = st.select_slider("B: bootstrap replicates", BOOTS,
+                            key=c.bind("de_boot", 200, parse=int, fix=c.one_of(BOOTS, 200)))
     level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
                              key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
     seed = st.number_input("Seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
@@ -51,10 +52,12 @@ d = c.population_diagnostics(source, population)
 
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
 tiles = st.columns(6)
-tiles[0].metric("ICC (ρ)", c.number(d.icc, ".3f"), help="Intraclass correlation of chunks within a document (ANOVA).")
+tiles[0].metric("ICC (ρ)", c.number(d.icc, ".3f"), help="Intraclass correlation of chunks in a document (ANOVA).")
 tiles[1].metric("DEFF", c.number(d.deff, ".2f"), help="Measured: cluster variance / binomial variance.")
-tiles[2].metric("Kish DEFF", c.number(d.deff_kish, ".2f"), help="1 + ((1 + CV²)·m̄ − 1)·ρ, for unequal document sizes.")
-tiles[3].metric("Chunks / doc", c.number(d.mean_size, ".1f"), help=f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}.")
+tiles[2].metric("Kish DEFF", c.number(d.deff_kish, ".2f"),
+                help="1 + ((1 + CV²)·m̄ − 1)·ρ, for unequal document sizes.")
+tiles[3].metric("Chunks / doc", c.number(d.mean_size, ".1f"),
+                help=f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}.")
 tiles[4].metric("Neighbour corr.", c.number(d.lag1_autocorr, ".3f"),
                 help="Lag-1 autocorrelation of within-document residuals of neighbouring chunks.")
 tiles[5].metric("doc_type share", c.number(d.doc_type_share, ".1%"),
@@ -70,9 +73,10 @@ deff_fig = figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=obser
 exports["figures"]["deff"] = deff_fig
 st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
-    f"With ρ = {d.icc:.3f}, {k} documents are worth at most **{c.number(float(design.k_over_rho(k, d.icc)), ',.0f')}** independent chunks "
-    f"(K/ρ), however finely they are cut. Circles: the DEFF measured on each chunk size in the data "
-    f"(measured DEFF also reflects unequal document sizes, which the curve ignores)."
+    f"With ρ = {d.icc:.3f}, {k} documents are worth at most "
+    f"**{c.number(float(design.k_over_rho(k, d.icc)), ',.0f')}** independent chunks (K/ρ), however finely "
+    f"they are cut. Circles: the DEFF measured on each chunk size in the data (measured DEFF also "
+    f"reflects unequal document sizes, which the curve ignores)."
 )
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
@@ -114,7 +118,8 @@ elif population.binary:
 
     st.subheader(f"Two-stage sampling: keep {fraction:.0%} of each sampled document's chunks")
     if fraction < 1.0:
-        two = c.coverage(source, population, two_stage_fraction=fraction, label="Simulating two-stage sampling", **common)
+        two = c.coverage(source, population, two_stage_fraction=fraction, label="Simulating two-stage sampling",
+                         **common)
         two_fig = figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two})
         exports["figures"]["two_stage"] = two_fig
         exports["results"]["coverage_two_stage"] = two.to_dict()

@@ -29,7 +29,7 @@ with st.expander("What am I looking at?"):
 configs = list(results.configs)
 with st.sidebar:
     st.header("Planning and comparison")
-    config = st.selectbox("Pilot config", configs, key=c.bind("config", c.default_config(configs), fix=c.one_of(configs, c.default_config(configs))))
+    config = st.selectbox("Pilot config", configs, key=c.config_key(configs))
     estimator = st.radio("Estimator", ("micro", "macro"), horizontal=True,
                          key=c.bind("estimator", "micro", fix=c.one_of(("micro", "macro"), "micro")))
     level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
@@ -73,8 +73,10 @@ if len(configs) < 2:
     st.info(f"The data hold one config ({configs[0]}); load data with several (e.g. the bundled chunk sizes).")
 else:
     cols = st.columns(4)
-    config_a = cols[0].selectbox("Config A", configs, key=c.bind("cmp_a", configs[0], fix=c.one_of(configs, configs[0])))
-    config_b = cols[1].selectbox("Config B", configs, key=c.bind("cmp_b", configs[1], fix=c.one_of(configs, configs[1])))
+    config_a = cols[0].selectbox("Config A", configs,
+                                 key=c.bind("cmp_a", configs[0], fix=c.one_of(configs, configs[0])))
+    config_b = cols[1].selectbox("Config B", configs,
+                                 key=c.bind("cmp_b", configs[1], fix=c.one_of(configs, configs[1])))
     boot = cols[2].select_slider("B: bootstrap replicates", BOOTS,
                                  key=c.bind("cmp_boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
     seed = cols[3].number_input("Seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))

@@ -1,4 +1,4 @@
-"""Page "Uncertainty explorer": naive vs cluster intervals, DEFF, effective n and coverage as K, chunk size and B move."""
+"""Page "Uncertainty explorer": naive vs cluster intervals, DEFF, effective n and coverage as K, chunk size, B move."""
 from __future__ import annotations
 
 import streamlit as st
@@ -42,7 +42,7 @@ with st.sidebar:
     options = configs + list(extra) + ([OTHER_SIZE] if c.can_compute_sizes(source) else [])
     config = st.selectbox(
         "Chunk size (config)", options,
-        key=c.bind("config", c.default_config(configs), fix=c.one_of(options, c.default_config(configs))),
+        key=c.config_key(configs, options),
         help="The configs present in the data; for the bundled stdlib sample you can compute another size.",
     )
     if config == OTHER_SIZE:
@@ -58,8 +58,10 @@ with st.sidebar:
     n_docs = population.n_docs
     k = st.slider("K: documents per sample", 2, n_docs,
                   key=c.bind("k", min(20, n_docs), parse=int, fix=c.clamp(2, n_docs)))
-    boot = st.select_slider("B: bootstrap replicates", BOOTS, key=c.bind("boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
-    reps = st.select_slider("R: repetitions (coverage)", REPS, key=c.bind("reps", 1000, parse=int, fix=c.one_of(REPS, 1000)))
+    boot = st.select_slider("B: bootstrap replicates", BOOTS,
+                            key=c.bind("boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
+    reps = st.select_slider("R: repetitions (coverage)", REPS,
+                            key=c.bind("reps", 1000, parse=int, fix=c.one_of(REPS, 1000)))
     level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
                              key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
     estimator = st.radio("Estimator", ("micro", "macro"), horizontal=True,

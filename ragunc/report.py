@@ -75,7 +75,10 @@ def plain_reading(
             "are undefined here: draw more documents."
         )
     else:
-        alike = "chunks of one document resemble each other" if d.icc > 0.01 else "chunks behave almost independently here"
+        alike = (
+            "chunks of one document resemble each other" if d.icc > 0.01
+            else "chunks behave almost independently here"
+        )
         lines.append(
             f"These {report.n_chunks:,} chunks carry about as much information as "
             f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.1f}): {alike} (ICC {d.icc:.2f})."
