@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from ragunc import metrics, ranking, ranking_figures, runs
+from ragunc.serialize import json_text
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 SAMPLE_RUN = SAMPLE_DIR / "stdlib_run_100w.csv.gz"
@@ -200,5 +200,5 @@ download = per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate"
 left, right = st.columns(2)
 left.download_button("Per-query table (CSV)", download.to_csv(index=False), f"ranking_k{k}.csv", "text/csv")
 right.download_button("Report (JSON, as `ragunc recall --json`)",
-                      json.dumps(report.to_dict(), indent=2),
+                      json_text(report.to_dict()),
                       f"recall_k{k}.json", "application/json")

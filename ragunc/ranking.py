@@ -17,6 +17,7 @@ import pandas as pd
 from .compare import ComparisonResult, paired_comparison
 from .design import BootstrapResult, ClusterSample, IntervalEstimate, IntervalReport, interval_report
 from .metrics import ORDERS, TRUNCATE_DEDUP, JudgedRun, mean_defined, naive_recall_sum, recall
+from .serialize import jsonable
 
 
 def scores_sample(
@@ -63,11 +64,6 @@ def query_interval(
     return interval_report(sample, estimator="micro", level=level, boot=boot, rng=rng)
 
 
-def _number(value) -> float | None:
-    value = float(value)
-    return None if np.isnan(value) else value
-
-
 @dataclass(frozen=True)
 class RecallReport:
     """Document-level Recall@k over queries with its uncertainty (what ``ragunc recall`` prints)."""
@@ -93,28 +89,25 @@ class RecallReport:
         """The JSON contract of ``ragunc recall``; undefined numbers (NaN) become None."""
 
         def interval(est) -> dict:
-            return {"se": _number(est.se), "ci": [_number(v) for v in est.ci]}
+            return {"se": est.se, "ci": est.ci}
 
-        return {
+        return jsonable({
             "k": self.k,
             "order": self.order,
-            "recall": _number(self.recall),
-            "naive_sum": _number(self.naive_sum),
+            "recall": self.recall,
+            "naive_sum": self.naive_sum,
             "n_queries": self.n_queries,
             "n_excluded": self.n_excluded,
-            "per_query": [
-                {"query_id": str(q), "recall": _number(r)}
-                for q, r in zip(self.query_id, self.per_query)
-            ],
+            "per_query": [{"query_id": str(q), "recall": r} for q, r in zip(self.query_id, self.per_query)],
             "naive": interval(self.naive),
             "cluster": interval(self.cluster),
-            "deff": _number(self.deff),
+            "deff": self.deff,
             "bootstrap": interval(self.bootstrap),
             "n_groups": self.n_groups,
             "group_col": self.group_col,
             "level": self.level,
-            "recall_by_order": {o: _number(v) for o, v in self.recall_by_order.items()},
-        }
+            "recall_by_order": self.recall_by_order,
+        })
 
 
 def recall_report(

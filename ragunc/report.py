@@ -7,7 +7,6 @@ single file.
 from __future__ import annotations
 
 import html
-import json
 import math
 from collections.abc import Mapping, Sequence
 
@@ -15,9 +14,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from .commands.output import _jsonable
 from .design import IntervalReport
 from .figures import method_label, report_intervals
+from .serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
 from .simulate import CoverageResult
 
 
@@ -51,10 +50,6 @@ def summary_json(report: IntervalReport, coverage: CoverageResult | None = None,
         payload["coverage"] = coverage.to_dict()
     return json_text(payload)
 
-
-def json_text(payload: dict) -> str:
-    """A result's ``to_dict()`` as indented JSON (inf/nan become null)."""
-    return json.dumps(_jsonable(payload), indent=2, ensure_ascii=False)
 
 
 def plain_reading(

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 from pathlib import Path
@@ -11,7 +10,8 @@ from ..bm25 import Tokenizer
 from ..io import infer_file_type, write_results
 from ..queries import SELECTIONS, QueryModel
 from ..retrieval import chunk_eval_parts, qrels, top_k_run
-from .output import _jsonable, emit, progress_bar
+from ..serialize import json_text
+from .output import emit, progress_bar
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -103,7 +103,7 @@ def _run(args: argparse.Namespace) -> int:
     summary["hit_at"] = {str(k): float((frame["rank"] <= k).fillna(False).mean())
                          for k in (1, 5, 10, 20, 100) if k <= args.cutoff}
     if args.metadata:
-        Path(args.metadata).write_text(json.dumps(_jsonable(summary), indent=2, ensure_ascii=False) + "\n")
+        Path(args.metadata).write_text(json_text(summary) + "\n")
     emit(summary, as_json=args.json, table=_table)
     return 0
 

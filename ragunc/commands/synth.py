@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import secrets
 from pathlib import Path
 
 from ..design import diagnostics, estimate
 from ..io import infer_file_type, results_from_frame, write_results
 from ..synth import synthesize
-from .output import _jsonable, emit
+from ..serialize import json_text
+from .output import emit
 
 # option -> synthesize() keyword, in the order the reproducing command lists them
 _PARAMETERS = (
@@ -81,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.note:
         payload["note"] = args.note
     if args.metadata:
-        Path(args.metadata).write_text(json.dumps(_jsonable(payload), indent=2, ensure_ascii=False) + "\n")
+        Path(args.metadata).write_text(json_text(payload) + "\n")
     emit(payload, as_json=args.json, table=_table)
     return 0
 
