@@ -204,6 +204,19 @@ def k_over_rho(k, rho):
     return out[()]
 
 
+def deff_equal_size(m, rho):
+    """Design effect of documents of ``m`` chunks each with intra-document correlation ``rho``: 1 + (m - 1) rho."""
+    return (1 + (np.asarray(m, dtype=float) - 1) * np.asarray(rho, dtype=float))[()]
+
+
+def deff_kish(m_bar, cv, rho):
+    """Kish's design effect for unequal document sizes: 1 + ((1 + CV^2) m_bar - 1) rho.
+
+    The equal-size formula at the size-weighted mean size (1 + CV^2) m_bar.
+    """
+    return deff_equal_size((1 + np.asarray(cv, dtype=float) ** 2) * np.asarray(m_bar, dtype=float), rho)
+
+
 def bernoulli_equivalent_n(pq, variance):
     """How many iid Bernoulli trials would give this variance: p(1-p) / variance."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -466,8 +479,8 @@ def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnosti
     return Diagnostics(
         deff=deff,
         icc=rho,
-        deff_kish=1 + ((1 + cv**2) * m_bar - 1) * rho,
-        deff_equal=1 + (m_bar - 1) * rho,
+        deff_kish=float(deff_kish(m_bar, cv, rho)),
+        deff_equal=float(deff_equal_size(m_bar, rho)),
         n_eff=n_eff,
         bernoulli_n=float(bernoulli_equivalent_n(pq, cvar * _fpc(sample))),
         k_over_rho=float(k_over_rho(sample.n_docs, rho)),

@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots
 from scipy import stats
 
 from .compare import ComparisonResult
-from .design import BootstrapResult, IntervalEstimate, IntervalReport, k_over_rho
+from .design import BootstrapResult, IntervalEstimate, IntervalReport, deff_equal_size, k_over_rho
 from .plan import PlanResult
 from .simulate import CoverageResult
 
@@ -331,7 +331,7 @@ def deff_curve_figure(
     ``observed`` maps a config to its measured (mean chunks per document, DEFF).
     """
     m = np.linspace(1.0, float(m_max), 200)
-    deff = 1 + (m - 1) * rho
+    deff = deff_equal_size(m, rho)
     ceiling = float(k_over_rho(k, rho))
     fig = make_subplots(
         rows=1, cols=2, horizontal_spacing=0.1,

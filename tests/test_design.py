@@ -15,6 +15,8 @@ from ragunc.design import (
     bernoulli_equivalent_n,
     binomial_se,
     cluster_variance,
+    deff_equal_size,
+    deff_kish,
     diagnostics,
     estimate,
     interval_arrays,
@@ -75,6 +77,16 @@ def test_hand_case_estimates_and_variances():
     assert r.cluster.ci == pytest.approx((0.5 - z * np.sqrt(3 / 64), 0.5 + z * np.sqrt(3 / 64)))
     t = stats.t.ppf(0.975, 2)
     assert r.cluster_t.ci == pytest.approx((0.5 - t * np.sqrt(3 / 64), 0.5 + t * np.sqrt(3 / 64)))
+
+
+def test_deff_formulas_by_hand():
+    # equal sizes: m = 5, rho = 0.25 -> 1 + 4 * 0.25 = 2; m = 1 is no clustering at all
+    assert deff_equal_size(5, 0.25) == 2.0
+    assert deff_equal_size(1, 0.9) == 1.0
+    np.testing.assert_allclose(deff_equal_size(np.array([1.0, 3.0, 11.0]), 0.1), [1.0, 1.2, 2.0])
+    # Kish: m_bar = 4, CV = 0.5 -> (1 + 0.25) * 4 = 5 chunks -> 1 + 4 * 0.25 = 2; CV = 0 is the equal-size case
+    assert deff_kish(4, 0.5, 0.25) == 2.0
+    assert deff_kish(4, 0.0, 0.25) == deff_equal_size(4, 0.25) == 1.75
 
 
 def test_hand_case_diagnostics():
