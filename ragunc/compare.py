@@ -13,7 +13,15 @@ import numpy as np
 from scipy import special
 
 from .bootstrap import resampled_sums, sorted_quantile
-from .design import ClusterSample, IntervalEstimate, check_options, chunk_variance, linearized_residuals
+from .design import (
+    ClusterSample,
+    IntervalEstimate,
+    check_options,
+    chunk_variance,
+    finite_population_correction,
+    linearized_residuals,
+    residual_variance,
+)
 
 
 @dataclass(frozen=True)
@@ -76,13 +84,13 @@ def paired_comparison(
     dropped_a, dropped_b = a.n_docs - k, b.n_docs - k
     a, b = a.subset(ia), b.subset(ib)
     d = a.population_docs if a.population_docs is not None else b.population_docs
-    fpc = 1.0 if d is None else 1.0 - k / d
+    fpc = finite_population_correction(k, d)
     est_a, res_a = linearized_residuals(a.total, a.size, estimator)
     est_b, res_b = linearized_residuals(b.total, b.size, estimator)
     diff = float(est_b - est_a)
     z = special.ndtri(0.5 + level / 2)
 
-    se_paired = float(np.sqrt(fpc * ((res_b - res_a) ** 2).sum() / (k * (k - 1))))
+    se_paired = float(np.sqrt(residual_variance(res_b - res_a, fpc)))
 
     if estimator == "micro":
         ya, ma, yb, mb = resampled_sums([a.total, a.size, b.total, b.size], boot, rng)

@@ -270,11 +270,25 @@ def linearized_residuals(total, size, estimator: str = "micro"):
     return p[..., 0], resid
 
 
+def residual_variance(resid, fpc=1.0):
+    """Variance of a mean from its per-document linearized residuals: (1 - f) sum(e_d**2) / (K (K - 1)).
+
+    ``resid`` has documents on the last axis; ``fpc`` is 1 - K/D (1: no FPC).
+    """
+    resid = np.asarray(resid, dtype=float)
+    k = resid.shape[-1]
+    return np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
+
+
 def cluster_variance(total, size, estimator: str = "micro", fpc=1.0):
     """Linearization variance of the estimator; ``fpc`` is 1 - K/D (1: no FPC)."""
     _, resid = linearized_residuals(total, size, estimator)
-    k = resid.shape[-1]
-    return np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
+    return residual_variance(resid, fpc)
+
+
+def finite_population_correction(k: int, population_docs: int | None) -> float:
+    """1 - K/D for K documents drawn without replacement from D; 1 when D is unknown."""
+    return 1.0 if population_docs is None else 1.0 - k / population_docs
 
 
 def wilson_interval(p, n, crit):
@@ -335,7 +349,7 @@ def interval_arrays(
     est, resid = linearized_residuals(total, size, estimator)
     n = size.sum(-1)
     bvar = chunk_variance(total, size, sumsq, est, binary) / n
-    cvar = np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
+    cvar = residual_variance(resid, fpc)
     z = special.ndtri(0.5 + level / 2)
     t = stats.t.ppf(0.5 + level / 2, k - 1)
     se_naive, se_cluster = np.sqrt(bvar), np.sqrt(cvar)
@@ -361,7 +375,7 @@ def interval_arrays(
 
 
 def _fpc(sample: ClusterSample) -> float:
-    return 1.0 if sample.population_docs is None else 1.0 - sample.n_docs / sample.population_docs
+    return finite_population_correction(sample.n_docs, sample.population_docs)
 
 
 def _require_docs(sample: ClusterSample, at_least: int = 2) -> None:

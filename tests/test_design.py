@@ -19,9 +19,11 @@ from ragunc.design import (
     deff_kish,
     diagnostics,
     estimate,
+    finite_population_correction,
     interval_arrays,
     interval_report,
     k_over_rho,
+    residual_variance,
     variance_ratio,
 )
 
@@ -87,6 +89,14 @@ def test_deff_formulas_by_hand():
     # Kish: m_bar = 4, CV = 0.5 -> (1 + 0.25) * 4 = 5 chunks -> 1 + 4 * 0.25 = 2; CV = 0 is the equal-size case
     assert deff_kish(4, 0.5, 0.25) == 2.0
     assert deff_kish(4, 0.0, 0.25) == deff_equal_size(4, 0.25) == 1.75
+
+
+def test_residual_variance_and_fpc_by_hand():
+    # residuals 1, -1, 0: sum of squares 2 over K (K - 1) = 6; a population of D = 6 halves it
+    assert residual_variance([1.0, -1.0, 0.0]) == pytest.approx(1 / 3)
+    assert finite_population_correction(3, 6) == 0.5 and finite_population_correction(3, None) == 1.0
+    assert residual_variance([1.0, -1.0, 0.0], fpc=0.5) == pytest.approx(1 / 6)
+    np.testing.assert_allclose(residual_variance([[1.0, -1.0, 0.0], [2.0, 0.0, -2.0]]), [1 / 3, 4 / 3])
 
 
 def test_hand_case_diagnostics():
