@@ -30,6 +30,7 @@ PAGES = (  # file in pages/, title, icon; the first is the default page
     ("planning_comparison.py", "Planning and comparison", ":material/compare_arrows:"),
     ("ranking_metrics.py", "Ranking metrics", ":material/leaderboard:"),
 )
+OWN_DATA = {"ranking_metrics.py"}  # pages that read a run and qrels of their own, not the per-chunk source
 
 
 def _upload_source() -> _cache.DataSource | None:
@@ -87,9 +88,16 @@ def _synthetic_source() -> _cache.DataSource:
     )
 
 
-def sidebar_source() -> _cache.DataSource:
-    """The data source widgets; returns what was loaded (or the error to show)."""
+def sidebar_source(*, used: bool = True) -> _cache.DataSource:
+    """The data source widgets; returns what was loaded (or the error to show).
+
+    A page that does not use it still gets the widgets (hiding them would drop an
+    upload from the session), with a line saying so.
+    """
     st.header("Data")
+    if not used:
+        st.caption("This page reads the run and qrels chosen on the page, not this per-chunk source; "
+                   "the other pages use it.")
     kind = st.radio(
         "Source", list(SOURCES), format_func=SOURCES.get,
         key=_cache.bind("source", "sample", fix=_cache.one_of(SOURCES, "sample")),
@@ -113,14 +121,15 @@ def main() -> None:
         page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide"
     )
     _cache.new_run()
-    pages = [
-        st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
+    pages = {
+        name: st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES
         if (PAGES_DIR / name).is_file()  # the ranking page is written separately and may not exist yet
-    ]
-    page = st.navigation(pages)
+    }
+    page = st.navigation(list(pages.values()))
+    own_data = {pages[name].url_path for name in OWN_DATA if name in pages}
     with st.sidebar:
-        st.session_state[_cache.SOURCE_STATE] = sidebar_source()
+        st.session_state[_cache.SOURCE_STATE] = sidebar_source(used=page.url_path not in own_data)
     page.run()
     _cache.sync_url()
 

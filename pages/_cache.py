@@ -30,7 +30,9 @@ import streamlit as st
 from ragunc.compare import ComparisonResult, paired_comparison
 from ragunc.design import ClusterSample, Diagnostics, IntervalReport, diagnostics, interval_report
 from ragunc.io import DataError, Results, load_results, results_from_frame
+from ragunc.metrics import JudgedRun, judge
 from ragunc.plan import PlanResult, plan_documents
+from ragunc.runs import Qrels, Run, load_chunk_map, load_qrels, load_run, qrels_from_frame, run_from_frame
 from ragunc.simulate import CoverageResult, coverage_experiment, iid_control
 from ragunc.synth import synthesize
 
@@ -38,6 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 STDLIB_SAMPLES = ("stdlib_50w.csv.gz", "stdlib_100w.csv.gz", "stdlib_200w.csv.gz")
 FALLBACK_SAMPLE = "synthetic_population.csv.gz"
+SAMPLE_RUN = SAMPLE_DIR / "stdlib_run_100w.csv.gz"  # the ranking page's run and qrels (not the sidebar's source)
+SAMPLE_QRELS = SAMPLE_DIR / "stdlib_qrels_100w.csv.gz"
 SOURCE_STATE = "_ragunc_source"  # session_state slot where app.py leaves the sidebar's DataSource
 PROGRESS_AFTER_S = 1.0  # show a progress bar only for work expected to take longer than this
 SIMULATIONS_KEPT = 32
@@ -97,11 +101,16 @@ def synthetic_source(*, seed: int, **params) -> DataSource:
         return DataSource(key=key, label=label, error=str(exc))
 
 
+def _named_buffer(name: str, data: bytes) -> io.BytesIO:
+    """Uploaded bytes as a file object whose name the loaders read the format from."""
+    handle = io.BytesIO(data)
+    handle.name = name
+    return handle
+
+
 @st.cache_resource(show_spinner="Validating and aggregating the upload…", max_entries=8)
 def _uploaded_results(digest: str, name: str, columns: tuple[tuple[str, str], ...], _data: bytes) -> Results:
-    handle = io.BytesIO(_data)
-    handle.name = name
-    return load_results(handle, columns=dict(columns) or None)
+    return load_results(_named_buffer(name, _data), columns=dict(columns) or None)
 
 
 def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None) -> DataSource:
@@ -155,6 +164,45 @@ def require_results() -> tuple[DataSource, Results]:
         sync_url()
         st.stop()
     return source, source.results
+
+
+# ---------------------------------------------------------------- ranking: runs and qrels (the ranking page's own data)
+
+Judged = tuple[Run, Qrels, JudgedRun]
+
+
+def has_sample_run() -> bool:
+    """Whether the bundled sample run and qrels are in this checkout."""
+    return SAMPLE_RUN.is_file() and SAMPLE_QRELS.is_file()
+
+
+@st.cache_resource(show_spinner="Loading the sample run…")
+def sample_run() -> Judged:
+    """The bundled stdlib run and qrels, judged."""
+    run, qrels = load_run(SAMPLE_RUN), load_qrels(SAMPLE_QRELS)
+    return run, qrels, judge(run, qrels)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def frames_run(key: str, _run: pd.DataFrame, _qrels: pd.DataFrame) -> Judged:
+    """A run and qrels given as frames (e.g. a page's worked example), judged; cached by ``key``."""
+    run, qrels = run_from_frame(_run, source=f"{key} run"), qrels_from_frame(_qrels, source=f"{key} qrels")
+    return run, qrels, judge(run, qrels)
+
+
+@st.cache_resource(show_spinner="Validating the upload…", max_entries=8)
+def _uploaded_run(digest: str, names: tuple[str, str, str | None], _data: tuple[bytes, bytes, bytes | None]) -> Judged:
+    run_name, qrels_name, map_name = names
+    chunk_map = load_chunk_map(_named_buffer(map_name, _data[2])) if map_name else None
+    run = load_run(_named_buffer(run_name, _data[0]), chunk_map=chunk_map)
+    qrels = load_qrels(_named_buffer(qrels_name, _data[1]), chunk_map=chunk_map)
+    return run, qrels, judge(run, qrels)
+
+
+def uploaded_run(names: tuple[str, str, str | None], data: tuple[bytes, bytes, bytes | None]) -> Judged:
+    """An uploaded run, qrels and optional chunk map (name, bytes each), judged; raises ``ValueError`` when invalid."""
+    digest = hashlib.sha1(b"\0".join(d or b"" for d in data) + repr(names).encode()).hexdigest()
+    return _uploaded_run(digest, names, data)
 
 
 # ---------------------------------------------------------------- other chunk sizes (stdlib sample only)

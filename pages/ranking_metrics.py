@@ -1,20 +1,14 @@
 """Page "Ranking metrics": document-level Recall@k that counts each document once, three orders side by side."""
 from __future__ import annotations
 
-import hashlib
-import io
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+import _cache
 from ragunc import metrics, ranking, ranking_figures, runs
 from ragunc.serialize import json_text
 
-SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
-SAMPLE_RUN = SAMPLE_DIR / "stdlib_run_100w.csv.gz"
-SAMPLE_QRELS = SAMPLE_DIR / "stdlib_qrels_100w.csv.gz"
 SOURCES = ("Sample run (stdlib docs, 100-word chunks)", "The seed's example (manual / faq)", "Upload a run and qrels")
 NO_GROUP = "(none: every query is its own group)"
 UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv"]
@@ -32,43 +26,15 @@ SEED_RUN = pd.DataFrame({
 SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
 
 
-# Heavy loads are cached here: the app's cache module (pages/_cache.py) has no run/qrels loaders.
-@st.cache_resource(show_spinner="Loading the sample run…")
-def _sample() -> tuple[runs.Run, runs.Qrels, metrics.JudgedRun]:
-    run, qrels = runs.load_run(SAMPLE_RUN), runs.load_qrels(SAMPLE_QRELS)
-    return run, qrels, metrics.judge(run, qrels)
-
-
-@st.cache_resource(show_spinner=False)
-def _seed() -> tuple[runs.Run, runs.Qrels, metrics.JudgedRun]:
-    run, qrels = runs.run_from_frame(SEED_RUN, source="seed run"), runs.qrels_from_frame(SEED_QRELS, source="seed qrels")
-    return run, qrels, metrics.judge(run, qrels)
-
-
-def _buffer(name: str, data: bytes) -> io.BytesIO:
-    buffer = io.BytesIO(data)
-    buffer.name = name
-    return buffer
-
-
-@st.cache_resource(show_spinner="Validating the upload…", max_entries=8)
-def _uploaded(key: str, names: tuple[str, str, str | None], _data: tuple[bytes, bytes, bytes | None]):
-    run_name, qrels_name, map_name = names
-    chunk_map = runs.load_chunk_map(_buffer(map_name, _data[2])) if map_name else None
-    run = runs.load_run(_buffer(run_name, _data[0]), chunk_map=chunk_map)
-    qrels = runs.load_qrels(_buffer(qrels_name, _data[1]), chunk_map=chunk_map)
-    return run, qrels, metrics.judge(run, qrels)
-
-
 def _load(source: str):
     """(run, qrels, judged, default group column, default k), or None after showing why."""
     if source == SOURCES[1]:
-        return (*_seed(), None, 3)
+        return (*_cache.frames_run("seed", SEED_RUN, SEED_QRELS), None, 3)
     if source == SOURCES[0]:
-        if not (SAMPLE_RUN.is_file() and SAMPLE_QRELS.is_file()):
+        if not _cache.has_sample_run():
             st.info("The sample run is not bundled in this checkout yet; showing the seed's example instead.")
-            return (*_seed(), None, 3)
-        return (*_sample(), "doc_id", 5)
+            return (*_cache.frames_run("seed", SEED_RUN, SEED_QRELS), None, 3)
+        return (*_cache.sample_run(), "doc_id", 5)
     left, middle, right = st.columns(3)
     run_file = left.file_uploader("Run (query_id, rank or score, chunk_id, doc_id; or TREC run)", type=UPLOAD_TYPES)
     qrels_file = middle.file_uploader("Qrels (query_id, doc_id/chunk_id, relevance; or TREC qrels)", type=UPLOAD_TYPES)
@@ -78,9 +44,8 @@ def _load(source: str):
         return None
     data = (run_file.getvalue(), qrels_file.getvalue(), map_file.getvalue() if map_file else None)
     names = (run_file.name, qrels_file.name, map_file.name if map_file else None)
-    key = hashlib.sha256(b"\0".join(d or b"" for d in data) + repr(names).encode()).hexdigest()
     try:
-        return (*_uploaded(key, names, data), None, 5)
+        return (*_cache.uploaded_run(names, data), None, 5)
     except ValueError as exc:
         st.error(f"Cannot use this upload: {exc}")
         return None
@@ -109,7 +74,7 @@ of the two variances.
 """
     )
 
-source = st.radio("Data", SOURCES, horizontal=True)
+source = st.radio("Run and qrels", SOURCES, horizontal=True)
 loaded = _load(source)
 if loaded is None:
     st.stop()

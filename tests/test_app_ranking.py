@@ -92,3 +92,17 @@ def test_sample_run_default_matches_an_independent_computation():
     assert "by `doc_id`" in summary  # queries grouped by their source document
     intervals = at.dataframe[0].value
     assert intervals["CI"].str.contains("–").all()
+
+
+def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here():
+    from test_app_sidebar import app_test
+
+    at = app_test("ranking_metrics.py")
+    assert not at.exception
+    assert at.title[0].value == "Ranking metrics"
+    assert any("not this per-chunk source" in c.value for c in at.sidebar.caption)
+    at.main.radio[0].set_value(SEED).run()
+    assert not at.exception
+    assert numbers(at) == ["0.500", "1.000", "1.500"]
+    explorer = app_test()
+    assert not any("not this per-chunk source" in c.value for c in explorer.sidebar.caption)
