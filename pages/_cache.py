@@ -29,7 +29,7 @@ import streamlit as st
 
 from ragunc.compare import ComparisonResult, paired_comparison
 from ragunc.design import ClusterSample, Diagnostics, IntervalReport, diagnostics, interval_report
-from ragunc.io import DataError, Results, load_results, results_from_frame
+from ragunc.io import DataError, Results, infer_file_type, load_results, results_from_frame
 from ragunc.metrics import JudgedRun, judge
 from ragunc.plan import PlanResult, plan_documents
 from ragunc.runs import Qrels, Run, load_chunk_map, load_qrels, load_run, qrels_from_frame, run_from_frame
@@ -127,16 +127,16 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
 
 def peek_columns(name: str, data: bytes) -> list[str]:
     """Column names of an upload, for the column-mapping step (reads the header only)."""
-    stem = name[:-3] if name.endswith(".gz") else name
     try:
-        raw = gzip.decompress(data) if name.endswith(".gz") else data
-        if stem.endswith(".parquet"):
+        kind = infer_file_type(name)  # the loader's own reading of the name, so both agree
+        raw = gzip.decompress(data) if name.lower().endswith(".gz") else data
+        if kind == "parquet":
             return list(pq.read_schema(io.BytesIO(raw)).names)
-        if stem.endswith((".jsonl", ".ndjson", ".json")):
+        if kind == "jsonl":
             first = next((line for line in raw.splitlines() if line.strip()), b"{}")
             return list(json.loads(first))
         return [str(c) for c in pd.read_csv(io.BytesIO(raw), nrows=0).columns]
-    except (ValueError, OSError, pd.errors.ParserError):
+    except (ValueError, OSError, pd.errors.ParserError):  # DataError (unknown type) is a ValueError
         return []  # load_results names the problem when the file is read for real
 
 

@@ -220,3 +220,14 @@ def test_a_control_keeps_its_value_across_pages_that_do_not_show_it():
     at.switch_page(str(Path(APP).parent / "pages" / "uncertainty_explorer.py")).run()
     assert at.toggle(key="sim").value is False
     assert at.select_slider(key="reps").value == 500
+
+
+def test_peek_columns_reads_the_file_type_as_the_loader_does():
+    _cache = _cache_module()
+    csv = b"doc_id,hit\nd,1\n"
+    assert _cache.peek_columns("R.CSV.GZ", gzip.compress(csv)) == ["doc_id", "hit"]
+    assert _cache.peek_columns("r.ndjson", b'\n{"doc_id": "d", "hit": 1}\n') == ["doc_id", "hit"]
+    buffer = io.BytesIO()
+    pd.DataFrame({"doc_id": ["d"], "hit": [1]}).to_parquet(buffer)
+    assert _cache.peek_columns("r.pq", buffer.getvalue()) == ["doc_id", "hit"]
+    assert _cache.peek_columns("r.xlsx", csv) == []  # the loader refuses it too, and says why
