@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .design import BootstrapResult, ClusterSample, check_options, point_estimate
+from .design import BootstrapResult, ClusterSample, check_options, cluster_variance, point_estimate
 
 # Index draws per batch of repetitions held in memory at once (~8 bytes each).
 MAX_DRAWS = 1 << 22
@@ -35,19 +35,28 @@ def _uniform_indices(rng: np.random.Generator, n_values: int, shape: tuple[int, 
     return idx.view(np.int64).reshape(shape)
 
 
-def _packing(flat: list[np.ndarray], k: int) -> list[int] | None:
-    """Bit widths that hold each column's K-draw sum, when all fit one int64 (else None).
+def _packing(flat: list[np.ndarray], k: int) -> list[list[tuple[int, int, int]]] | None:
+    """Words of ``(column, shift, bits)`` whose K-draw sums fit one int64 each (None: gather floats).
 
-    Non-negative integer columns (hits, sizes) are packed side by side into one
-    integer so a single gather and sum serve them all, exactly (int32 when the
-    widths allow: half the memory traffic).
+    Non-negative integer columns (hits, sizes, their squares and products) are
+    packed side by side into as few integers as hold their sums exactly, so one
+    gather serves several columns (int32 when a word's widths allow: half the
+    memory traffic).
     """
-    bits = []
-    for c in flat:
+    words, word, used = [], [], 0
+    for i, c in enumerate(flat):
         if c.size == 0 or c.min() < 0 or not np.array_equal(c, np.floor(c)):
             return None
-        bits.append(int(k * c.max()).bit_length())
-    return bits if sum(bits) <= 62 else None
+        bits = int(k * c.max()).bit_length()
+        if bits > 62:
+            return None
+        if used + bits > 62:
+            words.append(word)
+            word, used = [], 0
+        word.append((i, used, bits))
+        used += bits
+    words.append(word)
+    return words
 
 
 def resampled_sums(
@@ -70,11 +79,14 @@ def resampled_sums(
     lead, k = cols[0].shape[:-1], cols[0].shape[-1]
     flat = [c.reshape(-1, k) for c in cols]
     rows = flat[0].shape[0]
-    bits = _packing(flat, k)
-    if bits is not None:
-        shifts = np.cumsum([0] + bits[:0:-1])[::-1].tolist()  # first column in the highest bits
-        dtype = np.int32 if sum(bits) <= 31 else np.int64
-        gathered = [sum(c.astype(np.int64) << s for c, s in zip(flat, shifts)).astype(dtype)]
+    words = _packing(flat, k)
+    if words is not None:
+        gathered = [
+            sum(flat[i].astype(np.int64) << shift for i, shift, _ in word).astype(
+                np.int32 if sum(b for *_, b in word) <= 31 else np.int64
+            )
+            for word in words
+        ]
     else:
         gathered = flat
     use_pairs = k >= 2 and 2 * k <= reps
@@ -106,20 +118,67 @@ def resampled_sums(
                 acc += block.ravel()[single]
         for acc, out in zip(accs, sums):
             out[start:stop] = acc
-    if bits is not None:
-        (packed,) = sums
-        sums = [((packed >> s) & ((1 << b) - 1)).astype(float) for s, b in zip(shifts, bits)]
+    if words is not None:
+        unpacked = [None] * len(flat)
+        for word, packed in zip(words, sums):
+            for i, shift, bits in word:
+                unpacked[i] = ((packed >> shift) & ((1 << bits) - 1)).astype(float)
+        sums = unpacked
     return [o.reshape(lead + (reps,)) for o in sums]
 
 
-def replicates(total, size, *, estimator: str = "micro", reps: int, rng=None) -> np.ndarray:
-    """Bootstrap replicates (..., reps) of the estimator, documents resampled with replacement."""
-    if estimator == "micro":
-        y, m = resampled_sums([total, size], reps, rng)
-        return y / m
+def replicates(
+    total, size, *, estimator: str = "micro", reps: int, rng=None, with_se: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE.
+
+    Documents are resampled with replacement.  The SE of each replicate (for the
+    studentized interval) comes from resampled sums of the second moments, so it
+    costs gathers, not a loop: micro ``sum (y - p m)^2 = Syy - 2 p Sym + p^2 Smm``,
+    macro ``sum (r - mean)^2 = Srr - Sr^2 / K``.
+    """
     k = np.shape(total)[-1]
-    (r,) = resampled_sums([np.asarray(total, dtype=float) / size], reps, rng)
-    return r / k
+    if estimator == "micro":
+        total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
+        if not with_se:
+            y, m = resampled_sums([total, size], reps, rng)
+            return y / m, None
+        y, m, yy, ym, mm = resampled_sums([total, size, total**2, total * size, size**2], reps, rng)
+        theta = y / m
+        scale = yy + theta**2 * mm
+        ss = yy - 2 * theta * ym + theta**2 * mm
+        norm = k / (k - 1) / m**2
+    else:
+        rate = np.asarray(total, dtype=float) / size
+        if not with_se:
+            (r,) = resampled_sums([rate], reps, rng)
+            return r / k, None
+        r, rr = resampled_sums([rate, rate**2], reps, rng)
+        theta = r / k
+        scale = rr
+        ss = rr - r**2 / k
+        norm = 1 / (k * (k - 1))
+    # When every drawn document is alike the terms cancel exactly in theory, and
+    # to rounding noise (~1e-16 * scale) in floating point: that noise is no SE.
+    ss = np.where(ss > 1e-12 * scale, ss, 0.0)
+    return theta, np.sqrt(ss * norm)
+
+
+def studentized_quantiles(theta_star, se_star, theta_hat, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Quantiles (alpha/2, 1 - alpha/2) of t* = (theta* - theta) / se*, batch-wise.
+
+    A replicate whose drawn documents are all alike has se* = 0 and no t: it is
+    left out (it would put an infinity in a tail), as the studentized bootstrap
+    conditions on se* > 0.  NaN where fewer than one replicate is left.
+    """
+    dev = theta_star - np.asarray(theta_hat)[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se_star > 0, dev / se_star, np.nan)
+    t.sort(-1)  # NaN sorts last
+    count = np.isfinite(t).sum(-1)
+    alpha = (1 - level) / 2
+    lead = t.shape[:-1]
+    return sorted_quantile(t, np.full(lead, alpha), count), sorted_quantile(t, np.full(lead, 1 - alpha), count)
 
 
 def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
@@ -132,23 +191,26 @@ def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
     return (rate.sum(-1, keepdims=True) - rate) / (rate.shape[-1] - 1)
 
 
-def sorted_quantile(sorted_reps: np.ndarray, q) -> np.ndarray:
+def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:
     """Quantile ``q`` (broadcast over leading axes) of replicates sorted on the last axis.
 
     Linear interpolation, as ``np.percentile``'s default (and scipy.stats.bootstrap).
+    ``count`` (per leading row) limits it to the first ``count`` sorted entries,
+    e.g. the finite ones when NaNs were sorted last; fewer than one gives NaN.
     """
-    b = sorted_reps.shape[-1]
+    b = np.asarray(sorted_reps.shape[-1] if count is None else count)
     q = np.asarray(q, dtype=float)
     # BCa levels are NaN when every replicate lies on one side of the estimate and
     # the acceleration is non-zero: the bound is undefined, not an extreme replicate.
-    defined = np.isfinite(q)
-    pos = np.clip(np.where(defined, q, 0.0), 0.0, 1.0) * (b - 1)
+    defined = np.isfinite(q) & (b >= 1)
+    pos = np.clip(np.where(defined, q, 0.0), 0.0, 1.0) * np.maximum(b - 1, 0)
     lo = np.floor(pos).astype(np.int64)
-    hi = np.minimum(lo + 1, b - 1)
+    hi = np.minimum(lo + 1, np.maximum(b - 1, 0))
     frac = pos - lo
     x_lo = np.take_along_axis(sorted_reps, lo[..., None], -1)[..., 0]
     x_hi = np.take_along_axis(sorted_reps, hi[..., None], -1)[..., 0]
-    return np.where(defined, x_lo + frac * (x_hi - x_lo), np.nan)
+    with np.errstate(invalid="ignore"):
+        return np.where(defined, x_lo + frac * (x_hi - x_lo), np.nan)
 
 
 def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: float):
@@ -180,6 +242,8 @@ class BootstrapArrays:
     upper: np.ndarray
     lower_bca: np.ndarray
     upper_bca: np.ndarray
+    lower_t: np.ndarray  # studentized (bootstrap-t)
+    upper_t: np.ndarray
 
 
 def bootstrap_arrays(
@@ -190,21 +254,41 @@ def bootstrap_arrays(
     level: float = 0.95,
     reps: int = 1000,
     rng: np.random.Generator | int | None = None,
+    studentized: bool = True,
 ) -> BootstrapArrays:
-    """Cluster bootstrap SE, percentile and BCa intervals, batch-wise (documents on the last axis)."""
+    """Cluster bootstrap SE, percentile, BCa and studentized intervals, batch-wise (documents on the last axis).
+
+    The studentized interval ``[theta - q_hi se, theta - q_lo se]`` uses the
+    linearization SE without FPC (the bootstrap knows none) and is the one built
+    for few, unequal documents: it corrects the skew and the downward bias of
+    the SE that leave the normal interval short of its level at K = 20.  It
+    needs three more resampled sums per replicate; ``studentized=False`` skips
+    it (its bounds are then NaN).
+    """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
-    boot = replicates(total, size, estimator=estimator, reps=reps, rng=rng)
+    boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=studentized)
+    theta = point_estimate(total, size, estimator)
+    lead = boot.shape[:-1]
+    if studentized:
+        se_hat = np.sqrt(cluster_variance(total, size, estimator))
+        t_lo, t_hi = studentized_quantiles(boot, boot_se, theta, level)
+        # No spread in the sample: every replicate equals the estimate, as for the percentile interval.
+        lower_t = np.where(se_hat > 0, theta - t_hi * se_hat, theta)
+        upper_t = np.where(se_hat > 0, theta - t_lo * se_hat, theta)
+    else:
+        lower_t = upper_t = np.full(lead, np.nan)
     boot.sort(-1)
     alpha = (1 - level) / 2
-    theta = point_estimate(total, size, estimator)
     lo_q, hi_q = bca_levels(boot, theta, jackknife(total, size, estimator), level)
     return BootstrapArrays(
         se=boot.std(-1, ddof=1),
-        lower=sorted_quantile(boot, np.full(boot.shape[:-1], alpha)),
-        upper=sorted_quantile(boot, np.full(boot.shape[:-1], 1 - alpha)),
+        lower=sorted_quantile(boot, np.full(lead, alpha)),
+        upper=sorted_quantile(boot, np.full(lead, 1 - alpha)),
         lower_bca=sorted_quantile(boot, lo_q),
         upper_bca=sorted_quantile(boot, hi_q),
+        lower_t=lower_t,
+        upper_t=upper_t,
     )
 
 
@@ -216,7 +300,7 @@ def cluster_bootstrap(
     reps: int = 1000,
     rng: np.random.Generator | int | None = None,
 ) -> BootstrapResult:
-    """Resample whole documents B times; percentile and BCa intervals, bootstrap SE.
+    """Resample whole documents B times; percentile, BCa and studentized intervals, bootstrap SE.
 
     Resampling with replacement knows no FPC: with a known population_docs the
     linearization intervals shrink by 1 - K/D, the bootstrap's do not.
@@ -230,4 +314,5 @@ def cluster_bootstrap(
         ci=(float(arr.lower), float(arr.upper)),
         ci_bca=(float(arr.lower_bca), float(arr.upper_bca)),
         reps=reps,
+        ci_t=(float(arr.lower_t), float(arr.upper_t)),
     )

@@ -120,9 +120,11 @@ class BootstrapResult:
     ci: tuple[float, float]  # percentile
     ci_bca: tuple[float, float]
     reps: int
+    ci_t: tuple[float, float] = (float("nan"), float("nan"))  # studentized (bootstrap-t)
 
     def to_dict(self) -> dict:
-        return {"se": self.se, "ci": list(self.ci), "ci_bca": list(self.ci_bca), "reps": self.reps}
+        return {"se": self.se, "ci": list(self.ci), "ci_bca": list(self.ci_bca), "ci_t": list(self.ci_t),
+                "reps": self.reps}
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ OKABE_ITO = {
     "reddish_purple": "#CC79A7",
     "grey": "#999999",
 }
+# Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's wine completes it.
+PALETTE = {**OKABE_ITO, "wine": "#882255"}
 
 METHOD_LABELS = {
     "naive": "Naive binomial (Wald)",
@@ -41,6 +43,7 @@ METHOD_LABELS = {
     "cluster_wilson": "Cluster (effective-n Wilson)",
     "bootstrap": "Cluster bootstrap (percentile)",
     "bootstrap_bca": "Cluster bootstrap (BCa)",
+    "bootstrap_t": "Cluster bootstrap (studentized)",
     "paired": "Paired cluster (linearization)",
 }
 
@@ -52,6 +55,7 @@ METHOD_COLORS = {
     "cluster_wilson": OKABE_ITO["grey"],  # Okabe-Ito yellow is unreadable on a light background
     "bootstrap": OKABE_ITO["bluish_green"],
     "bootstrap_bca": OKABE_ITO["reddish_purple"],
+    "bootstrap_t": PALETTE["wine"],
     "paired": OKABE_ITO["blue"],
 }
 
@@ -81,7 +85,7 @@ def method_color(method: str) -> str:
 def report_intervals(report: IntervalReport) -> list[tuple[str, float | None, tuple[float, float]]]:
     """Every interval an :class:`IntervalReport` carries, as ``(method, se, (low, high))``.
 
-    Bootstrap contributes two rows (percentile and BCa); any interval field the
+    Bootstrap contributes three rows (percentile, BCa and studentized); any interval field the
     report gains later is picked up without touching this module.
     """
     rows = []
@@ -92,6 +96,7 @@ def report_intervals(report: IntervalReport) -> list[tuple[str, float | None, tu
         elif isinstance(value, BootstrapResult):
             rows.append(("bootstrap", value.se, tuple(value.ci)))
             rows.append(("bootstrap_bca", value.se, tuple(value.ci_bca)))
+            rows.append(("bootstrap_t", value.se, tuple(value.ci_t)))
     return rows
 
 

@@ -162,3 +162,63 @@ def test_validation():
         cluster_bootstrap(s, reps=1)
     with pytest.raises(ValueError, match="at least 2 documents"):
         cluster_bootstrap(s.subset([0]))
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_replicate_se_is_the_linearization_se_of_the_resample(estimator):
+    # Two documents: every resample is aa, bb (no spread: SE 0) or ab/ba, whose
+    # linearization SE is computed here by hand.
+    y, m = np.array([3.0, 1.0]), np.array([4.0, 5.0])
+    theta, se = rb.replicates(y, m, estimator=estimator, reps=400, rng=3)
+    if estimator == "micro":
+        p_ab = 4 / 9
+        se_ab = np.sqrt(2 / 1 * ((3 - p_ab * 4) ** 2 + (1 - p_ab * 5) ** 2) / 9**2)
+        expected = {(0.75, 0.0), (0.2, 0.0), (round(p_ab, 12), round(se_ab, 12))}
+    else:
+        r = np.array([0.75, 0.2])
+        expected = {(0.75, 0.0), (0.2, 0.0), (round(r.mean(), 12), round(np.sqrt(r.var(ddof=1) / 2), 12))}
+    seen = {(round(t, 12), round(s, 12)) for t, s in zip(theta, se)}
+    assert seen == expected
+
+
+def _studentized_by_hand(y, m, reps, level, rng):
+    """Brute force: resample document indices, recompute the ratio and its SE per replicate."""
+    k = y.size
+    idx = rng.integers(0, k, size=(reps, k))
+    yb, mb = y[idx], m[idx]
+    pb = yb.sum(1) / mb.sum(1)
+    seb = np.sqrt(k / (k - 1) * ((yb - pb[:, None] * mb) ** 2).sum(1)) / mb.sum(1)
+    p = y.sum() / m.sum()
+    se = np.sqrt(k / (k - 1) * ((y - p * m) ** 2).sum()) / m.sum()
+    t = ((pb - p) / seb)[seb > 0]
+    q_lo, q_hi = np.percentile(t, [50 * (1 - level), 50 * (1 + level)])
+    return p - q_hi * se, p - q_lo * se
+
+
+def test_studentized_interval_matches_brute_force():
+    s = beta_binomial_sample(np.random.default_rng(5), k=20)
+    ours = cluster_bootstrap(s, reps=40_000, rng=2).ci_t
+    hand = _studentized_by_hand(s.total, s.size.astype(float), 40_000, 0.95, np.random.default_rng(9))
+    assert ours == pytest.approx(hand, abs=0.006)
+    # and it is not the percentile interval under another name
+    assert ours != pytest.approx(cluster_bootstrap(s, reps=40_000, rng=2).ci, abs=1e-3)
+
+
+def test_columns_packed_into_several_words_equal_the_float_path():
+    # Five integer columns whose sums need more than 62 bits together: two words.
+    rng = np.random.default_rng(21)
+    y = rng.integers(0, 2_000, (3, 20)).astype(float)
+    m = rng.integers(1, 3_000, (3, 20)).astype(float)
+    cols = [y, m, y**2, y * m, m**2]
+    assert len(rb._packing([c.reshape(-1, 20) for c in cols], 20)) > 1
+    packed = resampled_sums(cols, 200, 8)
+    floats = resampled_sums([*cols, m + 0.5], 200, 8)[:5]
+    for a, b in zip(packed, floats):
+        assert np.array_equal(a, b)
+
+
+def test_studentized_can_be_skipped():
+    s = beta_binomial_sample(np.random.default_rng(2))
+    full = bootstrap_arrays(s.total, s.size, reps=300, rng=1)
+    lean = bootstrap_arrays(s.total, s.size, reps=300, rng=1, studentized=False)
+    assert np.isnan(lean.lower_t) and np.isfinite(full.lower_t) and full.lower_t < full.upper_t

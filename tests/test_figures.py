@@ -15,6 +15,8 @@ from ragunc.plan import plan_documents
 from ragunc.simulate import coverage_experiment
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
+# Colour-blind-safe colours the builders may use: Okabe-Ito plus Paul Tol's wine (a ninth method).
+SAFE = OKABE_ITO | {"#882255"}
 
 
 def _population(n_docs=200, rho=0.3, p=0.2, seed=1, config="100w"):
@@ -186,7 +188,7 @@ def test_builders_use_okabe_ito_and_leave_the_theme_alone(report, coverage):
     ]
     for fig in built:
         assert isinstance(fig, go.Figure)
-        assert _colors(fig) <= OKABE_ITO
+        assert _colors(fig) <= SAFE
         # no hard-coded background: the host's light or dark theme applies
         assert fig.layout.plot_bgcolor is None and fig.layout.paper_bgcolor is None
         assert fig.layout.template == go.Figure().layout.template  # the default, which Streamlit's theme replaces

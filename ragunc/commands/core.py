@@ -160,6 +160,7 @@ def _interval_table(d: dict) -> str:
         ("cluster wilson (n_eff)", "", _ci(d["cluster_wilson"]["ci"])),
         (f"bootstrap percentile ({b['reps']})", _num(b["se"]), _ci(b["ci"])),
         ("bootstrap BCa", "", _ci(b["ci_bca"])),
+        ("bootstrap studentized", "", _ci(b["ci_t"])),
     ]
     g = d["diagnostics"]
     diag = [
