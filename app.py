@@ -124,10 +124,9 @@ def main() -> None:
     pages = {
         name: st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES
-        if (PAGES_DIR / name).is_file()  # the ranking page is written separately and may not exist yet
     }
     page = st.navigation(list(pages.values()))
-    own_data = {pages[name].url_path for name in OWN_DATA if name in pages}
+    own_data = {pages[name].url_path for name in OWN_DATA}
     with st.sidebar:
         st.session_state[_cache.SOURCE_STATE] = sidebar_source(used=page.url_path not in own_data)
     page.run()
