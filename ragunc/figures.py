@@ -35,7 +35,7 @@ OKABE_ITO = {
 # Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's wine completes it.
 PALETTE = {**OKABE_ITO, "wine": "#882255"}
 
-METHOD_LABELS = {
+METHOD_LABELS = {  # also the order in which charts and tables list the methods
     "naive": "Naive binomial (Wald)",
     "wilson": "Naive binomial (Wilson)",
     "cluster": "Cluster (linearization)",
@@ -86,7 +86,9 @@ def report_intervals(report: IntervalReport) -> list[tuple[str, float | None, tu
     """Every interval an :class:`IntervalReport` carries, as ``(method, se, (low, high))``.
 
     Bootstrap contributes three rows (percentile, BCa and studentized); any interval field the
-    report gains later is picked up without touching this module.
+    report gains later is picked up without touching this module.  Rows come in the order of
+    :data:`METHOD_LABELS` (naive, then the analytic cluster intervals, then the bootstrap ones),
+    not in the report's field order; methods it does not know go last.
     """
     rows = []
     for f in fields(report):
@@ -97,7 +99,8 @@ def report_intervals(report: IntervalReport) -> list[tuple[str, float | None, tu
             rows.append(("bootstrap", value.se, tuple(value.ci)))
             rows.append(("bootstrap_bca", value.se, tuple(value.ci_bca)))
             rows.append(("bootstrap_t", value.se, tuple(value.ci_t)))
-    return rows
+    rank = {method: i for i, method in enumerate(METHOD_LABELS)}
+    return sorted(rows, key=lambda row: rank.get(row[0], len(rank)))
 
 
 def _layout(*, title: str, x: str, y: str, height: int = 380, **extra) -> dict:

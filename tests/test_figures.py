@@ -86,6 +86,15 @@ def test_report_intervals_lists_bootstrap_twice_and_skips_missing(report):
     assert len(methods) == len(set(methods))
 
 
+def test_report_intervals_group_the_cluster_methods_before_the_bootstrap_ones(report):
+    # The report's fields put cluster_wilson after bootstrap; charts and tables must not.
+    methods = [m for m, _, _ in figures.report_intervals(report)]
+    assert methods == [m for m in figures.METHOD_LABELS if m in methods]
+    assert methods.index("cluster_wilson") < methods.index("bootstrap")
+    fig = figures.interval_figure(report)
+    assert [t.y[0] for t in fig.data] == [figures.method_label(m) for m in methods]
+
+
 def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
     fig = figures.coverage_figure(coverage)
     (trace,) = fig.data
