@@ -263,14 +263,16 @@ def bootstrap_arrays(
     for few, unequal documents: it corrects the skew and the downward bias of
     the SE that leave the normal interval short of its level at K = 20.  It
     needs three more resampled sums per replicate; ``studentized=False`` skips
-    it (its bounds are then NaN).
+    it (its bounds are then NaN).  With K = 2 documents it is undefined (NaN):
+    every resample with a spread (se* > 0) is the sample itself, so every t* is
+    0 and the interval would collapse onto the estimate.
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
     boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=studentized)
     theta = point_estimate(total, size, estimator)
     lead = boot.shape[:-1]
-    if studentized:
+    if studentized and np.shape(total)[-1] >= 3:
         se_hat = np.sqrt(cluster_variance(total, size, estimator))
         t_lo, t_hi = studentized_quantiles(boot, boot_se, theta, level)
         # No spread in the sample: every replicate equals the estimate, as for the percentile interval.

@@ -222,3 +222,14 @@ def test_studentized_can_be_skipped():
     full = bootstrap_arrays(s.total, s.size, reps=300, rng=1)
     lean = bootstrap_arrays(s.total, s.size, reps=300, rng=1, studentized=False)
     assert np.isnan(lean.lower_t) and np.isfinite(full.lower_t) and full.lower_t < full.upper_t
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_studentized_is_undefined_with_two_documents(estimator):
+    # K = 2: the resamples aa and bb have se* = 0 and ab / ba are the sample itself
+    # (t* = 0), so the t quantiles carry no information; a zero-width interval at
+    # the estimate would claim certainty the two documents do not give.
+    s = ClusterSample(np.array(["a", "b"]), np.array([3.0, 1.0]), np.array([4, 5]), np.array([3.0, 1.0]))
+    b = cluster_bootstrap(s, estimator=estimator, reps=500, rng=0)
+    assert np.isnan(b.ci_t).all()
+    assert b.ci[0] < b.ci[1]  # the percentile interval is still there
