@@ -188,3 +188,30 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
 def test_studentized_false_drops_only_the_studentized_method(clustered):
     r = coverage_experiment(clustered, k=10, reps=40, boot=50, rng=0, studentized=False)
     assert tuple(r.coverage) == tuple(m for m in METHODS if m != "bootstrap_t")
+
+
+def test_seed_figures_are_population_quantities(clustered, clustered_run):
+    # The seed's reference: p(1-p) over the expected chunks of a sample (its 515 =
+    # K N / D), the linearization's prediction from the population, and the identity
+    # Bernoulli-equivalent n = expected chunks / variance ratio (515 / 26.8 = 19.2).
+    r = clustered_run
+    y, m, d = clustered.total, clustered.size.astype(float), clustered.n_docs
+    p = y.sum() / m.sum()
+    predicted = (1 - K / d) * ((y - p * m) ** 2).sum() / (d - 1) / (K * m.mean() ** 2)
+    binomial = p * (1 - p) / (K * m.mean())
+    assert r.linearization_sd**2 == pytest.approx(predicted)
+    assert r.binomial_sd**2 == pytest.approx(binomial)
+    assert r.variance_ratio_linearization == pytest.approx(predicted / binomial)
+    assert r.bernoulli_n_linearization == pytest.approx(p * (1 - p) / predicted)
+    assert r.bernoulli_n_empirical * r.variance_ratio == pytest.approx(K * m.mean())
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_predicted_variance_matches_the_empirical_one_for_two_stages(clustered, estimator):
+    # Two stages add the within-document (hypergeometric) variance of the kept hits.
+    one = coverage_experiment(clustered, k=K, reps=4000, boot=0, estimator=estimator, rng=11)
+    two = coverage_experiment(clustered, k=K, reps=4000, boot=0, estimator=estimator, rng=11,
+                              two_stage_fraction=0.3)
+    for run in (one, two):
+        assert run.linearization_sd == pytest.approx(run.sd_empirical, rel=0.06)
+    assert two.linearization_sd > 1.05 * one.linearization_sd
