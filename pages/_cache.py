@@ -447,6 +447,19 @@ def bind(key: str, default, *, parse: Callable[[str], object] = str, fix: Callab
     return key
 
 
+def forget(*keys: str) -> None:
+    """Drop bound controls' values (state, kept value and URL) so their defaults apply on the next run.
+
+    For controls whose default depends on other input, e.g. as an ``on_change`` of the data they read.
+    """
+    kept = st.session_state.get(_KEPT, {})
+    for key in keys:
+        st.session_state.pop(key, None)
+        kept.pop(key, None)
+        if key in st.query_params:
+            del st.query_params[key]
+
+
 def new_run() -> None:
     """Forget the previous run's bound keys (``app.py`` calls this first, so page switches start clean)."""
     st.session_state[_BOUND] = {}

@@ -9,7 +9,12 @@ import _cache
 from ragunc import metrics, ranking, ranking_figures, runs
 from ragunc.serialize import json_text
 
-SOURCES = ("Sample run (stdlib docs, 100-word chunks)", "The seed's example (manual / faq)", "Upload a run and qrels")
+SOURCES = {  # URL value -> label
+    "sample": "Sample run (stdlib docs, 100-word chunks)",
+    "seed": "The seed's example (manual / faq)",
+    "upload": "Upload a run and qrels",
+}
+PER_SOURCE = ("rk_k", "rk_group")  # controls whose default depends on the run: reset when the source changes
 NO_GROUP = "(none: every query is its own group)"
 UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv"]
 LEVELS = (0.8, 0.9, 0.95, 0.99)
@@ -28,9 +33,9 @@ SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "f
 
 def _load(source: str):
     """(run, qrels, judged, default group column, default k), or None after showing why."""
-    if source == SOURCES[1]:
+    if source == "seed":
         return (*_cache.frames_run("seed", SEED_RUN, SEED_QRELS), None, 3)
-    if source == SOURCES[0]:
+    if source == "sample":
         if not _cache.has_sample_run():
             st.info("The sample run is not bundled in this checkout yet; showing the seed's example instead.")
             return (*_cache.frames_run("seed", SEED_RUN, SEED_QRELS), None, 3)
@@ -74,26 +79,37 @@ of the two variances.
 """
     )
 
-source = st.radio("Run and qrels", SOURCES, horizontal=True)
+c = _cache
+source = st.radio("Run and qrels", list(SOURCES), format_func=SOURCES.get, horizontal=True,
+                  key=c.bind("rk_source", "sample", fix=c.one_of(SOURCES, "sample")),
+                  on_change=c.forget, args=PER_SOURCE)
 loaded = _load(source)
 if loaded is None:
+    c.sync_url()
     st.stop()
 run, qrels, judged, default_group, default_k = loaded
 longest = int(judged.position.max(initial=0)) + 1
 
 with st.sidebar:
     st.header("Ranking metrics")
-    k = st.slider("k: chunks retrieved", 1, max(longest, 2), min(default_k, longest))
-    order = st.radio("Order reported with intervals", metrics.ORDERS, help="truncate-dedup is what a k-chunk context holds")
+    k_max = max(longest, 2)
+    k = st.slider("k: chunks retrieved", 1, k_max,
+                  key=c.bind("rk_k", min(default_k, longest), parse=int, fix=c.clamp(1, k_max)))
+    order = st.radio("Order reported with intervals", metrics.ORDERS,
+                     key=c.bind("rk_order", metrics.TRUNCATE_DEDUP, fix=c.one_of(metrics.ORDERS, metrics.TRUNCATE_DEDUP)),
+                     help="truncate-dedup is what a k-chunk context holds")
     candidates = list(dict.fromkeys([*qrels.query_attrs.columns, *run.query_attrs.columns]))
     options = [NO_GROUP, *candidates]
+    default = default_group if default_group in options else NO_GROUP
     group_col = st.selectbox(
-        "Group queries by", options, index=options.index(default_group) if default_group in options else 0,
+        "Group queries by", options, key=c.bind("rk_group", default, fix=c.one_of(options, default)),
         help="A column constant within each query, e.g. the source document a question was generated from.",
     )
-    level = st.select_slider("Confidence level", LEVELS, value=0.95)
-    boot = st.select_slider("Bootstrap replicates", BOOTS, value=1000)
-    seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, 0)
+    level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
+                             key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
+    boot = st.select_slider("Bootstrap replicates", BOOTS,
+                            key=c.bind("rk_boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
+    seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
 
 group_col = None if group_col == NO_GROUP else group_col
 try:
@@ -102,6 +118,7 @@ try:
                                    level=level, boot=boot, rng=int(seed))
 except ValueError as exc:
     st.error(str(exc))
+    c.sync_url()
     st.stop()
 
 tr, dt, naive = st.columns(3)
@@ -137,18 +154,20 @@ st.plotly_chart(ranking_figures.order_curve_figure(ranking.recall_curve(judged, 
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
 per_query = metrics.evaluate(judged, k, order=order)
-means = per_query.drop(columns=["query_id", "n_relevant"]).mean()  # NaN (excluded queries) skipped
-st.dataframe(means.rename(METRIC_LABELS).rename("mean over queries").to_frame().T, hide_index=True)
+means = {METRIC_LABELS.get(name, name): metrics.mean_defined(per_query[name].to_numpy(dtype=float))[0]
+         for name in per_query.columns.drop(["query_id", "n_relevant"])}  # excluded queries (NaN) left out
+st.dataframe(pd.DataFrame([means]), hide_index=True)
 
 st.subheader("Per query: where the orders differ, and why")
 table = metrics.order_differences(judged, k)
-only = st.toggle("Only queries where the orders differ", value=True)
+only = st.toggle("Only queries where the orders differ", key=c.bind("rk_only", True, parse=c.parse_bool))
 shown = table[table["differs"]] if only else table
 st.caption(f"{int(table['differs'].sum()):,} of {len(table):,} queries differ at k = {k}.")
 st.dataframe(shown, hide_index=True)
 if len(table):
     st.plotly_chart(ranking_figures.per_query_difference_figure(table))
-    pick = st.selectbox("Ranked list of one query", shown["query_id"] if len(shown) else table["query_id"])
+    picks = list(shown["query_id"] if len(shown) else table["query_id"])
+    pick = st.selectbox("Ranked list of one query", picks, key=c.bind("rk_query", picks[0], fix=c.one_of(picks, picks[0])))
     q = int(np.flatnonzero(judged.query_id == pick)[0])
     rows = judged.qidx == q
     st.dataframe(pd.DataFrame({
@@ -167,3 +186,4 @@ left.download_button("Per-query table (CSV)", download.to_csv(index=False), f"ra
 right.download_button("Report (JSON, as `ragunc recall --json`)",
                       json_text(report.to_dict()),
                       f"recall_k{k}.json", "application/json")
+c.sync_url()

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "ranking_metrics.py")
 SAMPLE_RUN = Path(__file__).resolve().parents[1] / "sample_data" / "stdlib_run_100w.csv.gz"
 SAMPLE_QRELS = SAMPLE_RUN.with_name("stdlib_qrels_100w.csv.gz")
-SEED = "The seed's example (manual / faq)"
-UPLOAD = "Upload a run and qrels"
+SEED = "seed"
+UPLOAD = "upload"
 
 
 def page() -> AppTest:
@@ -106,3 +106,34 @@ def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here(
     assert numbers(at) == ["0.500", "1.000", "1.500"]
     explorer = app_test()
     assert not any("not this per-chunk source" in c.value for c in explorer.sidebar.caption)
+
+
+def test_a_link_restores_the_ranking_view_and_the_url_follows_the_controls():
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    for key, value in {"rk_source": "seed", "rk_k": "4", "level": "0.9", "rk_order": "dedup-truncate"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert at.sidebar.slider[0].value == 4
+    assert numbers(at) == ["1.000", "1.000", "2.000"]
+    assert any(s.value == "90% intervals for Recall@4 (dedup-truncate)" for s in at.subheader)
+    at.sidebar.slider[0].set_value(2).run()
+    assert at.query_params["rk_k"] == "2" and at.query_params["rk_source"] == "seed"
+
+
+def test_switching_the_run_resets_k_to_that_runs_default():
+    at = page()
+    at.sidebar.slider[0].set_value(9).run()
+    at.radio[0].set_value(SEED).run()
+    assert at.sidebar.slider[0].value == 3  # the seed's k, not the sample run's 9 clamped to 5
+    assert numbers(at) == ["0.500", "1.000", "1.500"]
+
+
+def test_other_metrics_are_means_over_queries_with_relevant_documents():
+    at = page()
+    at.radio[0].set_value(SEED).run()
+    means = at.dataframe[1].value.iloc[0]
+    # k = 3: manual, manual, manual; relevant {manual, faq}: recall 1/2, a hit, precision 1/3, RR 1.
+    assert means["Recall@k"] == pytest.approx(0.5) and means["Hit@k"] == pytest.approx(1.0)
+    assert means["Precision@k"] == pytest.approx(1 / 3) and means["MRR@k"] == pytest.approx(1.0)
+    assert means["naive per-chunk sum"] == pytest.approx(1.5)
