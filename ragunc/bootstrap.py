@@ -41,7 +41,12 @@ def _packing(flat: list[np.ndarray], k: int) -> list[list[tuple[int, int, int]]]
     Non-negative integer columns (hits, sizes, their squares and products) are
     packed side by side into as few integers as hold their sums exactly, so one
     gather serves several columns (int32 when a word's widths allow: half the
-    memory traffic).
+    memory traffic).  A column gets ``bits`` = bit length of K * its maximum, so
+    the sum of any K draws of it (a pair-table entry is two of them) stays below
+    2**bits and never carries into the next column's field; a word holds at most
+    62 bits, so its sums never overflow a signed int64.  Any negative,
+    non-integer or too large column returns None: every column is then
+    gathered as float64 (same draws, same sums).
     """
     words, word, used = [], [], 0
     for i, c in enumerate(flat):
@@ -69,10 +74,18 @@ def resampled_sums(
     Every column has shape (..., K) and all use the same draws (documents are
     resampled whole, so paired columns stay paired).  Returns arrays (..., reps).
 
-    Two documents are drawn at once as one index into the K*K table of pairwise
-    sums when that table is small next to the draws it saves; a pair of
-    independent uniform indices is exactly a uniform index into the pair table.
-    Rows are processed a few at a time so the index arrays stay in cache.
+    Two speed-ups, neither of which changes the distribution of the sums:
+
+    * integer columns are packed into int64/int32 words (see :func:`_packing`),
+      gathered and summed as words, and unpacked at the end;
+    * two documents are drawn at once as one uniform index ``i K + j`` into the
+      K*K table of pairwise sums ``x_i + x_j`` (a pair of independent uniform
+      indices is exactly a uniform index into that table), plus one single draw
+      when K is odd.  Building the table costs K*K per row and saves K/2 draws
+      per replicate, hence only when ``2 K <= reps``.
+
+    Rows are processed a few at a time so the index arrays stay in cache; the
+    rows' tables are laid end to end, row ``r``'s starting at ``r * width``.
     """
     rng = np.random.default_rng(rng)
     cols = [np.asarray(c, dtype=float) for c in columns]
