@@ -135,7 +135,7 @@ class Diagnostics:
     deff_equal: float  # 1 + (m_bar - 1) * rho
     n_eff: float  # n_chunks / deff
     bernoulli_n: float  # p(1-p) / cluster variance
-    k_over_rho: float  # limit of n_eff as chunks per document grow (inf when rho <= 0)
+    k_over_rho: float  # limit of n_eff as chunks per document grow (inf when rho <= 0, NaN when rho is)
     mean_size: float  # m_bar
     cv_size: float  # sd(m) / m_bar
     lag1_autocorr: float | None  # residuals (y - document mean) of neighbouring chunks; None without chunk_index
@@ -199,10 +199,10 @@ def binomial_se(p, n):
 
 
 def k_over_rho(k, rho):
-    """The limit K/rho of the effective n as chunks per document grow (inf when rho <= 0)."""
+    """The limit K/rho of the effective n as chunks per document grow (inf when rho <= 0, NaN when rho is)."""
     rho = np.asarray(rho, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(rho > 0, np.asarray(k) / np.where(rho > 0, rho, 1.0), np.inf)
+        out = np.where(rho > 0, np.asarray(k) / np.where(rho > 0, rho, 1.0), np.where(np.isnan(rho), np.nan, np.inf))
     return out[()]
 
 

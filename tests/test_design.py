@@ -227,6 +227,10 @@ def test_seed_figures():
     assert binomial_se(0.18, 10_000) == pytest.approx(0.0038, abs=5e-5)
     assert k_over_rho(20, 0.293) == pytest.approx(68, abs=0.5)
     assert k_over_rho(20, 0.0) == np.inf
+    # an undefined ICC (e.g. one chunk per document: no within-document variance) gives no ceiling, not inf
+    assert np.isnan(k_over_rho(20, np.nan))
+    np.testing.assert_array_equal(k_over_rho(10, np.array([0.5, -0.1, np.nan])), [20.0, np.inf, np.nan])
+    assert np.isnan(diagnostics(sample_from_chunks({"a": [1], "b": [0], "c": [1]})).k_over_rho)
     assert bernoulli_equivalent_n(0.1506, 0.0885**2) == pytest.approx(19.2, abs=0.05)
     assert bernoulli_equivalent_n(0.1506, 0.0915**2) == pytest.approx(18.0, abs=0.05)
     assert variance_ratio(0.0885**2, 0.0171**2) == pytest.approx(26.8, abs=0.1)
