@@ -214,7 +214,14 @@ def _columns_of(con: duckdb.DuckDBPyConnection, relation: str, name) -> dict[str
 
 
 def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0]
+    """DuckDB's headline, plus the line saying why when one follows (e.g. "This file is not utf-8 encoded.").
+
+    A CSV error's headline only gives the line number; the reason comes after the
+    offending line's text, before the suggested fixes and the sniffer's settings.
+    """
+    lines = [line.strip() for line in str(exc).strip().splitlines()]
+    reason = next((line for line in lines[1:3] if line and not line.startswith("Original Line")), None)
+    return f"{lines[0]}: {reason}" if reason and not reason.startswith("Possible") else lines[0]
 
 
 # ---------------------------------------------------------------- columns

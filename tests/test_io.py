@@ -359,6 +359,18 @@ def test_unreadable_content_is_a_data_error(tmp_path):
         load_results(tmp_path / "broken.jsonl.gz")
 
 
+def test_a_csv_error_keeps_duckdbs_reason(tmp_path):
+    # DuckDB's first line only gives the line number; the reason follows the offending line's text.
+    (tmp_path / "latin1.csv").write_bytes("doc_id,y\ncafé,1\nb,0\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"cannot read .*latin1\.csv: .*CSV Error on Line: 2: .*not utf-8 encoded") as err:
+        load_results(tmp_path / "latin1.csv")
+    assert "Original Line" not in str(err.value) and "Possible" not in str(err.value)
+    ragged = "doc_id,y\n" + "".join(f"d{i},1\n" for i in range(30_000)) + "x,1,3\n"
+    (tmp_path / "ragged.csv").write_text(ragged)
+    with pytest.raises(DataError, match=r"CSV Error on Line: 30002: Expected Number of Columns: 2 Found: 3$"):
+        load_results(tmp_path / "ragged.csv")
+
+
 def test_hash_collisions_fall_back_to_exact_paths(monkeypatch):
     import ragunc.io as rio
 
