@@ -61,6 +61,15 @@ def _upload_source() -> _cache.DataSource | None:
             )
             if chosen != UNMAPPED and chosen != name:
                 columns[name] = chosen
+    unmapped = [name for name in REQUIRED if columns.get(name, name) not in present]
+    if present and unmapped:  # the header was read: say which field to map, in the app's own terms
+        fields = ", ".join(f"'{name}'" for name in unmapped)
+        return _cache.DataSource(
+            key="upload:unmapped", label=upload.name,
+            error=f"no column for {fields} (required); the file has columns "
+                  f"{', '.join(repr(col) for col in present)}. Choose the column that holds each under "
+                  f"“Column mapping” in the sidebar.",
+        )
     return _cache.upload_source(upload.name, data, columns)
 
 
@@ -109,7 +118,8 @@ def sidebar_source(*, used: bool = True) -> _cache.DataSource:
         source = _synthetic_source()
     source = source or _cache.sample_source()
     if source.error:
-        st.error(f"Could not use {source.label}: {source.error}")
+        if not used:  # a page that uses the source shows the error itself, in the main area
+            st.error(f"Could not use {source.label}: {source.error}")
     else:
         r = source.results
         st.caption(f"{source.label}: {r.n_rows:,} chunks · configs {', '.join(r.configs)}")

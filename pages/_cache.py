@@ -121,7 +121,8 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
     try:
         results = _uploaded_results(digest, name, mapping, data)
     except (DataError, ValueError) as exc:
-        return DataSource(key=key, label=name, error=str(exc))
+        message = str(exc)  # the loader names the file first; the page's "Could not use <name>:" already does
+        return DataSource(key=key, label=name, error=message.removeprefix(f"{name}: "))
     return DataSource(key=key, label=name, results=results)
 
 

@@ -94,6 +94,7 @@ def test_bad_upload_shows_the_column_and_rows_and_no_traceback():
     assert not at.exception
     message = " ".join(e.value for e in at.error)
     assert "bad.csv" in message and "y" in message
+    assert len(at.error) == 1 and message.count("bad.csv") == 1  # once, and the file named once
     assert "4" in message and "10" in message  # 1-based data rows of the offending values
 
 
@@ -103,6 +104,16 @@ def test_upload_with_a_missing_required_column_names_it():
     upload(at, rows, "nohit.csv")
     assert not at.exception
     assert any("y" in e.value for e in at.error)
+
+
+def test_missing_column_error_points_to_the_mapping_step_once():
+    at = app_test(source="upload")
+    upload(at, chunk_rows().rename(columns={"doc_id": "doc"}), "renamed.csv")
+    assert not at.exception
+    (error,) = at.error  # shown once, on the page; not repeated in the sidebar
+    text = error.value
+    assert "'doc_id'" in text and "Column mapping" in text and "'doc'" in text
+    assert "columns=" not in text and text.count("renamed.csv") == 1
 
 
 def test_column_mapping_step_makes_an_upload_usable():
