@@ -1,4 +1,4 @@
-"""Cluster bootstrap: resample documents with replacement (percentile and BCa), vectorised.
+"""Cluster bootstrap: resample documents with replacement (percentile, BCa, studentized), vectorised.
 
 The kernels are batch-wise like those of :mod:`ragunc.design`: documents on the
 last axis, repetitions (e.g. simulated samples) on leading axes, each leading row

@@ -44,6 +44,8 @@ def synthesize(
         Correlation of neighbouring chunks of a document given its rate (0 <= autocorr < 1).
     doc_types, doc_type_share
         Number of (equally frequent) doc_type strata and their share of ``Var(p_d)``.
+    rng
+        Seed or Generator; the same seed gives the same frame.
 
     Notes
     -----
@@ -52,8 +54,6 @@ def synthesize(
     document mean) sits below ``autocorr``, the ANOVA ICC above ``icc`` when
     ``autocorr > 0``, and doc_type's share of the observed document rates below
     ``doc_type_share`` (those rates carry binomial noise).
-    rng
-        Seed or Generator; the same seed gives the same frame.
 
     Examples
     --------
