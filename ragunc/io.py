@@ -220,8 +220,11 @@ def _first_line(exc: Exception) -> str:
     offending line's text, before the suggested fixes and the sniffer's settings.
     """
     lines = [line.strip() for line in str(exc).strip().splitlines()]
-    reason = next((line for line in lines[1:3] if line and not line.startswith("Original Line")), None)
-    return f"{lines[0]}: {reason}" if reason and not reason.startswith("Possible") else lines[0]
+    block = lines[1 : lines.index("")] if "" in lines else lines[1:]  # a blank line ends the message proper
+    reason = next((line for line in block[:2] if not line.startswith("Original Line")), "")
+    if not reason or reason.startswith(("Possible", "LINE ")):  # fixes to try, or the SQL we ran
+        return lines[0]
+    return f"{lines[0]}: {reason}"
 
 
 # ---------------------------------------------------------------- columns

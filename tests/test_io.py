@@ -369,6 +369,9 @@ def test_a_csv_error_keeps_duckdbs_reason(tmp_path):
     (tmp_path / "ragged.csv").write_text(ragged)
     with pytest.raises(DataError, match=r"CSV Error on Line: 30002: Expected Number of Columns: 2 Found: 3$"):
         load_results(tmp_path / "ragged.csv")
+    (tmp_path / "cut.csv.gz").write_bytes(gzip.compress(b"doc_id,y\na,1\nb,0\n" * 50)[:40])
+    with pytest.raises(DataError, match=r"cannot read .*cut\.csv\.gz: IO Error: .*GZIP stream: [^:]*cut\.csv\.gz$"):
+        load_results(tmp_path / "cut.csv.gz")
 
 
 def test_hash_collisions_fall_back_to_exact_paths(monkeypatch):
