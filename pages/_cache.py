@@ -221,13 +221,29 @@ def can_compute_sizes(source: DataSource) -> bool:
     return True
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _chunk_size(words: int, _progress: Callable[[int, int], None]) -> ClusterSample:
+SIZES_KEPT = 16
+
+
+@st.cache_resource(show_spinner=False)
+def _size_store() -> OrderedDict:
+    return OrderedDict()
+
+
+def _chunk_size(words: int, progress: Callable[[int, int], None] | None) -> ClusterSample:
+    # A plain store, not st.cache_resource on this function: the progress bar drawn while it runs
+    # would be recorded and replayed on a cache hit, into a container that no longer exists.
+    store = _size_store()
+    if words in store:
+        store.move_to_end(words)
+        return store[words]
     from ragunc.corpus import stdlib_corpus
     from ragunc.retrieval import chunk_eval
 
-    frame = chunk_eval(stdlib_corpus(), chunk_words=words, progress=_progress)
-    return results_from_frame(frame, source=f"stdlib corpus, {words} words").sample(f"{words}w")
+    frame = chunk_eval(stdlib_corpus(), chunk_words=words, progress=progress)
+    store[words] = results_from_frame(frame, source=f"stdlib corpus, {words} words").sample(f"{words}w")
+    while len(store) > SIZES_KEPT:
+        store.popitem(last=False)
+    return store[words]
 
 
 def compute_size(source: DataSource, words: int) -> str:

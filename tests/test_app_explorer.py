@@ -153,3 +153,29 @@ def test_compute_another_chunk_size_adds_it_to_the_choices(monkeypatch):
     assert at.slider(key="k").max == 60
     at.slider(key="k").set_value(30).run()  # the computed size stays selectable across reruns
     assert at.selectbox(key="config").value == "137w" and not at.exception
+
+
+def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(monkeypatch):
+    import ragunc.corpus
+    import ragunc.retrieval
+
+    frame = chunk_rows(n_docs=40, seed=4).assign(config="75w")
+
+    def slow_chunk_eval(corpus, *, chunk_words, progress=None, **kw):
+        for done in range(1, 4):
+            progress(done, 3)
+        return frame
+
+    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(ragunc.retrieval, "chunk_eval", slow_chunk_eval)
+    at = app_test(sim="0")
+    if "Compute another size…" not in at.selectbox(key="config").options:
+        pytest.skip("the bundled stdlib sample is not present")
+    monkeypatch.setattr(sys.modules["_cache"], "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
+    at.selectbox(key="config").set_value("Compute another size…").run()
+    at.number_input(key="words").set_value(75).run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.selectbox(key="config").value == "75w"
+    at.slider(key="k").set_value(12).run()
+    assert not at.exception and at.selectbox(key="config").value == "75w"
