@@ -37,6 +37,13 @@ with st.sidebar:
     st.header("Explorer")
     configs = list(results.configs)
     extra = c.extra_configs(source)
+    wanted = st.query_params.get("config", "")
+    if ("config" not in st.session_state and wanted not in configs and wanted not in extra
+            and wanted[:-1].isdigit() and wanted.endswith("w") and 20 <= int(wanted[:-1]) <= 1000
+            and c.can_compute_sizes(source)):
+        # A shared link to a computed size: compute it again so the link shows the same view.
+        c.compute_size(source, int(wanted[:-1]))
+        extra = c.extra_configs(source)
     if NEXT_CONFIG in st.session_state:
         st.session_state["config"] = st.session_state.pop(NEXT_CONFIG)
     options = configs + list(extra) + ([OTHER_SIZE] if c.can_compute_sizes(source) else [])

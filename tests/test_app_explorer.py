@@ -179,3 +179,23 @@ def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(monk
     assert at.selectbox(key="config").value == "75w"
     at.slider(key="k").set_value(12).run()
     assert not at.exception and at.selectbox(key="config").value == "75w"
+
+
+def test_a_link_to_a_computed_size_computes_it_again(monkeypatch):
+    import ragunc.corpus
+    import ragunc.retrieval
+
+    frame = chunk_rows(n_docs=50, seed=5).assign(config="85w")
+    calls = []
+    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(
+        ragunc.retrieval, "chunk_eval",
+        lambda corpus, *, chunk_words, progress=None, **kw: calls.append(chunk_words) or frame,
+    )
+    at = app_test(sim="0", config="85w", k="17")
+    if "Compute another size…" not in at.selectbox(key="config").options:
+        pytest.skip("the bundled stdlib sample is not present")
+    assert not at.exception
+    assert calls == [85]
+    assert at.selectbox(key="config").value == "85w" and at.slider(key="k").value == 17
+    assert at.slider(key="k").max == 50
