@@ -30,8 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (DataError, ValueError, FileNotFoundError) as exc:
-        # Bad input is the user's to fix: one clear line, no traceback.
+    except (DataError, ValueError, OSError) as exc:
+        # Bad input is the user's to fix: one clear line, no traceback (OSError: a missing or
+        # unreadable file, an --out path that cannot be written).
         print(f"ragunc {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

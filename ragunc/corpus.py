@@ -21,6 +21,7 @@ import sys
 import sysconfig
 import tempfile
 import warnings
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -209,7 +210,10 @@ def _read_text(path: Path) -> tuple[str, bool]:
     """File text as UTF-8; invalid bytes become U+FFFD and the flag says so."""
     raw = path.read_bytes()
     if path.suffix == ".gz":
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise ValueError(f"{path}: not a readable gzip file ({exc})") from None
     try:
         return raw.decode("utf-8-sig"), False
     except UnicodeDecodeError:

@@ -8,8 +8,10 @@ Errors are ``ValueError`` naming the column and the first offending rows
 """
 from __future__ import annotations
 
+import gzip
 import io
 import os
+import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -103,7 +105,8 @@ def _read_table(source, kind: str, trec_columns: tuple[str, ...]) -> pd.DataFram
         if kind == "jsonl":
             return pd.read_json(source, lines=True, dtype=False, compression=compression)
         frame = pd.read_csv(source, sep=r"\s+", header=None, dtype=str, compression=compression)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError,
+            gzip.BadGzipFile, EOFError, zlib.error) as exc:  # the last three: a broken or cut .gz
         raise ValueError(f"{name}: cannot read as {kind}: {exc}") from None
     if frame.shape[1] != len(trec_columns):
         raise ValueError(

@@ -115,6 +115,18 @@ def test_bad_inputs_are_one_line_errors(tmp_path, capsys):
     assert "group column 'topic'" in capsys.readouterr().err
 
 
+def test_a_broken_gzip_is_a_one_line_error(tmp_path, capsys):
+    import gzip
+
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq,A,1\n")
+    (tmp_path / "junk.csv.gz").write_bytes(b"not gzip")
+    (tmp_path / "cut.csv.gz").write_bytes(gzip.compress(b"query_id,rank,chunk_id,doc_id\n" + b"q,1,a,A\n" * 40)[:30])
+    for name in ("junk.csv.gz", "cut.csv.gz"):
+        assert main(["recall", str(tmp_path / name), str(tmp_path / "qrels.csv"), "--k", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"ragunc recall: error: {tmp_path / name}: cannot read as csv") and err.count("\n") == 1
+
+
 def test_compare_two_runs_on_the_same_queries(tmp_path, capsys):
     rng = np.random.default_rng(8)
     found_a, found_b = rng.random(25) < 0.4, rng.random(25) < 0.7

@@ -63,6 +63,18 @@ def test_bad_chunk_size_and_extension(corpus_file, capsys):
     assert "unknown file type" in capsys.readouterr().err
 
 
+def test_unreadable_corpus_and_unwritable_out_are_one_line_errors(corpus_file, tmp_path, capsys):
+    (tmp_path / "docs.jsonl.gz").write_bytes(b"not gzip")
+    assert main(["chunk-eval", str(tmp_path / "docs.jsonl.gz"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "docs.jsonl.gz: not a readable gzip file" in err and err.count("\n") == 1
+    (tmp_path / "taken").write_text("a file, not a folder")
+    assert main(["chunk-eval", str(corpus_file), "--chunk-words", "20", "--no-progress",
+                 "--out", str(tmp_path / "taken" / "res.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ragunc chunk-eval: error: ") and "taken" in err and err.count("\n") == 1
+
+
 def test_stdlib_at_75_words(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGUNC_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "stdlib_75w.csv.gz"
