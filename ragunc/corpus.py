@@ -153,8 +153,10 @@ def corpus_from_frame(
                 f"{source}: missing column {column!r} (columns are {list(map(str, frame.columns))})"
             )
     ids = frame[id_column]
-    if ids.isna().any():
-        rows = (np.flatnonzero(ids.isna().to_numpy())[:5] + 1).tolist()
+    # CSV is read without NA parsing, so an empty id arrives as "" rather than NaN.
+    blank = ids.isna().to_numpy() | (ids.astype(str).str.strip() == "").to_numpy()
+    if blank.any():
+        rows = (np.flatnonzero(blank)[:5] + 1).tolist()
         raise ValueError(f"{source}: column {id_column!r} is empty in data rows {rows}")
     ids = ids.astype(str)
     duplicated = ids[ids.duplicated()].unique()

@@ -73,6 +73,13 @@ def test_missing_doc_id_names_the_rows():
         corpus_from_frame(frame)
 
 
+def test_blank_doc_id_in_a_csv_names_the_row(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_text("doc_id,text\na,one two\n,three four\n  ,five six\nd,seven\n")
+    with pytest.raises(ValueError, match=r"column 'doc_id' is empty in data rows \[2, 3\]"):
+        load_corpus(path)
+
+
 def test_missing_column_is_named():
     with pytest.raises(ValueError, match="missing column 'text'"):
         corpus_from_frame(pd.DataFrame({"doc_id": ["a", "b"], "body": ["x", "y"]}))
