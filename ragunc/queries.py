@@ -166,6 +166,13 @@ def read_query_file(path: str | os.PathLike) -> pd.DataFrame:
     blank = [i + 1 for i, q in enumerate(frame["query"].astype(str)) if not q.strip()]
     if blank:
         raise ValueError(f"{file}: column 'query' is empty in data rows {blank[:5]}")
-    query_ids = frame["query_id"].astype(str) if "query_id" in frame.columns else [f"q{i}" for i in range(len(frame))]
+    if "query_id" in frame.columns:
+        query_ids = frame["query_id"].astype(str)
+        # A repeated id would merge two queries' ranked lists in a --run file.
+        repeated = np.flatnonzero(query_ids.duplicated(keep=False).to_numpy()) + 1
+        if repeated.size:
+            raise ValueError(f"{file}: column 'query_id' repeats a value in data rows {repeated[:5].tolist()}")
+    else:
+        query_ids = [f"q{i}" for i in range(len(frame))]
     return pd.DataFrame({"query_id": list(query_ids), "query": frame["query"].astype(str).tolist(),
                          "chunk_ids": chunk_ids})

@@ -106,3 +106,9 @@ def test_query_files(tmp_path):
     (tmp_path / "nocol.csv").write_text("text,chunk_id\na,b\n")
     with pytest.raises(ValueError, match="needs columns 'query' and 'chunk_id'"):
         read_query_file(tmp_path / "nocol.csv")
+
+
+def test_a_repeated_query_id_is_named(tmp_path):
+    (tmp_path / "q.csv").write_text("query_id,query,chunk_id\na,x y,d#0\nb,z,d#1\na,w,d#2\n")
+    with pytest.raises(ValueError, match=r"column 'query_id' repeats a value in data rows \[1, 3\]"):
+        read_query_file(tmp_path / "q.csv")
