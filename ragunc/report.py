@@ -149,10 +149,10 @@ def _readable(report: IntervalReport, coverage: CoverageResult | None) -> pd.Dat
         "interval": table["label"],
         "low (%)": (100 * table["low"]).map("{:.2f}".format),
         "high (%)": (100 * table["high"]).map("{:.2f}".format),
-        "± (pp)": table["half_width_pp"].map("{:.2f}".format),
+        "half-width (± pp)": table["half_width_pp"].map("{:.2f}".format),
     })
     if coverage is not None:
-        out["coverage (%)"] = [
+        out["coverage (% ± 1.96 Monte Carlo SE)"] = [
             "—" if c is None or pd.isna(c) else f"{100 * c:.1f} ± {196 * s:.1f}"
             for c, s in zip(table["coverage"], table["coverage_mcse"].fillna(0.0))
         ]

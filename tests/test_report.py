@@ -90,6 +90,8 @@ def test_html_report_is_self_contained(rep, cov):
     assert "unit &lt;test&gt;" in page
     assert f"{rep.n_chunks:,}" in page
     assert f"{100 * rep.cluster.ci[0]:.2f}" in page
+    # every column says what its numbers are: half-widths in pp, coverage with its Monte Carlo error
+    assert "<th>half-width (± pp)</th>" in page and "<th>coverage (% ± 1.96 Monte Carlo SE)</th>" in page
     # the caller's figures are not restyled in place
     assert figs["intervals"].layout.template == figures.interval_figure(rep).layout.template
 
