@@ -61,6 +61,12 @@ else:
         f"**{plan.docs_needed:,} documents** (≈ {plan.chunks_expected:,.0f} chunks). The binomial formula "
         f"would stop at {plan.naive_chunks_needed:,} chunks."
     )
+    if not finite and plan.docs_needed > population.n_docs:
+        st.info(
+            f"That is more documents than the {population.n_docs:,} in the data: the plan is for a larger corpus "
+            f"like this one. If these {population.n_docs:,} documents are the whole corpus, turn on the "
+            f"finite-population correction above."
+        )
     cols = st.columns(2)
     cols[0].download_button("Plan (JSON)", lambda: json_text(plan.to_dict()), file_name="ragunc_plan.json",
                             mime="application/json", on_click="ignore")

@@ -62,3 +62,12 @@ def test_query_parameters_restore_the_planning_view():
     assert at.select_slider(key="level").value == 0.9
     assert at.toggle(key="fpc").value is True
     assert any("one config" in i.value for i in at.info)
+
+
+def test_a_plan_beyond_the_documents_in_the_data_points_to_the_finite_population_correction(page):
+    at, results = page
+    at.slider(key="hw").set_value(0.5).run()  # far more than the 100 documents uploaded
+    assert int(metric(at, "Documents needed").replace(",", "")) > 100
+    assert any("more documents than the 100 in the data" in i.value for i in at.info)
+    at.toggle(key="fpc").set_value(True).run()
+    assert not any("more documents than" in i.value for i in at.info)
