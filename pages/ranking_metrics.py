@@ -128,8 +128,9 @@ dt.metric("dedup-truncate Recall@k", f"{report.recall_by_order[metrics.DEDUP_TRU
           help="first k distinct documents ∩ relevant / relevant")
 naive.metric("naive per-chunk sum", f"{report.naive_sum:.3f}", help="one per matching chunk: can pass 1")
 st.markdown(
-    f"**{report.n_queries:,} queries** in the mean, **{report.n_excluded:,} excluded** (no relevant documents); "
-    f"**{report.n_groups:,} groups** of queries"
+    f"**{report.n_queries:,} {'query' if report.n_queries == 1 else 'queries'}** in the mean, "
+    f"**{report.n_excluded:,} excluded** (no relevant documents); "
+    f"**{report.n_groups:,} {'group' if report.n_groups == 1 else 'groups'}** of queries"
     + (f" by `{group_col}`" if group_col else " (every query its own group)") + "."
 )
 
@@ -142,7 +143,7 @@ def _interval_text(est) -> str:
 st.subheader(f"{level:.0%} intervals for Recall@{k} ({order})")
 st.dataframe(pd.DataFrame({
     "interval": ["naive (queries independent)", "cluster (groups of queries)", "cluster bootstrap"],
-    "SE": [report.naive.se, report.cluster.se, report.bootstrap.se],
+    "SE": [c.number(est.se, ".4f") for est in (report.naive, report.cluster, report.bootstrap)],
     "CI": [_interval_text(report.naive), _interval_text(report.cluster), _interval_text(report.bootstrap)],
 }), hide_index=True)
 st.markdown("DEFF (cluster variance / naive variance): "
