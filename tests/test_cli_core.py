@@ -81,6 +81,16 @@ def test_interval_table_and_errors(capsys, hand_csv, population_csv):
     assert "level" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["interval", "recall", "chunk-eval", "synth"])
+def test_a_negative_seed_is_named_as_the_seed_argument(capsys, command):
+    required = {"interval": ["f.csv"], "recall": ["run.csv", "qrels.csv", "--k", "1"],
+                "chunk-eval": ["stdlib"], "synth": ["--out", "x.csv"]}[command]
+    with pytest.raises(SystemExit) as exit_:
+        main([command, *required, "--seed", "-1"])
+    assert exit_.value.code == 2
+    assert "argument --seed: a seed is a non-negative integer, got -1" in capsys.readouterr().err
+
+
 def test_simulate_matches_the_library(capsys, population_csv):
     d = run_json(capsys, ["simulate", population_csv, "--config", "a", "--k", "10", "--reps", "300",
                           "--boot", "100", "--seed", "4"])

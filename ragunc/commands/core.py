@@ -8,7 +8,7 @@ from ..design import ESTIMATORS, ClusterSample, interval_report
 from ..io import load_results
 from ..plan import plan_documents
 from ..simulate import coverage_experiment
-from .output import emit, progress_bar
+from .output import emit, progress_bar, seed_arg
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,7 +84,7 @@ def _population(p: argparse.ArgumentParser) -> None:
 
 def _boot(p: argparse.ArgumentParser) -> None:
     p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default %(default)s)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="random seed (default %(default)s)")
 
 
 def _load(args: argparse.Namespace, config: str | None) -> ClusterSample:

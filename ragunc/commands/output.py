@@ -1,6 +1,7 @@
 """Shared CLI output: JSON (the public contract) or a readable table; a progress bar on stderr."""
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,3 +33,11 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable
         yield update
     finally:
         bar.close()
+
+
+def seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: numpy seeds are non-negative integers."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {value}")
+    return value

@@ -9,7 +9,7 @@ from ..metrics import ORDERS, TRUNCATE_DEDUP, judge
 from ..metrics import recall
 from ..ranking import align_scores, compare_scores, recall_report
 from ..runs import load_chunk_map, load_qrels, load_run, query_groups
-from .output import emit
+from .output import emit, seed_arg
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--group-col", help="column (qrels, then run) grouping queries, e.g. their source doc_id")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default %(default)s)")
     p.add_argument("--compare", metavar="RUN_B", help="a second run on the same queries: paired difference B - A")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
     p.set_defaults(func=_recall)

@@ -11,7 +11,7 @@ from ..io import infer_file_type, write_results
 from ..queries import SELECTIONS, QueryModel
 from ..retrieval import chunk_eval_parts, qrels, top_k_run
 from ..serialize import json_text
-from .output import emit, progress_bar
+from .output import emit, progress_bar, seed_arg
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="queries file (.csv/.jsonl: query, chunk_id[, query_id]) instead of simulated ones")
     parser.add_argument("--out", default=None, help="results file (.csv, .parquet, .jsonl; .gz allowed)")
     parser.add_argument("--metadata", default=None, help="also write the JSON summary to this file")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the query simulation (default 0)")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the query simulation (default 0)")
     parser.add_argument("--cutoff", type=int, default=100, help="ranks above this are left empty (default 100)")
     parser.add_argument("--query-length", type=float, default=defaults.mean_length,
                         help=f"mean simulated query length (Poisson, default {defaults.mean_length})")

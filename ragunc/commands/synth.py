@@ -9,7 +9,7 @@ from ..design import diagnostics, estimate
 from ..io import infer_file_type, results_from_frame, write_results
 from ..synth import synthesize
 from ..serialize import json_text
-from .output import emit
+from .output import emit, seed_arg
 
 # option -> synthesize() keyword, in the order the reproducing command lists them
 _PARAMETERS = (
@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     for option, dest, kind, default, text in _PARAMETERS:
         parser.add_argument(option, dest=dest, type=kind, default=default, help=f"{text} (default {default})")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: drawn and reported)")
+    parser.add_argument("--seed", type=seed_arg, default=None, help="random seed (default: drawn and reported)")
     parser.add_argument("--out", required=True, help="output file: .csv, .parquet, .jsonl or .ndjson, optionally .gz")
     parser.add_argument("--metadata", default=None, help="also write the JSON summary to this file")
     parser.add_argument("--note", default=None, help="free text kept in the summary (e.g. why these parameters)")
