@@ -248,6 +248,12 @@ def _resolve_columns(present: dict[str, str], columns: dict[str, str] | None, na
             missing.append(f"{contract!r} (mapped to {wanted!r})")
         elif contract in REQUIRED:
             missing.append(repr(contract))
+    if missing and len(present) == 1 and any(sep in next(iter(present)) for sep in ",;\t|"):
+        # DuckDB's sniffer falls back to one column when rows disagree on their number of fields.
+        raise DataError(
+            f"{name}: the header was read as the single column {next(iter(present))!r}: the rows could not be "
+            "split into columns; does a row have more fields than the header (e.g. an unquoted comma in a value)?"
+        )
     if missing:
         hint = _mapping_hint([c for c in REQUIRED if c not in resolved], present)
         raise DataError(

@@ -374,6 +374,13 @@ def test_a_csv_error_keeps_duckdbs_reason(tmp_path):
         load_results(tmp_path / "cut.csv.gz")
 
 
+def test_rows_that_cannot_be_split_are_not_called_missing_columns(tmp_path):
+    (tmp_path / "ragged.csv").write_text("doc_id,text,y\na,hello, world,1\nb,x,0\n")
+    with pytest.raises(DataError, match=r"ragged\.csv: the header was read as the single column 'doc_id,text,y': "
+                       r"the rows could not be split into columns; does a row have more fields"):
+        load_results(tmp_path / "ragged.csv")
+
+
 def test_hash_collisions_fall_back_to_exact_paths(monkeypatch):
     import ragunc.io as rio
 
