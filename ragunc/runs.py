@@ -104,7 +104,8 @@ def _read_table(source, kind: str, trec_columns: tuple[str, ...]) -> pd.DataFram
             return pd.read_csv(source, dtype=str, compression=compression, keep_default_na=False, na_values=[""])
         if kind == "jsonl":
             return pd.read_json(source, lines=True, dtype=False, compression=compression)
-        frame = pd.read_csv(source, sep=r"\s+", header=None, dtype=str, compression=compression)
+        frame = pd.read_csv(source, sep=r"\s+", header=None, dtype=str, compression=compression,
+                            keep_default_na=False)  # ids such as "NA" or "null" stay ids
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError,
             gzip.BadGzipFile, EOFError, zlib.error) as exc:  # the last three: a broken or cut .gz
         raise ValueError(f"{name}: cannot read as {kind}: {exc}") from None

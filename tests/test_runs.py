@@ -93,6 +93,14 @@ def test_trec_run_with_chunk_map(tmp_path):
     assert list(run.doc_id) == ["manual", "faq", "manual"]
 
 
+def test_trec_ids_that_look_like_missing_values_stay_ids(tmp_path):
+    (tmp_path / "run.trec").write_text("q Q0 NA 1 2.0 t\nq Q0 null 2 1.0 t\n")
+    (tmp_path / "qrels.trec").write_text("q 0 None 1\n")
+    run = load_run(tmp_path / "run.trec", chunk_map={"NA": "None", "null": "nan"})
+    assert list(run.chunk_id) == ["NA", "null"] and list(run.doc_id) == ["None", "nan"]
+    assert list(load_qrels(tmp_path / "qrels.trec").doc_id) == ["None"]
+
+
 def test_unknown_chunks_are_named(tmp_path):
     (tmp_path / "run.trec").write_text("q Q0 c1 1 2.0 t\nq Q0 c9 2 1.0 t\n")
     with pytest.raises(ValueError, match=r"not in the chunk map \(c9\).*row 2"):
