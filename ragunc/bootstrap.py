@@ -230,8 +230,14 @@ def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: floa
     """BCa-adjusted lower/upper quantile levels (Efron), bias from replicates, acceleration from the jackknife."""
     theta = np.asarray(theta_hat)[..., None]
     b = sorted_reps.shape[-1]
-    # Ties count half, as scipy's percentile-of-score does.
-    below = (sorted_reps < theta).sum(-1) + (sorted_reps <= theta).sum(-1)
+    # Ties count half, as scipy's percentile-of-score does.  A replicate that
+    # redraws the sample's own documents equals theta in exact arithmetic but,
+    # summed in another order from float rates (macro, or scores), can land an
+    # ulp either side; at small K such replicates are several per cent of B, so
+    # they are matched within a rounding tolerance of K-term sums.
+    largest = np.abs(sorted_reps[..., [0, -1]]).max(-1, keepdims=True)  # sorted: the ends
+    tol = 8 * np.finfo(float).eps * np.shape(jack)[-1] * largest
+    below = (sorted_reps < theta - tol).sum(-1) + (sorted_reps <= theta + tol).sum(-1)
     z0 = special.ndtri(below / (2 * b))
     dev = jack.mean(-1, keepdims=True) - jack
     num = (dev**3).sum(-1)
