@@ -288,10 +288,11 @@ def bootstrap_arrays(
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
+    studentized = studentized and np.shape(total)[-1] >= 3
     boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=studentized)
     theta = point_estimate(total, size, estimator)
     lead = boot.shape[:-1]
-    if studentized and np.shape(total)[-1] >= 3:
+    if studentized:
         se_hat = np.sqrt(cluster_variance(total, size, estimator))
         t_lo, t_hi = studentized_quantiles(boot, boot_se, theta, level)
         # No spread in the sample: every replicate equals the estimate, as for the percentile interval.
