@@ -6,6 +6,7 @@ Each command group lives in ``ragunc/commands/<group>.py`` and exposes
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .commands import core, ranking, retrieval, synth
@@ -30,6 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # The reader stopped early (e.g. `| head`): not an error of ours. Point stdout at
+        # /dev/null so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (DataError, ValueError, OSError) as exc:
         # Bad input is the user's to fix: one clear line, no traceback (OSError: a missing or
         # unreadable file, an --out path that cannot be written).

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,3 +146,18 @@ def test_compare_two_runs_on_the_same_queries(tmp_path, capsys):
     assert main(["recall", str(tmp_path / "a.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
                  "--compare", str(tmp_path / "b.csv"), "--boot", "200"]) == 0
     assert "Paired B - A over 25 queries" in capsys.readouterr().out
+
+
+def test_a_reader_that_stops_early_is_not_an_error():
+    # `ragunc recall ... --json | head`: the closed pipe ends the command quietly, no traceback or error line.
+    sample = Path(__file__).resolve().parents[1] / "sample_data"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragunc", "recall", str(sample / "stdlib_run_100w.csv.gz"),
+         str(sample / "stdlib_qrels_100w.csv.gz"), "--k", "5", "--boot", "10", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout.read(10).startswith(b"{")
+    proc.stdout.close()  # per-query JSON of 2,000 queries is far beyond the pipe's buffer
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 1
+    assert err == ""
