@@ -192,3 +192,48 @@ def test_dark_theme_renders(app_url, browser):
     assert page.locator('[data-testid="stException"]').count() == 0
     _screenshot(page, "explorer_dark.png")
     page.close()
+
+
+def test_computing_another_chunk_size_in_the_browser(app_url, browser):
+    """Chunk the stdlib corpus at 75 words for real; the next reruns (a K move) must not fail."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/?sim=0", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    config = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Chunk size")
+    if config.count() == 0 or "Compute another size" not in _options(page, config):
+        page.close()
+        pytest.skip("the bundled stdlib sample or the retrieval pipeline is not present")
+    page.get_by_role("option", name="Compute another size…").click()
+    _wait_idle(page)
+    page.get_by_role("button", name="Compute this chunk size").click()
+    page.wait_for_url(re.compile(r"[?&]config=75w(&|$)"), timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    thumb = _k_slider(page)
+    start = int(thumb.input_value())
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url(re.compile(rf"[?&]k={start + 1}(&|$)"), timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert re.search(r"[?&]config=75w(&|$)", page.url)  # still on the computed size
+    page.close()
+
+
+def _options(page, selectbox) -> str:
+    """Open a selectbox and return its options' text (the list stays open for a click)."""
+    selectbox.click()
+    page.wait_for_selector('[role="option"]', timeout=TIMEOUT_MS)
+    return " ".join(page.locator('[role="option"]').all_inner_texts())
+
+
+def test_a_link_restores_the_ranking_view(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/ranking_metrics?rk_source=seed&rk_k=4", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator("h1", has_text="Ranking metrics").count() == 1
+    assert [_tile(page, label) for label in ("truncate-dedup", "dedup-truncate", "naive per-chunk")] == [
+        "1.000", "1.000", "2.000"]
+    _screenshot(page, "ranking_metrics.png")
+    page.close()
