@@ -349,16 +349,20 @@ def query_groups(run: Run, qrels: Qrels, column: str, query_id: np.ndarray) -> n
     """Group label of each query in ``query_id`` from ``column``, looked up in the qrels, then the run.
 
     The column must be constant within each query (e.g. the source document of a
-    generated question); queries it does not cover are an error.
+    generated question); a query with relevant documents that it does not cover is an
+    error. Queries without relevant documents are excluded from every mean, so they
+    need no group: one the column misses is labelled with its own query_id.
     """
+    query_id = np.asarray(query_id, dtype=str)
+    judged = np.isin(query_id, qrels.query_id[qrels.relevance > 0])
     for where, attrs in (("qrels", qrels.query_attrs), ("run", run.query_attrs)):
         if column in attrs.columns:
             labels = attrs[column].reindex(query_id)
             missing = labels.isna().to_numpy()
-            if missing.any():
-                ids = ", ".join(np.asarray(query_id)[missing][:MAX_SHOWN])
+            if (missing & judged).any():
+                ids = ", ".join(query_id[missing & judged][:MAX_SHOWN])
                 raise ValueError(f"group column {column!r} ({where}) has no value for queries {ids}")
-            return labels.astype(str).to_numpy()
+            return np.where(missing, query_id, labels.astype(str).to_numpy())
     raise ValueError(
         f"group column {column!r} is not a column constant within each query of the qrels or the run "
         f"(qrels: {', '.join(qrels.query_attrs.columns) or 'none'}; run: {', '.join(run.query_attrs.columns) or 'none'})"

@@ -130,6 +130,15 @@ def test_a_broken_gzip_is_a_one_line_error(tmp_path, capsys):
         assert err.startswith(f"ragunc recall: error: {tmp_path / name}: cannot read as csv") and err.count("\n") == 1
 
 
+def test_grouping_skips_queries_without_judgments(tmp_path, capsys):
+    (tmp_path / "run.csv").write_text("query_id,rank,chunk_id,doc_id\nq1,1,a,A\nq2,1,b,B\nq3,1,c,C\nq9,1,z,Z\n")
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,A,1\nq2,A,1\nq3,C,1\n")
+    assert main(["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
+                 "--group-col", "doc_id", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_queries"] == 3 and out["n_excluded"] == 1 and out["n_groups"] == 2
+
+
 def test_compare_two_runs_on_the_same_queries(tmp_path, capsys):
     rng = np.random.default_rng(8)
     found_a, found_b = rng.random(25) < 0.4, rng.random(25) < 0.7

@@ -162,5 +162,19 @@ def test_query_groups_from_qrels_then_run():
     np.testing.assert_array_equal(query_groups(run, qrels, "topic", np.array(["q1", "q2"])), ["x", "y"])
     with pytest.raises(ValueError, match="'chunk_id' is not a column constant within each query"):
         query_groups(run, qrels, "chunk_id", np.array(["q1", "q2"]))
-    with pytest.raises(ValueError, match="no value for queries q3"):
-        query_groups(run, qrels, "doc_id", np.array(["q1", "q3"]))
+    # q3 has relevant documents (it is only in the qrels) but the run's topic column cannot place it.
+    judged_q3 = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["S1", "S2", "S3"],
+                                               "relevance": [1, 1, 1]}))
+    with pytest.raises(ValueError, match=r"group column 'topic' \(run\) has no value for queries q3"):
+        query_groups(run, judged_q3, "topic", np.array(["q1", "q2", "q3"]))
+
+
+def test_queries_without_relevant_documents_need_no_group():
+    # q3 is in the run but not in the qrels, q4 only has a non-relevant judgment: both are excluded from
+    # every mean, so their missing group is no error (`ragunc recall --group-col` failed on them).
+    run = run_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q3"], "rank": [1, 1, 1], "chunk_id": ["a", "b", "c"],
+                                       "doc_id": ["A", "B", "C"]}))
+    qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q4"], "doc_id": ["S1", "S2", "X"],
+                                           "source": ["s", "s", None], "relevance": [1, 1, 0]}))
+    groups = query_groups(run, qrels, "source", np.array(["q1", "q2", "q3", "q4"]))
+    np.testing.assert_array_equal(groups, ["s", "s", "q3", "q4"])
