@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
+
 
 def jsonable(value):
-    """``value`` with numpy scalars as Python numbers, tuples as lists, nested dicts converted.
+    """``value`` with numpy scalars as Python numbers, tuples and arrays as lists, nested dicts converted.
 
     Non-finite floats become None: JSON has no inf/nan, and null says "not defined here".
     """
@@ -16,6 +18,8 @@ def jsonable(value):
         return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):  # .item() below only takes one element
+        return jsonable(value.tolist())
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):
         return jsonable(value.item())  # numpy scalar
     return value

@@ -21,3 +21,8 @@ def test_non_finite_floats_become_none_python_or_numpy():
 def test_json_text_is_valid_json_and_keeps_unicode():
     assert json.loads(json_text({"k": (np.int64(1), float("nan")), "name": "Ω"})) == {"k": [1, None], "name": "Ω"}
     assert "Ω" in json_text({"name": "Ω"})
+
+
+def test_numpy_arrays_become_lists_with_nan_as_none():
+    assert jsonable({"curve": np.array([0.5, np.nan]), "grid": np.arange(4).reshape(2, 2)}) == {
+        "curve": [0.5, None], "grid": [[0, 1], [2, 3]]}
