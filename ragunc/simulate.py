@@ -215,7 +215,10 @@ def coverage_experiment(
     bvar, cvar, se_boot = np.empty(reps), np.empty(reps), np.empty(reps)
     lower = {m: np.empty(reps) for m in methods}
     upper = {m: np.empty(reps) for m in methods}
-    batch = max(1, min(reps, MAX_DRAWS // max(1, boot * k // 2)))
+    # A batch holds boot * K/2 pair draws per repetition, and draw_documents'
+    # ranking path (k^2 > d) a key per population document: cap both.
+    per_rep = max(boot * k // 2, d if k * k > d else k, 1)
+    batch = max(1, min(reps, MAX_DRAWS // per_rep))
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         sl = slice(start, stop)

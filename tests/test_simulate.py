@@ -215,3 +215,13 @@ def test_predicted_variance_matches_the_empirical_one_for_two_stages(clustered, 
     for run in (one, two):
         assert run.linearization_sd == pytest.approx(run.sd_empirical, rel=0.06)
     assert two.linearization_sd > 1.05 * one.linearization_sd
+
+
+def test_batches_are_capped_by_the_document_draw_too(clustered, monkeypatch):
+    # k^2 > D: each repetition ranks D random keys, so even without a bootstrap a
+    # batch must not hold every repetition's keys at once (reps x D floats: 1.6 GB
+    # for R = 1,000 and D = 100,000).
+    monkeypatch.setattr(sim, "MAX_DRAWS", 10 * clustered.n_docs)
+    calls = []
+    coverage_experiment(clustered, k=30, reps=25, boot=0, rng=0, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(10, 25), (20, 25), (25, 25)]
