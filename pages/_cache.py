@@ -464,6 +464,17 @@ def bind(key: str, default, *, parse: Callable[[str], object] = str, fix: Callab
     return key
 
 
+def k_slider(high: int, n_docs: int, *, label: str = "K: documents per sample", default: int = 20) -> int:
+    """The URL-bound K slider over 2..``high``; when there is nothing to choose (``high`` <= 2), K = 2 and a caption.
+
+    (Streamlit refuses a slider whose ends coincide, which a two- or three-document upload would give.)
+    """
+    if high <= 2:
+        st.caption(f"{label}: 2 (the data hold {n_docs:,} documents)")
+        return 2
+    return st.slider(label, 2, high, key=bind("k", min(default, high), parse=int, fix=clamp(2, high)))
+
+
 def forget(*keys: str) -> None:
     """Drop bound controls' values (state, kept value and URL) so their defaults apply on the next run.
 

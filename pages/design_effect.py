@@ -36,8 +36,7 @@ with st.sidebar:
     config = st.selectbox("Chunk size (config)", configs, key=c.config_key(configs))
     population = results.sample(config)
     n_docs = population.n_docs
-    k = st.slider("K: documents per sample", 2, n_docs - 1,
-                  key=c.bind("k", min(20, n_docs - 1), parse=int, fix=c.clamp(2, n_docs - 1)))
+    k = c.k_slider(n_docs - 1, n_docs)
     reps = st.select_slider("R: repetitions", REPS, key=c.bind("de_reps", 500, parse=int, fix=c.one_of(REPS, 500)))
     boot = st.select_slider("B: bootstrap replicates", BOOTS,
                             key=c.bind("de_boot", 200, parse=int, fix=c.one_of(BOOTS, 200)))

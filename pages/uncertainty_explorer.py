@@ -63,8 +63,7 @@ with st.sidebar:
         st.info(f"Pick a word count and compute it; meanwhile {config} is shown.")
     population = extra.get(config) or results.sample(config)
     n_docs = population.n_docs
-    k = st.slider("K: documents per sample", 2, n_docs,
-                  key=c.bind("k", min(20, n_docs), parse=int, fix=c.clamp(2, n_docs)))
+    k = c.k_slider(n_docs, n_docs)
     boot = st.select_slider("B: bootstrap replicates", BOOTS,
                             key=c.bind("boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
     reps = st.select_slider("R: repetitions (coverage)", REPS,

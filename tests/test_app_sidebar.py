@@ -242,3 +242,15 @@ def test_peek_columns_reads_the_file_type_as_the_loader_does():
     pd.DataFrame({"doc_id": ["d"], "hit": [1]}).to_parquet(buffer)
     assert _cache.peek_columns("r.pq", buffer.getvalue()) == ["doc_id", "hit"]
     assert _cache.peek_columns("r.xlsx", csv) == []  # the loader refuses it too, and says why
+
+
+@pytest.mark.parametrize("n_docs", [2, 3])
+@pytest.mark.parametrize("page", [None, "design_effect.py", "planning_comparison.py"])
+def test_an_upload_of_two_or_three_documents_runs_every_page(n_docs, page):
+    # Streamlit refuses a slider whose ends coincide: K = 2 is then fixed, with a caption, not a crash.
+    frame = pd.DataFrame({"doc_id": np.repeat([f"d{i}" for i in range(n_docs)], 4), "y": [1, 0, 1, 1] * n_docs})
+    at = upload(app_test(source="upload", reps="200", boot="200"), frame, "tiny.csv")
+    if page is not None:
+        at.switch_page(str(Path(APP).parent / "pages" / page)).run()
+    assert not at.exception and not at.error
+    assert at.title[0].value
