@@ -169,7 +169,9 @@ def corpus_from_frame(
     keep = texts.str.strip().str.len() > 0
     n_empty = int((~keep).sum())
     if type_column in frame.columns:
-        types = frame[type_column].fillna("default").astype(str)
+        types = frame[type_column].fillna("").astype(str).str.strip()
+        # Blank is missing (CSV keeps "" as text); the results loader rejects an empty doc_type.
+        types = types.where(types != "", "default")
     else:
         types = pd.Series("default", index=frame.index)
     if int(keep.sum()) < 2:

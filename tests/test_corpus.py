@@ -80,6 +80,14 @@ def test_blank_doc_id_in_a_csv_names_the_row(tmp_path):
         load_corpus(path)
 
 
+def test_blank_doc_type_is_default_so_results_load(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_text("doc_id,text,doc_type\na,one two,law\nb,three four, \nc,five six,\n")
+    assert load_corpus(path).doc_types == ("law", "default", "default")
+    frame = pd.DataFrame({"doc_id": ["a", "b"], "text": ["x y", "z w"], "doc_type": [None, ""]})
+    assert corpus_from_frame(frame).doc_types == ("default", "default")
+
+
 def test_missing_column_is_named():
     with pytest.raises(ValueError, match="missing column 'text'"):
         corpus_from_frame(pd.DataFrame({"doc_id": ["a", "b"], "body": ["x", "y"]}))
