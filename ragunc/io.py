@@ -17,6 +17,7 @@ up the offending row numbers.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -256,9 +257,10 @@ def _resolve_columns(present: dict[str, str], columns: dict[str, str] | None, na
         )
     if missing:
         hint = _mapping_hint([c for c in REQUIRED if c not in resolved], present)
+        flags = " ".join(f"--column {shlex.quote(f'{contract}={column}')}" for contract, column in hint.items())
         raise DataError(
             f"{name}: missing column(s) {', '.join(missing)}; the file has columns "
-            f"{_listing(list(present))}. Map yours with columns=, e.g. columns={hint}"
+            f"{_listing(list(present))}. Map yours with columns=, e.g. columns={hint!r} (command line: {flags})"
         )
     return resolved
 
@@ -269,7 +271,7 @@ _GUESSES = {
 }
 
 
-def _mapping_hint(missing: list[str], present: dict[str, str]) -> str:
+def _mapping_hint(missing: list[str], present: dict[str, str]) -> dict[str, str]:
     lowered = {c.lower(): c for c in present}
     hint = {}
     for contract in missing:
@@ -277,7 +279,7 @@ def _mapping_hint(missing: list[str], present: dict[str, str]) -> str:
         if guess is None:
             guess = next((c for c in present if contract.split("_")[0] in c.lower()), "<column in your file>")
         hint[contract] = guess
-    return repr(hint or {"y": "<column in your file>"})
+    return hint or {"y": "<column in your file>"}
 
 
 # ---------------------------------------------------------------- aggregation

@@ -313,6 +313,11 @@ def test_missing_required_column_lists_columns_and_suggests_a_mapping(tmp_path):
         r"'hit1'\. Map yours with columns=, e.g. columns=\{'y': 'hit1'\}",
     ):
         load_results(path)
+    with pytest.raises(DataError, match=r"\{'y': 'hit1'\} \(command line: --column y=hit1\)$"):
+        load_results(path)
+    (tmp_path / "spaced.csv").write_text("my doc,hit\na,1\nb,0\n")
+    with pytest.raises(DataError, match=r"\(command line: --column 'doc_id=my doc' --column y=hit\)$"):
+        load_results(tmp_path / "spaced.csv")
     with pytest.raises(DataError, match=r"missing column\(s\) 'doc_id' \(mapped to 'document'\)"):
         load_results(path, columns={"doc_id": "document", "y": "hit1"})
     with pytest.raises(DataError, match=r"columns= maps unknown contract name\(s\) 'hit'"):
