@@ -6,6 +6,11 @@ n_words, config, doc_type, y, doc_hit1, rank`` (+ ``query``), where ``y`` is hit
 (the top chunk is the source chunk), ``doc_hit1`` says the top chunk belongs to the
 source document, and ``rank`` is the source chunk's rank up to ``cutoff`` (empty beyond),
 so hit@k for any ``k <= cutoff`` is ``rank <= k``.
+
+With a user's queries file the rows are queries, not chunks: they lead with
+``query_id`` and name their first relevant chunk ``relevant_chunk_id`` /
+``relevant_chunk_index``, so that several questions about one chunk stay a valid
+file (queries clustered by the document of their relevant chunk).
 """
 from __future__ import annotations
 
@@ -146,6 +151,7 @@ def evaluate(
     frame["rank"] = pd.array(np.where(np.isfinite(rank), rank, np.nan), dtype="Int64")
     frame["query"] = list(queries.texts)
     if queries.query_ids != tuple(frame["chunk_id"]):
+        frame = frame.rename(columns={"chunk_id": "relevant_chunk_id", "chunk_index": "relevant_chunk_index"})
         frame.insert(0, "query_id", list(queries.query_ids))
     return frame
 

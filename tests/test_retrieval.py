@@ -109,7 +109,7 @@ def test_user_queries_with_several_relevant_chunks(corpus, tmp_path):
     )
     frame = chunk_eval(corpus, chunk_words=40, queries=tmp_path / "q.csv")
     assert frame["query_id"].tolist() == ["exact", "either", "nothing"]
-    assert frame["chunk_id"].tolist() == ["json#0", "csv#0", "csv#1"]
+    assert frame["relevant_chunk_id"].tolist() == ["json#0", "csv#0", "csv#1"]
     assert frame["y"].tolist()[:2] == [1, 1] and frame["doc_hit1"].tolist()[:2] == [1, 1]
     # No term matches: every chunk scores 0 and ties resolve to the lowest position.
     csv1 = list(ids).index("csv#1")
@@ -162,3 +162,18 @@ def test_sample_data_match_their_metadata():
     hits = run.merge(judged, on=["query_id", "chunk_id"])
     np.testing.assert_array_equal(hits["rank"].to_numpy(), results.loc[hits["query_id"], "rank"].to_numpy())
     assert len(hits) == int((results.loc[judged["query_id"], "rank"] <= 20).sum())
+
+
+def test_several_questions_about_one_chunk_stay_a_loadable_file(corpus, tmp_path):
+    # Rows are queries: two questions on json#0 must not read as a duplicated chunk.
+    (tmp_path / "q.csv").write_text(
+        "query_id,query,chunk_id\n"
+        "q1,json encoder,json#0\n"
+        "q2,decode json text,json#0\n"
+        "q3,csv reader,csv#0\n"
+    )
+    frame = chunk_eval(corpus, chunk_words=40, queries=tmp_path / "q.csv")
+    assert "chunk_id" not in frame and "chunk_index" not in frame
+    sample = results_from_frame(frame).sample()
+    assert sample.n_chunks == 3 and sample.n_docs == 2  # queries clustered by document
+    assert sample.total.sum() == frame["y"].sum()
