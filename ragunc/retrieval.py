@@ -156,37 +156,17 @@ def evaluate(
     return frame
 
 
-def chunk_eval(
-    corpus: Corpus | str | os.PathLike | pd.DataFrame,
-    *,
-    chunk_words: int = 100,
-    overlap: int = 0,
-    queries: str | os.PathLike | pd.DataFrame | None = None,
-    query_model: QueryModel | None = None,
-    tokenizer: Callable[[str], list[str]] | None = None,
-    k1: float = 1.5,
-    b: float = 0.75,
-    epsilon: float = 0.25,
-    cutoff: int = 100,
-    rng=0,
-    progress: Progress | None = None,
-) -> pd.DataFrame:
-    """Per-chunk BM25 results of ``corpus`` at ``chunk_words`` words, in the data contract.
+def chunk_eval(corpus: Corpus | str | os.PathLike | pd.DataFrame, **options) -> pd.DataFrame:
+    """Per-chunk BM25 results of ``corpus`` in the data contract (:func:`chunk_eval_parts`' ``results``).
 
-    With ``queries=None`` every chunk gets one simulated known-item query (seeded by
-    ``rng``); otherwise a user's queries file (``query``, relevant ``chunk_id``).
-    ``progress(done, total)`` is called as query batches finish. The returned frame's
-    ``attrs["summary"]`` holds counts, hit rates, parameters and the elapsed seconds.
+    Takes the keyword options of :func:`chunk_eval_parts`, which declares them once.
     """
-    return chunk_eval_parts(
-        corpus, chunk_words=chunk_words, overlap=overlap, queries=queries, query_model=query_model,
-        tokenizer=tokenizer, k1=k1, b=b, epsilon=epsilon, cutoff=cutoff, rng=rng, progress=progress,
-    ).results
+    return chunk_eval_parts(corpus, **options).results
 
 
 @dataclass(frozen=True)
 class ChunkEval:
-    """What :func:`chunk_eval` computed, kept for follow-up work (runs, qrels)."""
+    """What :func:`chunk_eval_parts` computed, kept for follow-up work (runs, qrels)."""
 
     results: pd.DataFrame
     retrieval: Retrieval
@@ -208,7 +188,14 @@ def chunk_eval_parts(
     rng=0,
     progress: Progress | None = None,
 ) -> ChunkEval:
-    """:func:`chunk_eval`, also returning the index and the queries it used."""
+    """Per-chunk BM25 results of ``corpus`` at ``chunk_words`` words, with the index and queries used.
+
+    With ``queries=None`` every chunk gets one simulated known-item query (seeded by
+    ``rng``); otherwise a user's queries file (``query``, relevant ``chunk_id``).
+    ``progress(done, total)`` is called as query batches finish. The results
+    frame's ``attrs["summary"]`` holds counts, hit rates, parameters and the
+    elapsed seconds.
+    """
     started = time.perf_counter()
     if progress is not None:
         progress(0, 1)
