@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ragunc.bm25 import bm25_index, rank_targets, tokenize
-from ragunc.corpus import corpus_from_frame, stdlib_corpus
-from ragunc.retrieval import chunk_eval_parts
+from ragunc.corpus.loaders import stdlib_corpus
+from ragunc.corpus.model import corpus_from_frame
+from ragunc.retrieval.bm25 import bm25_index, rank_targets, tokenize
+from ragunc.retrieval.pipeline import chunk_eval_parts
 
 
 def bench_corpus(n_words: int):

@@ -18,9 +18,9 @@ import time
 import numpy as np
 from scipy import stats
 
-from ragunc.io import results_from_frame
-from ragunc.simulate import coverage_experiment
-from ragunc.synth import synthesize
+from ragunc.data.results import results_from_frame
+from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.synthetic import synthesize
 
 
 def ratio(y, m, axis=-1):

@@ -26,9 +26,9 @@ import numpy as np
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 from streamlit.testing.v1 import AppTest
 
-from ragunc.design import interval_report
-from ragunc.io import results_from_frame
-from ragunc.synth import synthesize
+from ragunc.data.results import results_from_frame
+from ragunc.stats.intervals import interval_report
+from ragunc.stats.synthetic import synthesize
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TARGET_MS = 100.0

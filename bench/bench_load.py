@@ -65,7 +65,7 @@ def write_population(path: Path, rows: int, *, shuffle: bool, seed: int = 0) -> 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ragunc.synth import synthesize
+    from ragunc.stats.synthetic import synthesize
 
     blocks, total, block = [], 0, 0
     while total < rows:

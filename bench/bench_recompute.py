@@ -13,9 +13,9 @@ import time
 
 import numpy as np
 
-from ragunc.design import interval_report
-from ragunc.io import results_from_frame
-from ragunc.synth import synthesize
+from ragunc.data.results import results_from_frame
+from ragunc.stats.intervals import interval_report
+from ragunc.stats.synthetic import synthesize
 
 
 def main() -> None:

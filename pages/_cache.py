@@ -27,14 +27,30 @@ import pandas as pd
 import pyarrow.parquet as pq
 import streamlit as st
 
-from ragunc.compare import ComparisonResult, paired_comparison
-from ragunc.design import ClusterSample, Diagnostics, IntervalReport, diagnostics, interval_report
-from ragunc.io import DataError, Results, infer_file_type, load_results, results_from_frame
-from ragunc.metrics import JudgedRun, judge
-from ragunc.plan import PlanResult, plan_documents
-from ragunc.runs import Qrels, Run, load_chunk_map, load_qrels, load_run, qrels_from_frame, run_from_frame
-from ragunc.simulate import CoverageResult, coverage_experiment, iid_control
-from ragunc.synth import synthesize
+from ragunc.data.results import (
+    DataError,
+    Results,
+    infer_file_type,
+    load_results,
+    results_from_frame,
+)
+from ragunc.data.runs import (
+    Qrels,
+    Run,
+    load_chunk_map,
+    load_qrels,
+    load_run,
+    qrels_from_frame,
+    run_from_frame,
+)
+from ragunc.ranking.metrics import JudgedRun, judge
+from ragunc.stats.coverage import CoverageResult, coverage_experiment, iid_control
+from ragunc.stats.diagnostics import Diagnostics, diagnostics
+from ragunc.stats.intervals import IntervalReport, interval_report
+from ragunc.stats.paired import ComparisonResult, paired_comparison
+from ragunc.stats.planning import PlanResult, plan_documents
+from ragunc.stats.sample import ClusterSample
+from ragunc.stats.synthetic import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"

@@ -1,11 +1,12 @@
 """Page "Design effect": DEFF against chunks per document, the ICC on the data, the iid control, two-stage sampling."""
 from __future__ import annotations
 
+import _cache
 import streamlit as st
 
-import _cache
-from ragunc import design, figures
-from ragunc.report import figures_html, json_text
+from ragunc.present import figures
+from ragunc.present.summary import figures_html, json_text
+from ragunc.stats.diagnostics import k_over_rho
 
 REPS = (200, 500, 1000, 2000)
 BOOTS = (200, 500, 1000)
@@ -73,7 +74,7 @@ exports["figures"]["deff"] = deff_fig
 st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
     f"With ρ = {d.icc:.3f}, {k} documents are worth at most "
-    f"**{c.number(float(design.k_over_rho(k, d.icc)), ',.0f')}** independent chunks (K/ρ), however finely "
+    f"**{c.number(float(k_over_rho(k, d.icc)), ',.0f')}** independent chunks (K/ρ), however finely "
     f"they are cut. Circles: the DEFF measured on each chunk size in the data (measured DEFF also "
     f"reflects unequal document sizes, which the curve ignores)."
 )

@@ -1,11 +1,11 @@
 """Page "Planning and comparison": documents needed for a target half-width; paired comparison of two configs."""
 from __future__ import annotations
 
+import _cache
 import streamlit as st
 
-import _cache
-from ragunc import figures
-from ragunc.report import figures_html, json_text
+from ragunc.present import figures
+from ragunc.present.summary import figures_html, json_text
 
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000)

@@ -1,13 +1,16 @@
 """Page "Ranking metrics": document-level Recall@k that counts each document once, three orders side by side."""
 from __future__ import annotations
 
+import _cache
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-import _cache
-from ragunc import metrics, ranking, ranking_figures, runs
-from ragunc.serialize import json_text
+from ragunc.data import runs
+from ragunc.data.serialize import json_text
+from ragunc.present import ranking_figures
+from ragunc.ranking import metrics
+from ragunc.ranking import uncertainty as ranking
 
 SOURCES = {  # URL value -> label
     "sample": "Sample run (stdlib docs, 100-word chunks)",
@@ -154,7 +157,7 @@ if report.n_groups >= 2:
 st.plotly_chart(ranking_figures.order_curve_figure(ranking.recall_curve(judged, range(1, longest + 1)), k=k))
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
-per_query = metrics.evaluate(judged, k, order=order)
+per_query = metrics.metric_table(judged, k, order=order)
 means = {METRIC_LABELS.get(name, name): metrics.mean_defined(per_query[name].to_numpy(dtype=float))[0]
          for name in per_query.columns.drop(["query_id", "n_relevant"])}  # excluded queries (NaN) left out
 st.dataframe(pd.DataFrame([means]), hide_index=True)

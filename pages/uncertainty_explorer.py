@@ -1,10 +1,12 @@
 """Page "Uncertainty explorer": naive vs cluster intervals, DEFF, effective n and coverage as K, chunk size, B move."""
 from __future__ import annotations
 
+import _cache
 import streamlit as st
 
-import _cache
-from ragunc import design, figures, report
+from ragunc.present import figures
+from ragunc.present import summary as report
+from ragunc.stats import linearization as design
 
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000, 5000)
@@ -144,6 +146,6 @@ cols[1].download_button("Summary (JSON)", lambda: report.summary_json(rep, resul
 cols[2].download_button("Figures (HTML)", lambda: report.figures_html(figs, title="ragunc: uncertainty explorer"),
                         file_name="ragunc_figures.html", mime="text/html", on_click="ignore")
 cols[3].download_button("One-page report (HTML)",
-                        lambda: report.html_report(rep, figs, coverage=result, context=context),
+                        lambda: report.summary_page(rep, figs, coverage=result, context=context),
                         file_name="ragunc_report.html", mime="text/html", on_click="ignore", type="primary")
 c.sync_url()

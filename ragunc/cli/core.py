@@ -1,0 +1,225 @@
+"""CLI commands of the core group: ``interval``, ``simulate``, ``plan``, ``compare``."""
+from __future__ import annotations
+
+import argparse
+
+from ..data.results import load_results
+from ..stats.coverage import coverage_experiment
+from ..stats.intervals import interval_report
+from ..stats.linearization import ESTIMATORS
+from ..stats.paired import paired_comparison
+from ..stats.planning import plan_documents
+from ..stats.sample import ClusterSample
+from .output import emit, progress_bar, seed_arg
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add this group's subcommands; each sets func to a handler returning an exit code."""
+    p = subparsers.add_parser(
+        "interval", help="estimate with naive, Wilson, cluster and cluster-bootstrap intervals",
+        description="One sample of documents: the estimate, every interval, DEFF, ICC and effective n.",
+    )
+    _common(p)
+    _population(p)
+    _boot(p)
+    p.set_defaults(func=_interval)
+
+    p = subparsers.add_parser(
+        "simulate", help="coverage of every interval, drawing K documents of the file R times",
+        description="The file is the population of D documents; draw K without replacement R times.",
+    )
+    _common(p)
+    p.add_argument("--k", type=int, required=True, help="documents per simulated sample (2 <= K < D)")
+    p.add_argument("--reps", type=int, required=True, help="repetitions R")
+    p.add_argument("--control", choices=("iid",), help="permute y across all chunks first (binomial control)")
+    p.add_argument("--two-stage-fraction", type=float, help="keep this fraction of each drawn document's chunks")
+    _boot(p)
+    p.set_defaults(func=_simulate)
+
+    p = subparsers.add_parser(
+        "plan", help="documents needed for a target half-width",
+        description="How many documents (and chunks) a target cluster half-width needs, from this sample.",
+    )
+    _common(p)
+    _population(p)
+    p.add_argument("--half-width", type=float, required=True, help="target half-width, e.g. 0.05")
+    p.set_defaults(func=_plan)
+
+    p = subparsers.add_parser(
+        "compare", help="paired comparison of two configs on the same documents",
+        description="Difference b - a on the documents both configs evaluated: paired, bootstrap and naive.",
+    )
+    _common(p, config=False)
+    p.add_argument("--a", required=True, metavar="CONFIG", help="baseline config")
+    p.add_argument("--b", required=True, metavar="CONFIG", help="config compared against the baseline")
+    _population(p)
+    _boot(p)
+    p.set_defaults(func=_compare)
+
+
+def _common(p: argparse.ArgumentParser, *, config: bool = True) -> None:
+    p.add_argument("file", metavar="FILE", help="per-chunk results: CSV, Parquet or JSONL (optionally .gz)")
+    p.add_argument("--estimator", choices=ESTIMATORS, default="micro", help="default: %(default)s")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
+    if config:
+        p.add_argument("--config", help="config to use when the file holds several")
+    p.add_argument("--column", action="append", type=_mapping, default=[], metavar="NAME=COLUMN",
+                   help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
+
+
+def _mapping(text: str) -> tuple[str, str]:
+    name, sep, column = text.partition("=")
+    if not sep or not name or not column:
+        raise argparse.ArgumentTypeError(f"expected NAME=COLUMN (e.g. y=hit1), got {text!r}")
+    return name, column
+
+
+def _results(args: argparse.Namespace):
+    return load_results(args.file, columns=dict(args.column) or None)
+
+
+def _population(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--population-docs", type=int, metavar="D",
+                   help="documents in the population (enables the FPC; none without it)")
+
+
+def _boot(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="random seed (default %(default)s)")
+
+
+def _load(args: argparse.Namespace, config: str | None) -> ClusterSample:
+    sample = _results(args).sample(config)
+    population = getattr(args, "population_docs", None)
+    return sample.with_population(population) if population is not None else sample
+
+
+def _interval(args: argparse.Namespace) -> int:
+    sample = _load(args, args.config)
+    report = interval_report(sample, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
+    emit(report.to_dict(), as_json=args.json, table=_interval_table)
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    population = _results(args).sample(args.config)
+    with progress_bar("simulate") as progress:
+        result = coverage_experiment(
+            population, k=args.k, reps=args.reps, boot=args.boot, estimator=args.estimator, level=args.level,
+            control=args.control, two_stage_fraction=args.two_stage_fraction, rng=args.seed, progress=progress,
+        )
+    emit(result.to_dict(), as_json=args.json, table=_simulate_table)
+    return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    result = plan_documents(_load(args, args.config), half_width=args.half_width,
+                            estimator=args.estimator, level=args.level)
+    emit(result.to_dict(), as_json=args.json, table=_plan_table)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    results = _results(args)
+    a, b = results.sample(args.a), results.sample(args.b)
+    if args.population_docs is not None:
+        a = a.with_population(args.population_docs)
+    result = paired_comparison(a, b, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
+    emit(result.to_dict(), as_json=args.json, table=_compare_table)
+    return 0
+
+
+# --------------------------------------------------------------------------- #
+# Human tables
+# --------------------------------------------------------------------------- #
+
+
+def _num(x, spec: str = ".4f") -> str:
+    return "n/a" if x is None or x != x else format(x, spec)
+
+
+def _ci(ci) -> str:
+    return f"[{_num(ci[0])}, {_num(ci[1])}]"
+
+
+def _rows(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def _interval_table(d: dict) -> str:
+    fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
+    head = (f"{d['estimator']} estimate {d['estimate']:.4f}  over {d['n_docs']} documents, "
+            f"{d['n_chunks']} chunks  ({d['level']:.0%} intervals, {fpc})")
+    b = d["bootstrap"]
+    rows = [
+        ("method", "se", "interval"),
+        ("naive (chunks iid)", _num(d["naive"]["se"]), _ci(d["naive"]["ci"])),
+        ("wilson (chunks iid)", "", _ci(d["wilson"]["ci"])),
+        ("cluster", _num(d["cluster"]["se"]), _ci(d["cluster"]["ci"])),
+        ("cluster t(K-1)", _num(d["cluster_t"]["se"]), _ci(d["cluster_t"]["ci"])),
+        ("cluster wilson (n_eff)", "", _ci(d["cluster_wilson"]["ci"])),
+        (f"bootstrap percentile ({b['reps']})", _num(b["se"]), _ci(b["ci"])),
+        ("bootstrap BCa", "", _ci(b["ci_bca"])),
+        ("bootstrap studentized", "", _ci(b["ci_t"])),
+    ]
+    g = d["diagnostics"]
+    diag = [
+        ("DEFF", _num(d["deff"], ".2f")), ("ICC", _num(d["icc"], ".3f")), ("n_eff", _num(d["n_eff"], ".1f")),
+        ("DEFF Kish (ICC, CV)", _num(g["deff_kish"], ".2f")), ("K/ICC", _num(g["k_over_rho"], ".1f")),
+        ("lag-1 autocorrelation", _num(g["lag1_autocorr"], ".3f")),
+        ("doc_type share", _num(g["doc_type_share"], ".3f")),
+    ]
+    return "\n".join([head, "", _rows(rows), "", _rows(diag)])
+
+
+def _simulate_table(d: dict) -> str:
+    pop = d["population"]
+    extra = []
+    if d["control"]:
+        extra.append(f"control {d['control']}")
+    if d["two_stage_fraction"]:
+        extra.append(f"two-stage fraction {d['two_stage_fraction']}")
+    head = (f"population {pop['n_docs']} documents, {pop['n_chunks']} chunks, {d['estimator']} value "
+            f"{pop['value']:.4f}; K={d['k']}, R={d['reps']}, B={d['boot']}"
+            + ("; " + ", ".join(extra) if extra else ""))
+    rows = [("method", f"coverage (nominal {d['level']:.0%})", "MC se", "mean se")]
+    for method, c in d["coverage"].items():
+        rows.append((method, _num(c, ".3f"), _num(d["coverage_mcse"][method], ".3f"),
+                     _num(d["se_mean"].get(method))))
+    figures = [
+        ("SD of the estimator (empirical)", _num(d["sd_empirical"])),
+        ("SD predicted by linearization", _num(d["linearization_sd"])),
+        ("binomial reference SD", _num(d["binomial_sd"])),
+        ("variance ratio (empirical / linearization)",
+         f"{_num(d['variance_ratio'], '.1f')} / {_num(d['variance_ratio_linearization'], '.1f')}"),
+        ("Bernoulli-equivalent n (empirical / linearization)",
+         f"{_num(d['bernoulli_n_empirical'], '.1f')} / {_num(d['bernoulli_n_linearization'], '.1f')}"),
+        ("mean chunks per sample", _num(d["mean_chunks"], ".1f")),
+    ]
+    return "\n".join([head, "", _rows(rows), "", _rows(figures)])
+
+
+def _plan_table(d: dict) -> str:
+    fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
+    return _rows([
+        ("target half-width", f"{d['half_width']} at {d['level']:.0%} ({d['estimator']}, {fpc})"),
+        ("documents needed", str(d["docs_needed"])),
+        ("chunks expected", _num(d["chunks_expected"], ".0f")),
+        ("chunks the binomial formula asks for", str(d["naive_chunks_needed"])),
+        ("per-document variance s^2", _num(d["doc_variance"], ".5f")),
+    ])
+
+
+def _compare_table(d: dict) -> str:
+    head = (f"{d['config_b']} - {d['config_a']} ({d['estimator']}): {d['estimate_b']:.4f} - "
+            f"{d['estimate_a']:.4f} = {d['difference']:+.4f} over {d['n_docs']} shared documents "
+            f"(dropped: {d['dropped_a']} only in {d['config_a']}, {d['dropped_b']} only in {d['config_b']})")
+    rows = [
+        ("method", "se", f"{d['level']:.0%} interval"),
+        ("paired (documents)", _num(d["paired"]["se"]), _ci(d["paired"]["ci"])),
+        (f"paired bootstrap ({d['bootstrap']['reps']})", _num(d["bootstrap"]["se"]), _ci(d["bootstrap"]["ci"])),
+        ("naive (unpaired chunks)", _num(d["naive"]["se"]), _ci(d["naive"]["ci"])),
+    ]
+    return "\n".join([head, "", _rows(rows)])

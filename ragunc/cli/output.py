@@ -1,0 +1,43 @@
+"""Shared CLI output: JSON (the public contract) or a readable table; a progress bar on stderr."""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from tqdm import tqdm
+
+from ..data.serialize import json_text
+
+
+def emit(payload: dict, *, as_json: bool, table: Callable[[dict], str]) -> None:
+    """Print ``payload`` as JSON, or as the human table that ``table`` renders from it."""
+    if as_json:
+        print(json_text(payload))
+    else:
+        print(table(payload))
+
+
+@contextmanager
+def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` callback drawing a tqdm bar on stderr."""
+    bar = tqdm(desc=description, file=sys.stderr, disable=not enabled, unit="it", leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    try:
+        yield update
+    finally:
+        bar.close()
+
+
+def seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: numpy seeds are non-negative integers."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {value}")
+    return value

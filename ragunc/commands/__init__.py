@@ -1,1 +1,0 @@
-"""Subcommand groups of the ``ragunc`` CLI (see ragunc/cli.py)."""

@@ -1,0 +1,483 @@
+"""Plotly figure builders for the dashboard and the HTML report.
+
+Pure functions: results in, ``go.Figure`` out; nothing here computes a
+statistic (those come from ``ragunc.stats``
+).  Rates are drawn in percent and widths in percentage
+points.  Colours are Okabe–Ito (colour-blind safe) and no template or
+background is fixed, so the host's light or dark theme applies.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+from scipy import stats
+
+from ..stats.bootstrap import BootstrapResult
+from ..stats.coverage import CoverageResult
+from ..stats.diagnostics import deff_equal_size, k_over_rho
+from ..stats.intervals import IntervalReport
+from ..stats.linearization import IntervalEstimate
+from ..stats.paired import ComparisonResult
+from ..stats.planning import PlanResult
+
+# Okabe & Ito (2008); black is replaced by a mid grey so it reads on dark themes too.
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "grey": "#999999",
+}
+# Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's wine completes it.
+PALETTE = {**OKABE_ITO, "wine": "#882255"}
+
+METHOD_LABELS = {  # also the order in which charts and tables list the methods
+    "naive": "Naive binomial (Wald)",
+    "wilson": "Naive binomial (Wilson)",
+    "cluster": "Cluster (linearization)",
+    "cluster_t": "Cluster (linearization, t)",
+    "cluster_wilson": "Cluster (effective-n Wilson)",
+    "bootstrap": "Cluster bootstrap (percentile)",
+    "bootstrap_bca": "Cluster bootstrap (BCa)",
+    "bootstrap_t": "Cluster bootstrap (studentized)",
+    "paired": "Paired cluster (linearization)",
+}
+
+METHOD_COLORS = {
+    "naive": OKABE_ITO["vermillion"],
+    "wilson": OKABE_ITO["orange"],
+    "cluster": OKABE_ITO["blue"],
+    "cluster_t": OKABE_ITO["sky_blue"],
+    "cluster_wilson": OKABE_ITO["grey"],  # Okabe-Ito yellow is unreadable on a light background
+    "bootstrap": OKABE_ITO["bluish_green"],
+    "bootstrap_bca": OKABE_ITO["reddish_purple"],
+    "bootstrap_t": PALETTE["wine"],
+    "paired": OKABE_ITO["blue"],
+}
+
+# Series colours when several scenarios share one figure.
+SERIES_COLORS = (
+    OKABE_ITO["blue"],
+    OKABE_ITO["vermillion"],
+    OKABE_ITO["bluish_green"],
+    OKABE_ITO["orange"],
+    OKABE_ITO["reddish_purple"],
+    OKABE_ITO["sky_blue"],
+)
+
+COVER_COLOR = OKABE_ITO["blue"]
+MISS_COLOR = OKABE_ITO["vermillion"]
+REFERENCE_COLOR = OKABE_ITO["grey"]
+
+
+def method_label(method: str) -> str:
+    return METHOD_LABELS.get(method, method)
+
+
+def method_color(method: str) -> str:
+    return METHOD_COLORS.get(method, OKABE_ITO["grey"])
+
+
+def report_intervals(report: IntervalReport) -> list[tuple[str, float | None, tuple[float, float]]]:
+    """Every interval an :class:`IntervalReport` carries, as ``(method, se, (low, high))``.
+
+    Bootstrap contributes three rows (percentile, BCa and studentized); any interval field the
+    report gains later is picked up without touching this module.  Rows come in the order of
+    :data:`METHOD_LABELS` (naive, then the analytic cluster intervals, then the bootstrap ones),
+    not in the report's field order; methods it does not know go last.
+    """
+    rows = []
+    for f in fields(report):
+        value = getattr(report, f.name)
+        if isinstance(value, IntervalEstimate):
+            rows.append((f.name, value.se, tuple(value.ci)))
+        elif isinstance(value, BootstrapResult):
+            rows.append(("bootstrap", value.se, tuple(value.ci)))
+            rows.append(("bootstrap_bca", value.se, tuple(value.ci_bca)))
+            rows.append(("bootstrap_t", value.se, tuple(value.ci_t)))
+    rank = {method: i for i, method in enumerate(METHOD_LABELS)}
+    return sorted(rows, key=lambda row: rank.get(row[0], len(rank)))
+
+
+def _layout(*, title: str, x: str, y: str, height: int = 380, **extra) -> dict:
+    return {
+        "title": {"text": title, "x": 0, "xanchor": "left"},
+        "xaxis": {"title": {"text": x}},
+        "yaxis": {"title": {"text": y}},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
+        "hovermode": "closest",
+        # below the plot, so long titles and legends never overlap in a narrow column
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0, "xanchor": "left"},
+        **extra,
+    }
+
+
+def _style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 380) -> go.Figure:
+    fig.update_layout(_layout(title=title, x=x, y=y, height=height))
+    return fig
+
+
+def _vline(x: float, text: str) -> tuple[dict, dict]:
+    """A dashed reference line across the plot and its label, as layout dicts.
+
+    Cheaper than ``fig.add_vline``, which matters on every rerun of the explorer.
+    """
+    shape = {"type": "line", "xref": "x", "yref": "paper", "x0": x, "x1": x, "y0": 0, "y1": 1,
+             "line": {"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}}
+    label = {"text": text, "x": x, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
+             "showarrow": False, "font": {"color": REFERENCE_COLOR}}
+    return shape, label
+
+
+def _vertical(fig: go.Figure, x: float, text: str) -> None:
+    shape, label = _vline(x, text)
+    fig.add_shape(shape)
+    fig.add_annotation(label)
+
+
+def _interval_traces(rows, estimate: float, level: float, unit: str, signed: bool = False) -> list[dict]:
+    """One diamond at the estimate with an asymmetric bar to each interval's bounds (percent)."""
+    traces = []
+    sign = "+" if signed else ""
+    for method, label, se, (low, high) in rows:
+        est = 100 * estimate
+        se_text = "" if se is None else f" · SE {100 * se:.2f} pp"
+        color = method_color(method)
+        traces.append({
+            "type": "scatter", "x": [est], "y": [label], "mode": "markers", "name": label, "showlegend": False,
+            "marker": {"color": color, "size": 11, "symbol": "diamond"},
+            "error_x": {"type": "data", "symmetric": False, "array": [100 * high - est],
+                        "arrayminus": [est - 100 * low], "color": color, "thickness": 4, "width": 8},
+            "hovertemplate": (
+                f"<b>{label}</b><br>estimate {est:{sign}.2f}{unit}<br>{level:.0%} CI "
+                f"{100 * low:{sign}.2f} to {100 * high:{sign}.2f}{unit}<br>"
+                f"width {100 * (high - low):.2f} pp{se_text}<extra></extra>"
+            ),
+        })
+    return traces
+
+
+def interval_figure(
+    report: IntervalReport, *, population_value: float | None = None, metric: str = "hit@1"
+) -> go.Figure:
+    """Each interval of one sample as a horizontal bar around the estimate (percent)."""
+    rows = [(m, method_label(m), se, ci) for m, se, ci in report_intervals(report)]
+    extra = {}
+    if population_value is not None:
+        shape, label = _vline(100 * population_value, f"population {100 * population_value:.2f}%")
+        extra = {"shapes": [shape], "annotations": [label]}
+    layout = _layout(
+        title=(
+            f"{report.level:.0%} intervals for {metric}: {report.n_docs:,} documents, "
+            f"{report.n_chunks:,} chunks ({report.estimator})"
+        ),
+        x=f"{metric} rate (%)", y="", height=320, **extra,
+    )
+    layout["yaxis"]["autorange"] = "reversed"
+    return go.Figure(data=_interval_traces(rows, report.estimate, report.level, "%"), layout=layout)
+
+
+def coverage_figure(
+    results: CoverageResult | Mapping[str, CoverageResult],
+    *,
+    methods: Sequence[str] | None = None,
+) -> go.Figure:
+    """Coverage per interval method with ±1.96 Monte Carlo SE bars and the nominal line.
+
+    Several results (e.g. real structure vs the iid control) are drawn side by side.
+    """
+    series = {"": results} if isinstance(results, CoverageResult) else dict(results)
+    first = next(iter(series.values()))
+    shown = [m for m in (methods or first.coverage) if m in first.coverage]
+    labels = [method_label(m) for m in shown]
+    fig = go.Figure()
+    for i, (name, res) in enumerate(series.items()):
+        cov = np.array([100 * res.coverage[m] for m in shown])
+        err = np.array([196 * res.coverage_mcse[m] for m in shown])
+        colors = [method_color(m) for m in shown] if len(series) == 1 else SERIES_COLORS[i % len(SERIES_COLORS)]
+        fig.add_trace(
+            go.Scatter(
+                x=cov,
+                y=labels,
+                orientation="h",
+                mode="markers",
+                name=name or "coverage",
+                showlegend=len(series) > 1,
+                marker={"color": colors, "size": 12},
+                error_x={"type": "data", "array": err, "thickness": 2, "width": 6,
+                         # one colour per trace: grey reads on light and dark backgrounds
+                         "color": REFERENCE_COLOR if len(series) == 1 else colors},
+                customdata=np.column_stack([err, np.rint(cov / 100 * res.reps)]),
+                hovertemplate=(
+                    (f"<b>{name}</b><br>" if name else "")
+                    + "%{y}<br>coverage %{x:.1f}% ± %{customdata[0]:.1f} pp<br>"
+                    + f"%{{customdata[1]:.0f}} of {res.reps:,} repetitions held the population value<extra></extra>"
+                ),
+            )
+        )
+    fig.add_vline(
+        x=100 * first.level, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
+        annotation_text=f"nominal {first.level:.0%}", annotation_position="top",
+    )
+    low = min(min(100 * r.coverage[m] - 196 * r.coverage_mcse[m] for m in shown) for r in series.values())
+    fig.update_xaxes(range=[max(0.0, min(low, 100 * first.level) - 5), 101])
+    fig.update_yaxes(autorange="reversed")
+    if len(series) > 1:
+        fig.update_layout(scattermode="group")
+    return _style(
+        fig,
+        title=f"Coverage over {first.reps:,} samples of K = {first.k} documents (±1.96 Monte Carlo SE)",
+        x="coverage (%)",
+        y="",
+        height=340 + 20 * (len(series) - 1) * len(shown) // 2,
+    )
+
+
+def _segments(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x/y arrays drawing one horizontal segment per row, separated by gaps (one trace for many)."""
+    x = np.column_stack([low, high, np.full(len(rows), np.nan)]).ravel()
+    y = np.column_stack([rows, rows, np.full(len(rows), np.nan)]).ravel()
+    return x, y
+
+
+def stacked_intervals_figure(
+    result: CoverageResult, *, n: int = 100, methods: Sequence[str] = ("naive", "cluster"), metric: str = "hit@1"
+) -> go.Figure:
+    """The first ``n`` repetitions' intervals stacked against the population value; misses coloured."""
+    n = int(min(n, result.reps))
+    truth = result.population_value
+    rows = np.arange(1, n + 1)
+    fig = make_subplots(
+        rows=1, cols=len(methods), shared_yaxes=True, shared_xaxes="all", horizontal_spacing=0.04,
+        subplot_titles=[method_label(m) for m in methods],
+    )
+    for col, method in enumerate(methods, start=1):
+        low = 100 * result.lower[method][:n]
+        high = 100 * result.upper[method][:n]
+        miss = (low > 100 * truth) | (high < 100 * truth)
+        for mask, color, name in ((~miss, COVER_COLOR, "holds the population value"), (miss, MISS_COLOR, "misses it")):
+            x, y = _segments(low[mask], high[mask], rows[mask])
+            fig.add_trace(
+                go.Scatter(
+                    x=x, y=y, mode="lines", line={"color": color, "width": 2},
+                    name=name, legendgroup=name, showlegend=col == 1,
+                    hovertemplate="repetition %{y}<br>bound %{x:.2f}%<extra>" + name + "</extra>",
+                ),
+                row=1, col=col,
+            )
+        fig.add_trace(
+            go.Scatter(
+                x=100 * result.estimates[:n], y=rows, mode="markers",
+                marker={"color": REFERENCE_COLOR, "size": 3}, name="estimate", legendgroup="estimate",
+                showlegend=col == 1, hovertemplate="repetition %{y}<br>estimate %{x:.2f}%<extra></extra>",
+            ),
+            row=1, col=col,
+        )
+        fig.add_vline(x=100 * truth, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=col)
+        fig.layout.annotations[col - 1].text = f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
+        fig.update_xaxes(title_text=f"{metric} rate (%, {result.estimator})", row=1, col=col)
+    fig.update_yaxes(title_text="repetition", autorange="reversed", row=1, col=1)
+    return _style(
+        fig,
+        title=f"First {n} repetitions, K = {result.k} (dashed: population {100 * truth:.2f}%)",
+        x=f"{metric} rate (%, {result.estimator})",
+        y="repetition",
+        height=max(420, 4 * n + 200),
+    )
+
+
+def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40, metric: str = "hit@1") -> go.Figure:
+    """Histogram of the estimator over repetitions with the normal curves each mean SE implies."""
+    est = 100 * result.estimates
+    centre = float(est.mean())
+    fig = go.Figure(
+        go.Histogram(
+            x=est, nbinsx=bins, histnorm="probability density", name="estimates across repetitions",
+            marker={"color": OKABE_ITO["grey"], "opacity": 0.55},
+            hovertemplate="%{x} %<br>density %{y:.3f} per pp<extra></extra>",
+        )
+    )
+    curves = [("naive", "naive SE"), ("cluster", "cluster SE")]
+    spread = max(100 * result.se_mean.get(m, 0.0) for m, _ in curves)
+    grid = np.linspace(min(est.min(), centre - 4 * spread), max(est.max(), centre + 4 * spread), 300)
+    for method, what in curves:
+        if method not in result.se_mean:
+            continue
+        sd = 100 * result.se_mean[method]
+        fig.add_trace(
+            go.Scatter(
+                x=grid, y=stats.norm.pdf(grid, centre, sd), mode="lines",
+                line={"color": method_color(method), "width": 3},
+                name=f"normal, mean {what} = {sd:.2f} pp",
+                hovertemplate=f"{what} {sd:.2f} pp<br>%{{x:.2f}}%: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    _vertical(fig, 100 * result.population_value, "population")
+    return _style(
+        fig,
+        title=f"Estimates over {result.reps:,} samples (SD {100 * result.sd_empirical:.2f} pp)",
+        x=f"{metric} rate (%, {result.estimator})",
+        y="density (per percentage point)",
+    )
+
+
+def deff_curve_figure(
+    *,
+    rho: float,
+    k: int,
+    m_max: float = 100.0,
+    observed: Mapping[str, tuple[float, float]] | None = None,
+) -> go.Figure:
+    """DEFF and effective n of K documents against chunks per document m, with the K/ρ ceiling.
+
+    The curves are the equal-size design effect 1 + (m − 1)ρ and K·m / DEFF;
+    ``observed`` maps a config to its measured (mean chunks per document, DEFF).
+    """
+    m = np.linspace(1.0, float(m_max), 200)
+    deff = deff_equal_size(m, rho)
+    ceiling = float(k_over_rho(k, rho))
+    fig = make_subplots(
+        rows=1, cols=2, horizontal_spacing=0.1,
+        subplot_titles=("Design effect", f"Effective n with K = {k} documents"),
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=m, y=deff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
+            name=f"DEFF = 1 + (m − 1)·{rho:.3f}", hovertemplate="m = %{x:.1f}<br>DEFF %{y:.2f}<extra></extra>",
+        ),
+        row=1, col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=m, y=k * m, mode="lines", line={"color": OKABE_ITO["vermillion"], "dash": "dot", "width": 2},
+            name="chunks (what the binomial counts)",
+            hovertemplate="m = %{x:.1f}<br>%{y:,.0f} chunks<extra></extra>",
+        ),
+        row=1, col=2,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=m, y=k * m / deff, mode="lines", line={"color": OKABE_ITO["blue"], "width": 3},
+            name="effective n = K·m / DEFF", hovertemplate="m = %{x:.1f}<br>effective n %{y:,.1f}<extra></extra>",
+        ),
+        row=1, col=2,
+    )
+    if np.isfinite(ceiling):
+        fig.add_hline(
+            y=ceiling, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=2,
+            annotation_text=f"K/ρ = {ceiling:,.1f}", annotation_position="bottom right",
+        )
+        fig.update_yaxes(range=[0, 1.6 * ceiling], row=1, col=2)
+    for i, (name, (m_bar, d)) in enumerate((observed or {}).items()):
+        fig.add_trace(
+            go.Scatter(
+                x=[m_bar], y=[d], mode="markers+text", text=[name], textposition="top left",
+                marker={"color": SERIES_COLORS[(i + 2) % len(SERIES_COLORS)], "size": 12,
+                        "symbol": "circle-open", "line": {"width": 3}},
+                name=f"measured: {name}",
+                hovertemplate=f"{name}<br>mean chunks/doc %{{x:.1f}}<br>DEFF %{{y:.2f}}<extra></extra>",
+            ),
+            row=1, col=1,
+        )
+    fig.update_xaxes(title_text="chunks per document (m)")
+    fig.update_yaxes(title_text="DEFF (variance ratio)", row=1, col=1)
+    fig.update_yaxes(title_text="independent-chunk equivalents", row=1, col=2)
+    return _style(
+        fig, title="More chunks per document buy less and less information",
+        x="chunks per document (m)", y="DEFF (variance ratio)", height=420,
+    )
+
+
+def document_rates_figure(rates: Mapping[str, np.ndarray], *, bins: int = 30) -> go.Figure:
+    """Overlaid histograms of per-document rates (e.g. the data vs its iid control).
+
+    Binned here rather than in the browser, so D = 100,000 documents send 30 bars, not 100,000 values.
+    """
+    edges = np.linspace(0.0, 100.0, bins + 1)
+    centres, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
+    fig = go.Figure()
+    for i, (name, values) in enumerate(rates.items()):
+        counts, _ = np.histogram(100 * np.asarray(values, float), bins=edges)
+        share = 100 * counts / max(counts.sum(), 1)
+        fig.add_trace(
+            go.Bar(
+                x=centres, y=share, width=width, name=name, opacity=0.6,
+                marker={"color": SERIES_COLORS[i % len(SERIES_COLORS)]},
+                customdata=np.column_stack([edges[:-1], edges[1:], counts]),
+                hovertemplate=(
+                    f"{name}<br>rate %{{customdata[0]:.0f}}–%{{customdata[1]:.0f}}%<br>"
+                    "%{y:.1f}% of documents (%{customdata[2]:,})<extra></extra>"
+                ),
+            )
+        )
+    fig.update_layout(barmode="overlay")
+    return _style(fig, title="Per-document rates", x="document rate (%)", y="documents (%)")
+
+
+def plan_figure(plan: PlanResult) -> go.Figure:
+    """Cluster and naive half-width against K, the target and the documents needed."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=plan.k, y=100 * plan.curve_half_width, mode="lines", name="cluster half-width",
+            line={"color": method_color("cluster"), "width": 3},
+            hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>cluster</extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=plan.k, y=100 * plan.curve_naive_half_width, mode="lines", name="naive binomial half-width",
+            line={"color": method_color("naive"), "width": 2, "dash": "dot"},
+            hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>naive</extra>",
+        )
+    )
+    fig.add_hline(
+        y=100 * plan.half_width, line={"color": REFERENCE_COLOR, "dash": "dash"},
+        annotation_text=f"target ± {100 * plan.half_width:.2f} pp", annotation_position="top right",
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[plan.docs_needed], y=[100 * plan.half_width], mode="markers",
+            marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
+            name=f"{plan.docs_needed:,} documents needed",
+            hovertemplate=f"{plan.docs_needed:,} documents ≈ {plan.chunks_expected:,.0f} chunks<extra></extra>",
+        )
+    )
+    # log-log: half-widths fall as 1/sqrt(K), straight lines that stay readable near the target
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return _style(
+        fig,
+        title=f"Documents needed for ± {100 * plan.half_width:.2f} pp at {plan.level:.0%}",
+        x="documents sampled (K, log scale)",
+        y="half-width (percentage points, log scale)",
+    )
+
+
+def comparison_figure(result: ComparisonResult) -> go.Figure:
+    """The difference b − a with naive, paired-linearization and paired-bootstrap intervals."""
+    rows = [
+        ("naive", "Naive binomial (unpaired)", result.naive.se, result.naive.ci),
+        ("paired", method_label("paired"), result.paired.se, result.paired.ci),
+        ("bootstrap", "Paired cluster bootstrap", result.bootstrap.se, result.bootstrap.ci),
+    ]
+    shape, label = _vline(0.0, "no difference")
+    layout = _layout(
+        title=(
+            f"{result.config_b} − {result.config_a} on {result.n_docs:,} shared documents "
+            f"({result.estimator})"
+        ),
+        x="difference (percentage points)", y="", height=300, shapes=[shape], annotations=[label],
+    )
+    layout["yaxis"]["autorange"] = "reversed"
+    return go.Figure(
+        data=_interval_traces(rows, result.difference, result.level, " pp", signed=True), layout=layout
+    )

@@ -1,0 +1,208 @@
+"""The summary table, the plain-language reading and a self-contained one-page HTML report.
+
+Pure: results and figures in, a DataFrame / strings / HTML out.  The report
+embeds plotly.js once (inline), so it opens offline and can be mailed as a
+single file.
+"""
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
+from ..stats.coverage import CoverageResult
+from ..stats.intervals import IntervalReport
+from .figures import method_label, report_intervals
+
+
+def summary_table(report: IntervalReport, coverage: CoverageResult | None = None) -> pd.DataFrame:
+    """One row per interval method: estimate, SE, bounds, half-width, and coverage when simulated."""
+    rows = []
+    for method, se, (low, high) in report_intervals(report):
+        row = {
+            "method": method,
+            "label": method_label(method),
+            "estimate": report.estimate,
+            "se": se,
+            "low": low,
+            "high": high,
+            "half_width_pp": 50 * (high - low),
+            "level": report.level,
+            "n_docs": report.n_docs,
+            "n_chunks": report.n_chunks,
+        }
+        if coverage is not None:
+            row["coverage"] = coverage.coverage.get(method)
+            row["coverage_mcse"] = coverage.coverage_mcse.get(method)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def summary_json(report: IntervalReport, coverage: CoverageResult | None = None, **context) -> str:
+    """The interval report (and coverage result) as JSON, with any context (source, K, seed...)."""
+    payload = {"context": context, "interval": report.to_dict()}
+    if coverage is not None:
+        payload["coverage"] = coverage.to_dict()
+    return json_text(payload)
+
+
+
+def plain_reading(
+    report: IntervalReport, coverage: CoverageResult | None = None, *, metric: str = "hit@1"
+) -> list[str]:
+    """Sentences a stakeholder can read, built from the numbers on screen."""
+    d = report.diagnostics
+    pct = f"{report.level:.0%}"
+    naive_hw = 50 * (report.naive.ci[1] - report.naive.ci[0])
+    cluster_hw = 50 * (report.cluster.ci[1] - report.cluster.ci[0])
+    lines = [
+        f"The estimated {metric} is {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks "
+        f"of {report.n_docs:,} documents."
+    ]
+    if not math.isfinite(d.deff):
+        lines.append(
+            "Every sampled chunk has the same outcome, so the design effect, ICC and effective n "
+            "are undefined here: draw more documents."
+        )
+    else:
+        alike = (
+            "chunks of one document resemble each other" if d.icc > 0.01
+            else "chunks behave almost independently here"
+        )
+        lines.append(
+            f"These {report.n_chunks:,} chunks carry about as much information as "
+            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.1f}): {alike} (ICC {d.icc:.2f})."
+        )
+    if report.population_docs is not None and report.n_docs >= report.population_docs:
+        lines.append(
+            f"All {report.n_docs:,} documents of the population are in the sample: the cluster interval has "
+            f"no sampling error left, while the naive one still claims ± {naive_hw:.1f} percentage points."
+        )
+    elif naive_hw > 0 and math.isfinite(cluster_hw):
+        lines.append(
+            f"The naive binomial {pct} interval claims ± {naive_hw:.1f} percentage points; "
+            f"honouring the documents it is ± {cluster_hw:.1f} pp, "
+            f"{cluster_hw / naive_hw:.1f} times wider."
+        )
+    if math.isfinite(d.k_over_rho):
+        lines.append(
+            f"However many chunks each document is cut into, {report.n_docs:,} documents can never "
+            f"be worth more than about {d.k_over_rho:,.0f} independent chunks (K/ρ)."
+        )
+    if coverage is not None:
+        naive_cov = coverage.coverage.get("naive")
+        cluster_cov = coverage.coverage.get("cluster")
+        if naive_cov is not None and cluster_cov is not None:
+            lines.append(
+                f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
+                f"{pct} interval held the population value {100 * naive_cov:.0f}% of the time; "
+                f"the cluster interval {100 * cluster_cov:.0f}%."
+            )
+    return lines
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1000px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em}.meta{color:#666;font-size:.9em}
+table{border-collapse:collapse;margin:1em 0;font-size:.92em}
+th,td{border-bottom:1px solid #ddd;padding:.35em .7em;text-align:right}
+th:first-child,td:first-child{text-align:left}
+.tiles{display:flex;gap:1em;flex-wrap:wrap;margin:1em 0}
+.tile{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;min-width:8em}
+.tile b{display:block;font-size:1.4em}
+"""
+
+
+def _tiles(report: IntervalReport) -> str:
+    d = report.diagnostics
+    items = [
+        ("DEFF", f"{d.deff:.2f}"),
+        ("ICC", f"{d.icc:.3f}"),
+        ("effective n", f"{d.n_eff:,.0f}"),
+        ("chunks", f"{report.n_chunks:,}"),
+        ("documents", f"{report.n_docs:,}"),
+        ("Bernoulli-equivalent n", f"{d.bernoulli_n:,.0f}"),
+    ]
+    return '<div class="tiles">' + "".join(
+        f'<div class="tile">{html.escape(k)}<b>{html.escape(v)}</b></div>' for k, v in items
+    ) + "</div>"
+
+
+def _table(frame: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _readable(report: IntervalReport, coverage: CoverageResult | None) -> pd.DataFrame:
+    table = summary_table(report, coverage)
+    out = pd.DataFrame({
+        "interval": table["label"],
+        "low (%)": (100 * table["low"]).map("{:.2f}".format),
+        "high (%)": (100 * table["high"]).map("{:.2f}".format),
+        "half-width (± pp)": table["half_width_pp"].map("{:.2f}".format),
+    })
+    if coverage is not None:
+        out["coverage (% ± 1.96 Monte Carlo SE)"] = [
+            "—" if c is None or pd.isna(c) else f"{100 * c:.1f} ± {196 * s:.1f}"
+            for c, s in zip(table["coverage"], table["coverage_mcse"].fillna(0.0))
+        ]
+    return out
+
+
+def summary_page(
+    report: IntervalReport,
+    figures: Sequence[go.Figure] | Mapping[str, go.Figure] = (),
+    *,
+    coverage: CoverageResult | None = None,
+    title: str = "How sure is this retrieval evaluation?",
+    context: Mapping[str, object] | None = None,
+    metric: str = "hit@1",
+) -> str:
+    """A self-contained one-page HTML report: reading, tiles, interval table, figures.
+
+    plotly.js is inlined once; each figure is a ``<div>`` drawn by it.
+    """
+    figs = list(figures.values()) if isinstance(figures, Mapping) else list(figures)
+    meta = " · ".join(f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in (context or {}).items())
+    reading = "".join(f"<li>{html.escape(s)}</li>" for s in plain_reading(report, coverage, metric=metric))
+    body = (
+        f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>"
+        f"<h2>Reading</h2><ul>{reading}</ul>{_tiles(report)}"
+        f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage))}"
+        f"{_plots(figs)}"
+    )
+    return _page(title, body)
+
+
+def figures_html(figures: Sequence[go.Figure] | Mapping[str, go.Figure], *, title: str = "ragunc figures") -> str:
+    """Figures alone as one self-contained, interactive HTML file (plotly.js inlined once)."""
+    figs = list(figures.values()) if isinstance(figures, Mapping) else list(figures)
+    return _page(title, f"<h1>{html.escape(title)}</h1>{_plots(figs)}")
+
+
+def _plots(figs: Sequence[go.Figure]) -> str:
+    # A light template on a copy: the file is read outside Streamlit, whose theme no longer applies.
+    return "".join(
+        go.Figure(fig).update_layout(template="plotly_white").to_html(
+            full_html=False, include_plotlyjs=False, config={"displaylogo": False}
+        )
+        for fig in figs
+    )
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style>"
+        f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>{body}</body></html>"
+    )

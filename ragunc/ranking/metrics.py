@@ -1,0 +1,283 @@
+"""Ranking metrics that count each document once, one score per query (ranx-style).
+
+A run lists chunks; several chunks can come from one document. Document-level
+metrics map chunks to documents and count only the first occurrence of each
+document, in one of two orders:
+
+``truncate-dedup`` (default)
+    cut the chunk list at k, then deduplicate: the documents a k-chunk context
+    really holds.
+``dedup-truncate``
+    deduplicate the whole list (first-seen order of documents), then cut at k
+    documents: a document first seen at chunk rank > k can count, although a
+    k-chunk context never contained it.
+
+:func:`naive_recall_sum` is the per-chunk sum that can pass 1, kept only to show
+what it does. Every other score lies in [0, 1]; a query without relevant
+documents scores NaN (excluded from means, reported as excluded); a query with
+relevant documents but no retrieved chunks scores 0.
+
+Definitions (R = relevant documents of the query, rel > 0; "counted" = first
+occurrences kept by the order at cutoff k; slot = chunk position for
+truncate-dedup, document rank for dedup-truncate):
+
+- recall@k = |counted ∩ R| / |R|
+- hit@k = 1 if counted ∩ R is non-empty
+- precision@k = |counted ∩ R| / k (a context slot holding a repeated document brings nothing new)
+- RR(@k) = 1 / (1-based slot of the first relevant counted document), 0 when none
+- nDCG@k = sum over counted of rel / log2(slot + 1) / the ideal DCG@k of the judged grades (linear gain, as trec_eval)
+- chunk recall@k = |relevant chunks in the top-k chunks| / |relevant chunks| (needs chunk-level qrels)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.runs import Qrels, Run
+
+TRUNCATE_DEDUP = "truncate-dedup"
+DEDUP_TRUNCATE = "dedup-truncate"
+ORDERS = (TRUNCATE_DEDUP, DEDUP_TRUNCATE)
+
+
+@dataclass(frozen=True)
+class JudgedRun:
+    """A run aligned with its qrels: per-row gains plus per-query relevant counts.
+
+    Row arrays (N,) are sorted by query, then chunk position. Queries are the run's,
+    then those only in the qrels (an empty result list).
+    """
+
+    query_id: np.ndarray  # (Q,) str
+    qidx: np.ndarray  # (N,) int64
+    position: np.ndarray  # (N,) int64, 0-based chunk position
+    doc_id: np.ndarray  # (N,) str
+    chunk_id: np.ndarray  # (N,) str
+    doc_gain: np.ndarray  # (N,) float64: graded relevance of the row's document for its query (0: not relevant)
+    first_doc: np.ndarray  # (N,) bool: first occurrence of the document in the query's list
+    doc_rank: np.ndarray  # (N,) int64: 0-based rank of the row's document in first-seen order
+    n_relevant: np.ndarray  # (Q,) int64: relevant documents
+    ideal_gain: np.ndarray  # (Q, G) float64: relevant grades sorted descending, zero-padded
+    chunk_gain: np.ndarray | None  # (N,) float64, None without chunk-level qrels
+    n_relevant_chunks: np.ndarray | None  # (Q,) int64, None without chunk-level qrels
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.query_id.size)
+
+
+def judge(run: Run, qrels: Qrels) -> JudgedRun:
+    """Align ``run`` with ``qrels`` once; every metric below reads the result."""
+    query_id = np.concatenate([run.query_id, np.setdiff1d(pd.unique(qrels.query_id), run.query_id)]).astype(str)
+    qcode = pd.Index(query_id).get_indexer(qrels.query_id)
+    positive = qrels.relevance > 0
+    docs = (
+        pd.DataFrame({"q": qcode[positive], "d": qrels.doc_id[positive], "g": qrels.relevance[positive]})
+        .groupby(["q", "d"], sort=False)["g"].max()
+    )
+    rows = pd.MultiIndex.from_arrays([run.qidx, run.doc_id])
+    doc_gain = docs.reindex(rows).fillna(0.0).to_numpy(dtype=float)
+    Q = query_id.size
+    n_relevant = np.bincount(docs.index.get_level_values(0), minlength=Q).astype(np.int64)
+
+    ideal = docs.sort_values(ascending=False, kind="stable").reset_index()
+    ideal = ideal.sort_values("q", kind="stable")
+    slot = ideal.groupby("q").cumcount().to_numpy()
+    ideal_gain = np.zeros((Q, max(int(n_relevant.max(initial=0)), 1)))
+    ideal_gain[ideal["q"].to_numpy(), slot] = ideal["g"].to_numpy()
+
+    frame = pd.DataFrame({"q": run.qidx, "d": run.doc_id})
+    first_doc = ~frame.duplicated().to_numpy()
+    doc_rank = (np.cumsum(first_doc) - 1) - _query_starts_count(run.qidx, first_doc)
+    doc_rank = pd.Series(doc_rank).where(first_doc).groupby([run.qidx, run.doc_id]).transform("first")
+
+    chunk_gain = n_relevant_chunks = None
+    if qrels.has_chunks:
+        judged = qrels.chunk_id != None  # noqa: E711 (object array: None marks a document-level row)
+        keep = judged & positive
+        chunks = (
+            pd.DataFrame({"q": qcode[keep], "c": qrels.chunk_id[keep].astype(str), "g": qrels.relevance[keep]})
+            .groupby(["q", "c"], sort=False)["g"].max()
+        )
+        chunk_gain = chunks.reindex(pd.MultiIndex.from_arrays([run.qidx, run.chunk_id])).fillna(0.0).to_numpy(float)
+        n_relevant_chunks = np.bincount(chunks.index.get_level_values(0), minlength=Q).astype(np.int64)
+    return JudgedRun(
+        query_id=query_id,
+        qidx=run.qidx,
+        position=run.position,
+        doc_id=run.doc_id,
+        chunk_id=run.chunk_id,
+        doc_gain=doc_gain,
+        first_doc=first_doc,
+        doc_rank=doc_rank.to_numpy(dtype=np.int64),
+        n_relevant=n_relevant,
+        ideal_gain=ideal_gain,
+        chunk_gain=chunk_gain,
+        n_relevant_chunks=n_relevant_chunks,
+    )
+
+
+def _query_starts_count(qidx: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """For each row, how many flags precede its query's first row (turns a global cumsum into a per-query one)."""
+    before = np.concatenate([[0], np.cumsum(flags)])
+    starts = np.searchsorted(qidx, qidx, side="left")
+    return before[starts]
+
+
+# -- low-level kernels -----------------------------------------------------------------------------------------
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not float(k).is_integer() or k < 1:
+        raise ValueError(f"k must be a positive integer (a cutoff of at least one chunk), got {k!r}")
+    return int(k)
+
+
+def _check_order(order: str) -> str:
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    return order
+
+
+def _counted(j: JudgedRun, k: int, order: str) -> tuple[np.ndarray, np.ndarray]:
+    """Rows that count at cutoff k (first occurrences kept by the order) and their 0-based slot."""
+    if order == TRUNCATE_DEDUP:
+        # The first occurrence has the smallest position, so "first in the top k" == "first overall and < k".
+        return j.first_doc & (j.position < k), j.position
+    return j.first_doc & (j.doc_rank < k), j.doc_rank
+
+
+def _per_query(j: JudgedRun, weights: np.ndarray) -> np.ndarray:
+    return np.bincount(j.qidx, weights=weights, minlength=j.n_queries)
+
+
+def _undefined_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    return np.where(n_relevant > 0, values, np.nan)
+
+
+def _relevant_found(j: JudgedRun, k: int, order: str) -> np.ndarray:
+    counted, _ = _counted(j, _check_k(k), _check_order(order))
+    return _per_query(j, (counted & (j.doc_gain > 0)).astype(float))
+
+
+# -- high-level functions: one score per query -----------------------------------------------------------------
+
+
+def recall(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+    """Document-level Recall@k per query: relevant documents counted / relevant documents."""
+    found = _relevant_found(j, k, order)
+    return _undefined_without_relevant(found / np.maximum(j.n_relevant, 1), j.n_relevant)
+
+
+def naive_recall_sum(j: JudgedRun, k: int) -> np.ndarray:
+    """The per-chunk sum: +1 for every top-k chunk of a relevant document, / relevant documents. Can pass 1."""
+    hits = (j.position < _check_k(k)) & (j.doc_gain > 0)
+    return _undefined_without_relevant(_per_query(j, hits.astype(float)) / np.maximum(j.n_relevant, 1), j.n_relevant)
+
+
+def hit_rate(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+    """Hit@k per query: 1 when at least one relevant document is counted."""
+    return _undefined_without_relevant((_relevant_found(j, k, order) > 0).astype(float), j.n_relevant)
+
+
+def precision(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+    """Precision@k per query: distinct relevant documents counted / k."""
+    return _undefined_without_relevant(_relevant_found(j, k, order) / _check_k(k), j.n_relevant)
+
+
+def reciprocal_rank(j: JudgedRun, k: int | None = None, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+    """RR(@k) per query; without k, the whole list. The slot is the chunk rank (truncate-dedup) or document rank."""
+    _check_order(order)
+    cutoff = np.iinfo(np.int64).max if k is None else _check_k(k)
+    counted, slot = _counted(j, cutoff, order)
+    relevant = np.flatnonzero(counted & (j.doc_gain > 0))
+    # Rows are sorted by query then position, so a query's first relevant row has its smallest slot.
+    queries, first = np.unique(j.qidx[relevant], return_index=True)
+    rr = np.zeros(j.n_queries)
+    rr[queries] = 1.0 / (slot[relevant[first]] + 1)
+    return _undefined_without_relevant(rr, j.n_relevant)
+
+
+def ndcg(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+    """nDCG@k per query with linear gains; repeated documents gain nothing and (truncate-dedup) still use a slot."""
+    k = _check_k(k)
+    counted, slot = _counted(j, k, _check_order(order))
+    dcg = _per_query(j, np.where(counted, j.doc_gain / np.log2(slot + 2.0), 0.0))
+    width = min(k, j.ideal_gain.shape[1])
+    idcg = j.ideal_gain[:, :width] @ (1.0 / np.log2(np.arange(width) + 2.0))
+    return _undefined_without_relevant(dcg / np.where(idcg > 0, idcg, 1.0), j.n_relevant)
+
+
+def chunk_recall(j: JudgedRun, k: int) -> np.ndarray:
+    """Chunk-level Recall@k per query: relevant chunks in the top k / relevant chunks (needs chunk-level qrels)."""
+    if j.chunk_gain is None:
+        raise ValueError("chunk-level recall needs qrels with a chunk_id column (judgments of individual chunks)")
+    hits = (j.position < _check_k(k)) & (j.chunk_gain > 0)
+    found = _per_query(j, hits.astype(float))
+    return _undefined_without_relevant(found / np.maximum(j.n_relevant_chunks, 1), j.n_relevant_chunks)
+
+
+def metric_table(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> pd.DataFrame:
+    """Every metric per query (NaN where a query has no relevant items), one row per query."""
+    table = {
+        "query_id": j.query_id,
+        "n_relevant": j.n_relevant,
+        "recall": recall(j, k, order=order),
+        "hit": hit_rate(j, k, order=order),
+        "precision": precision(j, k, order=order),
+        "rr": reciprocal_rank(j, k, order=order),
+        "ndcg": ndcg(j, k, order=order),
+    }
+    if j.chunk_gain is not None:
+        table["chunk_recall"] = chunk_recall(j, k)
+    table["naive_sum"] = naive_recall_sum(j, k)
+    return pd.DataFrame(table)
+
+
+def mean_defined(scores: np.ndarray) -> tuple[float, int, int]:
+    """Mean over queries with a defined score, how many were used and how many excluded (NaN)."""
+    defined = ~np.isnan(scores)
+    used = int(defined.sum())
+    return (float(scores[defined].mean()) if used else float("nan")), used, int(scores.size - used)
+
+
+def order_differences(j: JudgedRun, k: int) -> pd.DataFrame:
+    """Per query, the three Recall@k numbers side by side and why they differ.
+
+    Columns ``query_id, n_relevant, truncate_dedup, dedup_truncate, naive_sum, differs, why``.
+    """
+    k = _check_k(k)
+    relevant = j.doc_gain > 0
+    # A relevant document first seen below the cutoff that dedup-truncate promotes into the top k documents.
+    promoted = relevant & j.first_doc & (j.position >= k) & (j.doc_rank < k)
+    top = relevant & (j.position < k)
+    copies = pd.DataFrame({"q": j.qidx[top], "d": j.doc_id[top]}).value_counts(sort=False)
+    copies = copies[copies > 1].reset_index(name="n")
+    events = pd.concat([
+        pd.DataFrame({
+            "q": j.qidx[promoted],
+            "text": [f"{d} entered only after dedup: first at chunk rank {p + 1}"
+                     for d, p in zip(j.doc_id[promoted], j.position[promoted])],
+        }),
+        pd.DataFrame({
+            "q": copies["q"].to_numpy(dtype=np.int64),
+            "text": [f"{d} counted {n}x by the naive sum ({n} of its chunks in the top {k})"
+                     for d, n in zip(copies["d"], copies["n"])],
+        }),
+    ])
+    why = events.groupby("q")["text"].agg("; ".join).astype(object).reindex(np.arange(j.n_queries), fill_value="")
+    table = pd.DataFrame({
+        "query_id": j.query_id,
+        "n_relevant": j.n_relevant,
+        "truncate_dedup": recall(j, k, order=TRUNCATE_DEDUP),
+        "dedup_truncate": recall(j, k, order=DEDUP_TRUNCATE),
+        "naive_sum": naive_recall_sum(j, k),
+    })
+    table["differs"] = (table["truncate_dedup"] != table["dedup_truncate"]) | (
+        table["truncate_dedup"] != table["naive_sum"]
+    )
+    table.loc[table["n_relevant"] == 0, "differs"] = False
+    table["why"] = np.where(table["n_relevant"] == 0, "no relevant documents: excluded", why.to_numpy())
+    return table

@@ -1,0 +1,219 @@
+"""Uncertainty of a mean over queries, and the paired comparison of two runs.
+
+Queries that share a source (e.g. questions generated from one document) are
+not independent draws, so the mean of per-query scores is the ratio (micro)
+estimator of :mod:`ragunc.stats.linearization` with groups as clusters and queries as their
+units: per-group sums of scores, query counts and sums of squares feed the same
+interval engine as chunk-level results. Without groups every query is its own
+group, and the cluster SE equals the naive SE up to the factor sqrt(K/(K-1)).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.serialize import jsonable
+from ..stats.bootstrap import BootstrapResult
+from ..stats.intervals import IntervalReport, interval_report
+from ..stats.linearization import IntervalEstimate
+from ..stats.paired import ComparisonResult, paired_comparison
+from ..stats.sample import ClusterSample
+from .metrics import (
+    ORDERS,
+    TRUNCATE_DEDUP,
+    JudgedRun,
+    mean_defined,
+    naive_recall_sum,
+    recall,
+)
+
+
+def scores_sample(
+    scores: np.ndarray, groups: np.ndarray | None = None, *, config: str = "default"
+) -> ClusterSample:
+    """Per-group sufficient statistics of per-query scores; NaN scores (excluded queries) are dropped.
+
+    Groups are sorted by label so two runs over the same queries give aligned samples.
+    """
+    scores = np.asarray(scores, dtype=float)
+    if groups is None:
+        groups = np.arange(scores.size).astype(str)
+    groups = np.asarray(groups).astype(str)
+    if groups.shape != scores.shape:
+        raise ValueError(f"groups has {groups.size} labels for {scores.size} query scores")
+    defined = ~np.isnan(scores)
+    labels, code = np.unique(groups[defined], return_inverse=True)
+    used = scores[defined]
+    return ClusterSample(
+        doc_id=labels,
+        total=np.bincount(code, weights=used, minlength=labels.size),
+        size=np.bincount(code, minlength=labels.size).astype(np.int64),
+        sumsq=np.bincount(code, weights=used**2, minlength=labels.size),
+        binary=False,
+        config=config,
+    )
+
+
+def query_interval(
+    scores: np.ndarray,
+    groups: np.ndarray | None = None,
+    *,
+    level: float = 0.95,
+    boot: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> IntervalReport:
+    """Naive, cluster and bootstrap intervals (and the DEFF) of the mean of defined per-query scores."""
+    sample = scores_sample(scores, groups)
+    if sample.doc_id.size < 2:
+        raise ValueError(
+            f"an interval needs scores from at least 2 groups of queries; got {sample.doc_id.size} "
+            f"({int(np.sum(~np.isnan(np.asarray(scores, dtype=float))))} queries with relevant documents)"
+        )
+    return interval_report(sample, estimator="micro", level=level, boot=boot, rng=rng)
+
+
+@dataclass(frozen=True)
+class RecallReport:
+    """Document-level Recall@k over queries with its uncertainty (what ``ragunc recall`` prints)."""
+
+    k: int
+    order: str
+    recall: float  # mean over queries with relevant documents, in ``order``
+    recall_by_order: dict[str, float]  # both orders, for the side-by-side view
+    naive_sum: float  # mean of the per-chunk sum (can pass 1)
+    n_queries: int  # queries in the mean
+    n_excluded: int  # queries without relevant documents (score undefined)
+    n_groups: int
+    group_col: str | None
+    level: float
+    query_id: np.ndarray  # (Q,) every query, excluded ones included
+    per_query: np.ndarray  # (Q,) recall in ``order``; NaN when excluded
+    naive: IntervalEstimate  # NaN se/ci with fewer than 2 groups
+    cluster: IntervalEstimate
+    bootstrap: BootstrapResult
+    deff: float
+
+    def to_dict(self) -> dict:
+        """The JSON contract of ``ragunc recall``; undefined numbers (NaN) become None."""
+
+        def interval(est) -> dict:
+            return {"se": est.se, "ci": est.ci}
+
+        return jsonable({
+            "k": self.k,
+            "order": self.order,
+            "recall": self.recall,
+            "naive_sum": self.naive_sum,
+            "n_queries": self.n_queries,
+            "n_excluded": self.n_excluded,
+            "per_query": [{"query_id": str(q), "recall": r} for q, r in zip(self.query_id, self.per_query)],
+            "naive": interval(self.naive),
+            "cluster": interval(self.cluster),
+            "deff": self.deff,
+            "bootstrap": interval(self.bootstrap),
+            "n_groups": self.n_groups,
+            "group_col": self.group_col,
+            "level": self.level,
+            "recall_by_order": self.recall_by_order,
+        })
+
+
+def recall_report(
+    judged: JudgedRun,
+    k: int,
+    *,
+    order: str = TRUNCATE_DEDUP,
+    groups: np.ndarray | None = None,
+    group_col: str | None = None,
+    level: float = 0.95,
+    boot: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> RecallReport:
+    """Recall@k in ``order`` with naive, cluster (queries grouped by ``groups``) and bootstrap intervals.
+
+    ``groups`` has one label per query of ``judged`` (``group_col`` only names it in the output).
+    """
+    by_order = {o: recall(judged, k, order=o) for o in ORDERS}
+    if order not in by_order:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    scores = by_order[order]
+    mean, used, excluded = mean_defined(scores)
+    n_groups = int(scores_sample(scores, groups).doc_id.size)
+    if n_groups >= 2:
+        report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
+        naive, cluster, bootstrap, deff = report.naive, report.cluster, report.bootstrap, report.diagnostics.deff
+    else:  # one group of queries: the mean is still reported, its sampling error is not estimable
+        nan = float("nan")
+        naive = IntervalEstimate("naive", nan, (nan, nan))
+        cluster = IntervalEstimate("cluster", nan, (nan, nan))
+        bootstrap, deff = BootstrapResult(nan, (nan, nan), (nan, nan), 0), nan
+    return RecallReport(
+        k=int(k),
+        order=order,
+        recall=mean,
+        recall_by_order={o: mean_defined(s)[0] for o, s in by_order.items()},
+        naive_sum=mean_defined(naive_recall_sum(judged, k))[0],
+        n_queries=used,
+        n_excluded=excluded,
+        n_groups=n_groups,
+        group_col=group_col,
+        level=level,
+        query_id=judged.query_id,
+        per_query=scores,
+        naive=naive,
+        cluster=cluster,
+        bootstrap=bootstrap,
+        deff=deff,
+    )
+
+
+def recall_curve(judged: JudgedRun, ks) -> pd.DataFrame:
+    """Mean Recall@k over queries for each k: both orders and the naive sum (columns ``k, truncate_dedup, ...``)."""
+    rows = [
+        (int(k), *(mean_defined(recall(judged, k, order=o))[0] for o in ORDERS), mean_defined(naive_recall_sum(judged, k))[0])
+        for k in ks
+    ]
+    return pd.DataFrame(rows, columns=["k", "truncate_dedup", "dedup_truncate", "naive_sum"])
+
+
+def compare_scores(
+    scores_a: np.ndarray,
+    scores_b: np.ndarray,
+    groups: np.ndarray | None = None,
+    *,
+    names: tuple[str, str] = ("a", "b"),
+    level: float = 0.95,
+    boot: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> ComparisonResult:
+    """Paired comparison (b - a) of two runs' per-query scores on the same queries.
+
+    Only queries defined in both runs count; they keep their groups, so the
+    document-level paired interval of :func:`ragunc.stats.paired.paired_comparison`
+    runs over groups of queries.
+    """
+    scores_a = np.asarray(scores_a, dtype=float)
+    scores_b = np.asarray(scores_b, dtype=float)
+    if scores_a.shape != scores_b.shape:
+        raise ValueError(f"the two runs have {scores_a.size} and {scores_b.size} query scores; align them by query_id")
+    both = ~np.isnan(scores_a) & ~np.isnan(scores_b)
+    a = np.where(both, scores_a, np.nan)
+    b = np.where(both, scores_b, np.nan)
+    return paired_comparison(
+        scores_sample(a, groups, config=names[0]),
+        scores_sample(b, groups, config=names[1]),
+        estimator="micro",
+        level=level,
+        boot=boot,
+        rng=rng,
+    )
+
+
+def align_scores(query_a: np.ndarray, scores_a: np.ndarray, query_b: np.ndarray, scores_b: np.ndarray):
+    """Both runs' scores on the union of their queries (NaN where a run lacks a query)."""
+    queries = pd.unique(np.concatenate([np.asarray(query_a, str), np.asarray(query_b, str)]))
+    a = pd.Series(scores_a, index=np.asarray(query_a, str)).reindex(queries).to_numpy(float)
+    b = pd.Series(scores_b, index=np.asarray(query_b, str)).reindex(queries).to_numpy(float)
+    return queries, a, b

@@ -1,0 +1,17 @@
+"""Design-based statistics on per-document sufficient statistics (documents = clusters).
+
+The sample (:class:`ClusterSample`, drawing documents), linearization, the cluster
+bootstrap, diagnostics, ``interval_report``, the coverage experiment, planning, paired
+comparison, synthetic populations and the registry of interval methods.  Imports
+nothing else of ragunc: it knows no files, retrieval, ranking or presentation.
+"""
+
+from .bootstrap import BootstrapResult, cluster_bootstrap
+from .coverage import CoverageResult, coverage_experiment, iid_control, predicted_variance
+from .diagnostics import Diagnostics, deff_equal_size, deff_kish, diagnostics, icc_anova, k_over_rho
+from .intervals import IntervalReport, interval_report
+from .linearization import ESTIMATORS, IntervalEstimate, cluster_variance, estimate, interval_arrays
+from .paired import ComparisonResult, paired_comparison
+from .planning import PlanResult, plan_documents
+from .sample import ClusterSample, finite_population_correction
+from .synthetic import synthesize

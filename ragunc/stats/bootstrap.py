@@ -1,0 +1,359 @@
+"""Cluster bootstrap: resample documents with replacement (percentile, BCa, studentized), vectorised.
+
+The kernels are batch-wise like those of :mod:`ragunc.stats.linearization`: documents on the
+last axis, repetitions (e.g. simulated samples) on leading axes, each leading row
+resampled independently.  No Python loop runs over replicates; rows are processed
+in batches only to cap memory.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from .linearization import check_options, cluster_variance, point_estimate
+from .sample import ClusterSample
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Cluster bootstrap (documents resampled with replacement)."""
+
+    se: float
+    ci: tuple[float, float]  # percentile
+    ci_bca: tuple[float, float]
+    reps: int
+    ci_t: tuple[float, float] = (float("nan"), float("nan"))  # studentized (bootstrap-t)
+
+    def to_dict(self) -> dict:
+        return {"se": self.se, "ci": list(self.ci), "ci_bca": list(self.ci_bca), "ci_t": list(self.ci_t),
+                "reps": self.reps}
+
+
+
+
+# Index draws per batch of repetitions held in memory at once (~8 bytes each).
+MAX_DRAWS = 1 << 22
+# Index draws per inner step of the resampling: small enough to stay in cache.
+CACHE_DRAWS = 1 << 16
+
+
+def _uniform_indices(rng: np.random.Generator, n_values: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Uniform integers in [0, n_values) as int64, by multiply-shift of raw 32-bit words.
+
+    Lemire's method without the rejection step: the bias is below n_values / 2**32
+    (1e-7 for a 400-entry pair table), far under any Monte Carlo error here, and it
+    is several times faster than ``Generator.integers`` for this volume.
+    """
+    count = int(np.prod(shape))
+    words = rng.bit_generator.random_raw((count + 1) // 2).view(np.uint32)[:count]
+    idx = np.multiply(words, np.uint64(n_values), dtype=np.uint64)
+    idx >>= np.uint64(32)
+    return idx.view(np.int64).reshape(shape)
+
+
+def _packing(flat: list[np.ndarray], k: int) -> list[list[tuple[int, int, int]]] | None:
+    """Words of ``(column, shift, bits)`` whose K-draw sums fit one int64 each (None: gather floats).
+
+    Non-negative integer columns (hits, sizes, their squares and products) are
+    packed side by side into as few integers as hold their sums exactly, so one
+    gather serves several columns (int32 when a word's widths allow: half the
+    memory traffic).  A column gets ``bits`` = bit length of K * its maximum, so
+    the sum of any K draws of it (a pair-table entry is two of them) stays below
+    2**bits and never carries into the next column's field; a word holds at most
+    62 bits, so its sums never overflow a signed int64.  Any negative,
+    non-integer or too large column returns None: every column is then
+    gathered as float64 (same draws, same sums).
+    """
+    words, word, used = [], [], 0
+    for i, c in enumerate(flat):
+        if c.size == 0 or c.min() < 0 or not np.array_equal(c, np.floor(c)):
+            return None
+        bits = int(k * c.max()).bit_length()
+        if bits > 62:
+            return None
+        if used + bits > 62:
+            words.append(word)
+            word, used = [], 0
+        word.append((i, used, bits))
+        used += bits
+    words.append(word)
+    return words
+
+
+def resampled_sums(
+    columns: Sequence[np.ndarray],
+    reps: int,
+    rng: np.random.Generator | int | None = None,
+) -> list[np.ndarray]:
+    """Sums of each column over K documents drawn with replacement, ``reps`` times per leading row.
+
+    Every column has shape (..., K) and all use the same draws (documents are
+    resampled whole, so paired columns stay paired).  Returns arrays (..., reps).
+
+    Two speed-ups, neither of which changes the distribution of the sums:
+
+    * integer columns are packed into int64/int32 words (see :func:`_packing`),
+      gathered and summed as words, and unpacked at the end;
+    * two documents are drawn at once as one uniform index ``i K + j`` into the
+      K*K table of pairwise sums ``x_i + x_j`` (a pair of independent uniform
+      indices is exactly a uniform index into that table), plus one single draw
+      when K is odd.  Building the table costs K*K per row and saves K/2 draws
+      per replicate, hence only when ``2 K <= reps``.
+
+    Rows are processed a few at a time so the index arrays stay in cache; the
+    rows' tables are laid end to end, row ``r``'s starting at ``r * width``.
+    """
+    rng = np.random.default_rng(rng)
+    cols = [np.asarray(c, dtype=float) for c in columns]
+    lead, k = cols[0].shape[:-1], cols[0].shape[-1]
+    flat = [c.reshape(-1, k) for c in cols]
+    rows = flat[0].shape[0]
+    words = _packing(flat, k)
+    if words is not None:
+        gathered = [
+            sum(flat[i].astype(np.int64) << shift for i, shift, _ in word).astype(
+                np.int32 if sum(b for *_, b in word) <= 31 else np.int64
+            )
+            for word in words
+        ]
+    else:
+        gathered = flat
+    use_pairs = k >= 2 and 2 * k <= reps
+    width = k * k if use_pairs else k
+    draws = k // 2 if use_pairs else k
+    odd = use_pairs and k % 2 == 1
+    sums = [np.empty((rows, reps), dtype=g.dtype) for g in gathered]
+    row_batch = max(1, CACHE_DRAWS // (reps * (draws + odd)))
+    for start in range(0, rows, row_batch):
+        stop = min(rows, start + row_batch)
+        nb = stop - start
+        offsets = (np.arange(nb, dtype=np.int64) * width)[:, None]
+        blocks = [g[start:stop] for g in gathered]
+        tables = [
+            ((b[:, :, None] + b[:, None, :]).reshape(nb, width) if use_pairs else b).ravel() for b in blocks
+        ]
+        accs = [np.zeros((nb, reps), dtype=g.dtype) for g in gathered]
+        # Many documents in few rows (one large sample): split the draws instead.
+        draw_batch = max(1, CACHE_DRAWS // (nb * reps))
+        for first in range(0, draws, draw_batch):
+            idx = _uniform_indices(rng, width, (min(draws - first, draw_batch), nb, reps))
+            idx += offsets
+            for table, acc in zip(tables, accs):
+                acc += table[idx].sum(0)
+        if odd:
+            single = _uniform_indices(rng, k, (nb, reps))
+            single += offsets // width * k
+            for block, acc in zip(blocks, accs):
+                acc += block.ravel()[single]
+        for acc, out in zip(accs, sums):
+            out[start:stop] = acc
+    if words is not None:
+        unpacked = [None] * len(flat)
+        for word, packed in zip(words, sums):
+            for i, shift, bits in word:
+                unpacked[i] = ((packed >> shift) & ((1 << bits) - 1)).astype(float)
+        sums = unpacked
+    return [o.reshape(lead + (reps,)) for o in sums]
+
+
+def replicates(
+    total, size, *, estimator: str = "micro", reps: int, rng=None, with_se: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE.
+
+    Documents are resampled with replacement.  The SE of each replicate (for the
+    studentized interval) comes from resampled sums of the second moments, so it
+    costs gathers, not a loop: micro ``sum (y - p m)^2 = Syy - 2 p Sym + p^2 Smm``,
+    macro ``sum (r - mean)^2 = Srr - Sr^2 / K``.
+    """
+    k = np.shape(total)[-1]
+    if estimator == "micro":
+        total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
+        if not with_se:
+            y, m = resampled_sums([total, size], reps, rng)
+            return y / m, None
+        y, m, yy, ym, mm = resampled_sums([total, size, total**2, total * size, size**2], reps, rng)
+        theta = y / m
+        scale = yy + theta**2 * mm
+        ss = yy - 2 * theta * ym + theta**2 * mm
+        norm = k / (k - 1) / m**2
+    else:
+        rate = np.asarray(total, dtype=float) / size
+        if not with_se:
+            (r,) = resampled_sums([rate], reps, rng)
+            return r / k, None
+        r, rr = resampled_sums([rate, rate**2], reps, rng)
+        theta = r / k
+        scale = rr
+        ss = rr - r**2 / k
+        norm = 1 / (k * (k - 1))
+    # When every drawn document is alike the terms cancel exactly in theory, and
+    # to rounding noise (~1e-16 * scale) in floating point: that noise is no SE.
+    ss = np.where(ss > 1e-12 * scale, ss, 0.0)
+    return theta, np.sqrt(ss * norm)
+
+
+def studentized_quantiles(theta_star, se_star, theta_hat, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Quantiles (alpha/2, 1 - alpha/2) of t* = (theta* - theta) / se*, batch-wise.
+
+    A replicate whose drawn documents are all alike has se* = 0 and no t: it is
+    left out (it would put an infinity in a tail), as the studentized bootstrap
+    conditions on se* > 0.  NaN where fewer than one replicate is left.
+    """
+    dev = theta_star - np.asarray(theta_hat)[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se_star > 0, dev / se_star, np.nan)
+    t.sort(-1)  # NaN sorts last
+    count = np.isfinite(t).sum(-1)
+    alpha = (1 - level) / 2
+    lead = t.shape[:-1]
+    return sorted_quantile(t, np.full(lead, alpha), count), sorted_quantile(t, np.full(lead, 1 - alpha), count)
+
+
+def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
+    """Leave-one-document-out estimates (..., K), in closed form."""
+    total = np.asarray(total, dtype=float)
+    size = np.asarray(size, dtype=float)
+    if estimator == "micro":
+        return (total.sum(-1, keepdims=True) - total) / (size.sum(-1, keepdims=True) - size)
+    rate = total / size
+    return (rate.sum(-1, keepdims=True) - rate) / (rate.shape[-1] - 1)
+
+
+def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:
+    """Quantile ``q`` (broadcast over leading axes) of replicates sorted on the last axis.
+
+    Linear interpolation, as ``np.percentile``'s default (and scipy.stats.bootstrap).
+    ``count`` (per leading row) limits it to the first ``count`` sorted entries,
+    e.g. the finite ones when NaNs were sorted last; fewer than one gives NaN.
+    """
+    b = np.asarray(sorted_reps.shape[-1] if count is None else count)
+    q = np.asarray(q, dtype=float)
+    # BCa levels are NaN when every replicate lies on one side of the estimate and
+    # the acceleration is non-zero: the bound is undefined, not an extreme replicate.
+    defined = np.isfinite(q) & (b >= 1)
+    pos = np.clip(np.where(defined, q, 0.0), 0.0, 1.0) * np.maximum(b - 1, 0)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(b - 1, 0))
+    frac = pos - lo
+    x_lo = np.take_along_axis(sorted_reps, lo[..., None], -1)[..., 0]
+    x_hi = np.take_along_axis(sorted_reps, hi[..., None], -1)[..., 0]
+    with np.errstate(invalid="ignore"):
+        return np.where(defined, x_lo + frac * (x_hi - x_lo), np.nan)
+
+
+def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: float):
+    """BCa-adjusted lower/upper quantile levels (Efron), bias from replicates, acceleration from the jackknife."""
+    theta = np.asarray(theta_hat)[..., None]
+    b = sorted_reps.shape[-1]
+    # Ties count half, as scipy's percentile-of-score does.  A replicate that
+    # redraws the sample's own documents equals theta in exact arithmetic but,
+    # summed in another order from float rates (macro, or scores), can land an
+    # ulp either side; at small K such replicates are several per cent of B, so
+    # they are matched within a rounding tolerance of K-term sums.
+    largest = np.abs(sorted_reps[..., [0, -1]]).max(-1, keepdims=True)  # sorted: the ends
+    tol = 8 * np.finfo(float).eps * np.shape(jack)[-1] * largest
+    below = (sorted_reps < theta - tol).sum(-1) + (sorted_reps <= theta + tol).sum(-1)
+    z0 = special.ndtri(below / (2 * b))
+    dev = jack.mean(-1, keepdims=True) - jack
+    num = (dev**3).sum(-1)
+    den = 6 * ((dev**2).sum(-1)) ** 1.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accel = np.where(den > 0, num / den, 0.0)
+    z = special.ndtri((1 - level) / 2)
+    lo_z, hi_z = z0 + z, z0 - z
+    return (
+        special.ndtr(z0 + lo_z / (1 - accel * lo_z)),
+        special.ndtr(z0 + hi_z / (1 - accel * hi_z)),
+    )
+
+
+@dataclass(frozen=True)
+class BootstrapArrays:
+    """Batch output of :func:`bootstrap_arrays` (leading shape of the input)."""
+
+    se: np.ndarray
+    lower: np.ndarray  # percentile
+    upper: np.ndarray
+    lower_bca: np.ndarray
+    upper_bca: np.ndarray
+    lower_t: np.ndarray  # studentized (bootstrap-t)
+    upper_t: np.ndarray
+
+
+def bootstrap_arrays(
+    total,
+    size,
+    *,
+    estimator: str = "micro",
+    level: float = 0.95,
+    reps: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    studentized: bool = True,
+) -> BootstrapArrays:
+    """Cluster bootstrap SE, percentile, BCa and studentized intervals, batch-wise (documents on the last axis).
+
+    The studentized interval ``[theta - q_hi se, theta - q_lo se]`` uses the
+    linearization SE without FPC (the bootstrap knows none) and is the one built
+    for few, unequal documents: it corrects the skew and the downward bias of
+    the SE that leave the normal interval short of its level at K = 20.  It
+    needs three more resampled sums per replicate; ``studentized=False`` skips
+    it (its bounds are then NaN).  With K = 2 documents it is undefined (NaN):
+    every resample with a spread (se* > 0) is the sample itself, so every t* is
+    0 and the interval would collapse onto the estimate.
+    """
+    if reps < 2:
+        raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
+    studentized = studentized and np.shape(total)[-1] >= 3
+    boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=studentized)
+    theta = point_estimate(total, size, estimator)
+    lead = boot.shape[:-1]
+    if studentized:
+        se_hat = np.sqrt(cluster_variance(total, size, estimator))
+        t_lo, t_hi = studentized_quantiles(boot, boot_se, theta, level)
+        # No spread in the sample: every replicate equals the estimate, as for the percentile interval.
+        lower_t = np.where(se_hat > 0, theta - t_hi * se_hat, theta)
+        upper_t = np.where(se_hat > 0, theta - t_lo * se_hat, theta)
+    else:
+        lower_t = upper_t = np.full(lead, np.nan)
+    boot.sort(-1)
+    alpha = (1 - level) / 2
+    lo_q, hi_q = bca_levels(boot, theta, jackknife(total, size, estimator), level)
+    return BootstrapArrays(
+        se=boot.std(-1, ddof=1),
+        lower=sorted_quantile(boot, np.full(lead, alpha)),
+        upper=sorted_quantile(boot, np.full(lead, 1 - alpha)),
+        lower_bca=sorted_quantile(boot, lo_q),
+        upper_bca=sorted_quantile(boot, hi_q),
+        lower_t=lower_t,
+        upper_t=upper_t,
+    )
+
+
+def cluster_bootstrap(
+    sample: ClusterSample,
+    *,
+    estimator: str = "micro",
+    level: float = 0.95,
+    reps: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> BootstrapResult:
+    """Resample whole documents B times; percentile, BCa and studentized intervals, bootstrap SE.
+
+    Resampling with replacement knows no FPC: with a known population_docs the
+    linearization intervals shrink by 1 - K/D, the bootstrap's do not.
+    """
+    check_options(estimator, level)
+    if sample.n_docs < 2:
+        raise ValueError(f"the cluster bootstrap needs at least 2 documents, got {sample.n_docs}")
+    arr = bootstrap_arrays(sample.total, sample.size, estimator=estimator, level=level, reps=reps, rng=rng)
+    return BootstrapResult(
+        se=float(arr.se),
+        ci=(float(arr.lower), float(arr.upper)),
+        ci_bca=(float(arr.lower_bca), float(arr.upper_bca)),
+        reps=reps,
+        ci_t=(float(arr.lower_t), float(arr.upper_t)),
+    )

@@ -1,0 +1,144 @@
+"""Diagnostics of the design: DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, autocorrelation."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .linearization import (
+    check_options,
+    chunk_variance,
+    cluster_variance,
+    point_estimate,
+)
+from .sample import ClusterSample, require_documents
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    deff: float  # cluster variance / binomial variance
+    icc: float  # ANOVA estimator for unequal cluster sizes
+    deff_kish: float  # 1 + ((1 + CV^2) * m_bar - 1) * rho
+    deff_equal: float  # 1 + (m_bar - 1) * rho
+    n_eff: float  # n_chunks / deff
+    bernoulli_n: float  # p(1-p) / cluster variance
+    k_over_rho: float  # limit of n_eff as chunks per document grow (inf when rho <= 0, NaN when rho is)
+    mean_size: float  # m_bar
+    cv_size: float  # sd(m) / m_bar
+    lag1_autocorr: float | None  # residuals (y - document mean) of neighbouring chunks; None without chunk_index
+    doc_type_share: float | None  # share of the variance of document rates explained by doc_type; None without it
+    cluster_variance: float = float("nan")  # linearization variance without FPC (the DEFF numerator)
+    binomial_variance: float = float("nan")  # p(1-p)/N (chunk variance / N for non-binary y)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+
+
+def k_over_rho(k, rho):
+    """The limit K/rho of the effective n as chunks per document grow (inf when rho <= 0, NaN when rho is)."""
+    rho = np.asarray(rho, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(rho > 0, np.asarray(k) / np.where(rho > 0, rho, 1.0), np.where(np.isnan(rho), np.nan, np.inf))
+    return out[()]
+
+
+def deff_equal_size(m, rho):
+    """Design effect of documents of ``m`` chunks each with intra-document correlation ``rho``: 1 + (m - 1) rho."""
+    return (1 + (np.asarray(m, dtype=float) - 1) * np.asarray(rho, dtype=float))[()]
+
+
+def deff_kish(m_bar, cv, rho):
+    """Kish's design effect for unequal document sizes: 1 + ((1 + CV^2) m_bar - 1) rho.
+
+    The equal-size formula at the size-weighted mean size (1 + CV^2) m_bar.
+    """
+    return deff_equal_size((1 + np.asarray(cv, dtype=float) ** 2) * np.asarray(m_bar, dtype=float), rho)
+
+
+def bernoulli_equivalent_n(pq, variance):
+    """How many iid Bernoulli trials would give this variance: p(1-p) / variance."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(pq) / np.asarray(variance)
+
+
+def variance_ratio(variance, binomial_variance):
+    """Design variance over the binomial reference variance (a design effect)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(variance) / np.asarray(binomial_variance)
+
+
+def icc_anova(total, size, sumsq) -> float:
+    """ANOVA estimator of the intraclass correlation for unequal cluster sizes.
+
+    (MSB - MSW) / (MSB + (m0 - 1) MSW), m0 = (N - sum(m^2)/N) / (K - 1).
+    """
+    total, size, sumsq = (np.asarray(a, dtype=float) for a in (total, size, sumsq))
+    k, n = total.size, size.sum()
+    within = sumsq - total**2 / size  # sum over chunks of (y - document mean)^2
+    msb = ((total**2 / size).sum() - total.sum() ** 2 / n) / (k - 1)
+    msw = within.sum() / (n - k) if n > k else np.nan
+    m0 = (n - (size**2).sum() / n) / (k - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float((msb - msw) / (msb + (m0 - 1) * msw))
+
+
+def lag1_autocorrelation(sample: ClusterSample) -> float | None:
+    """Lag-1 autocorrelation of within-document residuals (y - document mean) of neighbouring chunks."""
+    if sample.lag_cross is None or sample.first is None or sample.last is None:
+        return None
+    y, m = sample.total, sample.size.astype(float)
+    ybar = y / m
+    pairs = sample.lag_cross - ybar * (2 * y - sample.first - sample.last) + (m - 1) * ybar**2
+    denom = (sample.sumsq - y**2 / m).sum()
+    return float(pairs.sum() / denom) if denom > 0 else float("nan")
+
+
+def doc_type_share(sample: ClusterSample) -> float | None:
+    """Between-doc_type sum of squares over the total sum of squares of document rates."""
+    if sample.doc_type is None:
+        return None
+    rate = sample.total / sample.size
+    _, group, counts = np.unique(sample.doc_type, return_inverse=True, return_counts=True)
+    group_mean = np.bincount(group, weights=rate) / counts
+    total_ss = ((rate - rate.mean()) ** 2).sum()
+    between = (counts * (group_mean - rate.mean()) ** 2).sum()
+    return float(between / total_ss) if total_ss > 0 else float("nan")
+
+
+def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnostics:
+    """DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, lag-1 autocorrelation, doc_type share.
+
+    DEFF and n_eff use the cluster variance without FPC; ``bernoulli_n`` uses
+    the variance the intervals use (with FPC when population_docs is known).
+    """
+    check_options(estimator)
+    require_documents(sample)
+    est = point_estimate(sample.total, sample.size, estimator)
+    n = sample.n_chunks
+    pq = chunk_variance(sample.total, sample.size, sample.sumsq, est, sample.binary)
+    cvar = float(cluster_variance(sample.total, sample.size, estimator))
+    bvar = float(pq / n)
+    deff = float(variance_ratio(cvar, bvar))
+    rho = icc_anova(sample.total, sample.size, sample.sumsq)
+    m_bar = float(sample.size.mean())
+    cv = float(sample.size.std() / m_bar)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = float(np.divide(n, deff))
+    return Diagnostics(
+        deff=deff,
+        icc=rho,
+        deff_kish=float(deff_kish(m_bar, cv, rho)),
+        deff_equal=float(deff_equal_size(m_bar, rho)),
+        n_eff=n_eff,
+        bernoulli_n=float(bernoulli_equivalent_n(pq, cvar * sample.fpc)),
+        k_over_rho=float(k_over_rho(sample.n_docs, rho)),
+        mean_size=m_bar,
+        cv_size=cv,
+        lag1_autocorr=lag1_autocorrelation(sample),
+        doc_type_share=doc_type_share(sample),
+        cluster_variance=cvar,
+        binomial_variance=bvar,
+    )

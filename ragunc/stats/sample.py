@@ -1,0 +1,93 @@
+"""The design object: per-document sufficient statistics of one config (documents = clusters)."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+# ClusterSample's per-document arrays and their dtypes (None: keep as given).
+_PER_DOCUMENT = {
+    "doc_id": None, "total": np.float64, "size": np.int64, "sumsq": np.float64,
+    "lag_cross": np.float64, "first": np.float64, "last": np.float64, "doc_type": None,
+}
+
+
+@dataclass(frozen=True)
+class ClusterSample:
+    """Per-document sufficient statistics of one config (the design object).
+
+    All arrays have one entry per document, in the same order.
+    """
+
+    doc_id: np.ndarray  # (K,) str
+    total: np.ndarray  # (K,) float64: sum of y over the document's chunks (hits for 0/1 y)
+    size: np.ndarray  # (K,) int64: m_d, number of chunks
+    sumsq: np.ndarray  # (K,) float64: sum of y**2 (== total for 0/1 y)
+    lag_cross: np.ndarray | None = None  # (K,) sum of y_i*y_{i+1} over neighbouring chunk_index; None without chunk_index
+    first: np.ndarray | None = None  # (K,) y of the document's first chunk (by chunk_index)
+    last: np.ndarray | None = None  # (K,) y of the document's last chunk
+    doc_type: np.ndarray | None = None  # (K,) str stratum, or None
+    population_docs: int | None = None  # D, when the population's document count is known (FPC)
+    binary: bool = True  # every y is 0 or 1
+    config: str = "default"
+
+    def __post_init__(self) -> None:
+        # The loader is the data boundary; this only guards programmatic callers
+        # against arrays of the wrong shape, cheaply.
+        for name, dtype in _PER_DOCUMENT.items():
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, np.asarray(value, dtype=dtype))
+        if self.total.ndim != 1:
+            raise ValueError(f"total must be 1-D (one entry per document), got shape {self.total.shape}")
+        k = self.total.shape[0]
+        for name in _PER_DOCUMENT:
+            value = getattr(self, name)
+            if value is not None and value.shape != (k,):
+                raise ValueError(f"{name} has shape {value.shape}, expected ({k},) like total")
+        if k and self.size.min() < 1:
+            bad = np.flatnonzero(self.size < 1)[:5].tolist()
+            raise ValueError(f"size must be >= 1 chunk per document; documents at positions {bad} are not")
+        if self.population_docs is not None and self.population_docs < k:
+            raise ValueError(f"population_docs={self.population_docs} is smaller than the {k} sampled documents")
+
+    @property
+    def n_docs(self) -> int:
+        return int(self.total.shape[0])
+
+    @property
+    def n_chunks(self) -> int:
+        return int(self.size.sum())
+
+    @property
+    def fpc(self) -> float:
+        """The finite-population correction 1 - K/D of this sample (1 when D is unknown)."""
+        return finite_population_correction(self.n_docs, self.population_docs)
+
+    def with_population(self, population_docs: int | None) -> "ClusterSample":
+        """The same sample with a known (or unknown: None) population document count."""
+        return dataclasses.replace(self, population_docs=population_docs)
+
+    def subset(self, index: np.ndarray) -> "ClusterSample":
+        """The documents at ``index`` (positions or a boolean mask), keeping population_docs."""
+        index = np.asarray(index)
+        pick = {name: getattr(self, name) for name in _PER_DOCUMENT}
+        return dataclasses.replace(
+            self, **{name: None if value is None else value[index] for name, value in pick.items()}
+        )
+
+
+
+def finite_population_correction(k: int, population_docs: int | None) -> float:
+    """1 - K/D for K documents drawn without replacement from D; 1 when D is unknown."""
+    return 1.0 if population_docs is None else 1.0 - k / population_docs
+
+
+
+def require_documents(sample: ClusterSample, at_least: int = 2) -> None:
+    if sample.n_docs < at_least:
+        raise ValueError(
+            f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}"
+        )
+

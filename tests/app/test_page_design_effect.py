@@ -1,0 +1,101 @@
+"""AppTest of the Design effect page: curve, ICC vs iid control, coverage with and without structure, two-stage."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from apptools import app_test, chunk_rows, metric, upload
+from streamlit.testing.v1 import AppTest
+
+from ragunc.data.results import results_from_frame
+from ragunc.stats.diagnostics import diagnostics
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "design_effect.py")
+FAST = {"de_reps": "200", "de_boot": "200"}
+
+
+def _chart(at: AppTest, key_words: str) -> dict:
+    for c in at.get("plotly_chart"):
+        if key_words in c.proto.spec:
+            return json.loads(c.proto.spec)
+    raise AssertionError(f"no chart mentioning {key_words!r}")
+
+
+def _array(value) -> np.ndarray:
+    """A trace array from the figure JSON (plotly writes numpy arrays as base64 typed arrays)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value, dtype=float)
+
+
+@pytest.fixture()
+def page():
+    frame = chunk_rows(n_docs=150, seed=11, configs={"100w": 1.0, "50w": 2.0})
+    at = upload(app_test(source="upload", config="100w", **FAST), frame)
+    at.switch_page(PAGE).run()
+    return at, frame
+
+
+def test_page_loads_on_its_own_with_the_default_data():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in FAST.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == "Design effect"
+
+
+def test_tiles_are_the_population_diagnostics_and_the_curve_uses_its_icc(page):
+    at, frame = page
+    assert not at.exception and not at.error
+    d = diagnostics(results_from_frame(frame).sample("100w"))
+    assert metric(at, "ICC (ρ)") == f"{d.icc:.3f}"
+    assert metric(at, "DEFF") == f"{d.deff:.2f}"
+    curve = _chart(at, "Effective n")
+    m, deff = _array(curve["data"][0]["x"]), _array(curve["data"][0]["y"])
+    np.testing.assert_allclose(deff, 1 + (m - 1) * d.icc, rtol=1e-9)
+    measured = {t["name"]: t for t in curve["data"] if t["name"].startswith("measured")}
+    assert set(measured) == {"measured: 100w", "measured: 50w"}
+
+
+def test_moving_k_moves_the_ceiling(page):
+    at, _ = page
+    ceiling = _chart(at, "Effective n")["layout"]["shapes"][0]["y0"]
+    at.slider(key="k").set_value(40).run()
+    assert not at.exception
+    assert _chart(at, "Effective n")["layout"]["shapes"][0]["y0"] == pytest.approx(2 * ceiling)
+
+
+def test_iid_control_brings_the_variance_ratio_near_one(page):
+    at, _ = page
+    real = float(metric(at, "Variance ratio, real (empirical / binomial)"))
+    iid = float(metric(at, "Variance ratio, iid control"))
+    assert real > 2.0 and 0.6 < iid < 1.6
+    names = [t["name"] for t in _chart(at, "Coverage over")["data"]]
+    assert names == ["documents as they are", "iid control"]
+
+
+def test_two_stage_fraction_changes_the_comparison(page):
+    at, _ = page
+    first = _chart(at, "% of chunks")
+    at.slider(key="fraction").set_value(0.25).run()
+    assert not at.exception
+    second = _chart(at, "% of chunks")
+    assert [t["name"] for t in second["data"]] == ["all chunks", "25% of chunks"]
+    assert not np.array_equal(_array(second["data"][1]["x"]), _array(first["data"][1]["x"]))
+    at.slider(key="fraction").set_value(1.0).run()
+    assert any("below 100%" in i.value for i in at.info)
+
+
+def test_query_parameters_restore_the_design_view():
+    at = app_test("design_effect.py", source="synthetic", syn_docs="150", k="9", fraction="0.3", **FAST)
+    assert not at.exception
+    assert at.title[0].value == "Design effect"
+    assert at.slider(key="k").value == 9
+    assert at.slider(key="fraction").value == 0.3
+    assert "K = 9 documents" in _chart(at, "Effective n")["layout"]["annotations"][1]["text"]
+    assert "30% of chunks" in json.dumps(_chart(at, "% of chunks")["data"])

@@ -1,0 +1,201 @@
+"""AppTest of the Uncertainty explorer page: K, B and chunk size move the figures; simulations are cached."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from apptools import app_test, chunk_rows, metric, upload
+from streamlit.testing.v1 import AppTest
+
+from ragunc.data.results import results_from_frame
+from ragunc.stats.intervals import interval_report
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "uncertainty_explorer.py")
+FAST = {"reps": "200", "boot": "200"}
+
+
+def _charts(at: AppTest) -> dict[str, dict]:
+    return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def _interval_chart(at: AppTest) -> dict:
+    return next(spec for spec in _charts(at).values() if "intervals for" in spec["layout"]["title"]["text"])
+
+
+def _bounds(spec: dict) -> dict[str, tuple[float, float]]:
+    out = {}
+    for trace in spec["data"]:
+        est = trace["x"][0]
+        out[trace["y"][0]] = (est - trace["error_x"]["arrayminus"][0], est + trace["error_x"]["array"][0])
+    return out
+
+
+@pytest.fixture()
+def two_configs():
+    """An app on an uploaded file holding two chunk sizes of the same 120 documents."""
+    frame = chunk_rows(n_docs=120, seed=5, configs={"100w": 1.0, "50w": 2.0})
+    at = app_test(source="upload", config="100w", **FAST)
+    return upload(at, frame), frame
+
+
+def test_page_loads_on_its_own_with_the_default_data():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in FAST.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == "Uncertainty explorer"
+    assert len(at.get("plotly_chart")) == 4  # intervals, coverage, stacked, distribution
+
+
+def test_moving_k_changes_the_tiles_and_the_figures(two_configs):
+    at, frame = two_configs
+    assert not at.exception and not at.error
+    before_deff, before = metric(at, "DEFF"), _interval_chart(at)
+    at.slider(key="k").set_value(60).run()
+    assert not at.exception
+    assert metric(at, "DEFF") != before_deff
+    after = _interval_chart(at)
+    assert "60 documents" in after["layout"]["title"]["text"]
+    assert _bounds(after) != _bounds(before)
+
+
+def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
+    at, frame = two_configs
+    at.slider(key="k").set_value(120).run()  # K = D: the whole population, no sampling left to reproduce
+    sample = results_from_frame(frame).sample("100w")
+    expected = interval_report(sample.with_population(sample.n_docs), boot=200, rng=0)
+    assert metric(at, "DEFF") == f"{expected.diagnostics.deff:.2f}"
+    assert metric(at, "Chunks") == f"{expected.n_chunks:,}"
+    low, high = _bounds(_interval_chart(at))["Naive binomial (Wald)"]
+    assert low == pytest.approx(100 * expected.naive.ci[0]) and high == pytest.approx(100 * expected.naive.ci[1])
+    assert any("nothing to resample" in i.value for i in at.info)
+
+
+def test_moving_b_changes_the_bootstrap_interval_only(two_configs):
+    at, _ = two_configs
+    before = _bounds(_interval_chart(at))
+    at.select_slider(key="boot").set_value(2000).run()
+    after = _bounds(_interval_chart(at))
+    assert after["Cluster bootstrap (percentile)"] != before["Cluster bootstrap (percentile)"]
+    assert after["Naive binomial (Wald)"] == before["Naive binomial (Wald)"]
+    assert after["Cluster (linearization)"] == before["Cluster (linearization)"]
+
+
+def test_changing_chunk_size_changes_the_figures(two_configs):
+    at, frame = two_configs
+    assert at.selectbox(key="config").options == ["100w", "50w"]
+    chunks_100 = metric(at, "Chunks")
+    before = _interval_chart(at)
+    at.selectbox(key="config").set_value("50w").run()
+    assert not at.exception
+    assert metric(at, "Chunks") != chunks_100
+    assert _bounds(_interval_chart(at)) != _bounds(before)
+    assert at.query_params["config"] in ("50w", ["50w"])
+
+
+def test_plot_only_control_never_reruns_the_simulation(two_configs, monkeypatch):
+    at, _ = two_configs
+    cache = sys.modules["_cache"]  # the module the running app imported
+    calls = []
+    real = cache.coverage_experiment
+    monkeypatch.setattr(cache, "coverage_experiment", lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    at.slider(key="stack").set_value(40).run()
+    assert not at.exception
+    assert calls == []
+    stacked = next(s for s in _charts(at).values() if "First 40 repetitions" in s["layout"]["title"]["text"])
+    assert stacked
+    at.slider(key="k").set_value(33).run()
+    assert len(calls) == 1 and calls[0]["k"] == 33
+    at.slider(key="k").set_value(20).run()  # back to a simulated K: served from the cache
+    assert len(calls) == 1
+
+
+def test_simulation_off_shows_no_coverage(two_configs):
+    at, _ = two_configs
+    at.toggle(key="sim").set_value(False).run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 1
+    assert any("off" in i.value for i in at.info)
+
+
+def test_reading_updates_with_the_numbers(two_configs):
+    at, _ = two_configs
+    reading = next(m.value for m in at.markdown if "carry about as much information" in m.value)
+    at.slider(key="k").set_value(90).run()
+    assert next(m.value for m in at.markdown if "carry about as much information" in m.value) != reading
+
+
+def test_compute_another_chunk_size_adds_it_to_the_choices(monkeypatch):
+    import ragunc.corpus
+    import ragunc.retrieval
+
+    # The retrieval pipeline has its own tests; here only the page's wiring is under test.
+    frame = chunk_rows(n_docs=60, seed=9).assign(config="137w")
+    calls = []
+    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(
+        ragunc.retrieval, "chunk_eval",
+        lambda corpus, *, chunk_words, progress=None, **kw: calls.append((corpus, chunk_words)) or frame,
+    )
+    at = app_test(sim="0")
+    if "Compute another size…" not in at.selectbox(key="config").options:
+        pytest.skip("the bundled stdlib sample is not present")
+    at.selectbox(key="config").set_value("Compute another size…").run()
+    at.number_input(key="words").set_value(137).run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert calls == [("corpus", 137)]
+    assert at.selectbox(key="config").value == "137w"
+    assert "137w" in at.selectbox(key="config").options
+    assert at.slider(key="k").max == 60
+    at.slider(key="k").set_value(30).run()  # the computed size stays selectable across reruns
+    assert at.selectbox(key="config").value == "137w" and not at.exception
+
+
+def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(monkeypatch):
+    import ragunc.corpus
+    import ragunc.retrieval
+
+    frame = chunk_rows(n_docs=40, seed=4).assign(config="75w")
+
+    def slow_chunk_eval(corpus, *, chunk_words, progress=None, **kw):
+        for done in range(1, 4):
+            progress(done, 3)
+        return frame
+
+    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(ragunc.retrieval, "chunk_eval", slow_chunk_eval)
+    at = app_test(sim="0")
+    if "Compute another size…" not in at.selectbox(key="config").options:
+        pytest.skip("the bundled stdlib sample is not present")
+    monkeypatch.setattr(sys.modules["_cache"], "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
+    at.selectbox(key="config").set_value("Compute another size…").run()
+    at.number_input(key="words").set_value(75).run()
+    at.button[0].click().run()
+    assert not at.exception
+    assert at.selectbox(key="config").value == "75w"
+    at.slider(key="k").set_value(12).run()
+    assert not at.exception and at.selectbox(key="config").value == "75w"
+
+
+def test_a_link_to_a_computed_size_computes_it_again(monkeypatch):
+    import ragunc.corpus
+    import ragunc.retrieval
+
+    frame = chunk_rows(n_docs=50, seed=5).assign(config="85w")
+    calls = []
+    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(
+        ragunc.retrieval, "chunk_eval",
+        lambda corpus, *, chunk_words, progress=None, **kw: calls.append(chunk_words) or frame,
+    )
+    at = app_test(sim="0", config="85w", k="17")
+    if "Compute another size…" not in at.selectbox(key="config").options:
+        pytest.skip("the bundled stdlib sample is not present")
+    assert not at.exception
+    assert calls == [85]
+    assert at.selectbox(key="config").value == "85w" and at.slider(key="k").value == 17
+    assert at.slider(key="k").max == 50

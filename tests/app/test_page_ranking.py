@@ -1,0 +1,141 @@
+"""AppTest of the page "Ranking metrics" run on its own (as ``AppTest.from_file`` and ``streamlit run`` do)."""
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "ranking_metrics.py")
+SAMPLE_RUN = Path(__file__).resolve().parents[2] / "sample_data" / "stdlib_run_100w.csv.gz"
+SAMPLE_QRELS = SAMPLE_RUN.with_name("stdlib_qrels_100w.csv.gz")
+SEED = "seed"
+UPLOAD = "upload"
+
+
+def page() -> AppTest:
+    return AppTest.from_file(PAGE, default_timeout=90).run()
+
+
+def numbers(at: AppTest) -> list[str]:
+    return [m.value for m in at.metric]
+
+
+def test_seed_example_shows_the_seed_numbers_and_moves_with_k():
+    at = page()
+    at.radio[0].set_value(SEED).run()
+    assert not at.exception
+    assert numbers(at) == ["0.500", "1.000", "1.500"]
+    assert any("0 excluded" in m.value for m in at.markdown)
+    assert any("**1 query** in the mean" in m.value and "**1 group** of" in m.value for m in at.markdown)
+    assert list(at.dataframe[0].value["SE"]) == ["—"] * 3  # one query: no SE, shown as a dash, not "None"
+    drill = at.dataframe[2].value  # per-query table, filtered to queries where the orders differ
+    assert list(drill["query_id"]) == ["seed"]
+    assert "faq entered only after dedup: first at chunk rank 4" in drill["why"].iloc[0]
+    at.sidebar.slider[0].set_value(4).run()
+    # k = 4: manual and faq both inside the top 4 chunks; the naive sum adds manual three times.
+    assert numbers(at) == ["1.000", "1.000", "2.000"]
+    at.sidebar.slider[0].set_value(1).run()
+    assert numbers(at) == ["0.500", "0.500", "0.500"]
+
+
+def test_upload_of_a_trec_qrels_and_csv_run():
+    at = page()
+    at.radio[0].set_value(UPLOAD).run()
+    assert any("Upload a run" in i.value for i in at.info)
+    run = "query_id,score,chunk_id,doc_id\n" + "".join(
+        f"q{i},{s},c{i}{s},{d}\n" for i in range(6) for s, d in ((9, f"a{i}"), (8, f"a{i}"), (7, f"b{i}"))
+    )
+    qrels = "".join(f"q{i} 0 b{i} 1\n" for i in range(6)) + "q9 0 zz 1\n"
+    at.file_uploader[0].set_value(("run.csv.gz", gzip.compress(run.encode()), "application/gzip"))
+    at.file_uploader[1].set_value(("qrels.txt", qrels.encode(), "text/plain"))
+    at.run()
+    assert not at.exception and not at.error
+    at.sidebar.slider[0].set_value(2).run()
+    # b_i sits at chunk rank 3: truncate-dedup misses it, dedup-truncate (documents a_i, b_i) finds it; q9 has
+    # a relevant document but no results, so it scores 0 in both and the mean is over 7 queries.
+    assert numbers(at) == [f"{0:.3f}", f"{6 / 7:.3f}", f"{0:.3f}"]
+    assert any("7 queries" in m.value and "0 excluded" in m.value for m in at.markdown)
+
+
+def test_bad_upload_is_an_error_naming_column_and_rows_not_a_traceback():
+    at = page()
+    at.radio[0].set_value(UPLOAD).run()
+    at.file_uploader[0].set_value(("run.csv", b"query_id,rank,chunk_id,doc_id\nq,1,a,A\nq,1.5,b,B\n", "text/csv"))
+    at.file_uploader[1].set_value(("qrels.csv", b"query_id,doc_id,relevance\nq,A,1\n", "text/csv"))
+    at.run()
+    assert not at.exception
+    assert len(at.error) == 1 and "column rank" in at.error[0].value and "row 2" in at.error[0].value
+    assert not at.metric
+
+
+def seed_reference_recall(hits: list[str], relevant: set[str], k: int) -> float | None:
+    """The seed's doc_recall: len(set(hits[:k]) & relevant) / len(relevant)."""
+    return None if not relevant else len(set(hits[:k]) & relevant) / len(relevant)
+
+
+@pytest.mark.skipif(not SAMPLE_RUN.is_file(), reason="sample run not built in this checkout")
+def test_sample_run_default_matches_an_independent_computation():
+    at = page()
+    assert not at.exception and not at.error
+    run = pd.read_csv(SAMPLE_RUN, dtype={"query_id": str, "doc_id": str}).sort_values(["query_id", "rank"])
+    qrels = pd.read_csv(SAMPLE_QRELS, dtype={"query_id": str, "doc_id": str})
+    relevant = qrels[qrels["relevance"] > 0].groupby("query_id")["doc_id"].agg(set).to_dict()
+    hits = run.groupby("query_id")["doc_id"].agg(list).to_dict()
+    k = at.sidebar.slider[0].value
+    queries = set(hits) | set(qrels["query_id"])
+    scores = [seed_reference_recall(hits.get(q, []), relevant.get(q, set()), k) for q in queries]
+    defined = [s for s in scores if s is not None]
+    assert numbers(at)[0] == f"{sum(defined) / len(defined):.3f}"
+    summary = next(m.value for m in at.markdown if "in the mean" in m.value)
+    assert f"**{len(defined):,} queries**" in summary and f"**{len(scores) - len(defined):,} excluded**" in summary
+    assert "by `doc_id`" in summary  # queries grouped by their source document
+    intervals = at.dataframe[0].value
+    assert intervals["CI"].str.contains("–").all()
+
+
+def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here():
+    from apptools import app_test
+
+    at = app_test("ranking_metrics.py")
+    assert not at.exception
+    assert at.title[0].value == "Ranking metrics"
+    assert any("not this per-chunk source" in c.value for c in at.sidebar.caption)
+    at.main.radio[0].set_value(SEED).run()
+    assert not at.exception
+    assert numbers(at) == ["0.500", "1.000", "1.500"]
+    explorer = app_test()
+    assert not any("not this per-chunk source" in c.value for c in explorer.sidebar.caption)
+
+
+def test_a_link_restores_the_ranking_view_and_the_url_follows_the_controls():
+    at = AppTest.from_file(PAGE, default_timeout=90)
+    for key, value in {"rk_source": "seed", "rk_k": "4", "level": "0.9", "rk_order": "dedup-truncate"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    assert at.sidebar.slider[0].value == 4
+    assert numbers(at) == ["1.000", "1.000", "2.000"]
+    assert any(s.value == "90% intervals for Recall@4 (dedup-truncate)" for s in at.subheader)
+    at.sidebar.slider[0].set_value(2).run()
+    assert at.query_params["rk_k"] == "2" and at.query_params["rk_source"] == "seed"
+
+
+def test_switching_the_run_resets_k_to_that_runs_default():
+    at = page()
+    at.sidebar.slider[0].set_value(9).run()
+    at.radio[0].set_value(SEED).run()
+    assert at.sidebar.slider[0].value == 3  # the seed's k, not the sample run's 9 clamped to 5
+    assert numbers(at) == ["0.500", "1.000", "1.500"]
+
+
+def test_other_metrics_are_means_over_queries_with_relevant_documents():
+    at = page()
+    at.radio[0].set_value(SEED).run()
+    means = at.dataframe[1].value.iloc[0]
+    # k = 3: manual, manual, manual; relevant {manual, faq}: recall 1/2, a hit, precision 1/3, RR 1.
+    assert means["Recall@k"] == pytest.approx(0.5) and means["Hit@k"] == pytest.approx(1.0)
+    assert means["Precision@k"] == pytest.approx(1 / 3) and means["MRR@k"] == pytest.approx(1.0)
+    assert means["naive per-chunk sum"] == pytest.approx(1.5)

@@ -1,0 +1,172 @@
+"""``ragunc recall``: the seed's numbers, the JSON contract, groups, TREC input and clean errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ragunc.cli import main
+
+CONTRACT = {"k", "order", "recall", "naive_sum", "n_queries", "n_excluded", "per_query", "naive", "cluster"}
+
+
+@pytest.fixture
+def seed_files(tmp_path):
+    run = tmp_path / "run.csv"
+    run.write_text(
+        "query_id,rank,chunk_id,doc_id\n"
+        "seed,1,manual#1,manual\nseed,2,manual#2,manual\nseed,3,manual#3,manual\nseed,4,faq#1,faq\nseed,5,terms#1,terms\n"
+        "nothing,1,terms#1,terms\n"
+    )
+    qrels = tmp_path / "qrels.csv"
+    qrels.write_text("query_id,doc_id,relevance\nseed,manual,1\nseed,faq,1\nempty,faq,1\n")
+    return run, qrels
+
+
+def run_json(capsys, *argv) -> dict:
+    assert main([*map(str, argv), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_seed_case_both_orders(seed_files, capsys):
+    run, qrels = seed_files
+    d = run_json(capsys, "recall", run, qrels, "--k", 3)
+    assert CONTRACT <= set(d)
+    assert d["k"] == 3 and d["order"] == "truncate-dedup"
+    # "seed" 0.5; "empty" (relevant doc, nothing retrieved) 0; "nothing" has no relevant documents: excluded.
+    per_query = {q["query_id"]: q["recall"] for q in d["per_query"]}
+    assert per_query == {"seed": 0.5, "nothing": None, "empty": 0.0}
+    assert (d["n_queries"], d["n_excluded"]) == (2, 1)
+    assert d["recall"] == pytest.approx(0.25)
+    assert d["naive_sum"] == pytest.approx((1.5 + 0) / 2)
+    dedup_first = run_json(capsys, "recall", run, qrels, "--k", 3, "--order", "dedup-truncate")
+    assert {q["query_id"]: q["recall"] for q in dedup_first["per_query"]}["seed"] == 1.0
+
+
+def test_seed_case_alone_gives_the_seed_numbers_and_undefined_intervals(tmp_path, capsys):
+    (tmp_path / "run.csv").write_text(
+        "query_id,rank,chunk_id,doc_id\nq,1,m1,manual\nq,2,m2,manual\nq,3,m3,manual\nq,4,f1,faq\nq,5,t1,terms\n"
+    )
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq,manual,1\nq,faq,1\n")
+    d = run_json(capsys, "recall", tmp_path / "run.csv", tmp_path / "qrels.csv", "--k", 3)
+    assert (d["recall"], d["naive_sum"], d["recall_by_order"]["dedup-truncate"]) == (0.5, 1.5, 1.0)
+    assert d["cluster"] == {"se": None, "ci": [None, None]}
+    assert main(["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.csv"), "--k", "3"]) == 0
+    table = capsys.readouterr().out
+    assert "0.500" in table and "1.000" in table and "1.500" in table
+
+
+@pytest.mark.parametrize("k", ["0", "-2"])
+def test_k_below_one_is_a_clean_error(seed_files, capsys, k):
+    run, qrels = seed_files
+    assert main(["recall", str(run), str(qrels), "--k", k]) == 2
+    err = capsys.readouterr().err
+    assert "k must be a positive integer" in err and "Traceback" not in err
+
+
+def test_grouped_queries_and_trec_input_with_chunk_map(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    lines, qrels, chunk_map = [], [], {}
+    hits = []
+    for i in range(30):
+        source = f"doc{i % 6}"
+        qrels.append(f"q{i} 0 {source} 1")
+        hit = rng.random() < (0.2 if i % 6 < 3 else 0.8)  # groups differ: clustered outcomes
+        docs = [source if hit else "other", "other", source]
+        for r, d in enumerate(docs, start=1):
+            chunk = f"q{i}c{r}"
+            chunk_map[chunk] = d
+            lines.append(f"q{i} Q0 {chunk} {r} {10 - r} bm25")
+        hits.append(float(hit))
+    (tmp_path / "run.trec").write_text("\n".join(lines) + "\n")
+    (tmp_path / "qrels.txt").write_text("\n".join(qrels) + "\n")
+    # qrels carry the source document as a per-query column in CSV form for grouping.
+    (tmp_path / "qrels.csv").write_text(
+        "query_id,doc_id,relevance,source\n" + "".join(f"q{i},doc{i % 6},1,doc{i % 6}\n" for i in range(30))
+    )
+    (tmp_path / "map.csv").write_text("chunk_id,doc_id\n" + "".join(f"{c},{d}\n" for c, d in chunk_map.items()))
+    base = ["recall", tmp_path / "run.trec", tmp_path / "qrels.txt", "--k", 1, "--chunk-map", tmp_path / "map.csv"]
+    d = run_json(capsys, *base, "--boot", 200, "--seed", 3)
+    assert d["recall"] == pytest.approx(np.mean(hits))
+    assert d["n_groups"] == 30 and d["naive"]["se"] == pytest.approx(np.std(hits) / np.sqrt(30))
+    grouped = run_json(capsys, "recall", tmp_path / "run.trec", tmp_path / "qrels.csv", "--k", 1,
+                       "--chunk-map", tmp_path / "map.csv", "--group-col", "source", "--boot", 200, "--level", 0.9)
+    assert grouped["n_groups"] == 6 and grouped["recall"] == d["recall"]
+    group_means = np.array([np.mean(hits[g::6]) for g in range(6)])
+    # Equal group sizes: the cluster SE is the SE of the mean of the group means.
+    assert grouped["cluster"]["se"] == pytest.approx(stats.sem(group_means))
+    low, high = grouped["cluster"]["ci"]
+    assert high - low == pytest.approx(2 * stats.norm.ppf(0.95) * grouped["cluster"]["se"])
+
+
+def test_bad_inputs_are_one_line_errors(tmp_path, capsys):
+    (tmp_path / "run.csv").write_text("query_id,rank,chunk_id,doc_id\nq,1,a,A\nq,two,b,B\n")
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq,A,1\n")
+    assert main(["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.csv"), "--k", "1"]) == 2
+    assert "column rank" in capsys.readouterr().err
+    (tmp_path / "run2.csv").write_text("query_id,rank,chunk_id\nq,1,a\n")
+    assert main(["recall", str(tmp_path / "run2.csv"), str(tmp_path / "qrels.csv"), "--k", "1"]) == 2
+    assert "missing column doc_id" in capsys.readouterr().err
+    (tmp_path / "run3.csv").write_text("query_id,rank,chunk_id,doc_id\nq,1,a,A\nr,1,b,B\n")
+    assert main(["recall", str(tmp_path / "run3.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
+                 "--group-col", "topic"]) == 2
+    assert "group column 'topic'" in capsys.readouterr().err
+
+
+def test_a_broken_gzip_is_a_one_line_error(tmp_path, capsys):
+    import gzip
+
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq,A,1\n")
+    (tmp_path / "junk.csv.gz").write_bytes(b"not gzip")
+    (tmp_path / "cut.csv.gz").write_bytes(gzip.compress(b"query_id,rank,chunk_id,doc_id\n" + b"q,1,a,A\n" * 40)[:30])
+    for name in ("junk.csv.gz", "cut.csv.gz"):
+        assert main(["recall", str(tmp_path / name), str(tmp_path / "qrels.csv"), "--k", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"ragunc recall: error: {tmp_path / name}: cannot read as csv") and err.count("\n") == 1
+
+
+def test_grouping_skips_queries_without_judgments(tmp_path, capsys):
+    (tmp_path / "run.csv").write_text("query_id,rank,chunk_id,doc_id\nq1,1,a,A\nq2,1,b,B\nq3,1,c,C\nq9,1,z,Z\n")
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,A,1\nq2,A,1\nq3,C,1\n")
+    assert main(["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
+                 "--group-col", "doc_id", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_queries"] == 3 and out["n_excluded"] == 1 and out["n_groups"] == 2
+
+
+def test_compare_two_runs_on_the_same_queries(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    found_a, found_b = rng.random(25) < 0.4, rng.random(25) < 0.7
+    for name, found in (("a.csv", found_a), ("b.csv", found_b)):
+        rows = "".join(f"q{i},1,{name}{i},{'rel' if hit else 'other'}{i}\n" for i, hit in enumerate(found))
+        (tmp_path / name).write_text("query_id,rank,chunk_id,doc_id\n" + rows)
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\n" + "".join(f"q{i},rel{i},1\n" for i in range(25)))
+    d = run_json(capsys, "recall", tmp_path / "a.csv", tmp_path / "qrels.csv", "--k", 1,
+                 "--compare", tmp_path / "b.csv", "--boot", 200)
+    c = d["comparison"]
+    diff = found_b.astype(float) - found_a.astype(float)
+    assert c["difference"] == pytest.approx(diff.mean()) and c["n_queries"] == 25
+    assert c["paired"]["se"] == pytest.approx(stats.sem(diff))  # every query its own group
+    assert main(["recall", str(tmp_path / "a.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
+                 "--compare", str(tmp_path / "b.csv"), "--boot", "200"]) == 0
+    assert "Paired B - A over 25 queries" in capsys.readouterr().out
+
+
+def test_a_reader_that_stops_early_is_not_an_error():
+    # `ragunc recall ... --json | head`: the closed pipe ends the command quietly, no traceback or error line.
+    sample = Path(__file__).resolve().parents[2] / "sample_data"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ragunc", "recall", str(sample / "stdlib_run_100w.csv.gz"),
+         str(sample / "stdlib_qrels_100w.csv.gz"), "--k", "5", "--boot", "10", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout.read(10).startswith(b"{")
+    proc.stdout.close()  # per-query JSON of 2,000 queries is far beyond the pipe's buffer
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 1
+    assert err == ""

@@ -1,0 +1,180 @@
+"""Run and qrels loading: formats, chunk maps, ordering and the error messages at the boundary."""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragunc.data.runs import (
+    load_chunk_map,
+    load_qrels,
+    load_run,
+    qrels_from_frame,
+    query_groups,
+    run_from_frame,
+)
+
+
+def frame(rows, columns=("query_id", "rank", "chunk_id", "doc_id")):
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+def test_csv_run_is_ordered_by_rank_within_query(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_text("query_id,rank,chunk_id,doc_id\nq2,1,z,Z\nq1,2,b,B\nq1,1,a,A\nq2,10,y,Y\n")
+    run = load_run(path)
+    assert list(run.query_id) == ["q2", "q1"]
+    out = run.to_frame()
+    assert out.values.tolist() == [["q2", 1, "z", "Z"], ["q2", 2, "y", "Y"], ["q1", 1, "a", "A"], ["q1", 2, "b", "B"]]
+
+
+def test_ids_stay_strings(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_text("query_id,rank,chunk_id,doc_id\n007,1,01,1.0\n")
+    run = load_run(path)
+    assert run.query_id[0] == "007" and run.chunk_id[0] == "01" and run.doc_id[0] == "1.0"
+
+
+def test_score_orders_descending_without_rank():
+    run = run_from_frame(frame([("q", 0.2, "low", "L"), ("q", 0.9, "high", "H")], ("query_id", "score", "chunk_id", "doc_id")))
+    assert list(run.chunk_id) == ["high", "low"]
+    assert list(run.position) == [0, 1]
+
+
+def test_ties_without_ranks_raise_naming_rows():
+    rows = [("q", 0.5, "a", "A"), ("q", 0.7, "b", "B"), ("q", 0.5, "c", "C")]
+    with pytest.raises(ValueError, match=r"ties without ranks.*rows 1, 3"):
+        run_from_frame(frame(rows, ("query_id", "score", "chunk_id", "doc_id")))
+
+
+def test_equal_ranks_without_scores_raise_and_scores_break_them():
+    rows = [("q", 1, "a", "A"), ("q", 1, "b", "B")]
+    with pytest.raises(ValueError, match=r"ties without scores.*rows 1, 2"):
+        run_from_frame(frame(rows))
+    run = run_from_frame(frame([("q", 1, "a", "A", 0.1), ("q", 1, "b", "B", 0.3)],
+                               ("query_id", "rank", "chunk_id", "doc_id", "score")))
+    assert list(run.chunk_id) == ["b", "a"]
+
+
+@pytest.mark.parametrize("bad", ["1.5", "x", "0", "-2"])
+def test_non_integer_rank_names_the_row(bad):
+    rows = [("q", "1", "a", "A"), ("q", bad, "b", "B")]
+    with pytest.raises(ValueError, match=r"column rank .*row 2\b"):
+        run_from_frame(frame(rows))
+
+
+def test_missing_columns_are_named():
+    with pytest.raises(ValueError, match="missing column chunk_id"):
+        run_from_frame(pd.DataFrame({"query_id": ["q"], "rank": [1], "doc_id": ["A"]}))
+    with pytest.raises(ValueError, match="rank or score"):
+        run_from_frame(pd.DataFrame({"query_id": ["q"], "chunk_id": ["a"], "doc_id": ["A"]}))
+    with pytest.raises(ValueError, match="missing column doc_id.*chunk map"):
+        run_from_frame(pd.DataFrame({"query_id": ["q"], "rank": [1], "chunk_id": ["a"]}))
+    with pytest.raises(ValueError, match="missing column relevance"):
+        qrels_from_frame(pd.DataFrame({"query_id": ["q"], "doc_id": ["A"]}))
+
+
+def test_blank_ids_and_duplicate_chunks_name_rows():
+    with pytest.raises(ValueError, match=r"column doc_id is empty in row 2"):
+        run_from_frame(frame([("q", 1, "a", "A"), ("q", 2, "b", None)]))
+    with pytest.raises(ValueError, match=r"same chunk_id appears twice.*rows 1, 3"):
+        run_from_frame(frame([("q", 1, "a", "A"), ("q", 2, "b", "B"), ("q", 3, "a", "A")]))
+
+
+def test_trec_run_with_chunk_map(tmp_path):
+    (tmp_path / "map.csv").write_text("chunk_id,doc_id\nc1,manual\nc2,manual\nc3,faq\n")
+    (tmp_path / "run.trec").write_text("q Q0 c3 2 1.5 bm25\nq Q0 c1 1 2.0 bm25\nq Q0 c2 3 1.0 bm25\n")
+    run = load_run(tmp_path / "run.trec", chunk_map=tmp_path / "map.csv")
+    assert list(run.chunk_id) == ["c1", "c3", "c2"]
+    assert list(run.doc_id) == ["manual", "faq", "manual"]
+
+
+def test_trec_ids_that_look_like_missing_values_stay_ids(tmp_path):
+    (tmp_path / "run.trec").write_text("q Q0 NA 1 2.0 t\nq Q0 null 2 1.0 t\n")
+    (tmp_path / "qrels.trec").write_text("q 0 None 1\n")
+    run = load_run(tmp_path / "run.trec", chunk_map={"NA": "None", "null": "nan"})
+    assert list(run.chunk_id) == ["NA", "null"] and list(run.doc_id) == ["None", "nan"]
+    assert list(load_qrels(tmp_path / "qrels.trec").doc_id) == ["None"]
+
+
+def test_unknown_chunks_are_named(tmp_path):
+    (tmp_path / "run.trec").write_text("q Q0 c1 1 2.0 t\nq Q0 c9 2 1.0 t\n")
+    with pytest.raises(ValueError, match=r"not in the chunk map \(c9\).*row 2"):
+        load_run(tmp_path / "run.trec", chunk_map={"c1": "A"})
+
+
+def test_chunk_map_rejects_a_chunk_in_two_documents(tmp_path):
+    (tmp_path / "map.csv").write_text("chunk_id,doc_id\nc1,A\nc1,B\n")
+    with pytest.raises(ValueError, match="two different doc_id.*row 2"):
+        load_chunk_map(tmp_path / "map.csv")
+
+
+def test_doc_id_disagreeing_with_the_chunk_map():
+    with pytest.raises(ValueError, match="disagrees with the chunk map in row 1"):
+        run_from_frame(frame([("q", 1, "c1", "B")]), chunk_map={"c1": "A"})
+
+
+def test_trec_file_with_wrong_column_count(tmp_path):
+    (tmp_path / "run.txt").write_text("q c1 1 2.0\n")
+    with pytest.raises(ValueError, match="6 whitespace-separated columns"):
+        load_run(tmp_path / "run.txt", chunk_map={"c1": "A"})
+
+
+def test_jsonl_gzip_run_and_upload_buffers(tmp_path):
+    records = [{"query_id": "q", "rank": 2, "chunk_id": "b", "doc_id": "B"},
+               {"query_id": "q", "rank": 1, "chunk_id": "a", "doc_id": "A"}]
+    payload = "\n".join(json.dumps(r) for r in records).encode()
+    path = tmp_path / "run.jsonl.gz"
+    path.write_bytes(gzip.compress(payload))
+    assert list(load_run(path).chunk_id) == ["a", "b"]
+    buffer = io.BytesIO(gzip.compress(payload))
+    buffer.name = "upload.jsonl.gz"
+    assert list(load_run(buffer).chunk_id) == ["a", "b"]
+
+
+def test_trec_qrels_and_graded_relevance(tmp_path):
+    (tmp_path / "qrels.txt").write_text("q 0 manual 2\nq 0 faq 1\nq 0 terms 0\n")
+    qrels = load_qrels(tmp_path / "qrels.txt")
+    assert list(qrels.doc_id) == ["manual", "faq", "terms"]
+    np.testing.assert_array_equal(qrels.relevance, [2, 1, 0])
+    assert not qrels.has_chunks
+
+
+def test_chunk_qrels_take_documents_from_the_map():
+    qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q", "q"], "chunk_id": ["c1", "c3"], "relevance": [1, 1]}),
+                             chunk_map={"c1": "A", "c3": "B"})
+    assert list(qrels.doc_id) == ["A", "B"] and qrels.has_chunks
+    with pytest.raises(ValueError, match="doc_id is empty in rows 1, 2; give a chunk map"):
+        qrels_from_frame(pd.DataFrame({"query_id": ["q", "q"], "chunk_id": ["c1", "c3"], "relevance": [1, 1]}))
+    with pytest.raises(ValueError, match="relevance is not a number in row 1"):
+        qrels_from_frame(pd.DataFrame({"query_id": ["q"], "doc_id": ["A"], "relevance": ["yes"]}))
+
+
+def test_query_groups_from_qrels_then_run():
+    run = run_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q2"], "rank": [1, 1, 2], "chunk_id": ["a", "b", "c"],
+                                       "doc_id": ["A", "B", "C"], "topic": ["x", "y", "y"]}))
+    qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["S1", "S2"], "relevance": [1, 1]}))
+    np.testing.assert_array_equal(query_groups(run, qrels, "doc_id", np.array(["q2", "q1"])), ["S2", "S1"])
+    np.testing.assert_array_equal(query_groups(run, qrels, "topic", np.array(["q1", "q2"])), ["x", "y"])
+    with pytest.raises(ValueError, match="'chunk_id' is not a column constant within each query"):
+        query_groups(run, qrels, "chunk_id", np.array(["q1", "q2"]))
+    # q3 has relevant documents (it is only in the qrels) but the run's topic column cannot place it.
+    judged_q3 = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["S1", "S2", "S3"],
+                                               "relevance": [1, 1, 1]}))
+    with pytest.raises(ValueError, match=r"group column 'topic' \(run\) has no value for queries q3"):
+        query_groups(run, judged_q3, "topic", np.array(["q1", "q2", "q3"]))
+
+
+def test_queries_without_relevant_documents_need_no_group():
+    # q3 is in the run but not in the qrels, q4 only has a non-relevant judgment: both are excluded from
+    # every mean, so their missing group is no error (`ragunc recall --group-col` failed on them).
+    run = run_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q3"], "rank": [1, 1, 1], "chunk_id": ["a", "b", "c"],
+                                       "doc_id": ["A", "B", "C"]}))
+    qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q4"], "doc_id": ["S1", "S2", "X"],
+                                           "source": ["s", "s", None], "relevance": [1, 1, 0]}))
+    groups = query_groups(run, qrels, "source", np.array(["q1", "q2", "q3", "q4"]))
+    np.testing.assert_array_equal(groups, ["s", "s", "q3", "q4"])

@@ -1,0 +1,219 @@
+"""Figure builders: pure functions returning go.Figure whose drawn numbers are the results' numbers."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from ragunc.present import figures
+from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.intervals import interval_report
+from ragunc.stats.paired import paired_comparison
+from ragunc.stats.planning import plan_documents
+from ragunc.stats.sample import ClusterSample
+
+OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
+# Colour-blind-safe colours the builders may use: Okabe-Ito plus Paul Tol's wine (a ninth method).
+SAFE = OKABE_ITO | {"#882255"}
+
+
+def _population(n_docs=200, rho=0.3, p=0.2, seed=1, config="100w"):
+    """Beta-binomial documents with unequal sizes (built here, independent of ragunc.synth)."""
+    rng = np.random.default_rng(seed)
+    size = rng.integers(1, 60, n_docs)
+    ab = 1 / rho - 1
+    rate = rng.beta(p * ab, (1 - p) * ab, n_docs)
+    total = rng.binomial(size, rate).astype(float)
+    return ClusterSample(
+        doc_id=np.array([f"d{i}" for i in range(n_docs)]), total=total, size=size.astype(np.int64),
+        sumsq=total.copy(), config=config,
+    )
+
+
+@pytest.fixture(scope="module")
+def population():
+    return _population()
+
+
+@pytest.fixture(scope="module")
+def report(population):
+    return interval_report(population.subset(np.arange(30)), boot=300, rng=0)
+
+
+@pytest.fixture(scope="module")
+def coverage(population):
+    return coverage_experiment(population, k=15, reps=150, boot=100, rng=3)
+
+
+def _colors(fig: go.Figure) -> set[str]:
+    found = set()
+    for trace in fig.data:
+        marker = getattr(trace, "marker", None)
+        color = getattr(marker, "color", None) if marker is not None else None
+        if isinstance(color, str):
+            found.add(color.upper())
+        elif color is not None:
+            found.update(c.upper() for c in color)
+        line = getattr(trace, "line", None)
+        if line is not None and isinstance(line.color, str):
+            found.add(line.color.upper())
+    return found
+
+
+def test_interval_figure_draws_every_interval_at_its_bounds(report):
+    fig = figures.interval_figure(report, population_value=0.2)
+    drawn = {t.y[0]: t for t in fig.data}
+    expected = {
+        "naive": report.naive.ci, "wilson": report.wilson.ci, "cluster": report.cluster.ci,
+        "cluster_t": report.cluster_t.ci, "bootstrap": report.bootstrap.ci, "bootstrap_bca": report.bootstrap.ci_bca,
+    }
+    for method, (low, high) in expected.items():
+        trace = drawn[figures.method_label(method)]
+        est = trace.x[0]
+        assert est == pytest.approx(100 * report.estimate)
+        assert est - trace.error_x.arrayminus[0] == pytest.approx(100 * low)
+        assert est + trace.error_x.array[0] == pytest.approx(100 * high)
+    assert fig.layout.shapes[0].x0 == pytest.approx(20.0)  # the population line, in percent
+    assert "%" in fig.layout.xaxis.title.text
+
+
+def test_report_intervals_lists_bootstrap_twice_and_skips_missing(report):
+    methods = [m for m, _, _ in figures.report_intervals(report)]
+    assert methods.count("bootstrap") == 1 and methods.count("bootstrap_bca") == 1
+    assert {"naive", "wilson", "cluster", "cluster_t"} <= set(methods)
+    assert len(methods) == len(set(methods))
+
+
+def test_report_intervals_group_the_cluster_methods_before_the_bootstrap_ones(report):
+    # The report's fields put cluster_wilson after bootstrap; charts and tables must not.
+    methods = [m for m, _, _ in figures.report_intervals(report)]
+    assert methods == [m for m in figures.METHOD_LABELS if m in methods]
+    assert methods.index("cluster_wilson") < methods.index("bootstrap")
+    fig = figures.interval_figure(report)
+    assert [t.y[0] for t in fig.data] == [figures.method_label(m) for m in methods]
+
+
+def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
+    fig = figures.coverage_figure(coverage)
+    (trace,) = fig.data
+    methods = list(coverage.coverage)
+    assert list(trace.y) == [figures.method_label(m) for m in methods]
+    np.testing.assert_allclose(trace.x, [100 * coverage.coverage[m] for m in methods])
+    # ±1.96 Monte Carlo SE, with the binomial MCSE recomputed here: sqrt(c(1-c)/R)
+    c = np.array([coverage.coverage[m] for m in methods])
+    np.testing.assert_allclose(trace.error_x.array, 196 * np.sqrt(c * (1 - c) / coverage.reps), atol=1e-9)
+    assert fig.layout.shapes[0].x0 == pytest.approx(100 * coverage.level)
+
+
+def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, coverage):
+    iid = coverage_experiment(population, k=15, reps=150, boot=100, rng=3, control="iid")
+    fig = figures.coverage_figure({"real": coverage, "iid": iid}, methods=("naive", "cluster"))
+    assert [t.name for t in fig.data] == ["real", "iid"]
+    np.testing.assert_allclose(fig.data[1].x, [100 * iid.coverage["naive"], 100 * iid.coverage["cluster"]])
+
+
+def test_stacked_intervals_colours_exactly_the_misses(coverage):
+    n = 60
+    fig = figures.stacked_intervals_figure(coverage, n=n)
+    truth = coverage.population_value
+    for col, method in enumerate(("naive", "cluster")):
+        miss = (coverage.lower[method][:n] > truth) | (coverage.upper[method][:n] < truth)
+        hold_trace, miss_trace = fig.data[3 * col], fig.data[3 * col + 1]
+        assert miss_trace.line.color == figures.MISS_COLOR
+        # each segment is (low, high, gap): count segments by their non-gap starts
+        assert np.isfinite(np.asarray(miss_trace.x, float)[::3]).sum() == miss.sum()
+        assert np.isfinite(np.asarray(hold_trace.x, float)[::3]).sum() == n - miss.sum()
+        assert f"{miss.sum()} of {n} miss" in fig.layout.annotations[col].text
+
+
+def test_sampling_distribution_curves_use_the_mean_standard_errors(coverage):
+    fig = figures.sampling_distribution_figure(coverage)
+    hist = fig.data[0]
+    np.testing.assert_allclose(hist.x, 100 * coverage.estimates)
+    for trace, method in zip(fig.data[1:], ("naive", "cluster")):
+        sd = 100 * coverage.se_mean[method]
+        x, y = np.asarray(trace.x), np.asarray(trace.y)
+        np.testing.assert_allclose(y, stats.norm.pdf(x, 100 * coverage.estimates.mean(), sd))
+        # the curve is a density in per-percentage-point units: it integrates to ~1 on its grid
+        assert np.trapezoid(y, x) == pytest.approx(1.0, abs=0.01)
+
+
+def test_deff_curve_follows_kish_and_approaches_k_over_rho():
+    rho, k = 0.25, 20
+    fig = figures.deff_curve_figure(rho=rho, k=k, m_max=400, observed={"100w": (25.8, 7.0)})
+    deff, chunks, n_eff = fig.data[0], fig.data[1], fig.data[2]
+    m = np.asarray(deff.x)
+    assert deff.y[0] == pytest.approx(1.0)  # one chunk per document: no design effect
+    np.testing.assert_allclose(deff.y, 1 + (m - 1) * rho)
+    np.testing.assert_allclose(chunks.y, k * m)
+    assert n_eff.y[-1] < k / rho and n_eff.y[-1] == pytest.approx(k / rho, rel=0.02)
+    assert np.all(np.diff(n_eff.y) > 0)
+    assert fig.layout.shapes[0].y0 == pytest.approx(k / rho)
+    assert fig.data[3].x[0] == 25.8 and fig.data[3].y[0] == 7.0
+
+
+def test_document_rates_figure_bins_shares_of_documents_in_percent():
+    rates = np.array([0.0, 0.0, 0.5, 1.0])
+    fig = figures.document_rates_figure({"a": rates}, bins=4)
+    (bars,) = fig.data
+    np.testing.assert_allclose(bars.x, [12.5, 37.5, 62.5, 87.5])
+    # numpy puts 0.5 in [50, 75) and 1.0 in the closed last bin [75, 100]
+    np.testing.assert_allclose(bars.y, [50.0, 0.0, 25.0, 25.0])
+    assert np.sum(bars.y) == pytest.approx(100.0)
+
+
+def test_plan_figure_marks_the_documents_needed(population):
+    plan = plan_documents(population, half_width=0.03)
+    fig = figures.plan_figure(plan)
+    np.testing.assert_allclose(fig.data[0].y, 100 * plan.curve_half_width)
+    np.testing.assert_allclose(fig.data[1].y, 100 * plan.curve_naive_half_width)
+    assert fig.data[2].x[0] == plan.docs_needed
+    assert fig.layout.shapes[0].y0 == pytest.approx(3.0)
+
+
+def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
+    other = _population(seed=2, config="200w")
+    other = ClusterSample(doc_id=population.doc_id, total=other.total, size=other.size, sumsq=other.sumsq,
+                          config="200w")
+    cmp = paired_comparison(population, other, boot=200, rng=0)
+    fig = figures.comparison_figure(cmp)
+    for trace, est in zip(fig.data, (cmp.naive, cmp.paired, cmp.bootstrap)):
+        diff = trace.x[0]
+        assert diff == pytest.approx(100 * cmp.difference)
+        assert diff - trace.error_x.arrayminus[0] == pytest.approx(100 * est.ci[0])
+        assert diff + trace.error_x.array[0] == pytest.approx(100 * est.ci[1])
+    assert fig.layout.shapes[0].x0 == 0.0
+
+
+def test_builders_use_okabe_ito_and_leave_the_theme_alone(report, coverage):
+    built = [
+        figures.interval_figure(report),
+        figures.coverage_figure(coverage),
+        figures.stacked_intervals_figure(coverage, n=20),
+        figures.sampling_distribution_figure(coverage),
+        figures.deff_curve_figure(rho=0.3, k=20),
+    ]
+    for fig in built:
+        assert isinstance(fig, go.Figure)
+        assert _colors(fig) <= SAFE
+        # no hard-coded background: the host's light or dark theme applies
+        assert fig.layout.plot_bgcolor is None and fig.layout.paper_bgcolor is None
+        assert fig.layout.template == go.Figure().layout.template  # the default, which Streamlit's theme replaces
+        assert all(t.hovertemplate for t in fig.data)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    low=st.floats(0.0, 0.5), width=st.floats(0.0, 0.5), n=st.integers(1, 50),
+)
+def test_segments_draw_one_gap_separated_segment_per_row(low, width, n):
+    lows = np.full(n, low)
+    highs = lows + width
+    x, y = figures._segments(lows, highs, np.arange(n))
+    assert len(x) == 3 * n and np.isnan(x[2::3]).all() and np.isnan(y[2::3]).all()
+    np.testing.assert_array_equal(x[0::3], lows)
+    np.testing.assert_array_equal(x[1::3], highs)
+    np.testing.assert_array_equal(y[0::3], y[1::3])

@@ -1,0 +1,131 @@
+"""Summary table, plain-language reading and the self-contained HTML report."""
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from plotly.offline import get_plotlyjs
+
+from ragunc.present import figures
+from ragunc.present import summary as report
+from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.intervals import interval_report
+from ragunc.stats.sample import ClusterSample
+
+
+def _sample(n_docs=120, seed=4):
+    rng = np.random.default_rng(seed)
+    size = rng.integers(2, 50, n_docs)
+    rate = rng.beta(0.5, 2.0, n_docs)
+    total = rng.binomial(size, rate).astype(float)
+    return ClusterSample(doc_id=np.array([f"d{i}" for i in range(n_docs)]), total=total,
+                         size=size.astype(np.int64), sumsq=total.copy(), config="100w")
+
+
+@pytest.fixture(scope="module")
+def population():
+    return _sample()
+
+
+@pytest.fixture(scope="module")
+def rep(population):
+    return interval_report(population.subset(np.arange(25)), boot=200, rng=1)
+
+
+@pytest.fixture(scope="module")
+def cov(population):
+    return coverage_experiment(population, k=10, reps=100, boot=50, rng=2)
+
+
+def test_summary_table_rows_are_the_reports_intervals(rep, cov):
+    table = report.summary_table(rep, cov)
+    by_method = table.set_index("method")
+    assert by_method.loc["naive", "low"] == rep.naive.ci[0] and by_method.loc["naive", "high"] == rep.naive.ci[1]
+    assert by_method.loc["cluster", "se"] == rep.cluster.se
+    assert by_method.loc["bootstrap_bca", "high"] == rep.bootstrap.ci_bca[1]
+    np.testing.assert_allclose(table["half_width_pp"], 50 * (table["high"] - table["low"]))
+    assert by_method.loc["cluster", "coverage"] == cov.coverage["cluster"]
+    # CSV round trip keeps the numbers
+    back = pd.read_csv(io.StringIO(table.to_csv(index=False)))
+    np.testing.assert_allclose(back["low"], table["low"])
+
+
+def test_summary_json_is_valid_json_with_context(rep, cov):
+    payload = json.loads(report.summary_json(rep, cov, source="test", K=25))
+    assert payload["context"] == {"source": "test", "K": 25}
+    assert payload["interval"]["estimate"] == pytest.approx(rep.estimate)
+    assert payload["coverage"]["k"] == 10
+    assert payload["interval"]["cluster"]["ci"] == list(rep.cluster.ci)
+
+
+def test_json_text_turns_non_finite_into_null():
+    assert json.loads(report.json_text({"a": float("inf"), "b": [float("nan"), 1.0]})) == {"a": None, "b": [None, 1.0]}
+
+
+def test_plain_reading_quotes_the_numbers(rep, cov):
+    lines = report.plain_reading(rep, cov)
+    d = rep.diagnostics
+    text = " ".join(lines)
+    assert f"These {rep.n_chunks:,} chunks carry about as much information as {d.n_eff:,.0f} independent ones" in text
+    # the width ratio is sqrt-ish of DEFF for Wald vs linearization: recompute it from the intervals
+    ratio = (rep.cluster.ci[1] - rep.cluster.ci[0]) / (rep.naive.ci[1] - rep.naive.ci[0])
+    assert f"{ratio:.1f} times wider" in text
+    assert f"{100 * cov.coverage['naive']:.0f}% of the time" in lines[-1]
+
+
+def test_html_report_is_self_contained(rep, cov):
+    figs = {"intervals": figures.interval_figure(rep), "coverage": figures.coverage_figure(cov)}
+    page = report.summary_page(rep, figs, coverage=cov, context={"source": "unit <test>"})
+    assert page.startswith("<!DOCTYPE html>")
+    # plotly.js inlined exactly once, nothing fetched from the network
+    assert page.count(get_plotlyjs()) == 1
+    assert not re.search(r"<script[^>]+src=", page)
+    assert "http" not in page.replace(get_plotlyjs(), "")  # (plotly.js itself names an unused topojson URL)
+    assert page.count('class="plotly-graph-div"') == 2
+    # context is escaped, numbers are there
+    assert "unit &lt;test&gt;" in page
+    assert f"{rep.n_chunks:,}" in page
+    assert f"{100 * rep.cluster.ci[0]:.2f}" in page
+    # every column says what its numbers are: half-widths in pp, coverage with its Monte Carlo error
+    assert "<th>half-width (± pp)</th>" in page and "<th>coverage (% ± 1.96 Monte Carlo SE)</th>" in page
+    # the caller's figures are not restyled in place
+    assert figs["intervals"].layout.template == figures.interval_figure(rep).layout.template
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(3, 40))
+def test_reading_and_table_hold_for_any_sample(population, seed, k):
+    idx = np.sort(np.random.default_rng(seed).permutation(population.n_docs)[:k])
+    r = interval_report(population.subset(idx), boot=50, rng=seed)
+    table = report.summary_table(r)
+    assert (table["low"] <= table["high"]).all()
+    assert len(table) == len(figures.report_intervals(r))
+    lines = report.plain_reading(r)
+    assert lines[0].startswith(f"The estimated hit@1 is {100 * r.estimate:.1f}%")
+
+
+def test_figures_html_embeds_every_figure_and_plotly_once(rep, cov):
+    page = report.figures_html([figures.interval_figure(rep), figures.coverage_figure(cov)], title="F <1>")
+    assert page.count(get_plotlyjs()) == 1
+    assert page.count('class="plotly-graph-div"') == 2
+    assert "<h1>F &lt;1&gt;</h1>" in page
+
+
+def test_reading_of_a_census_and_of_a_sample_without_hits(population):
+    census = interval_report(population.with_population(population.n_docs), boot=50, rng=0)
+    text = " ".join(report.plain_reading(census))
+    assert "no sampling error left" in text and "times wider" not in text
+    assert census.cluster.ci[0] == pytest.approx(census.cluster.ci[1])  # the premise: a zero-width interval
+
+    zero = ClusterSample(doc_id=np.array(["a", "b", "c"]), total=np.zeros(3), size=np.array([3, 4, 5]),
+                         sumsq=np.zeros(3))
+    r = interval_report(zero, boot=50, rng=0)
+    if np.isfinite(r.diagnostics.deff):
+        pytest.skip("the engine defines DEFF for a sample without hits")
+    assert any("undefined" in line for line in report.plain_reading(r))

@@ -1,0 +1,250 @@
+"""Cluster bootstrap against scipy.stats.bootstrap, resampling theory and brute force."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import ragunc.stats.bootstrap as rb
+from ragunc.stats.bootstrap import (
+    bootstrap_arrays,
+    cluster_bootstrap,
+    jackknife,
+    resampled_sums,
+    sorted_quantile,
+)
+from ragunc.stats.sample import ClusterSample
+
+
+def beta_binomial_sample(rng, k=30, rho=0.3, p=0.25) -> ClusterSample:
+    size = rng.integers(1, 80, k)
+    a = p * (1 / rho - 1)
+    hits = rng.binomial(size, rng.beta(a, a * (1 - p) / p, k)).astype(float)
+    return ClusterSample(np.arange(k).astype(str), hits, size, hits)
+
+
+def ratio(y, m, axis=-1):
+    return y.sum(axis=axis) / m.sum(axis=axis)
+
+
+def mean_rate(r, axis=-1):
+    return r.mean(axis=axis)
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_matches_scipy_bootstrap(method, estimator):
+    s = beta_binomial_sample(np.random.default_rng(11))
+    reps = 50_000
+    ours = cluster_bootstrap(s, estimator=estimator, reps=reps, rng=1)
+    if estimator == "micro":
+        data, stat = (s.total, s.size.astype(float)), ratio
+    else:
+        data, stat = (s.total / s.size,), mean_rate
+    ref = stats.bootstrap(data, stat, paired=True, vectorized=True, n_resamples=reps,
+                          method=method, rng=2)
+    ci = ours.ci if method == "percentile" else ours.ci_bca
+    # Two independent Monte Carlo runs of B = 50,000: each bound's MC sd is ~2% of
+    # the SE here (measured over seeds), so 8% of the SE is ~3 sd of their difference.
+    tol = 0.08 * ref.standard_error
+    assert ci[0] == pytest.approx(ref.confidence_interval.low, abs=tol)
+    assert ci[1] == pytest.approx(ref.confidence_interval.high, abs=tol)
+    assert ours.se == pytest.approx(ref.standard_error, rel=0.03)
+
+
+def test_bootstrap_variance_of_a_mean_matches_theory():
+    # Resampling K values with replacement: Var* of their mean is (K-1)/K * s^2 / K exactly.
+    rng = np.random.default_rng(12)
+    s = beta_binomial_sample(rng, k=25)
+    rate = s.total / s.size
+    theory = (24 / 25) * rate.var(ddof=1) / 25
+    se = cluster_bootstrap(s, estimator="macro", reps=40_000, rng=3).se
+    assert se**2 == pytest.approx(theory, rel=0.03)
+
+
+@pytest.mark.parametrize(("k", "reps"), [(20, 400), (21, 400), (50, 40), (1, 30)])
+def test_resampled_counts_are_multinomial(k, reps):
+    # One-hot columns turn the resampled sums into the resampling counts themselves;
+    # covers the pair table, its odd leftover draw and the single-draw path.
+    rng = np.random.default_rng(k)
+    rows = 60
+    onehot = np.broadcast_to(np.eye(k), (rows, k, k))
+    counts = np.stack(resampled_sums([onehot[:, j, :] for j in range(k)], reps, rng), -1)  # (rows, reps, k)
+    assert counts.shape == (rows, reps, k)
+    assert np.all(counts.sum(-1) == k)
+    flat = counts.reshape(-1, k)
+    n = flat.shape[0]
+    assert np.abs(flat.mean(0) - 1).max() < 6 * np.sqrt((1 - 1 / k) / n) + 1e-12
+    if k > 1:
+        # multinomial(K, 1/K): variance 1 - 1/K, covariance -1/K
+        cov = np.cov(flat.T)
+        assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
+        assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
+
+
+def test_columns_share_draws_and_rows_are_independent():
+    rng = np.random.default_rng(5)
+    x = rng.random((4, 12))
+    a, b = resampled_sums([x, 3 * x], 200, rng)
+    assert np.allclose(b, 3 * a)
+    same = np.broadcast_to(x[0], (2, 12))
+    first, second = resampled_sums([same], 200, rng)[0]
+    assert not np.allclose(first, second)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e6])  # int32 and int64 packing
+def test_packed_integer_path_equals_the_float_path(scale):
+    # Integer columns are packed into one integer per document; adding a
+    # non-integer column forces the per-column float path with the same draws.
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 30, (4, 21)).astype(float) * scale
+    m = rng.integers(1, 60, (4, 21)).astype(float)
+    packed = resampled_sums([y, m], 300, 5)
+    floats = resampled_sums([y, m, m + 0.5], 300, 5)[:2]
+    assert np.array_equal(packed[0], floats[0]) and np.array_equal(packed[1], floats[1])
+
+
+def test_batches_cover_every_row(monkeypatch):
+    monkeypatch.setattr(rb, "CACHE_DRAWS", 500)  # forces many batches
+    x = np.broadcast_to(np.arange(1.0, 9.0), (7, 3, 8))  # leading shape (7, 3)
+    (out,) = resampled_sums([x], 64, np.random.default_rng(0))
+    assert out.shape == (7, 3, 64)
+    assert np.all(out >= 8) and np.all(out <= 64)  # 8 draws of values in [1, 8]
+
+
+def test_seeded_and_reproducible():
+    s = beta_binomial_sample(np.random.default_rng(6))
+    assert cluster_bootstrap(s, reps=300, rng=9) == cluster_bootstrap(s, reps=300, rng=9)
+    assert cluster_bootstrap(s, reps=300, rng=9) != cluster_bootstrap(s, reps=300, rng=10)
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_jackknife_closed_form_matches_leave_one_out(estimator):
+    s = beta_binomial_sample(np.random.default_rng(7), k=9)
+    rate = s.total / s.size
+    brute = [
+        (np.delete(s.total, i).sum() / np.delete(s.size, i).sum()) if estimator == "micro"
+        else np.delete(rate, i).mean()
+        for i in range(9)
+    ]
+    assert jackknife(s.total, s.size, estimator) == pytest.approx(brute)
+
+
+def test_sorted_quantile_matches_numpy_percentile():
+    rng = np.random.default_rng(8)
+    x = np.sort(rng.random((5, 101)), -1)
+    q = rng.random(5)
+    expected = [np.percentile(x[i], 100 * q[i]) for i in range(5)]
+    assert sorted_quantile(x, q) == pytest.approx(expected)
+    q[1] = np.nan
+    out = sorted_quantile(x, q)
+    assert np.isnan(out[1]) and np.isfinite(out[[0, 2, 3, 4]]).all()
+
+
+def test_batch_equals_leading_axes():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 10, (3, 15)).astype(float)
+    m = y + rng.integers(1, 10, (3, 15))
+    arr = bootstrap_arrays(y, m, reps=500, rng=0)
+    assert arr.se.shape == arr.lower_bca.shape == (3,)
+    assert np.all(arr.lower <= arr.upper) and np.all(arr.lower_bca <= arr.upper_bca)
+
+
+def test_degenerate_sample_gives_point_interval():
+    s = ClusterSample(np.array(["a", "b", "c"]), np.zeros(3), np.array([2, 5, 1]), np.zeros(3))
+    b = cluster_bootstrap(s, reps=100, rng=0)
+    assert b.se == 0 and b.ci == (0.0, 0.0) and b.ci_bca == (0.0, 0.0)
+
+
+def test_validation():
+    s = beta_binomial_sample(np.random.default_rng(10))
+    with pytest.raises(ValueError, match="at least 2 replicates"):
+        cluster_bootstrap(s, reps=1)
+    with pytest.raises(ValueError, match="at least 2 documents"):
+        cluster_bootstrap(s.subset([0]))
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_replicate_se_is_the_linearization_se_of_the_resample(estimator):
+    # Two documents: every resample is aa, bb (no spread: SE 0) or ab/ba, whose
+    # linearization SE is computed here by hand.
+    y, m = np.array([3.0, 1.0]), np.array([4.0, 5.0])
+    theta, se = rb.replicates(y, m, estimator=estimator, reps=400, rng=3)
+    if estimator == "micro":
+        p_ab = 4 / 9
+        se_ab = np.sqrt(2 / 1 * ((3 - p_ab * 4) ** 2 + (1 - p_ab * 5) ** 2) / 9**2)
+        expected = {(0.75, 0.0), (0.2, 0.0), (round(p_ab, 12), round(se_ab, 12))}
+    else:
+        r = np.array([0.75, 0.2])
+        expected = {(0.75, 0.0), (0.2, 0.0), (round(r.mean(), 12), round(np.sqrt(r.var(ddof=1) / 2), 12))}
+    seen = {(round(t, 12), round(s, 12)) for t, s in zip(theta, se)}
+    assert seen == expected
+
+
+def _studentized_by_hand(y, m, reps, level, rng):
+    """Brute force: resample document indices, recompute the ratio and its SE per replicate."""
+    k = y.size
+    idx = rng.integers(0, k, size=(reps, k))
+    yb, mb = y[idx], m[idx]
+    pb = yb.sum(1) / mb.sum(1)
+    seb = np.sqrt(k / (k - 1) * ((yb - pb[:, None] * mb) ** 2).sum(1)) / mb.sum(1)
+    p = y.sum() / m.sum()
+    se = np.sqrt(k / (k - 1) * ((y - p * m) ** 2).sum()) / m.sum()
+    t = ((pb - p) / seb)[seb > 0]
+    q_lo, q_hi = np.percentile(t, [50 * (1 - level), 50 * (1 + level)])
+    return p - q_hi * se, p - q_lo * se
+
+
+def test_studentized_interval_matches_brute_force():
+    s = beta_binomial_sample(np.random.default_rng(5), k=20)
+    ours = cluster_bootstrap(s, reps=40_000, rng=2).ci_t
+    hand = _studentized_by_hand(s.total, s.size.astype(float), 40_000, 0.95, np.random.default_rng(9))
+    assert ours == pytest.approx(hand, abs=0.006)
+    # and it is not the percentile interval under another name
+    assert ours != pytest.approx(cluster_bootstrap(s, reps=40_000, rng=2).ci, abs=1e-3)
+
+
+def test_columns_packed_into_several_words_equal_the_float_path():
+    # Five integer columns whose sums need more than 62 bits together: two words.
+    rng = np.random.default_rng(21)
+    y = rng.integers(0, 2_000, (3, 20)).astype(float)
+    m = rng.integers(1, 3_000, (3, 20)).astype(float)
+    cols = [y, m, y**2, y * m, m**2]
+    assert len(rb._packing([c.reshape(-1, 20) for c in cols], 20)) > 1
+    packed = resampled_sums(cols, 200, 8)
+    floats = resampled_sums([*cols, m + 0.5], 200, 8)[:5]
+    for a, b in zip(packed, floats):
+        assert np.array_equal(a, b)
+
+
+def test_studentized_can_be_skipped():
+    s = beta_binomial_sample(np.random.default_rng(2))
+    full = bootstrap_arrays(s.total, s.size, reps=300, rng=1)
+    lean = bootstrap_arrays(s.total, s.size, reps=300, rng=1, studentized=False)
+    assert np.isnan(lean.lower_t) and np.isfinite(full.lower_t) and full.lower_t < full.upper_t
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+def test_studentized_is_undefined_with_two_documents(estimator):
+    # K = 2: the resamples aa and bb have se* = 0 and ab / ba are the sample itself
+    # (t* = 0), so the t quantiles carry no information; a zero-width interval at
+    # the estimate would claim certainty the two documents do not give.
+    s = ClusterSample(np.array(["a", "b"]), np.array([3.0, 1.0]), np.array([4, 5]), np.array([3.0, 1.0]))
+    b = cluster_bootstrap(s, estimator=estimator, reps=500, rng=0)
+    assert np.isnan(b.ci_t).all()
+    assert b.ci[0] < b.ci[1]  # the percentile interval is still there
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bca_counts_resamples_of_the_sample_itself_as_ties(seed):
+    # Equal sizes: macro equals micro replicate by replicate (same draws), but macro
+    # sums float rates in resampling order, so a replicate that redraws the sample's
+    # own documents (~9% of them at K = 4) misses the estimate by an ulp.  Counted
+    # as ties, both give the same bias correction and the same BCa interval.
+    rng = np.random.default_rng(seed)
+    m = np.full(4, 7)
+    y = rng.binomial(m, 0.4).astype(float)
+    s = ClusterSample(np.arange(4).astype(str), y, m, y)
+    micro = cluster_bootstrap(s, estimator="micro", reps=2000, rng=3)
+    macro = cluster_bootstrap(s, estimator="macro", reps=2000, rng=3)
+    assert macro.ci_bca == pytest.approx(micro.ci_bca, rel=1e-9)

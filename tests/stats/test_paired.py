@@ -1,0 +1,81 @@
+"""Paired comparison against statsmodels, scipy's paired t and hand formulas."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from scipy import stats
+
+from ragunc.stats.paired import paired_comparison
+from ragunc.stats.sample import ClusterSample
+
+
+def two_configs(seed: int, k: int = 40, shift: float = 0.08):
+    """Same documents and chunks under two configs; b helps every document a little."""
+    rng = np.random.default_rng(seed)
+    size = rng.integers(1, 40, k)
+    rate = rng.beta(1, 3, k)
+    ya = [rng.random(m) < p for m, p in zip(size, rate)]
+    yb = [a | (rng.random(a.size) < shift) for a in ya]
+    def sample(ys, name):
+        tot = np.array([y.sum() for y in ys], dtype=float)
+        return ClusterSample(np.arange(k).astype(str), tot, size, tot, config=name)
+    return sample(ya, "a"), sample(yb, "b"), ya, yb
+
+
+def test_micro_paired_se_matches_statsmodels_on_chunk_differences():
+    a, b, ya, yb = two_configs(0)
+    diff = np.concatenate(yb).astype(float) - np.concatenate(ya)
+    groups = np.repeat(np.arange(a.n_docs), a.size)
+    fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    r = paired_comparison(a, b, boot=200, rng=0)
+    assert r.difference == pytest.approx(fit.params[0])
+    assert r.paired.se == pytest.approx(fit.bse[0])
+
+
+def test_macro_paired_se_is_the_paired_t_se():
+    a, b, _, _ = two_configs(1)
+    ra, rb = a.total / a.size, b.total / b.size
+    t = stats.ttest_rel(rb, ra)
+    r = paired_comparison(a, b, estimator="macro", boot=200, rng=0)
+    assert r.difference == pytest.approx((rb - ra).mean())
+    assert r.paired.se == pytest.approx(r.difference / t.statistic)
+
+
+def test_naive_is_the_unpaired_binomial():
+    a, b, _, _ = two_configs(2)
+    r = paired_comparison(a, b, boot=200, rng=0)
+    pa, pb = a.total.sum() / a.n_chunks, b.total.sum() / b.n_chunks
+    assert r.naive.se == pytest.approx(np.sqrt(pa * (1 - pa) / a.n_chunks + pb * (1 - pb) / b.n_chunks))
+    # pairing removes the shared document difficulty: far tighter than the unpaired chunks
+    assert r.paired.se < r.naive.se
+
+
+def test_bootstrap_agrees_with_linearization():
+    a, b, _, _ = two_configs(3, k=80)
+    r = paired_comparison(a, b, boot=4000, rng=0)
+    assert r.bootstrap.se == pytest.approx(r.paired.se, rel=0.12)
+    assert r.bootstrap.ci[0] < r.difference < r.bootstrap.ci[1]
+
+
+def test_identical_configs_have_no_paired_uncertainty():
+    a, _, _, _ = two_configs(4)
+    r = paired_comparison(a, a, boot=100, rng=0)
+    assert r.difference == 0 and r.paired.se == 0 and r.bootstrap.se == 0
+    assert r.naive.se > 0
+
+
+def test_only_shared_documents_count():
+    a, b, _, _ = two_configs(5, k=10)
+    b2 = b.subset(np.arange(3, 10))
+    extra = ClusterSample(np.array(["x", "y"]), np.array([1.0, 0.0]), np.array([2, 2]), np.array([1.0, 0.0]))
+    b3 = ClusterSample(
+        np.r_[b2.doc_id, extra.doc_id][::-1], np.r_[b2.total, extra.total][::-1],
+        np.r_[b2.size, extra.size][::-1], np.r_[b2.sumsq, extra.sumsq][::-1], config="b",
+    )
+    r = paired_comparison(a, b3, boot=100, rng=0)
+    assert (r.n_docs, r.dropped_a, r.dropped_b) == (7, 3, 2)
+    ref = paired_comparison(a.subset(np.arange(3, 10)), b2, boot=100, rng=0)
+    assert r.difference == pytest.approx(ref.difference) and r.paired.se == pytest.approx(ref.paired.se)
+    with pytest.raises(ValueError, match="share 0 document"):
+        paired_comparison(a, extra)

@@ -1,0 +1,63 @@
+"""Planning against the hand-computed three-document case and the closed form."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ragunc.stats.intervals import interval_report
+from ragunc.stats.planning import plan_documents
+from ragunc.stats.sample import ClusterSample
+
+# totals 1, 3, 0 over sizes 2, 4, 2: p = 1/2, residuals (Y - p m)/m_bar = (0, 1, -1) * 3/8
+HAND = ClusterSample(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]), np.array([1.0, 3.0, 0.0]))
+S2 = 2 * (3 / 8) ** 2 / 2  # sum of squared residuals / (K - 1)
+Z = stats.norm.ppf(0.975)
+
+
+def test_hand_case():
+    r = plan_documents(HAND, half_width=0.05)
+    assert r.doc_variance == pytest.approx(S2)
+    expected = math.ceil(Z**2 * S2 / 0.05**2)
+    assert r.docs_needed == expected
+    assert r.chunks_expected == pytest.approx(expected * 8 / 3)
+    assert r.naive_chunks_needed == math.ceil(Z**2 * 0.25 / 0.05**2)
+    i = np.searchsorted(r.k, expected)
+    assert r.curve_half_width[i] <= 0.05 < r.curve_half_width[i - 1]
+    assert r.curve_half_width[i] == pytest.approx(Z * np.sqrt(S2 / expected))
+    assert r.curve_naive_half_width[i] == pytest.approx(Z * np.sqrt(0.25 / (expected * 8 / 3)))
+
+
+def test_curve_at_the_sample_size_is_the_cluster_interval():
+    rng = np.random.default_rng(0)
+    size = rng.integers(1, 50, 30)
+    hits = rng.binomial(size, rng.beta(1, 3, 30)).astype(float)
+    s = ClusterSample(np.arange(30).astype(str), hits, size, hits)
+    for estimator in ("micro", "macro"):
+        r = plan_documents(s, half_width=0.02, estimator=estimator)
+        report = interval_report(s, estimator=estimator, boot=10, rng=0)
+        half = (report.cluster.ci[1] - report.cluster.ci[0]) / 2
+        assert r.curve_half_width[r.k == 30][0] == pytest.approx(half)
+
+
+@pytest.mark.parametrize("d", [60, 200, 1000])
+def test_fpc_makes_the_target_reachable_and_smallest(d):
+    s = HAND.with_population(d)
+    r = plan_documents(s, half_width=0.05, k_max=10_000)  # the curve stops at D
+    assert r.k[-1] == d and r.curve_half_width[-1] == 0
+    reached = r.k[r.curve_half_width <= 0.05]
+    assert r.docs_needed == max(2, reached.min())
+    assert r.docs_needed <= plan_documents(HAND, half_width=0.05).docs_needed
+
+
+def test_validation_and_contract():
+    with pytest.raises(ValueError, match="half_width must be > 0"):
+        plan_documents(HAND, half_width=0)
+    with pytest.raises(ValueError, match="at least 2 documents"):
+        plan_documents(HAND.subset([0]), half_width=0.1)
+    d = plan_documents(HAND, half_width=0.1, k_max=50).to_dict()
+    assert len(d["curve"]["k"]) == 50
+    for key in ("docs_needed", "chunks_expected", "naive_chunks_needed", "half_width", "level"):
+        assert key in d
