@@ -1,8 +1,7 @@
 """Plotly figure builders for the dashboard and the HTML report.
 
 Pure functions: results in, ``go.Figure`` out; nothing here computes a
-statistic (those come from ``ragunc.stats``
-).  Rates are drawn in percent and widths in percentage
+statistic (those come from ``ragunc.stats``).  Rates are drawn in percent and widths in percentage
 points.  Colours are Okabe–Ito (colour-blind safe) and no template or
 background is fixed, so the host's light or dark theme applies.
 """
