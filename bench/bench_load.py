@@ -1,4 +1,4 @@
-"""Load benchmark: a 10-million-row Parquet file through ``ragunc.io.load_results``.
+"""Load benchmark: a 10-million-row Parquet file through ``ragunc.load_results``.
 
 Target: <= 10 s and <= 1.5 GB peak RSS.  Each load runs in its own child
 process; its peak RSS is that child's ``ru_maxrss`` (``os.wait4``, the per-child
@@ -29,7 +29,7 @@ DOCS_PER_BLOCK = 40_000  # ~1M rows: generation memory stays small
 # Each child prints: wall seconds, CPU seconds (both of the load alone), rows, documents.
 RAGUNC_CHILD = """
 import resource, sys, time
-from ragunc.io import load_results
+from ragunc import load_results
 cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 start, start_cpu = time.perf_counter(), cpu()
 results = load_results(sys.argv[1])
