@@ -2,6 +2,6 @@
 embedded standard-library corpus with its pydoc-like renderer.  May import ``data``."""
 
 from .html import html_to_text
-from .loaders import load_corpus, load_csv, load_folder, load_jsonl
+from .loaders import load_corpus, load_csv, load_folder, load_jsonl, load_table
 from .model import Corpus, corpus_from_frame
 from .stdlib import build_stdlib_frame, stdlib_corpus

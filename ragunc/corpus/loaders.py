@@ -1,16 +1,17 @@
-"""Corpus loaders: a folder of .txt/.md/.html, JSON lines, CSV, or ``"stdlib"``."""
+"""Corpus loaders: a folder of .txt/.md/.html, a table file (JSON lines, CSV, TSV, Parquet), or ``"stdlib"``.
+
+Files are read by :mod:`ragunc.data.reader`, as every loader reads them; a corpus is
+lenient about encoding only: invalid UTF-8 becomes U+FFFD, with a warning and a count.
+"""
 from __future__ import annotations
 
-import gzip
-import io
-import json
 import os
 import warnings
-import zlib
 from pathlib import Path
 
 import pandas as pd
 
+from ..data.reader import DataError, infer_file_type, read_table, read_text
 from .html import html_to_text
 from .model import Corpus, corpus_from_frame
 from .stdlib import stdlib_corpus
@@ -19,7 +20,8 @@ TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
 
 
 def load_corpus(source: str | os.PathLike | Corpus | pd.DataFrame, **kwargs) -> Corpus:
-    """A corpus from ``"stdlib"``, a folder, a ``.jsonl`` or ``.csv`` file (``.gz`` allowed), or a frame."""
+    """A corpus from ``"stdlib"``, a folder, a ``.jsonl``, ``.csv``, ``.tsv`` or ``.parquet`` file (``.gz``
+    allowed), or a frame."""
     if isinstance(source, Corpus):
         return source
     if isinstance(source, pd.DataFrame):
@@ -31,26 +33,14 @@ def load_corpus(source: str | os.PathLike | Corpus | pd.DataFrame, **kwargs) -> 
         return load_folder(path)
     if not path.exists():
         raise FileNotFoundError(f"no corpus at {str(path)!r} (expected 'stdlib', a folder, .jsonl or .csv)")
-    name = path.name.lower().removesuffix(".gz")
-    if name.endswith((".jsonl", ".ndjson")):
-        return load_jsonl(path, **kwargs)
-    if name.endswith(".csv"):
-        return load_csv(path, **kwargs)
-    raise ValueError(f"{path}: unknown corpus format (expected a folder, .jsonl or .csv)")
-
-
-def _read_text(path: Path) -> tuple[str, bool]:
-    """File text as UTF-8; invalid bytes become U+FFFD and the flag says so."""
-    raw = path.read_bytes()
-    if path.suffix == ".gz":
-        try:
-            raw = gzip.decompress(raw)
-        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-            raise ValueError(f"{path}: not a readable gzip file ({exc})") from None
     try:
-        return raw.decode("utf-8-sig"), False
-    except UnicodeDecodeError:
-        return raw.decode("utf-8", errors="replace"), True
+        file_type = infer_file_type(path.name)
+    except DataError:
+        raise DataError(
+            f"{path}: unknown corpus format (expected a folder, .jsonl, .ndjson, .json, .csv, .tsv or .parquet, "
+            "optionally .gz)"
+        ) from None
+    return load_table(path, file_type, **kwargs)
 
 
 def _warn_replaced(paths: list[str]) -> None:
@@ -63,7 +53,6 @@ def _warn_replaced(paths: list[str]) -> None:
         )
 
 
-
 def load_folder(path: str | os.PathLike) -> Corpus:
     """Every ``.txt``/``.md``/``.html`` file under ``path`` (recursively) is a document.
 
@@ -73,10 +62,10 @@ def load_folder(path: str | os.PathLike) -> Corpus:
     root = Path(path)
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES)
     if not files:
-        raise ValueError(f"{root}: no {'/'.join(TEXT_SUFFIXES)} files in this folder")
+        raise DataError(f"{root}: no {'/'.join(TEXT_SUFFIXES)} files in this folder")
     rows, replaced = [], []
     for file in files:
-        text, bad = _read_text(file)
+        text, bad = read_text(file, replace_invalid=True)
         if bad:
             replaced.append(str(file))
         if file.suffix.lower() in (".html", ".htm"):
@@ -88,31 +77,19 @@ def load_folder(path: str | os.PathLike) -> Corpus:
     return corpus_from_frame(frame, source=str(root), n_decode_replaced=len(replaced))
 
 
+def load_table(path: str | os.PathLike, file_type: str | None = None, **columns) -> Corpus:
+    """A table file with columns ``doc_id, text[, doc_type]`` (or the names given): CSV, TSV, JSON lines, Parquet."""
+    table = read_table(path, file_type, replace_invalid=True)
+    if table.n_decode_replaced:
+        _warn_replaced([table.source])
+    return corpus_from_frame(table.frame, source=table.source, n_decode_replaced=table.n_decode_replaced, **columns)
+
+
 def load_jsonl(path: str | os.PathLike, **columns) -> Corpus:
     """JSON lines ``{"doc_id": ..., "text": ..., ["doc_type": ...]}``."""
-    file = Path(path)
-    text, bad = _read_text(file)
-    if bad:
-        _warn_replaced([str(file)])
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{file}: line {number} is not valid JSON ({exc.msg})") from None
-    return corpus_from_frame(pd.DataFrame.from_records(records), source=str(file),
-                             n_decode_replaced=int(bad), **columns)
+    return load_table(path, "jsonl", **columns)
 
 
 def load_csv(path: str | os.PathLike, **columns) -> Corpus:
-    """A CSV with columns ``doc_id, text[, doc_type]`` (or the names given)."""
-    file = Path(path)
-    text, bad = _read_text(file)
-    if bad:
-        _warn_replaced([str(file)])
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    return corpus_from_frame(frame, source=str(file), n_decode_replaced=int(bad), **columns)
-
-
+    """A CSV with columns ``doc_id, text[, doc_type]`` (or the names given); the delimiter is sniffed."""
+    return load_table(path, "csv", **columns)

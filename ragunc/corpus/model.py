@@ -4,8 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
 import pandas as pd
+
+from ..data.reader import DataError, rows_phrase
 
 
 @dataclass(frozen=True)
@@ -53,23 +54,22 @@ def corpus_from_frame(
     """Validate a frame of documents into a :class:`Corpus` (the one validation boundary).
 
     Blank texts are skipped and counted; a duplicate ``doc_id`` or fewer than two
-    remaining documents raise ``ValueError``. Missing ``doc_type`` becomes ``"default"``.
+    remaining documents raise :class:`~ragunc.data.DataError`. Missing ``doc_type`` becomes ``"default"``.
     """
     for column in (id_column, text_column):
         if column not in frame.columns:
-            raise ValueError(
+            raise DataError(
                 f"{source}: missing column {column!r} (columns are {list(map(str, frame.columns))})"
             )
     ids = frame[id_column]
     # CSV is read without NA parsing, so an empty id arrives as "" rather than NaN.
     blank = ids.isna().to_numpy() | (ids.astype(str).str.strip() == "").to_numpy()
     if blank.any():
-        rows = (np.flatnonzero(blank)[:5] + 1).tolist()
-        raise ValueError(f"{source}: column {id_column!r} is empty in data rows {rows}")
+        raise DataError(f"{source}: column {id_column!r} is empty in {rows_phrase(blank)}")
     ids = ids.astype(str)
     duplicated = ids[ids.duplicated()].unique()
     if len(duplicated):
-        raise ValueError(
+        raise DataError(
             f"{source}: duplicate doc_id {', '.join(map(repr, duplicated[:5]))}"
             + (f" and {len(duplicated) - 5} more" if len(duplicated) > 5 else "")
         )
@@ -83,7 +83,7 @@ def corpus_from_frame(
     else:
         types = pd.Series("default", index=frame.index)
     if int(keep.sum()) < 2:
-        raise ValueError(
+        raise DataError(
             f"{source}: a corpus needs at least two non-empty documents, got {int(keep.sum())}"
             f" ({n_empty} empty skipped)"
         )

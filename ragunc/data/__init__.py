@@ -1,10 +1,24 @@
 """The data contract: reading files, per-chunk results, runs and qrels, JSON serialisation.
 
 Owns the validation boundary: everything above it assumes clean arrays, and every bad
-input is a :class:`DataError` naming the column and the rows.  May import ``stats``
-(the per-document sample it builds) and nothing else of ragunc.
+input is a :class:`DataError` naming the file, the column and the rows.  One reader
+(:mod:`.reader`) says what every file is, for every loader and the dashboard's column
+peek alike.  May import ``stats`` (the per-document sample it builds) and nothing else of ragunc.
 """
 
-from .results import DataError, Results, infer_file_type, load_results, results_from_frame, write_results
+from .reader import DataError, FileFormat, Table, detect, peek_columns, read_table, rows_phrase
+from .results import (
+    Results,
+    infer_file_type,
+    load_results,
+    results_from_frame,
+    write_results,
+)
 from .runs import Qrels, Run, load_chunk_map, load_qrels, load_run, qrels_from_frame, query_groups, run_from_frame
 from .serialize import json_text, jsonable
+
+__all__ = [
+    "DataError", "FileFormat", "Qrels", "Results", "Run", "Table", "detect", "infer_file_type", "json_text", "jsonable",
+    "load_chunk_map", "load_qrels", "load_results", "load_run", "peek_columns", "qrels_from_frame", "query_groups",
+    "read_table", "results_from_frame", "rows_phrase", "run_from_frame", "write_results",
+]

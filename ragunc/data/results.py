@@ -1,7 +1,8 @@
-"""Load per-chunk results (CSV, Parquet, JSONL; optionally gzip) into per-document sufficient statistics.
+"""Load per-chunk results (CSV/TSV, Parquet, JSONL; optionally gzip) into per-document sufficient statistics.
 
 The one validation boundary of ragunc: everything downstream assumes clean arrays.
-Aggregation streams (DuckDB); rows are never all held in pandas.
+Aggregation streams (DuckDB); rows are never all held in pandas.  What a file is
+(kind, gzip, delimiter, header) comes from :mod:`.reader`, which DuckDB is then told.
 
 Data contract, one row per chunk: required ``doc_id`` and ``y`` (0/1 hit or a
 score in [0, 1]); optional ``chunk_id``, ``chunk_index`` (0-based position in
@@ -31,28 +32,14 @@ import numpy as np
 import pandas as pd
 
 from ..stats.sample import ClusterSample
+from .reader import SHOWN_ROWS, DataError, FileFormat, detect, infer_file_type, listing, rows_phrase, source_name
 
 REQUIRED = ("doc_id", "y")
 OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type")
-FILE_TYPES = ("csv", "parquet", "jsonl")
 DEFAULT_CONFIG = "default"
 
-_SUFFIXES = {
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",  # JSON lines or one array of records: DuckDB tells them apart
-}
-_SHOWN_ROWS = 5
 _MEMORY_LIMIT = "768MB"  # DuckDB spills beyond this: a 10M-row load peaks near 1 GB RSS, under the 1.5 GB target
 _ROW = "__ragunc_row"  # 1-based data-row number, only on the error path
-
-
-class DataError(ValueError):
-    """Bad input: the message names the column and the first offending rows (1-based data rows)."""
 
 
 @dataclass(frozen=True)
@@ -72,9 +59,9 @@ class Results:
         if config is None:
             if len(self.samples) == 1:
                 return next(iter(self.samples.values()))
-            raise DataError(f"{self.source} holds several configs ({_listing(self.configs)}); choose one of them")
+            raise DataError(f"{self.source} holds several configs ({listing(self.configs)}); choose one of them")
         if config not in self.samples:
-            raise DataError(f"config {config!r} is not in {self.source}; it holds {_listing(self.configs)}")
+            raise DataError(f"config {config!r} is not in {self.source}; it holds {listing(self.configs)}")
         return self.samples[config]
 
 
@@ -82,29 +69,23 @@ def load_results(
     source: str | os.PathLike | BinaryIO,
     *,
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
-    file_type: str | None = None,  # "csv" | "parquet" | "jsonl"; inferred from the name (.gz allowed) when None
+    file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
 ) -> Results:
     """Validate and aggregate a per-chunk results file into one :class:`ClusterSample` per config.
 
     ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
-    to a temporary file).  Raises :class:`DataError` on bad input and
-    ``FileNotFoundError`` when the path does not exist.
+    to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  Raises
+    :class:`DataError` on bad input and ``FileNotFoundError`` when the path does not exist.
     """
+    name = source_name(source)
+    fmt = detect(source, file_type)
     with ExitStack() as stack:
         if hasattr(source, "read"):
-            name = str(getattr(source, "name", "") or "<upload>")
-            kind = infer_file_type(name, file_type)
             path = stack.enter_context(_spooled(source, Path(name).name))
         else:
             path = Path(os.fspath(source))
-            name = str(path)
-            kind = infer_file_type(name, file_type)
-            if not path.is_file():
-                raise FileNotFoundError(f"no such file: {name}")
-        if path.stat().st_size == 0:
-            raise DataError(f"{name} is an empty file")
         con = stack.enter_context(_connection())
-        relation = _relation_sql(con, path, kind)
+        relation = _relation_sql(con, path, fmt)
         return _aggregate(con, relation, columns, name)
 
 
@@ -134,25 +115,6 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike, *, file_type: st
 
 
 # ---------------------------------------------------------------- sources
-
-
-def infer_file_type(name: str, file_type: str | None = None) -> str:
-    """"csv", "parquet" or "jsonl": ``file_type`` normalised, else from the name (``.gz`` allowed)."""
-    if file_type is not None:
-        kind = _SUFFIXES.get("." + file_type.lower().lstrip("."))
-        if kind is None:
-            raise DataError(f"unknown file type {file_type!r}; use one of {', '.join(FILE_TYPES)}")
-        return kind
-    suffixes = [s.lower() for s in Path(name).suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes.pop()
-    kind = _SUFFIXES.get(suffixes[-1]) if suffixes else None
-    if kind is None:
-        raise DataError(
-            f"unknown file type for {name!r}; name it .csv, .parquet, .jsonl, .ndjson or .json "
-            f"(optionally .gz), or pass file_type= one of {', '.join(FILE_TYPES)}"
-        )
-    return kind
 
 
 @contextmanager
@@ -189,16 +151,20 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _relation_sql(con: duckdb.DuckDBPyConnection, path: Path, kind: str) -> str:
-    with open(path, "rb") as fh:
-        gzipped = fh.read(2) == b"\x1f\x8b"
-    compression = "'gzip'" if gzipped else "'none'"
+def _relation_sql(con: duckdb.DuckDBPyConnection, path: Path, fmt: FileFormat) -> str:
+    compression = "'gzip'" if fmt.gzip else "'none'"
     where = _quote(str(path))
-    if kind == "parquet":
+    if fmt.kind == "parquet":
         return f"read_parquet({where})"
-    if kind == "csv":
-        # Text for every column: doc ids like "007" keep their zeros and y is parsed (and checked) by us.
-        return f"read_csv({where}, header = true, all_varchar = true, compression = {compression})"
+    if fmt.kind == "csv":
+        # The reader's delimiter and header, not DuckDB's own sniffing, so that the dashboard's
+        # peek and this load see the same columns.  Text for every column: doc ids like "007"
+        # keep their zeros and y is parsed (and checked) by us.
+        spec = ", ".join(f"{_quote(n)}: 'VARCHAR'" for n in fmt.header)
+        return (
+            f"read_csv({where}, header = true, auto_detect = false, delim = {_quote(fmt.delimiter)}, "
+            f"quote = '\"', escape = '\"', compression = {compression}, columns = {{{spec}}})"
+        )
     auto = f"read_json({where}, format = 'auto', compression = {compression})"
     names = _columns_of(con, auto, path)
     # As text, so a key holding mixed JSON types is still one column we check ourselves.
@@ -237,8 +203,8 @@ def _resolve_columns(present: dict[str, str], columns: dict[str, str] | None, na
     unknown = sorted(set(columns) - set(REQUIRED + OPTIONAL))
     if unknown:
         raise DataError(
-            f"columns= maps unknown contract name(s) {_listing(unknown)}; "
-            f"contract names are {_listing(REQUIRED + OPTIONAL)}"
+            f"columns= maps unknown contract name(s) {listing(unknown)}; "
+            f"contract names are {listing(REQUIRED + OPTIONAL)}"
         )
     resolved, missing = {}, []
     for contract in REQUIRED + OPTIONAL:
@@ -249,18 +215,12 @@ def _resolve_columns(present: dict[str, str], columns: dict[str, str] | None, na
             missing.append(f"{contract!r} (mapped to {wanted!r})")
         elif contract in REQUIRED:
             missing.append(repr(contract))
-    if missing and len(present) == 1 and any(sep in next(iter(present)) for sep in ",;\t|"):
-        # DuckDB's sniffer falls back to one column when rows disagree on their number of fields.
-        raise DataError(
-            f"{name}: the header was read as the single column {next(iter(present))!r}: the rows could not be "
-            "split into columns; does a row have more fields than the header (e.g. an unquoted comma in a value)?"
-        )
     if missing:
         hint = _mapping_hint([c for c in REQUIRED if c not in resolved], present)
         flags = " ".join(f"--column {shlex.quote(f'{contract}={column}')}" for contract, column in hint.items())
         raise DataError(
             f"{name}: missing column(s) {', '.join(missing)}; the file has columns "
-            f"{_listing(list(present))}. Map yours with columns=, e.g. columns={hint!r} (command line: {flags})"
+            f"{listing(list(present))}. Map yours with columns=, e.g. columns={hint!r} (command line: {flags})"
         )
     return resolved
 
@@ -513,7 +473,7 @@ def _raise_on_violations(con, relation, resolved, counts, name) -> None:
     found = [(key, contract, message) for key, contract, message in _CHECKS if counts.get(key)]
     selects = ", ".join(
         f"count(*) FILTER (WHERE {predicates.get(key, key)}), "
-        f"list({_ROW} ORDER BY {_ROW}) FILTER (WHERE {predicates.get(key, key)})[1:{_SHOWN_ROWS}]"
+        f"list({_ROW} ORDER BY {_ROW}) FILTER (WHERE {predicates.get(key, key)})[1:{SHOWN_ROWS}]"
         for key, *_ in found
     )
     located = con.execute(f"SELECT {selects} FROM ({ranked})").fetchone()
@@ -524,17 +484,6 @@ def _raise_on_violations(con, relation, resolved, counts, name) -> None:
         column = repr(contract)
         if resolved[contract] != contract:
             column += f" (file column {resolved[contract]!r})"
-        lines.append(f"column {column}: {message.format(n=n)}: {_rows_phrase(first, n)}")
+        lines.append(f"column {column}: {message.format(n=n)}: {rows_phrase(first, n)}")
     if lines:
         raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
-
-
-def _rows_phrase(first: list[int], n: int) -> str:
-    shown = ", ".join(str(r) for r in first)
-    if n > len(first):
-        return f"first rows {shown} (of {n})"
-    return f"row {shown}" if n == 1 else f"rows {shown}"
-
-
-def _listing(items) -> str:
-    return ", ".join(repr(i) for i in items)

@@ -1,24 +1,24 @@
-"""Load ranked runs and relevance judgments (qrels): CSV/JSONL (optionally gzip) or TREC formats.
+"""Load ranked runs and relevance judgments (qrels): delimited tables with a header, JSON, Parquet, or TREC.
 
 The validation boundary of the ranking metrics: a :class:`Run` holds, per query,
 its retrieved chunks in rank order with the document each chunk belongs to; a
 :class:`Qrels` holds graded judgments at document (and optionally chunk) level.
-Errors are ``ValueError`` naming the column and the first offending rows
-(1-based data rows of the file).
+Files are read by :mod:`.reader`: a TREC file is told from a table by its content
+(no header), whatever its suffix, or by ``file_type="trec"``.  Errors are
+:class:`DataError` naming the column and the first offending rows (1-based data rows
+of the file).
 """
 from __future__ import annotations
 
-import gzip
-import io
 import os
-import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 
-MAX_SHOWN = 5
+from .reader import SHOWN_ROWS, DataError, read_table, rows_phrase, source_name
+
 TREC_RUN_COLUMNS = ("query_id", "q0", "chunk_id", "rank", "score", "tag")
 TREC_QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
 
@@ -68,67 +68,10 @@ class Qrels:
 # -- reading ---------------------------------------------------------------------------------------------------
 
 
-def _name(source) -> str:
-    if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
-    return getattr(source, "name", None) or "<upload>"
-
-
-def _kind(source, file_type: str | None) -> str:
-    if file_type is not None:
-        if file_type not in ("csv", "jsonl", "trec"):
-            raise ValueError(f"file_type must be 'csv', 'jsonl' or 'trec', got {file_type!r}")
-        return file_type
-    name = _name(source).lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    if name.endswith(".csv"):
-        return "csv"
-    if name.endswith((".jsonl", ".json", ".ndjson")):
-        return "jsonl"
-    if name.endswith((".trec", ".run", ".txt", ".qrels", ".tsv")) or "." not in os.path.basename(name):
-        return "trec"
-    raise ValueError(f"{_name(source)}: cannot tell the format from the name; give file_type='csv', 'jsonl' or 'trec'")
-
-
-def _read_table(source, kind: str, trec_columns: tuple[str, ...]) -> pd.DataFrame:
-    """Everything as strings (ids must never become floats); numeric columns are parsed by the validators."""
-    name = _name(source)
-    compression = "gzip" if name.lower().endswith(".gz") else "infer"
-    if hasattr(source, "read"):
-        raw = source.read()
-        source = io.BytesIO(raw.encode() if isinstance(raw, str) else raw)
-        compression = "gzip" if raw[:2] in (b"\x1f\x8b",) else None
-    try:
-        if kind == "csv":
-            return pd.read_csv(source, dtype=str, compression=compression, keep_default_na=False, na_values=[""])
-        if kind == "jsonl":
-            return pd.read_json(source, lines=True, dtype=False, compression=compression)
-        frame = pd.read_csv(source, sep=r"\s+", header=None, dtype=str, compression=compression,
-                            keep_default_na=False)  # ids such as "NA" or "null" stay ids
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError,
-            gzip.BadGzipFile, EOFError, zlib.error) as exc:  # the last three: a broken or cut .gz
-        raise ValueError(f"{name}: cannot read as {kind}: {exc}") from None
-    if frame.shape[1] != len(trec_columns):
-        raise ValueError(
-            f"{name}: a TREC file has {len(trec_columns)} whitespace-separated columns "
-            f"({' '.join(trec_columns)}), found {frame.shape[1]}"
-        )
-    frame.columns = list(trec_columns)
-    return frame
-
-
-def _rows(mask: np.ndarray) -> str:
-    rows = np.flatnonzero(mask) + 1
-    shown = ", ".join(str(r) for r in rows[:MAX_SHOWN])
-    more = f" and {rows.size - MAX_SHOWN} more" if rows.size > MAX_SHOWN else ""
-    return f"row{'s' if rows.size > 1 else ''} {shown}{more}"
-
-
 def _require(frame: pd.DataFrame, columns: tuple[str, ...], name: str, hint: str = "") -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ValueError(
+        raise DataError(
             f"{name}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
             f"(found: {', '.join(map(str, frame.columns)) or 'none'}){hint}"
         )
@@ -138,14 +81,14 @@ def _no_blanks(frame: pd.DataFrame, columns: tuple[str, ...], name: str) -> None
     for col in columns:
         blank = frame[col].isna().to_numpy() | (frame[col].astype(str).str.strip() == "").to_numpy()
         if blank.any():
-            raise ValueError(f"{name}: column {col} is empty in {_rows(blank)}")
+            raise DataError(f"{name}: column {col} is empty in {rows_phrase(blank)}")
 
 
 def _numbers(frame: pd.DataFrame, col: str, name: str) -> np.ndarray:
     values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values)
     if bad.any():
-        raise ValueError(f"{name}: column {col} is not a number in {_rows(bad)}")
+        raise DataError(f"{name}: column {col} is not a number in {rows_phrase(bad)}")
     return values
 
 
@@ -161,12 +104,9 @@ def _query_attrs(frame: pd.DataFrame, used: tuple[str, ...]) -> pd.DataFrame:
 
 
 def load_chunk_map(source: str | os.PathLike | BinaryIO, *, file_type: str | None = None) -> dict[str, str]:
-    """A chunk -> document mapping from a CSV/JSONL file with columns ``chunk_id, doc_id``."""
-    name = _name(source)
-    kind = _kind(source, file_type)
-    if kind == "trec":
-        raise ValueError(f"{name}: a chunk map is CSV or JSONL with columns chunk_id, doc_id")
-    frame = _read_table(source, kind, ())
+    """A chunk -> document mapping from a table (CSV, TSV, JSONL, Parquet) with columns ``chunk_id, doc_id``."""
+    name = source_name(source)
+    frame = read_table(source, file_type).frame
     _require(frame, ("chunk_id", "doc_id"), name)
     _no_blanks(frame, ("chunk_id", "doc_id"), name)
     chunks = frame["chunk_id"].astype(str).to_numpy()
@@ -174,7 +114,7 @@ def load_chunk_map(source: str | os.PathLike | BinaryIO, *, file_type: str | Non
     first_doc = pd.Series(docs).groupby(chunks).transform("first").to_numpy()
     clash = first_doc != docs
     if clash.any():
-        raise ValueError(f"{name}: a chunk_id maps to two different doc_id values in {_rows(clash)}")
+        raise DataError(f"{name}: a chunk_id maps to two different doc_id values in {rows_phrase(clash)}")
     return dict(zip(chunks, docs))
 
 
@@ -182,8 +122,8 @@ def _map_chunks(chunks: np.ndarray, chunk_map: dict[str, str], name: str) -> np.
     docs = pd.Series(chunks).map(chunk_map)
     unknown = docs.isna().to_numpy()
     if unknown.any():
-        ids = ", ".join(pd.unique(chunks[unknown])[:MAX_SHOWN])
-        raise ValueError(f"{name}: chunk_id not in the chunk map ({ids}) in {_rows(unknown)}")
+        ids = ", ".join(pd.unique(chunks[unknown])[:SHOWN_ROWS])
+        raise DataError(f"{name}: chunk_id not in the chunk map ({ids}) in {rows_phrase(unknown)}")
     return docs.to_numpy(dtype=object).astype(str)
 
 
@@ -203,7 +143,7 @@ def run_from_frame(
     hint = "" if chunk_map is not None else "; without doc_id, give a chunk map (chunk_id -> doc_id)"
     _require(frame, ("query_id", "chunk_id"), name)
     if "rank" not in frame.columns and "score" not in frame.columns:
-        raise ValueError(f"{name}: missing column rank or score (one is needed to order the chunks)")
+        raise DataError(f"{name}: missing column rank or score (one is needed to order the chunks)")
     if chunk_map is None:
         _require(frame, ("doc_id",), name, hint)
     _no_blanks(frame, ("query_id", "chunk_id") + (() if chunk_map is not None else ("doc_id",)), name)
@@ -215,7 +155,7 @@ def run_from_frame(
             given = frame["doc_id"].astype(str).to_numpy()
             clash = frame["doc_id"].notna().to_numpy() & (given != docs)
             if clash.any():
-                raise ValueError(f"{name}: column doc_id disagrees with the chunk map in {_rows(clash)}")
+                raise DataError(f"{name}: column doc_id disagrees with the chunk map in {rows_phrase(clash)}")
     else:
         docs = frame["doc_id"].astype(str).to_numpy()
 
@@ -226,7 +166,7 @@ def run_from_frame(
         rank = _numbers(frame, "rank", name)
         bad = (rank != np.round(rank)) | (rank < 1)
         if bad.any():
-            raise ValueError(f"{name}: column rank must be a positive integer; not in {_rows(bad)}")
+            raise DataError(f"{name}: column rank must be a positive integer; not in {rows_phrase(bad)}")
         primary = rank
     else:
         primary = -score
@@ -242,10 +182,10 @@ def run_from_frame(
         what = "ties without ranks: equal score" if not has_rank else (
             "ties without scores: equal rank" if score is None else "equal rank and equal score"
         )
-        raise ValueError(f"{name}: {what} within a query in {_rows(tied)}; the order of these chunks is undefined")
+        raise DataError(f"{name}: {what} within a query in {rows_phrase(tied)}; the order of these chunks is undefined")
     dup = pd.DataFrame({"q": codes, "c": chunks}).duplicated(keep=False).to_numpy()
     if dup.any():
-        raise ValueError(f"{name}: the same chunk_id appears twice in one query's list in {_rows(dup)}")
+        raise DataError(f"{name}: the same chunk_id appears twice in one query's list in {rows_phrase(dup)}")
 
     qidx = codes[order].astype(np.int64)
     starts = np.searchsorted(qidx, np.arange(query_ids.size))
@@ -269,16 +209,16 @@ def load_run(
     chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
     file_type: str | None = None,
 ) -> Run:
-    """Load a run from CSV/JSONL (``query_id, rank|score, chunk_id, doc_id``) or TREC run format.
+    """Load a run from a table (``query_id, rank|score, chunk_id, doc_id``) or a TREC run file.
 
-    In TREC format (``qid Q0 docno rank score tag``) ``docno`` is the chunk id and the
-    document comes from ``chunk_map`` (a dict or a CSV/JSONL file ``chunk_id, doc_id``).
+    A TREC run (``qid Q0 docno rank score tag``, no header) is recognised by its content
+    whatever its suffix, or named by ``file_type="trec"``; ``docno`` is the chunk id and the
+    document comes from ``chunk_map`` (a dict or a table file ``chunk_id, doc_id``).
     """
     if chunk_map is not None and not isinstance(chunk_map, dict):
         chunk_map = load_chunk_map(chunk_map)
-    kind = _kind(source, file_type)
-    frame = _read_table(source, kind, TREC_RUN_COLUMNS)
-    return run_from_frame(frame, chunk_map=chunk_map, source=_name(source))
+    frame = read_table(source, file_type, trec_columns=TREC_RUN_COLUMNS).frame
+    return run_from_frame(frame, chunk_map=chunk_map, source=source_name(source))
 
 
 # -- qrels -----------------------------------------------------------------------------------------------------
@@ -295,7 +235,7 @@ def qrels_from_frame(
     frame = frame.reset_index(drop=True)
     _require(frame, ("query_id", "relevance"), name)
     if "doc_id" not in frame.columns and "chunk_id" not in frame.columns:
-        raise ValueError(f"{name}: missing column doc_id or chunk_id (which item each judgment is about)")
+        raise DataError(f"{name}: missing column doc_id or chunk_id (which item each judgment is about)")
     _no_blanks(frame, ("query_id",), name)
     relevance = _numbers(frame, "relevance", name)
     chunks = None
@@ -312,9 +252,9 @@ def qrels_from_frame(
     if need_map.any():
         no_chunk = need_map if chunks is None else need_map & (chunks == None)  # noqa: E711
         if no_chunk.any():
-            raise ValueError(f"{name}: neither doc_id nor chunk_id in {_rows(no_chunk)}")
+            raise DataError(f"{name}: neither doc_id nor chunk_id in {rows_phrase(no_chunk)}")
         if chunk_map is None:
-            raise ValueError(f"{name}: column doc_id is empty in {_rows(need_map)}; give a chunk map to derive it")
+            raise DataError(f"{name}: column doc_id is empty in {rows_phrase(need_map)}; give a chunk map to derive it")
         docs[need_map] = _map_chunks(chunks[need_map].astype(str), chunk_map, name)
     query = frame["query_id"].astype(str).to_numpy()
     # doc_id stays a candidate group column: in known-item qrels it is the question's source document.
@@ -337,12 +277,11 @@ def load_qrels(
     chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
     file_type: str | None = None,
 ) -> Qrels:
-    """Load judgments from CSV/JSONL or TREC qrels (``qid iter docno rel``; ``docno`` is a document id)."""
+    """Load judgments from a table or a TREC qrels file (``qid iter docno rel``, no header; ``docno`` a document id)."""
     if chunk_map is not None and not isinstance(chunk_map, dict):
         chunk_map = load_chunk_map(chunk_map)
-    kind = _kind(source, file_type)
-    frame = _read_table(source, kind, TREC_QRELS_COLUMNS)
-    return qrels_from_frame(frame, chunk_map=chunk_map, source=_name(source))
+    frame = read_table(source, file_type, trec_columns=TREC_QRELS_COLUMNS).frame
+    return qrels_from_frame(frame, chunk_map=chunk_map, source=source_name(source))
 
 
 def query_groups(run: Run, qrels: Qrels, column: str, query_id: np.ndarray) -> np.ndarray:
@@ -360,10 +299,10 @@ def query_groups(run: Run, qrels: Qrels, column: str, query_id: np.ndarray) -> n
             labels = attrs[column].reindex(query_id)
             missing = labels.isna().to_numpy()
             if (missing & judged).any():
-                ids = ", ".join(query_id[missing & judged][:MAX_SHOWN])
-                raise ValueError(f"group column {column!r} ({where}) has no value for queries {ids}")
+                ids = ", ".join(query_id[missing & judged][:SHOWN_ROWS])
+                raise DataError(f"group column {column!r} ({where}) has no value for queries {ids}")
             return np.where(missing, query_id, labels.astype(str).to_numpy())
-    raise ValueError(
+    raise DataError(
         f"group column {column!r} is not a column constant within each query of the qrels or the run "
         f"(qrels: {', '.join(qrels.query_attrs.columns) or 'none'}; run: {', '.join(run.query_attrs.columns) or 'none'})"
     )

@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from ..data.reader import DataError, read_table, rows_phrase
 
 SELECTIONS = ("popular", "discriminative", "random")
 
@@ -134,45 +135,42 @@ def simulate_known_item(
 
 def read_query_file(path: str | os.PathLike) -> pd.DataFrame:
     """A user's queries: ``query`` and relevant ``chunk_id`` (several separated by ``|``, or a
-    JSON list in JSONL), optional ``query_id``. CSV or JSONL (``.gz`` allowed).
+    JSON list in JSONL), optional ``query_id``. Any table file the reader knows: CSV, TSV, JSON
+    lines, Parquet (``.gz`` allowed).
 
     Returns ``query_id, query, chunk_ids`` (a list per row).
     """
-    file = Path(path)
-    name = file.name.lower().removesuffix(".gz")
-    if name.endswith((".jsonl", ".ndjson")):
-        frame = pd.read_json(file, lines=True, dtype=False)
-    elif name.endswith(".csv"):
-        frame = pd.read_csv(file, dtype=str, keep_default_na=False)
-    else:
-        raise ValueError(f"{file}: queries must be .csv or .jsonl")
+    table = read_table(path)
+    frame, file = table.frame, table.source
     id_column = next((c for c in ("chunk_id", "chunk_ids", "relevant") if c in frame.columns), None)
     if "query" not in frame.columns or id_column is None:
-        raise ValueError(
-            f"{file}: a queries file needs columns 'query' and 'chunk_id' (columns are {list(frame.columns)})"
+        raise DataError(
+            f"{file}: a queries file needs columns 'query' and 'chunk_id' (columns are {list(map(str, frame.columns))})"
         )
 
     def ids(value) -> list[str]:
-        if isinstance(value, (list, tuple)):
+        if isinstance(value, (list, tuple, np.ndarray)):  # a JSON (or Parquet) list
             return [str(v) for v in value]
+        if value is None or (isinstance(value, float) and np.isnan(value)):  # a blank field
+            return []
         if isinstance(value, str) and value.startswith("["):
             return [str(v) for v in json.loads(value)]
-        return [v for v in str(value).split("|") if v] if value is not None else []
+        return [v for v in str(value).split("|") if v]
 
     chunk_ids = [ids(v) for v in frame[id_column]]
-    empty = [i + 1 for i, c in enumerate(chunk_ids) if not c]
-    if empty:
-        raise ValueError(f"{file}: column {id_column!r} is empty in data rows {empty[:5]}")
-    blank = [i + 1 for i, q in enumerate(frame["query"].astype(str)) if not q.strip()]
-    if blank:
-        raise ValueError(f"{file}: column 'query' is empty in data rows {blank[:5]}")
+    empty = np.array([not c for c in chunk_ids], dtype=bool)
+    if empty.any():
+        raise DataError(f"{file}: column {id_column!r} is empty in {rows_phrase(empty)}")
+    queries = frame["query"].fillna("").astype(str)
+    blank = (queries.str.strip() == "").to_numpy()
+    if blank.any():
+        raise DataError(f"{file}: column 'query' is empty in {rows_phrase(blank)}")
     if "query_id" in frame.columns:
         query_ids = frame["query_id"].astype(str)
         # A repeated id would merge two queries' ranked lists in a --run file.
-        repeated = np.flatnonzero(query_ids.duplicated(keep=False).to_numpy()) + 1
-        if repeated.size:
-            raise ValueError(f"{file}: column 'query_id' repeats a value in data rows {repeated[:5].tolist()}")
+        repeated = query_ids.duplicated(keep=False).to_numpy()
+        if repeated.any():
+            raise DataError(f"{file}: column 'query_id' repeats a value in {rows_phrase(repeated)}")
     else:
         query_ids = [f"q{i}" for i in range(len(frame))]
-    return pd.DataFrame({"query_id": list(query_ids), "query": frame["query"].astype(str).tolist(),
-                         "chunk_ids": chunk_ids})
+    return pd.DataFrame({"query_id": list(query_ids), "query": queries.tolist(), "chunk_ids": chunk_ids})

@@ -64,7 +64,7 @@ def test_bad_chunk_size_and_extension(corpus_file, capsys):
 
 
 def test_unreadable_corpus_and_unwritable_out_are_one_line_errors(corpus_file, tmp_path, capsys):
-    (tmp_path / "docs.jsonl.gz").write_bytes(b"not gzip")
+    (tmp_path / "docs.jsonl.gz").write_bytes(b"\x1f\x8b not a deflate stream")  # gzip is told from these bytes
     assert main(["chunk-eval", str(tmp_path / "docs.jsonl.gz"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "docs.jsonl.gz: not a readable gzip file" in err and err.count("\n") == 1

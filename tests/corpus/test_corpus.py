@@ -67,14 +67,14 @@ def test_fewer_than_two_documents():
 
 def test_missing_doc_id_names_the_rows():
     frame = pd.DataFrame({"doc_id": ["a", None, "c", None], "text": list("wxyz")}, index=[10, 11, 12, 13])
-    with pytest.raises(ValueError, match=r"column 'doc_id' is empty in data rows \[2, 4\]"):
+    with pytest.raises(ValueError, match=r"column 'doc_id' is empty in rows 2, 4"):
         corpus_from_frame(frame)
 
 
 def test_blank_doc_id_in_a_csv_names_the_row(tmp_path):
     path = tmp_path / "docs.csv"
     path.write_text("doc_id,text\na,one two\n,three four\n  ,five six\nd,seven\n")
-    with pytest.raises(ValueError, match=r"column 'doc_id' is empty in data rows \[2, 3\]"):
+    with pytest.raises(ValueError, match=r"column 'doc_id' is empty in rows 2, 3"):
         load_corpus(path)
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ragunc.data import DataError
 from ragunc.data.runs import (
     load_chunk_map,
     load_qrels,
@@ -178,3 +179,57 @@ def test_queries_without_relevant_documents_need_no_group():
                                            "source": ["s", "s", None], "relevance": [1, 1, 0]}))
     groups = query_groups(run, qrels, "source", np.array(["q1", "q2", "q3", "q4"]))
     np.testing.assert_array_equal(groups, ["s", "s", "q3", "q4"])
+
+
+# ---------------------------------------------------------------- one meaning of .tsv; TREC from the content
+
+RUN_TABLE = "query_id\trank\tchunk_id\tdoc_id\nq1\t2\tb\tB\nq1\t1\ta\tA\nq2\t1\tc\tC\n"
+TREC_RUN = "q1 Q0 b 2 1.5 bm25\nq1 Q0 a 1 2.0 bm25\nq2 Q0 c 1 0.7 bm25\n"
+CHUNK_MAP = {"a": "A", "b": "B", "c": "C"}
+
+
+def test_a_tsv_run_with_a_header_is_a_table(tmp_path):
+    # A .tsv was taken for a TREC file: "a TREC file has 6 whitespace-separated columns ..., found 4".
+    (tmp_path / "run.tsv").write_text(RUN_TABLE)
+    run = load_run(tmp_path / "run.tsv")
+    assert run.to_frame().values.tolist() == [["q1", 1, "a", "A"], ["q1", 2, "b", "B"], ["q2", 1, "c", "C"]]
+    (tmp_path / "run.tsv.gz").write_bytes(gzip.compress(RUN_TABLE.encode()))
+    assert list(load_run(tmp_path / "run.tsv.gz").chunk_id) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("name", ["run.tsv", "run.txt", "run.run", "run"])
+def test_a_headerless_trec_run_is_found_by_its_content(tmp_path, name):
+    (tmp_path / name).write_text(TREC_RUN.replace(" ", "\t") if name.endswith(".tsv") else TREC_RUN)
+    run = load_run(tmp_path / name, chunk_map=CHUNK_MAP)
+    assert list(run.chunk_id) == ["a", "b", "c"] and list(run.doc_id) == ["A", "B", "C"]
+
+
+def test_trec_by_name_and_a_table_by_name(tmp_path):
+    (tmp_path / "run.csv").write_text(TREC_RUN)  # headerless content under a table's name
+    assert list(load_run(tmp_path / "run.csv", chunk_map=CHUNK_MAP).chunk_id) == ["a", "b", "c"]
+    assert list(load_run(tmp_path / "run.csv", chunk_map=CHUNK_MAP, file_type="trec").chunk_id) == ["a", "b", "c"]
+    with pytest.raises(DataError, match="missing columns query_id, chunk_id"):  # a table, as named
+        load_run(tmp_path / "run.csv", chunk_map=CHUNK_MAP, file_type="tsv")
+    with pytest.raises(DataError, match=r"unknown file type 'xml'; use one of csv, parquet, jsonl, trec"):
+        load_run(tmp_path / "run.csv", file_type="xml")
+
+
+@pytest.mark.parametrize("name", ["qrels.tsv", "qrels.txt", "qrels"])
+def test_trec_qrels_and_qrels_tables_under_any_text_name(tmp_path, name):
+    (tmp_path / name).write_text("q1\t0\tA\t2\nq1\t0\tB\t0\n")
+    qrels = load_qrels(tmp_path / name)
+    assert list(qrels.doc_id) == ["A", "B"] and qrels.relevance.tolist() == [2.0, 0.0]
+    (tmp_path / name).write_text("query_id\tdoc_id\trelevance\nq1\tA\t2\nq1\tB\t0\n")
+    assert list(load_qrels(tmp_path / name).doc_id) == ["A", "B"]
+
+
+def test_a_semicolon_run_and_a_pipe_chunk_map_are_read(tmp_path):
+    (tmp_path / "run.csv").write_text(RUN_TABLE.replace("\t", ";"))
+    (tmp_path / "map.csv").write_text("chunk_id|doc_id\na|A\nb|B\nc|C\n")
+    assert list(load_run(tmp_path / "run.csv", chunk_map=tmp_path / "map.csv").doc_id) == ["A", "B", "C"]
+
+
+def test_run_errors_are_data_errors_naming_the_rows(tmp_path):
+    (tmp_path / "run.csv").write_text("query_id,rank,chunk_id,doc_id\n" + "".join(f"q,x,c{i},D\n" for i in range(8)))
+    with pytest.raises(DataError, match=r"run\.csv: column rank is not a number in rows 1, 2, 3, 4, 5 and 3 more$"):
+        load_run(tmp_path / "run.csv")
