@@ -10,6 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from ragunc.data import RESULT_SUFFIXES, DataError
+
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 if str(PAGES_DIR) not in sys.path:
     sys.path.insert(0, str(PAGES_DIR))  # pages import the cache module as ``_cache``
@@ -36,7 +38,7 @@ OWN_DATA = {"ranking_metrics.py"}  # pages that read a run and qrels of their ow
 def _upload_source() -> _cache.DataSource | None:
     upload = st.file_uploader(
         "Per-chunk results (CSV, Parquet or JSONL; .gz allowed)",
-        type=["csv", "gz", "parquet", "jsonl", "ndjson", "json"],
+        type=list(RESULT_SUFFIXES),
         key="upload_file",
         help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required.",
     )
@@ -45,7 +47,10 @@ def _upload_source() -> _cache.DataSource | None:
         return None
     st.caption("An upload stays in this browser session: a shared link cannot carry the file itself.")
     data = upload.getvalue()
-    present = _cache.peek_columns(upload.name, data)
+    try:
+        present = _cache.peek_columns(upload.name, data)
+    except DataError:  # unreadable: the loader says why, in the words `ragunc interval` uses
+        return _cache.upload_source(upload.name, data)
     columns = {}
     missing = [name for name in REQUIRED if name not in present]
     with st.expander("Column mapping", expanded=bool(missing)):

@@ -11,10 +11,8 @@ pickling a copy on every rerun (that copy would eat the 100 ms budget at large D
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
-import json
 import math
 import time
 from collections import OrderedDict
@@ -24,13 +22,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 import streamlit as st
 
+from ragunc.data import reader
 from ragunc.data.results import (
     DataError,
     Results,
-    infer_file_type,
     load_results,
     results_from_frame,
 )
@@ -143,18 +140,8 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
 
 
 def peek_columns(name: str, data: bytes) -> list[str]:
-    """Column names of an upload, for the column-mapping step (reads the header only)."""
-    try:
-        kind = infer_file_type(name)  # the loader's own reading of the name, so both agree
-        raw = gzip.decompress(data) if name.lower().endswith(".gz") else data
-        if kind == "parquet":
-            return list(pq.read_schema(io.BytesIO(raw)).names)
-        if kind == "jsonl":
-            first = next((line for line in raw.splitlines() if line.strip()), b"{}")
-            return list(json.loads(first))
-        return [str(c) for c in pd.read_csv(io.BytesIO(raw), nrows=0).columns]
-    except (ValueError, OSError, pd.errors.ParserError):  # DataError (unknown type) is a ValueError
-        return []  # load_results names the problem when the file is read for real
+    """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable)."""
+    return reader.peek_columns(_named_buffer(name, data))
 
 
 def current_source() -> DataSource:

@@ -6,7 +6,7 @@ input is a :class:`DataError` naming the file, the column and the rows.  One rea
 peek alike.  May import ``stats`` (the per-document sample it builds) and nothing else of ragunc.
 """
 
-from .reader import DataError, FileFormat, Table, detect, peek_columns, read_table, rows_phrase
+from .reader import RESULT_SUFFIXES, DataError, FileFormat, Table, detect, peek_columns, read_table, rows_phrase
 from .results import (
     Results,
     infer_file_type,
@@ -18,7 +18,7 @@ from .runs import Qrels, Run, load_chunk_map, load_qrels, load_run, qrels_from_f
 from .serialize import json_text, jsonable
 
 __all__ = [
-    "DataError", "FileFormat", "Qrels", "Results", "Run", "Table", "detect", "infer_file_type", "json_text", "jsonable",
+    "RESULT_SUFFIXES", "DataError", "FileFormat", "Qrels", "Results", "Run", "Table", "detect", "infer_file_type", "json_text", "jsonable",
     "load_chunk_map", "load_qrels", "load_results", "load_run", "peek_columns", "qrels_from_frame", "query_groups",
     "read_table", "results_from_frame", "rows_phrase", "run_from_frame", "write_results",
 ]

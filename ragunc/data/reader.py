@@ -52,6 +52,7 @@ _SUFFIXES = {
     ".ndjson": "jsonl",
     ".json": "jsonl",
 }
+RESULT_SUFFIXES = (*(s.lstrip(".") for s in _SUFFIXES), "gz")  # a per-chunk results file's last suffix
 _TEXT_SUFFIXES = (".txt", ".run", ".trec", ".qrels", "")  # TREC or delimited text, told apart by the content
 _GZIP_MAGIC = b"\x1f\x8b"
 _PARQUET_MAGIC = b"PAR1"

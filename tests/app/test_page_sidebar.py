@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from apptools import APP, SMALL, app_test, chunk_rows, metric, upload
 
+from ragunc.data import DataError, load_results
+
 
 def test_default_load_opens_the_explorer_on_the_bundled_sample():
     at = app_test()
@@ -200,7 +202,45 @@ def test_peek_columns_reads_the_file_type_as_the_loader_does():
     buffer = io.BytesIO()
     pd.DataFrame({"doc_id": ["d"], "hit": [1]}).to_parquet(buffer)
     assert _cache.peek_columns("r.pq", buffer.getvalue()) == ["doc_id", "hit"]
-    assert _cache.peek_columns("r.xlsx", csv) == []  # the loader refuses it too, and says why
+    # ragunc's own peek: what the loader refuses, the peek refuses in the loader's words
+    with pytest.raises(DataError) as peeked:
+        _cache.peek_columns("r.xlsx", csv)
+    with pytest.raises(DataError) as loaded:
+        load_results(_cache._named_buffer("r.xlsx", csv))
+    assert str(peeked.value) == str(loaded.value) and "unknown file type for 'r.xlsx'" in str(peeked.value)
+
+
+@pytest.mark.parametrize("name, encode", [
+    ("semicolon.csv", lambda rows: rows.to_csv(index=False, sep=";").encode()),
+    ("tabs.tsv.gz", lambda rows: gzip.compress(rows.to_csv(index=False, sep="\t").encode())),
+    ("one_line.json", lambda rows: rows.to_json(orient="records").encode()),
+])
+def test_an_upload_the_library_reads_loads(name, encode):
+    # The peek used to split every header on commas (one column 'doc_id;chunk_id;y'), not inflate
+    # a .tsv.gz into tabs, and take a one-line JSON array for one record.
+    rows = chunk_rows(n_docs=30, seed=4)
+    data = encode(rows)
+    assert load_results(_cache_module()._named_buffer(name, data)).n_rows == len(rows)  # the library reads it
+    at = app_test(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value((name, data, "application/octet-stream"))
+    at.run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="map_y").options == ["(none)", "doc_id", "chunk_id", "y"]
+    assert at.sidebar.caption[-1].value.startswith(f"{name}: {len(rows):,} chunks")
+    assert at.slider(key="k").max == 30
+
+
+def test_an_upload_the_peek_cannot_read_shows_the_loaders_words_once():
+    at = app_test(source="upload")
+    data = b"\x1f\x8b not a deflate stream"
+    at.file_uploader(key="upload_file").set_value(("broken.csv.gz", data, "application/gzip"))
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    with pytest.raises(DataError) as loaded:
+        load_results(_cache_module()._named_buffer("broken.csv.gz", data))
+    assert error.value == f"Could not use broken.csv.gz: {str(loaded.value).removeprefix('broken.csv.gz: ')}"
+    assert "not a readable gzip file" in error.value
 
 
 @pytest.mark.parametrize("n_docs", [2, 3])
