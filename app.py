@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragunc.data import RESULT_SUFFIXES, DataError
+from ragunc.data import CONTRACT_COLUMNS, REQUIRED, RESULT_SUFFIXES, DataError, check_columns
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 if str(PAGES_DIR) not in sys.path:
@@ -23,8 +23,6 @@ SOURCES = {
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
-CONTRACT = ("doc_id", "y", "chunk_id", "chunk_index", "config", "doc_type")
-REQUIRED = ("doc_id", "y")
 UNMAPPED = "(none)"
 PAGES = (  # file in pages/, title, icon; the first is the default page
     ("uncertainty_explorer.py", "Uncertainty explorer", ":material/straighten:"),
@@ -52,10 +50,9 @@ def _upload_source() -> _cache.DataSource | None:
     except DataError:  # unreadable: the loader says why, in the words `ragunc interval` uses
         return _cache.upload_source(upload.name, data)
     columns = {}
-    missing = [name for name in REQUIRED if name not in present]
-    with st.expander("Column mapping", expanded=bool(missing)):
+    with st.expander("Column mapping", expanded=bool(check_columns(present).missing)):
         st.caption("Which column of your file holds each field of the data contract.")
-        for name in CONTRACT:
+        for name in CONTRACT_COLUMNS:
             options = [UNMAPPED, *present]
             default = name if name in present else UNMAPPED
             chosen = st.selectbox(
@@ -66,14 +63,11 @@ def _upload_source() -> _cache.DataSource | None:
             )
             if chosen != UNMAPPED and chosen != name:
                 columns[name] = chosen
-    unmapped = [name for name in REQUIRED if columns.get(name, name) not in present]
-    if present and unmapped:  # the header was read: say which field to map, in the app's own terms
-        fields = ", ".join(f"'{name}'" for name in unmapped)
+    check = check_columns(present, columns)
+    if check.missing:  # say which field to map, pointing to the mapping step rather than to columns=
         return _cache.DataSource(
             key="upload:unmapped", label=upload.name,
-            error=f"no column for {fields} (required); the file has columns "
-                  f"{', '.join(repr(col) for col in present)}. Choose the column that holds each under "
-                  f"“Column mapping” in the sidebar.",
+            error=f"{check.message}. Choose the column that holds each under “Column mapping” in the sidebar.",
         )
     return _cache.upload_source(upload.name, data, columns)
 

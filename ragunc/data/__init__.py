@@ -8,7 +8,12 @@ peek alike.  May import ``stats`` (the per-document sample it builds) and nothin
 
 from .reader import RESULT_SUFFIXES, DataError, FileFormat, Table, detect, peek_columns, read_table, rows_phrase
 from .results import (
+    CONTRACT_COLUMNS,
+    OPTIONAL,
+    REQUIRED,
+    ColumnCheck,
     Results,
+    check_columns,
     infer_file_type,
     load_results,
     results_from_frame,
@@ -18,7 +23,8 @@ from .runs import Qrels, Run, load_chunk_map, load_qrels, load_run, qrels_from_f
 from .serialize import json_text, jsonable
 
 __all__ = [
-    "RESULT_SUFFIXES", "DataError", "FileFormat", "Qrels", "Results", "Run", "Table", "detect", "infer_file_type", "json_text", "jsonable",
+    "CONTRACT_COLUMNS", "OPTIONAL", "REQUIRED", "RESULT_SUFFIXES", "ColumnCheck", "DataError", "FileFormat",
+    "Qrels", "Results", "Run", "Table", "check_columns", "detect", "infer_file_type", "json_text", "jsonable",
     "load_chunk_map", "load_qrels", "load_results", "load_run", "peek_columns", "qrels_from_frame", "query_groups",
     "read_table", "results_from_frame", "rows_phrase", "run_from_frame", "write_results",
 ]

@@ -6,7 +6,8 @@ Aggregation streams (DuckDB); rows are never all held in pandas.  What a file is
 
 Data contract, one row per chunk: required ``doc_id`` and ``y`` (0/1 hit or a
 score in [0, 1]); optional ``chunk_id``, ``chunk_index`` (0-based position in
-the document), ``config`` and ``doc_type``.
+the document), ``config`` and ``doc_type`` (:data:`REQUIRED`, :data:`OPTIONAL`;
+:func:`check_columns` says what a header lacks).
 
 Rows are aggregated once into per-(config, document) sums, counting every
 violation on the way; with ``chunk_index`` a window pass sorts each document's
@@ -36,6 +37,7 @@ from .reader import SHOWN_ROWS, DataError, FileFormat, detect, infer_file_type, 
 
 REQUIRED = ("doc_id", "y")
 OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type")
+CONTRACT_COLUMNS = REQUIRED + OPTIONAL
 DEFAULT_CONFIG = "default"
 
 _MEMORY_LIMIT = "768MB"  # DuckDB spills beyond this: a 10M-row load peaks near 1 GB RSS, under the 1.5 GB target
@@ -197,32 +199,61 @@ def _first_line(exc: Exception) -> str:
 # ---------------------------------------------------------------- columns
 
 
-def _resolve_columns(present: dict[str, str], columns: dict[str, str] | None, name: str) -> dict[str, str]:
-    """Contract name -> column in the source, for every contract column found."""
-    columns = dict(columns or {})
-    unknown = sorted(set(columns) - set(REQUIRED + OPTIONAL))
+@dataclass(frozen=True)
+class ColumnCheck:
+    """How a file's columns and a mapping meet the data contract (:func:`check_columns`)."""
+
+    header: tuple[str, ...]  # the file's columns
+    mapping: dict[str, str]  # contract name -> column in the file, as given
+    resolved: dict[str, str]  # contract name -> column in the file, for every contract field found
+    missing: tuple[str, ...]  # required fields without a column, and mapped fields whose column is not there
+
+    @property
+    def message(self) -> str:
+        """``"missing column(s) 'y' (mapped to 'hit'); the file has columns 'doc_id', 'score'"``; "" when complete."""
+        if not self.missing:
+            return ""
+        fields = ", ".join(
+            f"{field!r} (mapped to {self.mapping[field]!r})" if field in self.mapping else repr(field)
+            for field in self.missing
+        )
+        columns = f"has columns {listing(self.header)}" if self.header else "has no columns"
+        return f"missing column(s) {fields}; the file {columns}"
+
+
+def check_columns(header, columns: dict[str, str] | None = None) -> ColumnCheck:
+    """Which contract fields ``header`` (a file's column names) supplies under ``columns`` (field -> column).
+
+    The loader's own check, for a header read ahead of the load (the dashboard's
+    mapping step).  A mapping of a name outside the contract is a :class:`DataError`.
+    """
+    mapping = dict(columns or {})
+    unknown = sorted(set(mapping) - set(CONTRACT_COLUMNS))
     if unknown:
         raise DataError(
-            f"columns= maps unknown contract name(s) {listing(unknown)}; "
-            f"contract names are {listing(REQUIRED + OPTIONAL)}"
+            f"columns= maps unknown contract name(s) {listing(unknown)}; contract names are {listing(CONTRACT_COLUMNS)}"
         )
+    header = tuple(header)
     resolved, missing = {}, []
-    for contract in REQUIRED + OPTIONAL:
-        wanted = columns.get(contract, contract)
-        if wanted in present:
-            resolved[contract] = wanted
-        elif contract in columns:
-            missing.append(f"{contract!r} (mapped to {wanted!r})")
-        elif contract in REQUIRED:
-            missing.append(repr(contract))
-    if missing:
-        hint = _mapping_hint([c for c in REQUIRED if c not in resolved], present)
+    for field in CONTRACT_COLUMNS:
+        wanted = mapping.get(field, field)
+        if wanted in header:
+            resolved[field] = wanted
+        elif field in mapping or field in REQUIRED:
+            missing.append(field)
+    return ColumnCheck(header=header, mapping=mapping, resolved=resolved, missing=tuple(missing))
+
+
+def _resolve_columns(present: dict[str, str], columns: dict[str, str] | None, name: str) -> dict[str, str]:
+    """Contract name -> column in the source, for every contract column found."""
+    check = check_columns(present, columns)
+    if check.missing:
+        hint = _mapping_hint([c for c in REQUIRED if c not in check.resolved], present)
         flags = " ".join(f"--column {shlex.quote(f'{contract}={column}')}" for contract, column in hint.items())
         raise DataError(
-            f"{name}: missing column(s) {', '.join(missing)}; the file has columns "
-            f"{listing(list(present))}. Map yours with columns=, e.g. columns={hint!r} (command line: {flags})"
+            f"{name}: {check.message}. Map yours with columns=, e.g. columns={hint!r} (command line: {flags})"
         )
-    return resolved
+    return check.resolved
 
 
 _GUESSES = {

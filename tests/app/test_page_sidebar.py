@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from apptools import APP, SMALL, app_test, chunk_rows, metric, upload
 
-from ragunc.data import DataError, load_results
+from ragunc.data import DataError, check_columns, load_results
 
 
 def test_default_load_opens_the_explorer_on_the_bundled_sample():
@@ -75,6 +75,9 @@ def test_missing_column_error_points_to_the_mapping_step_once():
     text = error.value
     assert "'doc_id'" in text and "Column mapping" in text and "'doc'" in text
     assert "columns=" not in text and text.count("renamed.csv") == 1
+    # the library's own contract check, then the app's pointer to the mapping step
+    header = list(chunk_rows().rename(columns={"doc_id": "doc"}).columns)
+    assert text.startswith(f"Could not use renamed.csv: {check_columns(header).message}. Choose the column")
 
 
 def test_column_mapping_step_makes_an_upload_usable():

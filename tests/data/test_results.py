@@ -11,7 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragunc.data.results import (
+    CONTRACT_COLUMNS,
+    OPTIONAL,
+    REQUIRED,
     DataError,
+    check_columns,
     infer_file_type,
     load_results,
     results_from_frame,
@@ -328,6 +332,27 @@ def test_missing_required_column_lists_columns_and_suggests_a_mapping(tmp_path):
         load_results(path, columns={"doc_id": "document", "y": "hit1"})
     with pytest.raises(DataError, match=r"columns= maps unknown contract name\(s\) 'hit'"):
         load_results(path, columns={"hit": "hit1"})
+
+
+def test_the_contract_check_the_dashboard_asks_is_the_loaders(tmp_path):
+    header = ["doc", "hit1", "chunk_id"]
+    check = check_columns(header)
+    assert check.missing == ("doc_id", "y") and check.resolved == {"chunk_id": "chunk_id"}
+    assert check.message == "missing column(s) 'doc_id', 'y'; the file has columns 'doc', 'hit1', 'chunk_id'"
+    check = check_columns(header, {"doc_id": "doc", "y": "hit1", "chunk_index": "pos"})
+    assert check.missing == ("chunk_index",) and check.resolved == {"doc_id": "doc", "y": "hit1", "chunk_id": "chunk_id"}
+    assert check.message.startswith("missing column(s) 'chunk_index' (mapped to 'pos');")
+    complete = check_columns(header, {"doc_id": "doc", "y": "hit1"})
+    assert complete.missing == () and complete.message == ""
+    assert check_columns([]).message == "missing column(s) 'doc_id', 'y'; the file has no columns"
+    with pytest.raises(DataError, match=r"unknown contract name\(s\) 'hit'"):
+        check_columns(header, {"hit": "hit1"})
+    assert CONTRACT_COLUMNS == REQUIRED + OPTIONAL and REQUIRED == ("doc_id", "y")
+    # the loader says the same, then how to map from code and from the command line
+    (tmp_path / "r.csv").write_text("doc,hit1,chunk_id\na,1,0\nb,0,0\n")
+    with pytest.raises(DataError) as err:
+        load_results(tmp_path / "r.csv")
+    assert str(err.value).startswith(f"{tmp_path / 'r.csv'}: {check_columns(header).message}. Map yours with columns=")
 
 
 def test_empty_inputs(tmp_path):
