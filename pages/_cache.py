@@ -48,8 +48,8 @@ from ragunc.stats.coverage import CoverageResult, coverage_experiment, iid_contr
 from ragunc.stats.diagnostics import Diagnostics, diagnostics
 from ragunc.stats.intervals import IntervalReport, interval_report
 from ragunc.stats.paired import ComparisonResult, paired_comparison
-from ragunc.stats.planning import PlanResult, plan_documents
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.planning import PlanResult, plan_from_pilot
+from ragunc.stats.sample import ClusterSample, draw_sample
 from ragunc.stats.synthetic import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,8 +290,7 @@ def extra_configs(source: DataSource) -> dict[str, ClusterSample]:
 
 @st.cache_resource(show_spinner=False, max_entries=256)
 def _draw(source_key: str, config: str, k: int, seed: int, _population: ClusterSample) -> ClusterSample:
-    order = np.random.default_rng(seed).permutation(_population.n_docs)[:k]
-    return _population.subset(np.sort(order)).with_population(_population.n_docs)
+    return draw_sample(_population, k, rng=seed)
 
 
 def draw_documents(source: DataSource, population: ClusterSample, k: int, seed: int) -> ClusterSample:
@@ -339,8 +338,7 @@ def iid_population(source: DataSource, population: ClusterSample, seed: int) -> 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _plan(source_key: str, config: str, fpc: bool, half_width: float, estimator: str, level: float,
           _population: ClusterSample) -> PlanResult:
-    pilot = _population.with_population(_population.n_docs if fpc else None)
-    return plan_documents(pilot, half_width=half_width, estimator=estimator, level=level)
+    return plan_from_pilot(_population, half_width=half_width, whole_corpus=fpc, estimator=estimator, level=level)
 
 
 def plan(source: DataSource, population: ClusterSample, *, half_width: float, estimator: str, level: float,

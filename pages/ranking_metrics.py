@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ragunc.data import runs
 from ragunc.data.serialize import json_text
 from ragunc.present import ranking_figures
 from ragunc.ranking import metrics
-from ragunc.ranking import uncertainty as ranking
+from ragunc.ranking.metrics import ranked_list
+from ragunc.ranking.overview import ranking_overview
 
 SOURCES = {  # URL value -> label
     "sample": "Sample run (stdlib docs, 100-word chunks)",
@@ -22,6 +22,8 @@ NO_GROUP = "(none: every query is its own group)"
 UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv"]
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000)
+RANKED_LIST_HEADERS = {"chunk_rank": "chunk rank", "first_seen": "first time this document appears",
+                       "doc_rank": "document rank (first-seen order)"}
 METRIC_LABELS = {"recall": "Recall@k", "hit": "Hit@k", "precision": "Precision@k", "rr": "MRR@k", "ndcg": "nDCG@k",
                  "chunk_recall": "chunk Recall@k", "naive_sum": "naive per-chunk sum"}
 
@@ -91,7 +93,7 @@ if loaded is None:
     c.sync_url()
     st.stop()
 run, qrels, judged, default_group, default_k = loaded
-longest = int(judged.position.max(initial=0)) + 1
+longest = judged.longest_list
 
 with st.sidebar:
     st.header("Ranking metrics")
@@ -116,13 +118,13 @@ with st.sidebar:
 
 group_col = None if group_col == NO_GROUP else group_col
 try:
-    groups = runs.query_groups(run, qrels, group_col, judged.query_id) if group_col else None
-    report = ranking.recall_report(judged, k, order=order, groups=groups, group_col=group_col,
-                                   level=level, boot=boot, rng=int(seed))
+    overview = ranking_overview(run, qrels, judged, k, order=order, group_col=group_col,
+                                level=level, boot=boot, rng=int(seed))
 except ValueError as exc:
     st.error(str(exc))
     c.sync_url()
     st.stop()
+report = overview.recall
 
 tr, dt, naive = st.columns(3)
 tr.metric("truncate-dedup Recall@k", f"{report.recall_by_order[metrics.TRUNCATE_DEDUP]:.3f}",
@@ -154,16 +156,14 @@ st.markdown("DEFF (cluster variance / naive variance): "
 if report.n_groups >= 2:
     st.plotly_chart(ranking_figures.recall_interval_figure(report))
 
-st.plotly_chart(ranking_figures.order_curve_figure(ranking.recall_curve(judged, range(1, longest + 1)), k=k))
+st.plotly_chart(ranking_figures.order_curve_figure(overview.curve, k=k))
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
-per_query = metrics.metric_table(judged, k, order=order)
-means = {METRIC_LABELS.get(name, name): metrics.mean_defined(per_query[name].to_numpy(dtype=float))[0]
-         for name in per_query.columns.drop(["query_id", "n_relevant"])}  # excluded queries (NaN) left out
-st.dataframe(pd.DataFrame([means]), hide_index=True)
+st.dataframe(pd.DataFrame([{METRIC_LABELS.get(name, name): mean for name, mean in overview.metric_means.items()}]),
+             hide_index=True)
 
 st.subheader("Per query: where the orders differ, and why")
-table = metrics.order_differences(judged, k)
+table = overview.order_differences
 only = st.toggle("Only queries where the orders differ", key=c.bind("rk_only", True, parse=c.parse_bool))
 shown = table[table["differs"]] if only else table
 st.caption(f"{int(table['differs'].sum()):,} of {len(table):,} queries differ at k = {k}.")
@@ -172,19 +172,10 @@ if len(table):
     st.plotly_chart(ranking_figures.per_query_difference_figure(table))
     picks = list(shown["query_id"] if len(shown) else table["query_id"])
     pick = st.selectbox("Ranked list of one query", picks, key=c.bind("rk_query", picks[0], fix=c.one_of(picks, picks[0])))
-    q = int(np.flatnonzero(judged.query_id == pick)[0])
-    rows = judged.qidx == q
-    st.dataframe(pd.DataFrame({
-        "chunk rank": judged.position[rows] + 1,
-        "chunk_id": judged.chunk_id[rows],
-        "doc_id": judged.doc_id[rows],
-        "relevance": judged.doc_gain[rows],
-        "first time this document appears": judged.first_doc[rows],
-        "document rank (first-seen order)": judged.doc_rank[rows] + 1,
-    }), hide_index=True)
+    st.dataframe(ranked_list(judged, pick).rename(columns=RANKED_LIST_HEADERS), hide_index=True)
 
 st.subheader("Downloads")
-download = per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")
+download = overview.per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")
 left, right = st.columns(2)
 left.download_button("Per-query table (CSV)", download.to_csv(index=False), f"ranking_k{k}.csv", "text/csv")
 right.download_button("Report (JSON, as `ragunc recall --json`)",
