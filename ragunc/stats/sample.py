@@ -105,3 +105,8 @@ def draw_sample(population: ClusterSample, k: int, rng: np.random.Generator | in
         raise ValueError(f"k must be a whole number of documents from 1 to the population's {d}, got {k!r}")
     order = np.random.default_rng(rng).permutation(d)[:k]
     return population.subset(np.sort(order)).with_population(d)
+
+
+def document_rates(sample: ClusterSample) -> np.ndarray:
+    """Each document's rate: the mean of y over its chunks (its hit rate for 0/1 y)."""
+    return sample.total / sample.size

@@ -1,14 +1,16 @@
 """AppTest of the Uncertainty explorer page: K, B and chunk size move the figures; simulations are cached."""
 from __future__ import annotations
 
+import functools
 import json
-import sys
 from pathlib import Path
 
 import pytest
 from apptools import app_test, chunk_rows, metric, upload
 from streamlit.testing.v1 import AppTest
 
+import ragunc.stats.coverage
+from dashboard import cache
 from ragunc.data.results import results_from_frame
 from ragunc.stats.intervals import interval_report
 
@@ -98,10 +100,15 @@ def test_changing_chunk_size_changes_the_figures(two_configs):
 
 def test_plot_only_control_never_reruns_the_simulation(two_configs, monkeypatch):
     at, _ = two_configs
-    cache = sys.modules["_cache"]  # the module the running app imported
     calls = []
-    real = cache.coverage_experiment
-    monkeypatch.setattr(cache, "coverage_experiment", lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    real = ragunc.stats.coverage.coverage_experiment
+
+    @functools.wraps(real)  # the same name, so the same store of cached results
+    def counted(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ragunc.stats.coverage, "coverage_experiment", counted)
     at.slider(key="stack").set_value(40).run()
     assert not at.exception
     assert calls == []
@@ -171,7 +178,7 @@ def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(monk
     at = app_test(sim="0")
     if "Compute another size…" not in at.selectbox(key="config").options:
         pytest.skip("the bundled stdlib sample is not present")
-    monkeypatch.setattr(sys.modules["_cache"], "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
+    monkeypatch.setattr(cache, "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
     at.selectbox(key="config").set_value("Compute another size…").run()
     at.number_input(key="words").set_value(75).run()
     at.button[0].click().run()

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from apptools import APP, SMALL, app_test, chunk_rows, metric, upload
 
+from dashboard import cache, sources
+
 
 def test_default_load_opens_the_explorer_on_the_bundled_sample():
     at = app_test()
@@ -137,19 +139,9 @@ class _Container:
         return _Bar(self.log)
 
 
-def _cache_module():
-    import sys
-
-    sys.path.insert(0, str(Path(APP).parent / "pages"))
-    import _cache
-
-    return _cache
-
-
 def test_progress_bar_appears_only_for_work_expected_to_take_over_a_second():
-    _cache = _cache_module()
     quick = _Container()
-    progress = _cache._LazyProgress(quick, "sim")
+    progress = cache.LazyProgress(quick, "sim")
     progress.start -= 0.1  # 0.1 s for half the work: about 0.2 s in all
     progress(1, 2)
     progress(2, 2)
@@ -157,7 +149,7 @@ def test_progress_bar_appears_only_for_work_expected_to_take_over_a_second():
     assert quick.log == []
 
     slow = _Container()
-    progress = _cache._LazyProgress(slow, "sim")
+    progress = cache.LazyProgress(slow, "sim")
     progress.start -= 0.6  # 0.6 s for a quarter of the work: about 2.4 s in all
     progress(1, 4)
     progress(4, 4)
@@ -193,14 +185,13 @@ def test_a_control_keeps_its_value_across_pages_that_do_not_show_it():
 
 
 def test_peek_columns_reads_the_file_type_as_the_loader_does():
-    _cache = _cache_module()
     csv = b"doc_id,hit\nd,1\n"
-    assert _cache.peek_columns("R.CSV.GZ", gzip.compress(csv)) == ["doc_id", "hit"]
-    assert _cache.peek_columns("r.ndjson", b'\n{"doc_id": "d", "hit": 1}\n') == ["doc_id", "hit"]
+    assert sources.peek_columns("R.CSV.GZ", gzip.compress(csv)) == ["doc_id", "hit"]
+    assert sources.peek_columns("r.ndjson", b'\n{"doc_id": "d", "hit": 1}\n') == ["doc_id", "hit"]
     buffer = io.BytesIO()
     pd.DataFrame({"doc_id": ["d"], "hit": [1]}).to_parquet(buffer)
-    assert _cache.peek_columns("r.pq", buffer.getvalue()) == ["doc_id", "hit"]
-    assert _cache.peek_columns("r.xlsx", csv) == []  # the loader refuses it too, and says why
+    assert sources.peek_columns("r.pq", buffer.getvalue()) == ["doc_id", "hit"]
+    assert sources.peek_columns("r.xlsx", csv) == []  # the loader refuses it too, and says why
 
 
 @pytest.mark.parametrize("n_docs", [2, 3])

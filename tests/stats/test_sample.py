@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from ragunc.stats.intervals import interval_report
-from ragunc.stats.sample import ClusterSample, draw_sample
+from ragunc.stats.sample import ClusterSample, document_rates, draw_sample
 
 RNG = np.random.default_rng(3)
 SIZE = RNG.integers(1, 20, 10)
@@ -54,3 +54,9 @@ def test_a_census_drawn_this_way_has_no_sampling_error():
 def test_k_outside_the_population_is_refused_by_name(k):
     with pytest.raises(ValueError, match="k must be a whole number of documents from 1 to the population's 10"):
         draw_sample(POPULATION, k, rng=0)
+
+
+def test_document_rates_are_hits_over_chunks_per_document():
+    sample = ClusterSample(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]),
+                           np.array([1.0, 3.0, 0.0]))
+    np.testing.assert_array_equal(document_rates(sample), [0.5, 0.75, 0.0])
