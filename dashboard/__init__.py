@@ -8,6 +8,6 @@
 ``widgets``      controls shared by pages (confidence level, seed, K, estimator, config, B/R choices), page intro
 
 No statistics here: every number comes from ``ragunc``.  It is importable wherever app.py runs
-(``streamlit run app.py`` puts app.py's folder on ``sys.path``; the tests get it from pytest's
-``pythonpath``), so nothing edits ``sys.path``.
+(``streamlit run app.py`` puts app.py's folder on the import path; the tests get it from pytest's
+``pythonpath`` setting), so nothing in the app edits the import path.
 """
