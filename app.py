@@ -1,22 +1,25 @@
 """ragunc dashboard: router and the sidebar data source shared by every page.
 
-Run with ``streamlit run app.py``.  No statistics here: pages call ``ragunc``
-through ``pages/_cache.py``.
+Run with ``streamlit run app.py``.  No statistics here: the pages in ``pages/`` call ``ragunc``,
+with the support code of the ``dashboard`` package (data sources, cached calls, URL state, widgets).
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import streamlit as st
 
-from ragunc.data import CONTRACT_COLUMNS, REQUIRED, RESULT_SUFFIXES, DataError, check_columns
+from dashboard import sources
+from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
+from ragunc.data import (
+    CONTRACT_COLUMNS,
+    REQUIRED,
+    RESULT_SUFFIXES,
+    DataError,
+    check_columns,
+)
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
-if str(PAGES_DIR) not in sys.path:
-    sys.path.insert(0, str(PAGES_DIR))  # pages import the cache module as ``_cache``
-
-import _cache  # noqa: E402
 
 SOURCES = {
     "sample": "Bundled sample",
@@ -33,7 +36,7 @@ PAGES = (  # file in pages/, title, icon; the first is the default page
 OWN_DATA = {"ranking_metrics.py"}  # pages that read a run and qrels of their own, not the per-chunk source
 
 
-def _upload_source() -> _cache.DataSource | None:
+def _upload_source() -> sources.DataSource | None:
     upload = st.file_uploader(
         "Per-chunk results (CSV, Parquet or JSONL; .gz allowed)",
         type=list(RESULT_SUFFIXES),
@@ -46,9 +49,9 @@ def _upload_source() -> _cache.DataSource | None:
     st.caption("An upload stays in this browser session: a shared link cannot carry the file itself.")
     data = upload.getvalue()
     try:
-        present = _cache.peek_columns(upload.name, data)
+        present = sources.peek_columns(upload.name, data)
     except DataError:  # unreadable: the loader says why, in the words `ragunc interval` uses
-        return _cache.upload_source(upload.name, data)
+        return sources.upload_source(upload.name, data)
     columns = {}
     with st.expander("Column mapping", expanded=bool(check_columns(present).missing)):
         st.caption("Which column of your file holds each field of the data contract.")
@@ -65,38 +68,37 @@ def _upload_source() -> _cache.DataSource | None:
                 columns[name] = chosen
     check = check_columns(present, columns)
     if check.missing:  # say which field to map, pointing to the mapping step rather than to columns=
-        return _cache.DataSource(
+        return sources.DataSource(
             key="upload:unmapped", label=upload.name,
             error=f"{check.message}. Choose the column that holds each under “Column mapping” in the sidebar.",
         )
-    return _cache.upload_source(upload.name, data, columns)
+    return sources.upload_source(upload.name, data, columns)
 
 
-def _synthetic_source() -> _cache.DataSource:
-    c = _cache
+def _synthetic_source() -> sources.DataSource:
     n_docs = st.number_input(
         "Documents (D)", 10, 200_000, step=100,
-        key=c.bind("syn_docs", 1300, parse=int, fix=c.clamp(10, 200_000)),
+        key=bind("syn_docs", 1300, parse=int, fix=clamp(10, 200_000)),
     )
     mean_chunks = st.number_input(
         "Mean chunks per document", 1.0, 500.0, step=1.0,
-        key=c.bind("syn_chunks", 25.8, parse=float, fix=c.clamp(1.0, 500.0)),
+        key=bind("syn_chunks", 25.8, parse=float, fix=clamp(1.0, 500.0)),
     )
     size_cv = st.slider("Size CV (spread of document sizes)", 0.0, 3.0, step=0.05,
-                        key=c.bind("syn_cv", 0.8, parse=float, fix=c.clamp(0.0, 3.0)))
-    p = st.slider("Rate p", 0.01, 0.99, step=0.01, key=c.bind("syn_p", 0.18, parse=float, fix=c.clamp(0.01, 0.99)))
-    icc = st.slider("ICC", 0.0, 0.95, step=0.01, key=c.bind("syn_icc", 0.3, parse=float, fix=c.clamp(0.0, 0.95)))
+                        key=bind("syn_cv", 0.8, parse=float, fix=clamp(0.0, 3.0)))
+    p = st.slider("Rate p", 0.01, 0.99, step=0.01, key=bind("syn_p", 0.18, parse=float, fix=clamp(0.01, 0.99)))
+    icc = st.slider("ICC", 0.0, 0.95, step=0.01, key=bind("syn_icc", 0.3, parse=float, fix=clamp(0.0, 0.95)))
     autocorr = st.slider("Neighbour autocorrelation", 0.0, 0.95, step=0.01,
-                         key=c.bind("syn_ac", 0.17, parse=float, fix=c.clamp(0.0, 0.95)))
-    doc_types = st.number_input("Document types", 1, 20, key=c.bind("syn_types", 4, parse=int, fix=c.clamp(1, 20)))
-    seed = st.number_input("Seed", 0, 2**31 - 1, key=c.bind("syn_seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
-    return c.synthetic_source(
+                         key=bind("syn_ac", 0.17, parse=float, fix=clamp(0.0, 0.95)))
+    doc_types = st.number_input("Document types", 1, 20, key=bind("syn_types", 4, parse=int, fix=clamp(1, 20)))
+    seed = st.number_input("Seed", 0, 2**31 - 1, key=bind("syn_seed", 0, parse=int, fix=clamp(0, 2**31 - 1)))
+    return sources.synthetic_source(
         seed=int(seed), n_docs=int(n_docs), mean_chunks=float(mean_chunks), size_cv=float(size_cv),
         p=float(p), icc=float(icc), autocorr=float(autocorr), doc_types=int(doc_types),
     )
 
 
-def sidebar_source(*, used: bool = True) -> _cache.DataSource:
+def sidebar_source(*, used: bool = True) -> sources.DataSource:
     """The data source widgets; returns what was loaded (or the error to show).
 
     A page that does not use it still gets the widgets (hiding them would drop an
@@ -108,14 +110,14 @@ def sidebar_source(*, used: bool = True) -> _cache.DataSource:
                    "the other pages use it.")
     kind = st.radio(
         "Source", list(SOURCES), format_func=SOURCES.get,
-        key=_cache.bind("source", "sample", fix=_cache.one_of(SOURCES, "sample")),
+        key=bind("source", "sample", fix=one_of(SOURCES, "sample")),
     )
     source = None
     if kind == "upload":
         source = _upload_source()
     elif kind == "synthetic":
         source = _synthetic_source()
-    source = source or _cache.sample_source()
+    source = source or sources.sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area
             st.error(f"Could not use {source.label}: {source.error}")
@@ -129,7 +131,7 @@ def main() -> None:
     st.set_page_config(
         page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide"
     )
-    _cache.new_run()
+    new_run()
     pages = {
         name: st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES
@@ -137,9 +139,9 @@ def main() -> None:
     page = st.navigation(list(pages.values()))
     own_data = {pages[name].url_path for name in OWN_DATA}
     with st.sidebar:
-        st.session_state[_cache.SOURCE_STATE] = sidebar_source(used=page.url_path not in own_data)
+        st.session_state[sources.SOURCE_STATE] = sidebar_source(used=page.url_path not in own_data)
     page.run()
-    _cache.sync_url()
+    sync_url()
 
 
 main()

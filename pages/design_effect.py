@@ -1,24 +1,21 @@
 """Page "Design effect": DEFF against chunks per document, the ICC on the data, the iid control, two-stage sampling."""
 from __future__ import annotations
 
-import _cache
+import numpy as np
 import streamlit as st
 
+from dashboard import sources, widgets
+from dashboard.cache import cached
+from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
 from ragunc.present.summary import figures_html, json_text
-from ragunc.stats.diagnostics import k_over_rho
+from ragunc.stats.coverage import coverage_experiment, iid_control
+from ragunc.stats.diagnostics import diagnostics, k_over_rho
+from ragunc.stats.sample import document_rates
 
 REPS = (200, 500, 1000, 2000)
 BOOTS = (200, 500, 1000)
-LEVELS = (0.8, 0.9, 0.95, 0.99)
-
-c = _cache
-source, results = c.require_results()
-
-st.title("Design effect")
-with st.expander("What am I looking at?"):
-    st.markdown(
-        """
+EXPLANATION = """
 * **ICC (ρ)**: how alike two chunks of the same document are, on a 0–1 scale. Retrieval hits cluster:
   some documents are easy (many hits), others hopeless (none).
 * **DEFF**: the variance of the estimate under document sampling divided by the binomial variance.
@@ -29,43 +26,45 @@ with st.expander("What am I looking at?"):
   the naive binomial interval then covers as promised, which shows that the clustering is what breaks it.
 * **Two-stage sampling** keeps only a fraction of the chunks of each sampled document.
 """
-    )
+
+source, results = sources.require_results()
+widgets.page_intro("Design effect", EXPLANATION)
 
 with st.sidebar:
     st.header("Design effect")
     configs = list(results.configs)
-    config = st.selectbox("Chunk size (config)", configs, key=c.config_key(configs))
+    config = widgets.config_select("Chunk size (config)", configs)
     population = results.sample(config)
     n_docs = population.n_docs
-    k = c.k_slider(n_docs - 1, n_docs)
-    reps = st.select_slider("R: repetitions", REPS, key=c.bind("de_reps", 500, parse=int, fix=c.one_of(REPS, 500)))
-    boot = st.select_slider("B: bootstrap replicates", BOOTS,
-                            key=c.bind("de_boot", 200, parse=int, fix=c.one_of(BOOTS, 200)))
-    level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
-                             key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
-    seed = st.number_input("Seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
+    k = widgets.k_slider(n_docs - 1, n_docs)
+    reps = widgets.choice_slider("R: repetitions", REPS, key="de_reps", default=500)
+    boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="de_boot", default=200)
+    level = widgets.level_slider()
+    seed = widgets.seed_input()
     fraction = st.slider("Two-stage: share of each document's chunks kept", 0.05, 1.0, step=0.05,
-                         key=c.bind("fraction", 0.5, parse=float, fix=c.clamp(0.05, 1.0)))
+                         key=bind("fraction", 0.5, parse=float, fix=clamp(0.05, 1.0)))
 
-d = c.population_diagnostics(source, population)
+d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
 
 
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
 tiles = st.columns(6)
-tiles[0].metric("ICC (ρ)", c.number(d.icc, ".3f"), help="Intraclass correlation of chunks in a document (ANOVA).")
-tiles[1].metric("DEFF", c.number(d.deff, ".2f"), help="Measured: cluster variance / binomial variance.")
-tiles[2].metric("Kish DEFF", c.number(d.deff_kish, ".2f"),
+tiles[0].metric("ICC (ρ)", widgets.number(d.icc, ".3f"),
+                help="Intraclass correlation of chunks in a document (ANOVA).")
+tiles[1].metric("DEFF", widgets.number(d.deff, ".2f"), help="Measured: cluster variance / binomial variance.")
+tiles[2].metric("Kish DEFF", widgets.number(d.deff_kish, ".2f"),
                 help="1 + ((1 + CV²)·m̄ − 1)·ρ, for unequal document sizes.")
-tiles[3].metric("Chunks / doc", c.number(d.mean_size, ".1f"),
+tiles[3].metric("Chunks / doc", widgets.number(d.mean_size, ".1f"),
                 help=f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}.")
-tiles[4].metric("Neighbour corr.", c.number(d.lag1_autocorr, ".3f"),
+tiles[4].metric("Neighbour corr.", widgets.number(d.lag1_autocorr, ".3f"),
                 help="Lag-1 autocorrelation of within-document residuals of neighbouring chunks.")
-tiles[5].metric("doc_type share", c.number(d.doc_type_share, ".1%"),
+tiles[5].metric("doc_type share", widgets.number(d.doc_type_share, ".1%"),
                 help="Share of the variance of document rates explained by the document type.")
 
 observed = {
     name: (diag.mean_size, diag.deff)
-    for name, diag in ((n, c.population_diagnostics(source, results.sample(n))) for n in configs)
+    for name, diag in ((n, cached(diagnostics, results.sample(n), key=(source.key, n), estimator="micro"))
+                       for n in configs)
 }
 m_max = max(2 * max(m for m, _ in observed.values()), 20.0)
 exports = {"figures": {}, "results": {"diagnostics": d.to_dict()}}
@@ -74,20 +73,20 @@ exports["figures"]["deff"] = deff_fig
 st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
     f"With ρ = {d.icc:.3f}, {k} documents are worth at most "
-    f"**{c.number(float(k_over_rho(k, d.icc)), ',.0f')}** independent chunks (K/ρ), however finely "
+    f"**{widgets.number(float(k_over_rho(k, d.icc)), ',.0f')}** independent chunks (K/ρ), however finely "
     f"they are cut. Circles: the DEFF measured on each chunk size in the data (measured DEFF also "
     f"reflects unequal document sizes, which the curve ignores)."
 )
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:
-    shuffled = c.iid_population(source, population, seed)
-    d_iid = c.population_diagnostics(source, shuffled, variant=f"iid:{seed}")
+    shuffled = cached(iid_control, population, np.random.default_rng(seed), key=(source.key, config, seed))
+    d_iid = cached(diagnostics, shuffled, key=(source.key, config, "iid", seed), estimator="micro")
     left, right = st.columns([3, 2])
     left.plotly_chart(
         figures.document_rates_figure({
-            "documents as they are": population.total / population.size,
-            "iid control (hits shuffled across chunks)": shuffled.total / shuffled.size,
+            "documents as they are": document_rates(population),
+            "iid control (hits shuffled across chunks)": document_rates(shuffled),
         }),
         key="rates_chart",
     )
@@ -105,9 +104,10 @@ st.subheader(f"Coverage with and without the document structure (K = {k}, R = {r
 if k >= n_docs:
     st.info("K must be smaller than D to resample.")
 elif population.binary:
-    common = dict(k=k, reps=reps, boot=boot, estimator="micro", level=level, seed=seed)
-    real = c.coverage(source, population, label="Simulating the real design", **common)
-    iid = c.coverage(source, population, control="iid", label="Simulating the iid control", **common)
+    common = dict(key=(source.key, config), k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
+    real = cached(coverage_experiment, population, progress_label="Simulating the real design", **common)
+    iid = cached(coverage_experiment, population, control="iid", progress_label="Simulating the iid control",
+                 **common)
     iid_fig = figures.coverage_figure({"documents as they are": real, "iid control": iid})
     exports["figures"]["iid_control"] = iid_fig
     exports["results"].update(coverage=real.to_dict(), coverage_iid=iid.to_dict())
@@ -118,8 +118,8 @@ elif population.binary:
 
     st.subheader(f"Two-stage sampling: keep {fraction:.0%} of each sampled document's chunks")
     if fraction < 1.0:
-        two = c.coverage(source, population, two_stage_fraction=fraction, label="Simulating two-stage sampling",
-                         **common)
+        two = cached(coverage_experiment, population, two_stage_fraction=fraction,
+                     progress_label="Simulating two-stage sampling", **common)
         two_fig = figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two})
         exports["figures"]["two_stage"] = two_fig
         exports["results"]["coverage_two_stage"] = two.to_dict()
@@ -139,4 +139,4 @@ cols[0].download_button("Results (JSON)", lambda: json_text(exports["results"]),
                         mime="application/json", on_click="ignore")
 cols[1].download_button("Figures (HTML)", lambda: figures_html(exports["figures"], title="ragunc: design effect"),
                         file_name="ragunc_design_effect.html", mime="text/html", on_click="ignore")
-c.sync_url()
+sync_url()

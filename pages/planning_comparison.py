@@ -1,22 +1,18 @@
 """Page "Planning and comparison": documents needed for a target half-width; paired comparison of two configs."""
 from __future__ import annotations
 
-import _cache
 import streamlit as st
 
+from dashboard import sources, widgets
+from dashboard.cache import cached
+from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
 from ragunc.present import figures
 from ragunc.present.summary import figures_html, json_text
+from ragunc.stats.paired import paired_comparison
+from ragunc.stats.planning import plan_from_pilot
 
-LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000)
-
-c = _cache
-source, results = c.require_results()
-
-st.title("Planning and comparison")
-with st.expander("What am I looking at?"):
-    st.markdown(
-        """
+EXPLANATION = """
 * **Planning** uses the loaded data as a pilot: its per-document variance says how the cluster
   half-width shrinks as you judge more documents (K). The naive curve is what the binomial formula
   promises for the same number of chunks; it reaches any target far too early.
@@ -24,29 +20,30 @@ with st.expander("What am I looking at?"):
   document removes the documents' shared difficulty, so the paired cluster interval for the difference
   is honest, while the naive unpaired binomial interval treats every chunk of both runs as independent.
 """
-    )
+
+source, results = sources.require_results()
+widgets.page_intro("Planning and comparison", EXPLANATION)
 
 configs = list(results.configs)
 with st.sidebar:
     st.header("Planning and comparison")
-    config = st.selectbox("Pilot config", configs, key=c.config_key(configs))
-    estimator = st.radio("Estimator", ("micro", "macro"), horizontal=True,
-                         key=c.bind("estimator", "micro", fix=c.one_of(("micro", "macro"), "micro")))
-    level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
-                             key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
+    config = widgets.config_select("Pilot config", configs)
+    estimator = widgets.estimator_radio()
+    level = widgets.level_slider()
 
 # ---------------------------------------------------------------- planning
 st.subheader("How many documents for a target half-width?")
 population = results.sample(config)
 left, right = st.columns([1, 1])
 half_width = left.slider("Target half-width (± percentage points)", 0.25, 10.0, step=0.25,
-                         key=c.bind("hw", 2.0, parse=float, fix=c.clamp(0.25, 10.0)))
+                         key=bind("hw", 2.0, parse=float, fix=clamp(0.25, 10.0)))
 finite = right.toggle(
     f"The corpus is exactly these {population.n_docs:,} documents (finite-population correction)",
-    key=c.bind("fpc", False, parse=c.parse_bool),
+    key=bind("fpc", False, parse=parse_bool),
 )
 try:
-    plan = c.plan(source, population, half_width=half_width / 100, estimator=estimator, level=level, finite=finite)
+    plan = cached(plan_from_pilot, population, key=(source.key, config), half_width=half_width / 100,
+                  whole_corpus=finite, estimator=estimator, level=level)
 except ValueError as exc:
     st.error(str(exc))
 else:
@@ -79,19 +76,16 @@ if len(configs) < 2:
     st.info(f"The data hold one config ({configs[0]}); load data with several (e.g. the bundled chunk sizes).")
 else:
     cols = st.columns(4)
-    config_a = cols[0].selectbox("Config A", configs,
-                                 key=c.bind("cmp_a", configs[0], fix=c.one_of(configs, configs[0])))
-    config_b = cols[1].selectbox("Config B", configs,
-                                 key=c.bind("cmp_b", configs[1], fix=c.one_of(configs, configs[1])))
-    boot = cols[2].select_slider("B: bootstrap replicates", BOOTS,
-                                 key=c.bind("cmp_boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
-    seed = cols[3].number_input("Seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
+    config_a = cols[0].selectbox("Config A", configs, key=bind("cmp_a", configs[0], fix=one_of(configs, configs[0])))
+    config_b = cols[1].selectbox("Config B", configs, key=bind("cmp_b", configs[1], fix=one_of(configs, configs[1])))
+    boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="cmp_boot", default=1000, where=cols[2])
+    seed = widgets.seed_input(where=cols[3])
     if config_a == config_b:
         st.info("Pick two different configs.")
     else:
         try:
-            cmp = c.compare(source, results.sample(config_a), results.sample(config_b),
-                            estimator=estimator, level=level, boot=boot, seed=seed)
+            cmp = cached(paired_comparison, results.sample(config_a), results.sample(config_b),
+                         key=(source.key, config_a, config_b), estimator=estimator, level=level, boot=boot, rng=seed)
         except ValueError as exc:
             st.error(str(exc))
         else:
@@ -109,4 +103,4 @@ else:
             cols[1].download_button("Comparison figure (HTML)",
                                     lambda: figures_html([cmp_fig], title="ragunc: paired comparison"),
                                     file_name="ragunc_comparison.html", mime="text/html", on_click="ignore")
-c.sync_url()
+sync_url()

@@ -1,69 +1,28 @@
 """Page "Ranking metrics": document-level Recall@k that counts each document once, three orders side by side."""
 from __future__ import annotations
 
-import _cache
-import numpy as np
+import math
+
 import pandas as pd
 import streamlit as st
 
-from ragunc.data import runs
+from dashboard import run_sources, widgets
+from dashboard.cache import cached
+from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, sync_url
 from ragunc.data.serialize import json_text
 from ragunc.present import ranking_figures
 from ragunc.ranking import metrics
-from ragunc.ranking import uncertainty as ranking
+from ragunc.ranking.metrics import ranked_list
+from ragunc.ranking.overview import ranking_overview
 
-SOURCES = {  # URL value -> label
-    "sample": "Sample run (stdlib docs, 100-word chunks)",
-    "seed": "The seed's example (manual / faq)",
-    "upload": "Upload a run and qrels",
-}
 PER_SOURCE = ("rk_k", "rk_group")  # controls whose default depends on the run: reset when the source changes
 NO_GROUP = "(none: every query is its own group)"
-UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv"]
-LEVELS = (0.8, 0.9, 0.95, 0.99)
 BOOTS = (200, 500, 1000, 2000)
+RANKED_LIST_HEADERS = {"chunk_rank": "chunk rank", "first_seen": "first time this document appears",
+                       "doc_rank": "document rank (first-seen order)"}
 METRIC_LABELS = {"recall": "Recall@k", "hit": "Hit@k", "precision": "Precision@k", "rr": "MRR@k", "ndcg": "nDCG@k",
                  "chunk_recall": "chunk Recall@k", "naive_sum": "naive per-chunk sum"}
-
-# The seed's case (shared/seeds/002): hits manual, manual, manual, faq, terms; relevant {manual, faq}.
-SEED_RUN = pd.DataFrame({
-    "query_id": ["seed"] * 5, "rank": [1, 2, 3, 4, 5],
-    "chunk_id": ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"],
-    "doc_id": ["manual", "manual", "manual", "faq", "terms"],
-})
-SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
-
-
-def _load(source: str):
-    """(run, qrels, judged, default group column, default k), or None after showing why."""
-    if source == "seed":
-        return (*_cache.frames_run("seed", SEED_RUN, SEED_QRELS), None, 3)
-    if source == "sample":
-        if not _cache.has_sample_run():
-            st.info("The sample run is not bundled in this checkout yet; showing the seed's example instead.")
-            return (*_cache.frames_run("seed", SEED_RUN, SEED_QRELS), None, 3)
-        return (*_cache.sample_run(), "doc_id", 5)
-    left, middle, right = st.columns(3)
-    run_file = left.file_uploader("Run (query_id, rank or score, chunk_id, doc_id; or TREC run)", type=UPLOAD_TYPES)
-    qrels_file = middle.file_uploader("Qrels (query_id, doc_id/chunk_id, relevance; or TREC qrels)", type=UPLOAD_TYPES)
-    map_file = right.file_uploader("Chunk map (chunk_id, doc_id), optional", type=["csv", "gz", "jsonl", "json"])
-    if run_file is None or qrels_file is None:
-        st.info("Upload a run and its qrels to evaluate them.")
-        return None
-    data = (run_file.getvalue(), qrels_file.getvalue(), map_file.getvalue() if map_file else None)
-    names = (run_file.name, qrels_file.name, map_file.name if map_file else None)
-    try:
-        return (*_cache.uploaded_run(names, data), None, 5)
-    except ValueError as exc:
-        st.error(f"Cannot use this upload: {exc}")
-        return None
-
-
-st.title("Ranking metrics")
-st.caption("Document-level Recall@k that counts each document once, and how sure the mean over queries is.")
-with st.expander("What am I looking at?"):
-    st.markdown(
-        """
+EXPLANATION = """
 A run lists **chunks**; several chunks can come from the same document. Recall@k asks which **relevant documents**
 the top k chunks bring. Three ways to count them:
 
@@ -80,49 +39,46 @@ Queries generated from the same source document are not independent, so beside t
 independent draws) the **cluster** interval treats each group of queries as one sampling unit; **DEFF** is the ratio
 of the two variances.
 """
-    )
+UNDEFINED = "undefined (fewer than 2 groups)"
 
-c = _cache
-source = st.radio("Run and qrels", list(SOURCES), format_func=SOURCES.get, horizontal=True,
-                  key=c.bind("rk_source", "sample", fix=c.one_of(SOURCES, "sample")),
-                  on_change=c.forget, args=PER_SOURCE)
-loaded = _load(source)
+widgets.page_intro("Ranking metrics", EXPLANATION, caption=(
+    "Document-level Recall@k that counts each document once, and how sure the mean over queries is."))
+
+kind = st.radio("Run and qrels", list(run_sources.KINDS), format_func=run_sources.KINDS.get, horizontal=True,
+                key=bind("rk_source", "sample", fix=one_of(run_sources.KINDS, "sample")),
+                on_change=forget, args=PER_SOURCE)
+loaded = run_sources.load(kind)
 if loaded is None:
-    c.sync_url()
-    st.stop()
-run, qrels, judged, default_group, default_k = loaded
-longest = int(judged.position.max(initial=0)) + 1
+    stop()
+run, qrels, judged = loaded.run, loaded.qrels, loaded.judged
+longest = judged.longest_list
 
 with st.sidebar:
     st.header("Ranking metrics")
     k_max = max(longest, 2)
     k = st.slider("k: chunks retrieved", 1, k_max,
-                  key=c.bind("rk_k", min(default_k, longest), parse=int, fix=c.clamp(1, k_max)))
+                  key=bind("rk_k", min(loaded.default_k, longest), parse=int, fix=clamp(1, k_max)))
     order = st.radio("Order reported with intervals", metrics.ORDERS,
-                     key=c.bind("rk_order", metrics.TRUNCATE_DEDUP, fix=c.one_of(metrics.ORDERS, metrics.TRUNCATE_DEDUP)),
+                     key=bind("rk_order", metrics.TRUNCATE_DEDUP, fix=one_of(metrics.ORDERS, metrics.TRUNCATE_DEDUP)),
                      help="truncate-dedup is what a k-chunk context holds")
     candidates = list(dict.fromkeys([*qrels.query_attrs.columns, *run.query_attrs.columns]))
     options = [NO_GROUP, *candidates]
-    default = default_group if default_group in options else NO_GROUP
+    default = loaded.default_group if loaded.default_group in options else NO_GROUP
     group_col = st.selectbox(
-        "Group queries by", options, key=c.bind("rk_group", default, fix=c.one_of(options, default)),
+        "Group queries by", options, key=bind("rk_group", default, fix=one_of(options, default)),
         help="A column constant within each query, e.g. the source document a question was generated from.",
     )
-    level = st.select_slider("Confidence level", LEVELS, format_func="{:.0%}".format,
-                             key=c.bind("level", 0.95, parse=float, fix=c.one_of(LEVELS, 0.95)))
-    boot = st.select_slider("Bootstrap replicates", BOOTS,
-                            key=c.bind("rk_boot", 1000, parse=int, fix=c.one_of(BOOTS, 1000)))
-    seed = st.number_input("Bootstrap seed", 0, 2**31 - 1, key=c.bind("seed", 0, parse=int, fix=c.clamp(0, 2**31 - 1)))
+    level = widgets.level_slider()
+    boot = widgets.choice_slider("Bootstrap replicates", BOOTS, key="rk_boot", default=1000)
+    seed = widgets.seed_input("Bootstrap seed")
 
 group_col = None if group_col == NO_GROUP else group_col
 try:
-    groups = runs.query_groups(run, qrels, group_col, judged.query_id) if group_col else None
-    report = ranking.recall_report(judged, k, order=order, groups=groups, group_col=group_col,
-                                   level=level, boot=boot, rng=int(seed))
+    overview = cached(ranking_overview, run, qrels, judged, key=loaded.key, k=k, order=order, group_col=group_col,
+                      level=level, boot=boot, rng=seed)
 except ValueError as exc:
-    st.error(str(exc))
-    c.sync_url()
-    st.stop()
+    stop(str(exc))
+report = overview.recall
 
 tr, dt, naive = st.columns(3)
 tr.metric("truncate-dedup Recall@k", f"{report.recall_by_order[metrics.TRUNCATE_DEDUP]:.3f}",
@@ -140,54 +96,43 @@ st.markdown(
 
 def _interval_text(est) -> str:
     low, high = est.ci
-    return "undefined (fewer than 2 groups)" if np.isnan(est.se) else f"{low:.3f} – {high:.3f}"
+    return UNDEFINED if math.isnan(est.se) else f"{low:.3f} – {high:.3f}"
 
 
 st.subheader(f"{level:.0%} intervals for Recall@{k} ({order})")
 st.dataframe(pd.DataFrame({
     "interval": ["naive (queries independent)", "cluster (groups of queries)", "cluster bootstrap"],
-    "SE": [c.number(est.se, ".4f") for est in (report.naive, report.cluster, report.bootstrap)],
+    "SE": [widgets.number(est.se, ".4f") for est in (report.naive, report.cluster, report.bootstrap)],
     "CI": [_interval_text(report.naive), _interval_text(report.cluster), _interval_text(report.bootstrap)],
 }), hide_index=True)
 st.markdown("DEFF (cluster variance / naive variance): "
-            + ("undefined (fewer than 2 groups)" if np.isnan(report.deff) else f"**{report.deff:.2f}**"))
+            + (UNDEFINED if math.isnan(report.deff) else f"**{report.deff:.2f}**"))
 if report.n_groups >= 2:
     st.plotly_chart(ranking_figures.recall_interval_figure(report))
 
-st.plotly_chart(ranking_figures.order_curve_figure(ranking.recall_curve(judged, range(1, longest + 1)), k=k))
+st.plotly_chart(ranking_figures.order_curve_figure(overview.curve, k=k))
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
-per_query = metrics.metric_table(judged, k, order=order)
-means = {METRIC_LABELS.get(name, name): metrics.mean_defined(per_query[name].to_numpy(dtype=float))[0]
-         for name in per_query.columns.drop(["query_id", "n_relevant"])}  # excluded queries (NaN) left out
-st.dataframe(pd.DataFrame([means]), hide_index=True)
+st.dataframe(pd.DataFrame([{METRIC_LABELS.get(name, name): mean for name, mean in overview.metric_means.items()}]),
+             hide_index=True)
 
 st.subheader("Per query: where the orders differ, and why")
-table = metrics.order_differences(judged, k)
-only = st.toggle("Only queries where the orders differ", key=c.bind("rk_only", True, parse=c.parse_bool))
+table = overview.order_differences
+only = st.toggle("Only queries where the orders differ", key=bind("rk_only", True, parse=parse_bool))
 shown = table[table["differs"]] if only else table
 st.caption(f"{int(table['differs'].sum()):,} of {len(table):,} queries differ at k = {k}.")
 st.dataframe(shown, hide_index=True)
 if len(table):
     st.plotly_chart(ranking_figures.per_query_difference_figure(table))
     picks = list(shown["query_id"] if len(shown) else table["query_id"])
-    pick = st.selectbox("Ranked list of one query", picks, key=c.bind("rk_query", picks[0], fix=c.one_of(picks, picks[0])))
-    q = int(np.flatnonzero(judged.query_id == pick)[0])
-    rows = judged.qidx == q
-    st.dataframe(pd.DataFrame({
-        "chunk rank": judged.position[rows] + 1,
-        "chunk_id": judged.chunk_id[rows],
-        "doc_id": judged.doc_id[rows],
-        "relevance": judged.doc_gain[rows],
-        "first time this document appears": judged.first_doc[rows],
-        "document rank (first-seen order)": judged.doc_rank[rows] + 1,
-    }), hide_index=True)
+    pick = st.selectbox("Ranked list of one query", picks, key=bind("rk_query", picks[0], fix=one_of(picks, picks[0])))
+    st.dataframe(ranked_list(judged, pick).rename(columns=RANKED_LIST_HEADERS), hide_index=True)
 
 st.subheader("Downloads")
-download = per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")
+download = overview.per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")
 left, right = st.columns(2)
 left.download_button("Per-query table (CSV)", download.to_csv(index=False), f"ranking_k{k}.csv", "text/csv")
 right.download_button("Report (JSON, as `ragunc recall --json`)",
                       json_text(report.to_dict()),
                       f"recall_k{k}.json", "application/json")
-c.sync_url()
+sync_url()

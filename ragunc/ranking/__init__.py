@@ -1,5 +1,6 @@
 """Ranking: judged runs, document-level metrics (truncate, then deduplicate), and their uncertainty
 over grouped queries through the stats layer.  May import ``data`` and ``stats``."""
 
-from .metrics import ORDERS, TRUNCATE_DEDUP, DEDUP_TRUNCATE, JudgedRun, judge, metric_table, recall
+from .metrics import ORDERS, TRUNCATE_DEDUP, DEDUP_TRUNCATE, JudgedRun, judge, metric_table, ranked_list, recall
+from .overview import RankingOverview, ranking_overview
 from .uncertainty import RecallReport, compare_scores, recall_curve, recall_report

@@ -67,6 +67,11 @@ class JudgedRun:
     def n_queries(self) -> int:
         return int(self.query_id.size)
 
+    @property
+    def longest_list(self) -> int:
+        """Chunks in the longest result list (1 when no query retrieved anything, so k = 1 stays a cutoff)."""
+        return int(self.position.max(initial=0)) + 1
+
 
 def judge(run: Run, qrels: Qrels) -> JudgedRun:
     """Align ``run`` with ``qrels`` once; every metric below reads the result."""
@@ -281,3 +286,23 @@ def order_differences(j: JudgedRun, k: int) -> pd.DataFrame:
     table.loc[table["n_relevant"] == 0, "differs"] = False
     table["why"] = np.where(table["n_relevant"] == 0, "no relevant documents: excluded", why.to_numpy())
     return table
+
+
+def ranked_list(j: JudgedRun, query_id: str) -> pd.DataFrame:
+    """One query's result list, chunk by chunk: where each document is first seen and what it is worth.
+
+    Columns ``chunk_rank, chunk_id, doc_id, relevance, first_seen, doc_rank`` (ranks 1-based;
+    ``doc_rank`` in first-seen order of documents, the ranks dedup-truncate cuts at).
+    """
+    found = np.flatnonzero(j.query_id == str(query_id))
+    if not found.size:
+        raise ValueError(f"query {query_id!r} is not in the run or the qrels")
+    rows = j.qidx == found[0]
+    return pd.DataFrame({
+        "chunk_rank": j.position[rows] + 1,
+        "chunk_id": j.chunk_id[rows],
+        "doc_id": j.doc_id[rows],
+        "relevance": j.doc_gain[rows],
+        "first_seen": j.first_doc[rows],
+        "doc_rank": j.doc_rank[rows] + 1,
+    })

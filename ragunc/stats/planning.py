@@ -109,3 +109,25 @@ def plan_documents(
         mean_size=m_bar,
         population_docs=d,
     )
+
+
+def plan_from_pilot(
+    pilot: ClusterSample,
+    *,
+    half_width: float,
+    whole_corpus: bool = False,
+    estimator: str = "micro",
+    level: float = 0.95,
+    k_max: int | None = None,
+) -> PlanResult:
+    """:func:`plan_documents` with ``pilot`` as the pilot, for one of the two corpora a pilot can stand for.
+
+    ``whole_corpus=False``: a larger corpus like the pilot, whose size is not known, so no
+    finite-population correction (a ``population_docs`` the pilot carries is set aside).
+    ``whole_corpus=True``: the pilot's D documents are the whole corpus, so the plan
+    applies the correction 1 - K/D and never asks for more than D documents.
+    """
+    population_docs = pilot.n_docs if whole_corpus else None
+    return plan_documents(
+        pilot.with_population(population_docs), half_width=half_width, estimator=estimator, level=level, k_max=k_max
+    )

@@ -91,3 +91,22 @@ def require_documents(sample: ClusterSample, at_least: int = 2) -> None:
             f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}"
         )
 
+
+
+def draw_sample(population: ClusterSample, k: int, rng: np.random.Generator | int | None = None) -> ClusterSample:
+    """K of the population's D documents drawn without replacement, uniformly (seeded by ``rng``).
+
+    The population is the whole corpus of D documents, so the sample carries
+    ``population_docs = D`` and every interval on it applies the finite-population
+    correction 1 - K/D.  The documents keep the population's order.
+    """
+    d = population.n_docs
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
+        raise ValueError(f"k must be a whole number of documents from 1 to the population's {d}, got {k!r}")
+    order = np.random.default_rng(rng).permutation(d)[:k]
+    return population.subset(np.sort(order)).with_population(d)
+
+
+def document_rates(sample: ClusterSample) -> np.ndarray:
+    """Each document's rate: the mean of y over its chunks (its hit rate for 0/1 y)."""
+    return sample.total / sample.size

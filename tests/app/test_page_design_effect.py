@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from apptools import app_test, chunk_rows, metric, upload
 from streamlit.testing.v1 import AppTest
 
 from ragunc.data.results import results_from_frame
 from ragunc.stats.diagnostics import diagnostics
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "design_effect.py")
 FAST = {"de_reps": "200", "de_boot": "200"}
 
 
@@ -33,28 +29,25 @@ def _array(value) -> np.ndarray:
 
 
 @pytest.fixture()
-def page():
+def page(open_app, chunk_rows, upload, switch_page):
     frame = chunk_rows(n_docs=150, seed=11, configs={"100w": 1.0, "50w": 2.0})
-    at = upload(app_test(source="upload", config="100w", **FAST), frame)
-    at.switch_page(PAGE).run()
+    at = upload(open_app(source="upload", config="100w", **FAST), frame)
+    switch_page(at, "design_effect.py")
     return at, frame
 
 
-def test_page_loads_on_its_own_with_the_default_data():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for key, value in FAST.items():
-        at.query_params[key] = value
-    at.run()
+def test_page_loads_on_its_own_with_the_default_data(open_page):
+    at = open_page("design_effect.py", **FAST)
     assert not at.exception
     assert at.title[0].value == "Design effect"
 
 
-def test_tiles_are_the_population_diagnostics_and_the_curve_uses_its_icc(page):
+def test_tiles_are_the_population_diagnostics_and_the_curve_uses_its_icc(page, tile):
     at, frame = page
     assert not at.exception and not at.error
     d = diagnostics(results_from_frame(frame).sample("100w"))
-    assert metric(at, "ICC (ρ)") == f"{d.icc:.3f}"
-    assert metric(at, "DEFF") == f"{d.deff:.2f}"
+    assert tile(at, "ICC (ρ)") == f"{d.icc:.3f}"
+    assert tile(at, "DEFF") == f"{d.deff:.2f}"
     curve = _chart(at, "Effective n")
     m, deff = _array(curve["data"][0]["x"]), _array(curve["data"][0]["y"])
     np.testing.assert_allclose(deff, 1 + (m - 1) * d.icc, rtol=1e-9)
@@ -70,10 +63,10 @@ def test_moving_k_moves_the_ceiling(page):
     assert _chart(at, "Effective n")["layout"]["shapes"][0]["y0"] == pytest.approx(2 * ceiling)
 
 
-def test_iid_control_brings_the_variance_ratio_near_one(page):
+def test_iid_control_brings_the_variance_ratio_near_one(page, tile):
     at, _ = page
-    real = float(metric(at, "Variance ratio, real (empirical / binomial)"))
-    iid = float(metric(at, "Variance ratio, iid control"))
+    real = float(tile(at, "Variance ratio, real (empirical / binomial)"))
+    iid = float(tile(at, "Variance ratio, iid control"))
     assert real > 2.0 and 0.6 < iid < 1.6
     names = [t["name"] for t in _chart(at, "Coverage over")["data"]]
     assert names == ["documents as they are", "iid control"]
@@ -91,8 +84,8 @@ def test_two_stage_fraction_changes_the_comparison(page):
     assert any("below 100%" in i.value for i in at.info)
 
 
-def test_query_parameters_restore_the_design_view():
-    at = app_test("design_effect.py", source="synthetic", syn_docs="150", k="9", fraction="0.3", **FAST)
+def test_query_parameters_restore_the_design_view(open_app):
+    at = open_app("design_effect.py", source="synthetic", syn_docs="150", k="9", fraction="0.3", **FAST)
     assert not at.exception
     assert at.title[0].value == "Design effect"
     assert at.slider(key="k").value == 9

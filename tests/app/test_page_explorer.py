@@ -1,18 +1,19 @@
 """AppTest of the Uncertainty explorer page: K, B and chunk size move the figures; simulations are cached."""
 from __future__ import annotations
 
+import functools
 import json
-import sys
-from pathlib import Path
 
 import pytest
-from apptools import app_test, chunk_rows, metric, upload
 from streamlit.testing.v1 import AppTest
 
+import ragunc.corpus
+import ragunc.retrieval
+import ragunc.stats.coverage
+from dashboard import cache
 from ragunc.data.results import results_from_frame
 from ragunc.stats.intervals import interval_report
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "uncertainty_explorer.py")
 FAST = {"reps": "200", "boot": "200"}
 
 
@@ -33,42 +34,63 @@ def _bounds(spec: dict) -> dict[str, tuple[float, float]]:
 
 
 @pytest.fixture()
-def two_configs():
+def two_configs(open_app, chunk_rows, upload):
     """An app on an uploaded file holding two chunk sizes of the same 120 documents."""
     frame = chunk_rows(n_docs=120, seed=5, configs={"100w": 1.0, "50w": 2.0})
-    at = app_test(source="upload", config="100w", **FAST)
+    at = open_app(source="upload", config="100w", **FAST)
     return upload(at, frame), frame
 
 
-def test_page_loads_on_its_own_with_the_default_data():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for key, value in FAST.items():
-        at.query_params[key] = value
-    at.run()
+class _Pipeline:
+    """Stands in for the retrieval pipeline, which has its own tests: here only the page's wiring is under test.
+
+    Returns ``frame``, records ``(corpus, chunk_words)`` of every call and reports progress as it goes.
+    """
+
+    def __init__(self):
+        self.frame, self.calls = None, []
+
+    def __call__(self, corpus, *, chunk_words, progress=None, **options):
+        self.calls.append((corpus, chunk_words))
+        for done in range(1, 4):
+            progress(done, 3)
+        return self.frame
+
+
+@pytest.fixture()
+def pipeline(monkeypatch) -> _Pipeline:
+    stand_in = _Pipeline()
+    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(ragunc.retrieval, "chunk_eval", stand_in)
+    return stand_in
+
+
+def test_page_loads_on_its_own_with_the_default_data(open_page):
+    at = open_page("uncertainty_explorer.py", **FAST)
     assert not at.exception
     assert at.title[0].value == "Uncertainty explorer"
     assert len(at.get("plotly_chart")) == 4  # intervals, coverage, stacked, distribution
 
 
-def test_moving_k_changes_the_tiles_and_the_figures(two_configs):
+def test_moving_k_changes_the_tiles_and_the_figures(two_configs, tile):
     at, frame = two_configs
     assert not at.exception and not at.error
-    before_deff, before = metric(at, "DEFF"), _interval_chart(at)
+    before_deff, before = tile(at, "DEFF"), _interval_chart(at)
     at.slider(key="k").set_value(60).run()
     assert not at.exception
-    assert metric(at, "DEFF") != before_deff
+    assert tile(at, "DEFF") != before_deff
     after = _interval_chart(at)
     assert "60 documents" in after["layout"]["title"]["text"]
     assert _bounds(after) != _bounds(before)
 
 
-def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
+def test_tiles_and_intervals_are_the_librarys_numbers(two_configs, tile):
     at, frame = two_configs
     at.slider(key="k").set_value(120).run()  # K = D: the whole population, no sampling left to reproduce
     sample = results_from_frame(frame).sample("100w")
     expected = interval_report(sample.with_population(sample.n_docs), boot=200, rng=0)
-    assert metric(at, "DEFF") == f"{expected.diagnostics.deff:.2f}"
-    assert metric(at, "Chunks") == f"{expected.n_chunks:,}"
+    assert tile(at, "DEFF") == f"{expected.diagnostics.deff:.2f}"
+    assert tile(at, "Chunks") == f"{expected.n_chunks:,}"
     low, high = _bounds(_interval_chart(at))["Naive binomial (Wald)"]
     assert low == pytest.approx(100 * expected.naive.ci[0]) and high == pytest.approx(100 * expected.naive.ci[1])
     assert any("nothing to resample" in i.value for i in at.info)
@@ -84,24 +106,29 @@ def test_moving_b_changes_the_bootstrap_interval_only(two_configs):
     assert after["Cluster (linearization)"] == before["Cluster (linearization)"]
 
 
-def test_changing_chunk_size_changes_the_figures(two_configs):
+def test_changing_chunk_size_changes_the_figures(two_configs, tile):
     at, frame = two_configs
     assert at.selectbox(key="config").options == ["100w", "50w"]
-    chunks_100 = metric(at, "Chunks")
+    chunks_100 = tile(at, "Chunks")
     before = _interval_chart(at)
     at.selectbox(key="config").set_value("50w").run()
     assert not at.exception
-    assert metric(at, "Chunks") != chunks_100
+    assert tile(at, "Chunks") != chunks_100
     assert _bounds(_interval_chart(at)) != _bounds(before)
     assert at.query_params["config"] in ("50w", ["50w"])
 
 
 def test_plot_only_control_never_reruns_the_simulation(two_configs, monkeypatch):
     at, _ = two_configs
-    cache = sys.modules["_cache"]  # the module the running app imported
     calls = []
-    real = cache.coverage_experiment
-    monkeypatch.setattr(cache, "coverage_experiment", lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    real = ragunc.stats.coverage.coverage_experiment
+
+    @functools.wraps(real)  # the same name, so the same store of cached results
+    def counted(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ragunc.stats.coverage, "coverage_experiment", counted)
     at.slider(key="stack").set_value(40).run()
     assert not at.exception
     assert calls == []
@@ -128,26 +155,16 @@ def test_reading_updates_with_the_numbers(two_configs):
     assert next(m.value for m in at.markdown if "carry about as much information" in m.value) != reading
 
 
-def test_compute_another_chunk_size_adds_it_to_the_choices(monkeypatch):
-    import ragunc.corpus
-    import ragunc.retrieval
-
-    # The retrieval pipeline has its own tests; here only the page's wiring is under test.
-    frame = chunk_rows(n_docs=60, seed=9).assign(config="137w")
-    calls = []
-    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
-    monkeypatch.setattr(
-        ragunc.retrieval, "chunk_eval",
-        lambda corpus, *, chunk_words, progress=None, **kw: calls.append((corpus, chunk_words)) or frame,
-    )
-    at = app_test(sim="0")
+def test_compute_another_chunk_size_adds_it_to_the_choices(pipeline, chunk_rows, open_app):
+    pipeline.frame = chunk_rows(n_docs=60, seed=9).assign(config="137w")
+    at = open_app(sim="0")
     if "Compute another size…" not in at.selectbox(key="config").options:
         pytest.skip("the bundled stdlib sample is not present")
     at.selectbox(key="config").set_value("Compute another size…").run()
     at.number_input(key="words").set_value(137).run()
     at.button[0].click().run()
     assert not at.exception
-    assert calls == [("corpus", 137)]
+    assert pipeline.calls == [("corpus", 137)]
     assert at.selectbox(key="config").value == "137w"
     assert "137w" in at.selectbox(key="config").options
     assert at.slider(key="k").max == 60
@@ -155,23 +172,14 @@ def test_compute_another_chunk_size_adds_it_to_the_choices(monkeypatch):
     assert at.selectbox(key="config").value == "137w" and not at.exception
 
 
-def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(monkeypatch):
-    import ragunc.corpus
-    import ragunc.retrieval
-
-    frame = chunk_rows(n_docs=40, seed=4).assign(config="75w")
-
-    def slow_chunk_eval(corpus, *, chunk_words, progress=None, **kw):
-        for done in range(1, 4):
-            progress(done, 3)
-        return frame
-
-    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
-    monkeypatch.setattr(ragunc.retrieval, "chunk_eval", slow_chunk_eval)
-    at = app_test(sim="0")
+def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(
+    pipeline, chunk_rows, monkeypatch, open_app
+):
+    pipeline.frame = chunk_rows(n_docs=40, seed=4).assign(config="75w")
+    at = open_app(sim="0")
     if "Compute another size…" not in at.selectbox(key="config").options:
         pytest.skip("the bundled stdlib sample is not present")
-    monkeypatch.setattr(sys.modules["_cache"], "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
+    monkeypatch.setattr(cache, "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
     at.selectbox(key="config").set_value("Compute another size…").run()
     at.number_input(key="words").set_value(75).run()
     at.button[0].click().run()
@@ -181,21 +189,12 @@ def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(monk
     assert not at.exception and at.selectbox(key="config").value == "75w"
 
 
-def test_a_link_to_a_computed_size_computes_it_again(monkeypatch):
-    import ragunc.corpus
-    import ragunc.retrieval
-
-    frame = chunk_rows(n_docs=50, seed=5).assign(config="85w")
-    calls = []
-    monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
-    monkeypatch.setattr(
-        ragunc.retrieval, "chunk_eval",
-        lambda corpus, *, chunk_words, progress=None, **kw: calls.append(chunk_words) or frame,
-    )
-    at = app_test(sim="0", config="85w", k="17")
+def test_a_link_to_a_computed_size_computes_it_again(pipeline, chunk_rows, open_app):
+    pipeline.frame = chunk_rows(n_docs=50, seed=5).assign(config="85w")
+    at = open_app(sim="0", config="85w", k="17")
     if "Compute another size…" not in at.selectbox(key="config").options:
         pytest.skip("the bundled stdlib sample is not present")
     assert not at.exception
-    assert calls == [85]
+    assert [words for _, words in pipeline.calls] == [85]
     assert at.selectbox(key="config").value == "85w" and at.slider(key="k").value == 17
     assert at.slider(key="k").max == 50

@@ -2,61 +2,55 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from apptools import app_test, chunk_rows, metric, upload
-from streamlit.testing.v1 import AppTest
 
 from ragunc.data.results import results_from_frame
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_documents
 
-ROOT = Path(__file__).resolve().parents[2]
-PAGE = str(ROOT / "pages" / "planning_comparison.py")
-
 
 @pytest.fixture()
-def page():
+def page(open_app, chunk_rows, upload, switch_page):
     frame = chunk_rows(n_docs=100, seed=3, configs={"100w": 1.0, "50w": 2.0})
-    at = upload(app_test(source="upload", config="100w", sim="0"), frame)
-    at.switch_page(PAGE).run()
+    at = upload(open_app(source="upload", config="100w", sim="0"), frame)
+    switch_page(at, "planning_comparison.py")
     return at, results_from_frame(frame)
 
 
-def test_page_loads_on_its_own_with_the_default_data():
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+def test_page_loads_on_its_own_with_the_default_data(open_page):
+    at = open_page("planning_comparison.py")
     assert not at.exception
     assert at.title[0].value == "Planning and comparison"
 
 
-def test_documents_needed_follow_the_target(page):
+def test_documents_needed_follow_the_target(page, tile):
     at, results = page
     assert not at.exception and not at.error
     expected = plan_documents(results.sample("100w"), half_width=0.02)
-    assert metric(at, "Documents needed") == f"{expected.docs_needed:,}"
+    assert tile(at, "Documents needed") == f"{expected.docs_needed:,}"
     at.slider(key="hw").set_value(5.0).run()
     wider = plan_documents(results.sample("100w"), half_width=0.05)
-    assert metric(at, "Documents needed") == f"{wider.docs_needed:,}"
+    assert tile(at, "Documents needed") == f"{wider.docs_needed:,}"
     assert wider.docs_needed < expected.docs_needed
     at.toggle(key="fpc").set_value(True).run()
     finite = plan_documents(results.sample("100w").with_population(100), half_width=0.05)
-    assert metric(at, "Documents needed") == f"{finite.docs_needed:,}"
+    assert tile(at, "Documents needed") == f"{finite.docs_needed:,}"
 
 
-def test_paired_comparison_of_two_chunk_sizes(page):
+def test_paired_comparison_of_two_chunk_sizes(page, tile):
     at, results = page
     expected = paired_comparison(results.sample("100w"), results.sample("50w"), boot=1000, rng=0)
-    assert metric(at, "50w − 100w") == f"{100 * expected.difference:+.2f} pp"
-    assert metric(at, "± paired cluster (pp)") == f"{50 * (expected.paired.ci[1] - expected.paired.ci[0]):.2f}"
+    assert tile(at, "50w − 100w") == f"{100 * expected.difference:+.2f} pp"
+    assert tile(at, "± paired cluster (pp)") == f"{50 * (expected.paired.ci[1] - expected.paired.ci[0]):.2f}"
     spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "shared documents" in c.proto.spec)
     assert len(spec["data"]) == 3
     at.selectbox(key="cmp_b").set_value("100w").run()
     assert any("two different" in i.value for i in at.info)
 
 
-def test_query_parameters_restore_the_planning_view():
-    at = app_test("planning_comparison.py", source="synthetic", syn_docs="150", hw="3.5", level="0.9", fpc="1")
+def test_query_parameters_restore_the_planning_view(open_app):
+    at = open_app("planning_comparison.py", source="synthetic", syn_docs="150", hw="3.5", level="0.9", fpc="1")
     assert not at.exception
     assert at.slider(key="hw").value == 3.5
     assert at.select_slider(key="level").value == 0.9
@@ -64,10 +58,10 @@ def test_query_parameters_restore_the_planning_view():
     assert any("one config" in i.value for i in at.info)
 
 
-def test_a_plan_beyond_the_documents_in_the_data_points_to_the_finite_population_correction(page):
+def test_a_plan_beyond_the_documents_in_the_data_points_to_the_finite_population_correction(page, tile):
     at, results = page
     at.slider(key="hw").set_value(0.5).run()  # far more than the 100 documents uploaded
-    assert int(metric(at, "Documents needed").replace(",", "")) > 100
+    assert int(tile(at, "Documents needed").replace(",", "")) > 100
     assert any("more documents than the 100 in the data" in i.value for i in at.info)
     at.toggle(key="fpc").set_value(True).run()
     assert not any("more documents than" in i.value for i in at.info)

@@ -8,23 +8,19 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "ranking_metrics.py")
+PAGE = "ranking_metrics.py"
 SAMPLE_RUN = Path(__file__).resolve().parents[2] / "sample_data" / "stdlib_run_100w.csv.gz"
 SAMPLE_QRELS = SAMPLE_RUN.with_name("stdlib_qrels_100w.csv.gz")
 SEED = "seed"
 UPLOAD = "upload"
 
 
-def page() -> AppTest:
-    return AppTest.from_file(PAGE, default_timeout=90).run()
-
-
 def numbers(at: AppTest) -> list[str]:
     return [m.value for m in at.metric]
 
 
-def test_seed_example_shows_the_seed_numbers_and_moves_with_k():
-    at = page()
+def test_seed_example_shows_the_seed_numbers_and_moves_with_k(open_page):
+    at = open_page(PAGE)
     at.radio[0].set_value(SEED).run()
     assert not at.exception
     assert numbers(at) == ["0.500", "1.000", "1.500"]
@@ -41,8 +37,8 @@ def test_seed_example_shows_the_seed_numbers_and_moves_with_k():
     assert numbers(at) == ["0.500", "0.500", "0.500"]
 
 
-def test_upload_of_a_trec_qrels_and_csv_run():
-    at = page()
+def test_upload_of_a_trec_qrels_and_csv_run(open_page):
+    at = open_page(PAGE)
     at.radio[0].set_value(UPLOAD).run()
     assert any("Upload a run" in i.value for i in at.info)
     run = "query_id,score,chunk_id,doc_id\n" + "".join(
@@ -60,8 +56,8 @@ def test_upload_of_a_trec_qrels_and_csv_run():
     assert any("7 queries" in m.value and "0 excluded" in m.value for m in at.markdown)
 
 
-def test_bad_upload_is_an_error_naming_column_and_rows_not_a_traceback():
-    at = page()
+def test_bad_upload_is_an_error_naming_column_and_rows_not_a_traceback(open_page):
+    at = open_page(PAGE)
     at.radio[0].set_value(UPLOAD).run()
     at.file_uploader[0].set_value(("run.csv", b"query_id,rank,chunk_id,doc_id\nq,1,a,A\nq,1.5,b,B\n", "text/csv"))
     at.file_uploader[1].set_value(("qrels.csv", b"query_id,doc_id,relevance\nq,A,1\n", "text/csv"))
@@ -77,8 +73,8 @@ def seed_reference_recall(hits: list[str], relevant: set[str], k: int) -> float 
 
 
 @pytest.mark.skipif(not SAMPLE_RUN.is_file(), reason="sample run not built in this checkout")
-def test_sample_run_default_matches_an_independent_computation():
-    at = page()
+def test_sample_run_default_matches_an_independent_computation(open_page):
+    at = open_page(PAGE)
     assert not at.exception and not at.error
     run = pd.read_csv(SAMPLE_RUN, dtype={"query_id": str, "doc_id": str}).sort_values(["query_id", "rank"])
     qrels = pd.read_csv(SAMPLE_QRELS, dtype={"query_id": str, "doc_id": str})
@@ -96,25 +92,20 @@ def test_sample_run_default_matches_an_independent_computation():
     assert intervals["CI"].str.contains("–").all()
 
 
-def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here():
-    from apptools import app_test
-
-    at = app_test("ranking_metrics.py")
+def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here(open_app):
+    at = open_app(PAGE)
     assert not at.exception
     assert at.title[0].value == "Ranking metrics"
     assert any("not this per-chunk source" in c.value for c in at.sidebar.caption)
     at.main.radio[0].set_value(SEED).run()
     assert not at.exception
     assert numbers(at) == ["0.500", "1.000", "1.500"]
-    explorer = app_test()
+    explorer = open_app()
     assert not any("not this per-chunk source" in c.value for c in explorer.sidebar.caption)
 
 
-def test_a_link_restores_the_ranking_view_and_the_url_follows_the_controls():
-    at = AppTest.from_file(PAGE, default_timeout=90)
-    for key, value in {"rk_source": "seed", "rk_k": "4", "level": "0.9", "rk_order": "dedup-truncate"}.items():
-        at.query_params[key] = value
-    at.run()
+def test_a_link_restores_the_ranking_view_and_the_url_follows_the_controls(open_page):
+    at = open_page(PAGE, rk_source="seed", rk_k="4", level="0.9", rk_order="dedup-truncate")
     assert not at.exception
     assert at.sidebar.slider[0].value == 4
     assert numbers(at) == ["1.000", "1.000", "2.000"]
@@ -123,16 +114,16 @@ def test_a_link_restores_the_ranking_view_and_the_url_follows_the_controls():
     assert at.query_params["rk_k"] == "2" and at.query_params["rk_source"] == "seed"
 
 
-def test_switching_the_run_resets_k_to_that_runs_default():
-    at = page()
+def test_switching_the_run_resets_k_to_that_runs_default(open_page):
+    at = open_page(PAGE)
     at.sidebar.slider[0].set_value(9).run()
     at.radio[0].set_value(SEED).run()
     assert at.sidebar.slider[0].value == 3  # the seed's k, not the sample run's 9 clamped to 5
     assert numbers(at) == ["0.500", "1.000", "1.500"]
 
 
-def test_other_metrics_are_means_over_queries_with_relevant_documents():
-    at = page()
+def test_other_metrics_are_means_over_queries_with_relevant_documents(open_page):
+    at = open_page(PAGE)
     at.radio[0].set_value(SEED).run()
     means = at.dataframe[1].value.iloc[0]
     # k = 3: manual, manual, manual; relevant {manual, faq}: recall 1/2, a hit, precision 1/3, RR 1.

@@ -3,28 +3,27 @@ from __future__ import annotations
 
 import gzip
 import io
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from apptools import APP, SMALL, app_test, chunk_rows, metric, upload
 
+from dashboard import sources
 from ragunc.data import DataError, check_columns, load_results
 
 
-def test_default_load_opens_the_explorer_on_the_bundled_sample():
-    at = app_test()
+def test_default_load_opens_the_explorer_on_the_bundled_sample(open_app, tile):
+    at = open_app()
     assert not at.exception
     assert not at.error
     assert at.title[0].value == "Uncertainty explorer"
     assert at.radio(key="source").value == "sample"
     assert "bundled sample" in at.sidebar.caption[-1].value
-    assert float(metric(at, "DEFF")) > 0
+    assert float(tile(at, "DEFF")) > 0
 
 
-def test_query_parameters_restore_a_view():
-    at = app_test(**SMALL, k="13", level="0.9", estimator="macro", seed="7", sim="0")
+def test_query_parameters_restore_a_view(open_app, small_synthetic):
+    at = open_app(**small_synthetic, k="13", level="0.9", estimator="macro", seed="7", sim="0")
     assert not at.exception
     assert at.slider(key="k").value == 13
     assert at.select_slider(key="level").value == 0.9
@@ -38,8 +37,8 @@ def test_query_parameters_restore_a_view():
     assert at.query_params["k"] == ["13"] or at.query_params["k"] == "13"
 
 
-def test_out_of_range_query_parameters_are_clamped_not_fatal():
-    at = app_test(**{**SMALL, "boot": "abc"}, k="999999", level="0.42", estimator="bogus", sim="0")
+def test_out_of_range_query_parameters_are_clamped_not_fatal(open_app, small_synthetic):
+    at = open_app(**{**small_synthetic, "boot": "abc"}, k="999999", level="0.42", estimator="bogus", sim="0")
     assert not at.exception
     assert at.slider(key="k").value == 150
     assert at.select_slider(key="level").value == 0.95
@@ -47,8 +46,8 @@ def test_out_of_range_query_parameters_are_clamped_not_fatal():
     assert at.select_slider(key="boot").value == 1000
 
 
-def test_bad_upload_shows_the_column_and_rows_and_no_traceback():
-    at = app_test(source="upload")
+def test_bad_upload_shows_the_column_and_rows_and_no_traceback(open_app, chunk_rows, upload):
+    at = open_app(source="upload")
     rows = chunk_rows()
     rows.loc[[3, 9], "y"] = 7  # outside [0, 1]
     upload(at, rows, "bad.csv")
@@ -59,16 +58,16 @@ def test_bad_upload_shows_the_column_and_rows_and_no_traceback():
     assert "4" in message and "10" in message  # 1-based data rows of the offending values
 
 
-def test_upload_with_a_missing_required_column_names_it():
-    at = app_test(source="upload")
+def test_upload_with_a_missing_required_column_names_it(open_app, chunk_rows, upload):
+    at = open_app(source="upload")
     rows = chunk_rows().drop(columns="y")
     upload(at, rows, "nohit.csv")
     assert not at.exception
     assert any("y" in e.value for e in at.error)
 
 
-def test_missing_column_error_points_to_the_mapping_step_once():
-    at = app_test(source="upload")
+def test_missing_column_error_points_to_the_mapping_step_once(open_app, chunk_rows, upload):
+    at = open_app(source="upload")
     upload(at, chunk_rows().rename(columns={"doc_id": "doc"}), "renamed.csv")
     assert not at.exception
     (error,) = at.error  # shown once, on the page; not repeated in the sidebar
@@ -80,10 +79,10 @@ def test_missing_column_error_points_to_the_mapping_step_once():
     assert text.startswith(f"Could not use renamed.csv: {check_columns(header).message}. Choose the column")
 
 
-def test_column_mapping_step_makes_an_upload_usable():
+def test_column_mapping_step_makes_an_upload_usable(open_app, chunk_rows):
     rows = chunk_rows(y="hit1")
     data = gzip.compress(rows.to_csv(index=False).encode())
-    at = app_test(source="upload", sim="0")
+    at = open_app(source="upload", sim="0")
     at.file_uploader(key="upload_file").set_value(("mapped.csv.gz", data, "application/gzip"))
     at.run()
     assert at.error  # y is not there yet
@@ -95,18 +94,18 @@ def test_column_mapping_step_makes_an_upload_usable():
     assert at.slider(key="k").max == len(expected)
 
 
-def test_parquet_upload_is_read():
+def test_parquet_upload_is_read(open_app, chunk_rows):
     buffer = io.BytesIO()
     chunk_rows(n_docs=40).to_parquet(buffer)
-    at = app_test(source="upload", sim="0")
+    at = open_app(source="upload", sim="0")
     at.file_uploader(key="upload_file").set_value(("r.parquet", buffer.getvalue(), "application/octet-stream"))
     at.run()
     assert not at.exception and not at.error
     assert at.slider(key="k").max == 40
 
 
-def test_synthetic_population_follows_its_parameters():
-    at = app_test(**SMALL, sim="0")
+def test_synthetic_population_follows_its_parameters(open_app, small_synthetic):
+    at = open_app(**small_synthetic, sim="0")
     assert not at.exception and not at.error
     assert at.slider(key="k").max == 150
     at.number_input(key="syn_docs").set_value(220).run()
@@ -114,66 +113,18 @@ def test_synthetic_population_follows_its_parameters():
     assert at.query_params["syn_docs"] in ("220", ["220"])
 
 
-@pytest.mark.parametrize("page", ["pages/design_effect.py", "pages/planning_comparison.py"])
-def test_every_page_is_routed_and_loads(page):
-    at = app_test(**SMALL)
-    at.switch_page(str(Path(APP).parent / page)).run()
+@pytest.mark.parametrize("page", ["design_effect.py", "planning_comparison.py"])
+def test_every_page_is_routed_and_loads(page, open_app, small_synthetic, switch_page):
+    at = open_app(**small_synthetic)
+    switch_page(at, page)
     assert not at.exception
     assert at.title[0].value in ("Design effect", "Planning and comparison")
 
 
-class _Bar:
-    def __init__(self, log):
-        self.log = log
-
-    def progress(self, value, text=None):
-        self.log.append(("progress", value))
-
-    def empty(self):
-        self.log.append(("empty", None))
-
-
-class _Container:
-    def __init__(self):
-        self.log = []
-
-    def progress(self, value, text=None):
-        self.log.append(("created", value))
-        return _Bar(self.log)
-
-
-def _cache_module():
-    import sys
-
-    sys.path.insert(0, str(Path(APP).parent / "pages"))
-    import _cache
-
-    return _cache
-
-
-def test_progress_bar_appears_only_for_work_expected_to_take_over_a_second():
-    _cache = _cache_module()
-    quick = _Container()
-    progress = _cache._LazyProgress(quick, "sim")
-    progress.start -= 0.1  # 0.1 s for half the work: about 0.2 s in all
-    progress(1, 2)
-    progress(2, 2)
-    progress.close()
-    assert quick.log == []
-
-    slow = _Container()
-    progress = _cache._LazyProgress(slow, "sim")
-    progress.start -= 0.6  # 0.6 s for a quarter of the work: about 2.4 s in all
-    progress(1, 4)
-    progress(4, 4)
-    progress.close()
-    assert slow.log == [("created", 0.0), ("progress", 0.25), ("progress", 1.0), ("empty", None)]
-
-
-def test_jsonl_upload_offers_its_columns_for_mapping():
+def test_jsonl_upload_offers_its_columns_for_mapping(open_app, chunk_rows):
     rows = chunk_rows(n_docs=30, y="hit")
     data = rows.to_json(orient="records", lines=True).encode()
-    at = app_test(source="upload", sim="0")
+    at = open_app(source="upload", sim="0")
     at.file_uploader(key="upload_file").set_value(("r.jsonl", data, "application/json"))
     at.run()
     assert not at.exception
@@ -184,33 +135,17 @@ def test_jsonl_upload_offers_its_columns_for_mapping():
     assert at.slider(key="k").max == 30
 
 
-def test_a_control_keeps_its_value_across_pages_that_do_not_show_it():
-    at = app_test(**SMALL)
+def test_a_control_keeps_its_value_across_pages_that_do_not_show_it(open_app, small_synthetic, switch_page):
+    at = open_app(**small_synthetic)
     at.toggle(key="sim").set_value(False).run()
     at.select_slider(key="reps").set_value(500).run()
-    at.switch_page(str(Path(APP).parent / "pages" / "planning_comparison.py")).run()
+    switch_page(at, "planning_comparison.py")
     assert not at.exception
     for key in ("sim", "reps"):  # a browser's page switch drops the other page's parameters
         del at.query_params[key]
-    at.switch_page(str(Path(APP).parent / "pages" / "uncertainty_explorer.py")).run()
+    switch_page(at, "uncertainty_explorer.py")
     assert at.toggle(key="sim").value is False
     assert at.select_slider(key="reps").value == 500
-
-
-def test_peek_columns_reads_the_file_type_as_the_loader_does():
-    _cache = _cache_module()
-    csv = b"doc_id,hit\nd,1\n"
-    assert _cache.peek_columns("R.CSV.GZ", gzip.compress(csv)) == ["doc_id", "hit"]
-    assert _cache.peek_columns("r.ndjson", b'\n{"doc_id": "d", "hit": 1}\n') == ["doc_id", "hit"]
-    buffer = io.BytesIO()
-    pd.DataFrame({"doc_id": ["d"], "hit": [1]}).to_parquet(buffer)
-    assert _cache.peek_columns("r.pq", buffer.getvalue()) == ["doc_id", "hit"]
-    # ragunc's own peek: what the loader refuses, the peek refuses in the loader's words
-    with pytest.raises(DataError) as peeked:
-        _cache.peek_columns("r.xlsx", csv)
-    with pytest.raises(DataError) as loaded:
-        load_results(_cache._named_buffer("r.xlsx", csv))
-    assert str(peeked.value) == str(loaded.value) and "unknown file type for 'r.xlsx'" in str(peeked.value)
 
 
 @pytest.mark.parametrize("name, encode", [
@@ -218,13 +153,13 @@ def test_peek_columns_reads_the_file_type_as_the_loader_does():
     ("tabs.tsv.gz", lambda rows: gzip.compress(rows.to_csv(index=False, sep="\t").encode())),
     ("one_line.json", lambda rows: rows.to_json(orient="records").encode()),
 ])
-def test_an_upload_the_library_reads_loads(name, encode):
+def test_an_upload_the_library_reads_loads(name, encode, open_app, chunk_rows):
     # The peek used to split every header on commas (one column 'doc_id;chunk_id;y'), not inflate
     # a .tsv.gz into tabs, and take a one-line JSON array for one record.
     rows = chunk_rows(n_docs=30, seed=4)
     data = encode(rows)
-    assert load_results(_cache_module()._named_buffer(name, data)).n_rows == len(rows)  # the library reads it
-    at = app_test(source="upload", sim="0")
+    assert load_results(sources.named_buffer(name, data)).n_rows == len(rows)  # the library reads it
+    at = open_app(source="upload", sim="0")
     at.file_uploader(key="upload_file").set_value((name, data, "application/octet-stream"))
     at.run()
     assert not at.exception and not at.error
@@ -233,26 +168,26 @@ def test_an_upload_the_library_reads_loads(name, encode):
     assert at.slider(key="k").max == 30
 
 
-def test_an_upload_the_peek_cannot_read_shows_the_loaders_words_once():
-    at = app_test(source="upload")
+def test_an_upload_the_peek_cannot_read_shows_the_loaders_words_once(open_app):
+    at = open_app(source="upload")
     data = b"\x1f\x8b not a deflate stream"
     at.file_uploader(key="upload_file").set_value(("broken.csv.gz", data, "application/gzip"))
     at.run()
     assert not at.exception
     (error,) = at.error
     with pytest.raises(DataError) as loaded:
-        load_results(_cache_module()._named_buffer("broken.csv.gz", data))
+        load_results(sources.named_buffer("broken.csv.gz", data))
     assert error.value == f"Could not use broken.csv.gz: {str(loaded.value).removeprefix('broken.csv.gz: ')}"
     assert "not a readable gzip file" in error.value
 
 
 @pytest.mark.parametrize("n_docs", [2, 3])
 @pytest.mark.parametrize("page", [None, "design_effect.py", "planning_comparison.py"])
-def test_an_upload_of_two_or_three_documents_runs_every_page(n_docs, page):
+def test_an_upload_of_two_or_three_documents_runs_every_page(n_docs, page, open_app, upload, switch_page):
     # Streamlit refuses a slider whose ends coincide: K = 2 is then fixed, with a caption, not a crash.
     frame = pd.DataFrame({"doc_id": np.repeat([f"d{i}" for i in range(n_docs)], 4), "y": [1, 0, 1, 1] * n_docs})
-    at = upload(app_test(source="upload", reps="200", boot="200"), frame, "tiny.csv")
+    at = upload(open_app(source="upload", reps="200", boot="200"), frame, "tiny.csv")
     if page is not None:
-        at.switch_page(str(Path(APP).parent / "pages" / page)).run()
+        switch_page(at, page)
     assert not at.exception and not at.error
     assert at.title[0].value

@@ -24,6 +24,7 @@ from ragunc.ranking.metrics import (
     ndcg,
     order_differences,
     precision,
+    ranked_list,
     recall,
     reciprocal_rank,
 )
@@ -237,3 +238,21 @@ def test_parity_with_pytrec_eval_without_duplicates():
                 )
     ref_rr = np.array([expected[q]["recip_rank"] for q in lists])
     np.testing.assert_allclose(reciprocal_rank(j)[order], ref_rr, atol=1e-4)
+
+
+def test_ranked_list_shows_where_each_document_is_first_seen():
+    j = judged({**SEED, "other": ["faq"]}, {**SEED_RELEVANT, "other": {"faq": 1}})
+    table = ranked_list(j, "q")
+    assert list(table["chunk_rank"]) == [1, 2, 3, 4, 5]
+    assert list(table["doc_id"]) == SEED_HITS and list(table["chunk_id"]) == ["manual#1", "manual#2", "manual#3",
+                                                                             "faq#1", "terms#1"]
+    assert list(table["relevance"]) == [1, 1, 1, 1, 0]
+    assert list(table["first_seen"]) == [True, False, False, True, True]
+    assert list(table["doc_rank"]) == [1, 1, 1, 2, 3]  # faq is the second document although it is the fourth chunk
+    assert list(ranked_list(j, "other")["doc_id"]) == ["faq"]
+    with pytest.raises(ValueError, match="query 'nope' is not in the run or the qrels"):
+        ranked_list(j, "nope")
+
+
+def test_longest_list_is_the_longest_result_list_in_chunks():
+    assert judged({**SEED, "short": ["faq"]}, SEED_RELEVANT).longest_list == 5

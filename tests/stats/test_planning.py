@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from ragunc.stats.intervals import interval_report
-from ragunc.stats.planning import plan_documents
+from ragunc.stats.planning import plan_documents, plan_from_pilot
 from ragunc.stats.sample import ClusterSample
 
 # totals 1, 3, 0 over sizes 2, 4, 2: p = 1/2, residuals (Y - p m)/m_bar = (0, 1, -1) * 3/8
@@ -61,3 +61,19 @@ def test_validation_and_contract():
     assert len(d["curve"]["k"]) == 50
     for key in ("docs_needed", "chunks_expected", "naive_chunks_needed", "half_width", "level"):
         assert key in d
+
+
+def test_a_pilot_that_is_the_whole_corpus_plans_with_the_fpc_of_its_own_documents():
+    # HAND as the whole corpus (D = 3): solve z^2 (1/K - 1/3) s^2 <= h^2 by hand; never more than the 3 documents.
+    for half_width in (0.05, 0.3):
+        plan = plan_from_pilot(HAND, half_width=half_width, whole_corpus=True)
+        by_hand = min(3, max(2, math.ceil(1 / (half_width**2 / (Z**2 * S2) + 1 / 3) - 1e-9)))
+        assert plan.docs_needed == by_hand and plan.population_docs == 3
+        assert plan.k[-1] == 3 and plan.curve_half_width[-1] == 0  # the census has no sampling error
+
+
+def test_a_pilot_for_a_larger_corpus_plans_without_the_fpc_even_when_it_carries_a_d():
+    plan = plan_from_pilot(HAND.with_population(3), half_width=0.05)
+    assert plan.population_docs is None
+    assert plan.docs_needed == math.ceil(Z**2 * S2 / 0.05**2)  # the hand case above, with no cap at D
+    assert plan.docs_needed > 3

@@ -1,0 +1,13 @@
+"""The dashboard's support code (app.py and pages/ import it as a package), one module per concern.
+
+``sources``      the per-chunk data sources of the sidebar (bundled sample, upload, synthetic population,
+                 chunk sizes computed live) and the column peek of an upload
+``run_sources``  the run and qrels of the Ranking metrics page (bundled sample run, the seed's example, upload)
+``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through, and ``figure(...)``
+``url_state``    controls bound to the URL's query parameters (``bind``, ``sync_url``, ``clamp``, ``one_of``, ...)
+``widgets``      controls shared by pages (confidence level, seed, K, estimator, config, B/R choices), page intro
+
+No statistics here: every number comes from ``ragunc``.  It is importable wherever app.py runs
+(``streamlit run app.py`` puts app.py's folder on the import path; the tests get it from pytest's
+``pythonpath`` setting), so nothing in the app edits the import path.
+"""

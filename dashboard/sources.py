@@ -1,0 +1,163 @@
+"""The per-chunk data sources of the sidebar: the bundled sample, an upload, a synthetic population,
+and chunk sizes of the bundled stdlib corpus computed live.
+
+A source is loaded once per cheap key (kind + digest of the bytes or the parameters) through
+:func:`dashboard.cache.cached`; app.py leaves the sidebar's choice in the session for the pages.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+import ragunc.corpus
+import ragunc.retrieval
+from ragunc.data import reader
+from ragunc.data.results import DataError, Results, load_results, results_from_frame
+from ragunc.stats.sample import ClusterSample
+from ragunc.stats.synthetic import synthesize
+
+from .cache import cached
+from .url_state import stop
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = ROOT / "sample_data"
+STDLIB_SAMPLES = ("stdlib_50w.csv.gz", "stdlib_100w.csv.gz", "stdlib_200w.csv.gz")
+FALLBACK_SAMPLE = "synthetic_population.csv.gz"
+SOURCE_STATE = "_ragunc_source"  # session_state slot where app.py leaves the sidebar's DataSource
+LOADED_KEPT = 8  # uploads and synthetic populations kept (each can hold 100,000s of documents)
+SIZES_KEPT = 16
+_COMPUTED = "_ragunc_extra_sizes"  # session_state: chunk sizes computed in this session (config -> words)
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """What the sidebar loaded: ``results`` or the ``error`` to show, and a cheap cache ``key``."""
+
+    key: str
+    label: str
+    results: Results | None = None
+    error: str | None = None
+
+
+def named_buffer(name: str, data: bytes) -> io.BytesIO:
+    """Uploaded bytes as a file object whose name the loaders read the format from."""
+    handle = io.BytesIO(data)
+    handle.name = name
+    return handle
+
+
+def _bundled_results() -> Results:
+    files = [SAMPLE_DIR / name for name in STDLIB_SAMPLES if (SAMPLE_DIR / name).is_file()]
+    if not files:
+        files = [SAMPLE_DIR / FALLBACK_SAMPLE]
+    loaded = [load_results(path) for path in files]
+    samples = {config: s for r in loaded for config, s in r.samples.items()}
+    return Results(
+        samples=samples,
+        n_rows=sum(r.n_rows for r in loaded),
+        source=", ".join(path.name for path in files),
+    )
+
+
+def sample_source() -> DataSource:
+    """The bundled sample: the stdlib chunk sizes when present, else the synthetic population."""
+    try:
+        results = cached(_bundled_results, kept=1, spinner="Loading the bundled sample…")
+    except (DataError, ValueError, FileNotFoundError) as exc:
+        return DataSource(key="sample", label="bundled sample", error=str(exc))
+    return DataSource(key="sample", label=f"bundled sample ({results.source})", results=results)
+
+
+def _synthetic_results(*, seed: int, **params) -> Results:
+    return results_from_frame(synthesize(**params, rng=seed), source="synthetic population")
+
+
+def synthetic_source(*, seed: int, **params) -> DataSource:
+    """A synthetic population (``ragunc.stats.synthetic.synthesize``) whose truth is known."""
+    items = tuple(sorted(params.items()))
+    key = "synth:" + hashlib.sha1(repr((items, seed)).encode()).hexdigest()[:16]
+    label = "synthetic population (" + ", ".join(f"{k}={v}" for k, v in items) + f", seed={seed})"
+    try:
+        results = cached(_synthetic_results, kept=LOADED_KEPT, spinner="Generating the synthetic population…",
+                         seed=seed, **params)
+    except ValueError as exc:
+        return DataSource(key=key, label=label, error=str(exc))
+    return DataSource(key=key, label=label, results=results)
+
+
+def _uploaded_results(data: bytes, *, name: str, columns: tuple[tuple[str, str], ...]) -> Results:
+    return load_results(named_buffer(name, data), columns=dict(columns) or None)
+
+
+def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None) -> DataSource:
+    """An uploaded CSV/Parquet/JSONL (optionally gzip); validation errors come back as ``error``."""
+    digest = hashlib.sha1(data).hexdigest()
+    mapping = tuple(sorted((columns or {}).items()))
+    key = f"upload:{digest[:16]}:" + hashlib.sha1(repr(mapping).encode()).hexdigest()[:8]
+    try:
+        results = cached(_uploaded_results, data, key=digest, kept=LOADED_KEPT,
+                         spinner="Validating and aggregating the upload…", name=name, columns=mapping)
+    except (DataError, ValueError) as exc:
+        message = str(exc)  # the loader names the file first; the page's "Could not use <name>:" already does
+        return DataSource(key=key, label=name, error=message.removeprefix(f"{name}: "))
+    return DataSource(key=key, label=name, results=results)
+
+
+def peek_columns(name: str, data: bytes) -> list[str]:
+    """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable)."""
+    return reader.peek_columns(named_buffer(name, data))
+
+
+def current_source() -> DataSource:
+    """The source chosen in the sidebar; the bundled sample when a page runs on its own."""
+    return st.session_state.get(SOURCE_STATE) or sample_source()
+
+
+def require_results() -> tuple[DataSource, Results]:
+    """The current source and its results; shows the error and stops the page when loading failed."""
+    source = current_source()
+    if source.error or source.results is None:
+        stop(f"Could not use {source.label}: {source.error}")
+    return source, source.results
+
+
+# ---------------------------------------------------------------- chunk sizes computed live (stdlib sample only)
+
+
+def can_compute_sizes(source: DataSource) -> bool:
+    """Whether "compute another size" applies: the source is the bundled stdlib sample."""
+    return source.key == "sample" and source.results.source.startswith("stdlib")
+
+
+def _stdlib_chunk_sample(*, words: int, progress=None) -> ClusterSample:
+    # Looked up on the packages at call time, so that a test can stand in for the pipeline.
+    frame = ragunc.retrieval.chunk_eval(ragunc.corpus.stdlib_corpus(), chunk_words=words, progress=progress)
+    return results_from_frame(frame, source=f"stdlib corpus, {words} words").sample(f"{words}w")
+
+
+def _chunk_size(words: int) -> ClusterSample:
+    return cached(_stdlib_chunk_sample, kept=SIZES_KEPT, progress_label=f"Chunking and retrieving at {words} words…",
+                  words=int(words))
+
+
+def compute_size(words: int) -> str:
+    """Run the retrieval pipeline at ``words`` per chunk on the stdlib corpus (cached); returns its config."""
+    sample = _chunk_size(words)
+    st.session_state.setdefault(_COMPUTED, {})[sample.config] = int(words)
+    return sample.config
+
+
+def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
+    """Chunk sizes computed in this session (config -> sample), for the stdlib sample."""
+    if not can_compute_sizes(source):
+        return {}
+    known = set(source.results.configs)
+    return {
+        config: _chunk_size(words)
+        for config, words in st.session_state.get(_COMPUTED, {}).items()
+        if config not in known
+    }

@@ -1,0 +1,116 @@
+"""Controls shared by the pages, each defined once and bound to the URL, and the page intro and tile text.
+
+Each control returns its value; its key is the URL parameter, so a page that shares a key
+(``level``, ``seed``, ``k``, ``estimator``, ``config``) shares the value across pages.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from ragunc.data.results import Results
+from ragunc.stats.sample import ClusterSample
+
+from . import sources
+from .url_state import bind, clamp, one_of
+
+LEVELS = (0.8, 0.9, 0.95, 0.99)
+ESTIMATORS = ("micro", "macro")
+SEED_MAX = 2**31 - 1
+OTHER_SIZE = "Compute another size…"
+_NEXT_CONFIG = "_ragunc_next_config"  # session_state: the config to select on the next run (after computing it)
+
+
+def page_intro(title: str, explanation: str, *, caption: str | None = None) -> None:
+    """The page's title, an optional one-line caption and the "What am I looking at?" explanation."""
+    st.title(title)
+    if caption is not None:
+        st.caption(caption)
+    with st.expander("What am I looking at?"):
+        st.markdown(explanation)
+
+
+def choice_slider(label: str, options: Sequence, *, key: str, default, where=st,
+                  format_func: Callable | None = None, help: str | None = None):
+    """A select slider over ``options`` bound to ``?key=``; a value that is not an option falls back to ``default``."""
+    extra = {"format_func": format_func} if format_func is not None else {}
+    return where.select_slider(label, options, key=bind(key, default, parse=type(default), fix=one_of(options, default)),
+                               help=help, **extra)
+
+
+def level_slider(where=st) -> float:
+    """The confidence level (``?level=``), shared by every page."""
+    return choice_slider("Confidence level", LEVELS, key="level", default=0.95, where=where, format_func="{:.0%}".format)
+
+
+def seed_input(label: str = "Seed", *, where=st) -> int:
+    """The seed of draws and bootstraps (``?seed=``), shared by every page."""
+    return int(where.number_input(label, 0, SEED_MAX, key=bind("seed", 0, parse=int, fix=clamp(0, SEED_MAX))))
+
+
+def estimator_radio(*, help: str | None = None) -> str:
+    """micro (hits / chunks) or macro (mean of per-document rates) (``?estimator=``)."""
+    return st.radio("Estimator", ESTIMATORS, horizontal=True, help=help,
+                    key=bind("estimator", "micro", fix=one_of(ESTIMATORS, "micro")))
+
+
+def k_slider(high: int, n_docs: int, *, label: str = "K: documents per sample", default: int = 20) -> int:
+    """The URL-bound K slider over 2..``high``; when there is nothing to choose (``high`` <= 2), K = 2 and a caption.
+
+    (Streamlit refuses a slider whose ends coincide, which a two- or three-document upload would give.)
+    """
+    if high <= 2:
+        st.caption(f"{label}: 2 (the data hold {n_docs:,} documents)")
+        return 2
+    return st.slider(label, 2, high, key=bind("k", min(default, high), parse=int, fix=clamp(2, high)))
+
+
+def default_config(configs: list[str]) -> str:
+    """The config a page opens on: the study's 100-word chunks when present, else the first."""
+    return "100w" if "100w" in configs else configs[0]
+
+
+def config_select(label: str, configs: list[str], *, options: list[str] | None = None,
+                  help: str | None = None) -> str:
+    """The chunk-size (config) selector (``?config=``), opening on :func:`default_config`."""
+    default = default_config(configs)
+    return st.selectbox(label, options or configs, help=help,
+                        key=bind("config", default, fix=one_of(options or configs, default)))
+
+
+def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSample:
+    """The chunk size to explore: a config of the data, a size computed in this session, or for the bundled
+    stdlib sample "Compute another size…" (a word count and a button); returns that config's population."""
+    configs = list(results.configs)
+    computable = sources.can_compute_sizes(source)
+    computed = sources.computed_sizes(source)
+    wanted = st.query_params.get("config", "")
+    if ("config" not in st.session_state and wanted not in configs and wanted not in computed
+            and wanted[:-1].isdigit() and wanted.endswith("w") and 20 <= int(wanted[:-1]) <= 1000 and computable):
+        # A shared link to a computed size: compute it again so the link shows the same view.
+        sources.compute_size(int(wanted[:-1]))
+        computed = sources.computed_sizes(source)
+    if _NEXT_CONFIG in st.session_state:
+        st.session_state["config"] = st.session_state.pop(_NEXT_CONFIG)
+    config = config_select(
+        "Chunk size (config)", configs, options=configs + list(computed) + ([OTHER_SIZE] if computable else []),
+        help="The configs present in the data; for the bundled stdlib sample you can compute another size.",
+    )
+    if config == OTHER_SIZE:
+        words = st.number_input("Words per chunk", 20, 1000, step=10, key=bind("words", 75, parse=int, fix=clamp(20, 1000)))
+        if st.button("Compute this chunk size", type="primary"):
+            # The selectbox already exists in this run: switch to the new size on the next one.
+            st.session_state[_NEXT_CONFIG] = sources.compute_size(int(words))
+            st.rerun()
+        config = default_config(configs)
+        st.info(f"Pick a word count and compute it; meanwhile {config} is shown.")
+    return computed.get(config) or results.sample(config)
+
+
+def number(value: float | None, fmt: str) -> str:
+    """A tile's text: "—" when undefined (None, NaN), "∞" when infinite."""
+    if value is None or math.isnan(value):
+        return "—"
+    return format(value, fmt) if math.isfinite(value) else "∞"

@@ -1,0 +1,160 @@
+"""The dashboard package on its own: the one cached-call helper, the lazy progress bar, the column peek."""
+from __future__ import annotations
+
+import ast
+import gzip
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dashboard import cache, sources
+from ragunc.data import DataError, load_results
+
+
+class _Bar:
+    def __init__(self, log):
+        self.log = log
+
+    def progress(self, value, text=None):
+        self.log.append(("progress", value))
+
+    def empty(self):
+        self.log.append(("empty", None))
+
+
+class _Container:
+    def __init__(self):
+        self.log = []
+
+    def progress(self, value, text=None):
+        self.log.append(("created", value))
+        return _Bar(self.log)
+
+
+def test_progress_bar_appears_only_for_work_expected_to_take_over_a_second():
+    quick = _Container()
+    progress = cache.LazyProgress(quick, "sim")
+    progress.start -= 0.1  # 0.1 s for half the work: about 0.2 s in all
+    progress(1, 2)
+    progress(2, 2)
+    progress.close()
+    assert quick.log == []
+
+    slow = _Container()
+    progress = cache.LazyProgress(slow, "sim")
+    progress.start -= 0.6  # 0.6 s for a quarter of the work: about 2.4 s in all
+    progress(1, 4)
+    progress(4, 4)
+    progress.close()
+    assert slow.log == [("created", 0.0), ("progress", 0.25), ("progress", 1.0), ("empty", None)]
+
+
+def test_peek_columns_reads_the_file_type_as_the_loader_does():
+    csv = b"doc_id,hit\nd,1\n"
+    assert sources.peek_columns("R.CSV.GZ", gzip.compress(csv)) == ["doc_id", "hit"]
+    assert sources.peek_columns("r.ndjson", b'\n{"doc_id": "d", "hit": 1}\n') == ["doc_id", "hit"]
+    buffer = io.BytesIO()
+    pd.DataFrame({"doc_id": ["d"], "hit": [1]}).to_parquet(buffer)
+    assert sources.peek_columns("r.pq", buffer.getvalue()) == ["doc_id", "hit"]
+    # ragunc's own peek: what the loader refuses, the peek refuses in the loader's words
+    with pytest.raises(DataError) as peeked:
+        sources.peek_columns("r.xlsx", csv)
+    with pytest.raises(DataError) as loaded:
+        load_results(sources.named_buffer("r.xlsx", csv))
+    assert str(peeked.value) == str(loaded.value) and "unknown file type for 'r.xlsx'" in str(peeked.value)
+
+
+CALLS: list[tuple] = []
+
+
+def _counted_sum(values: np.ndarray, *, scale: float = 1.0, progress=None) -> float:
+    CALLS.append((float(values.sum()), scale, progress is not None))
+    if progress is not None:
+        progress(1, 1)
+    return float(values.sum()) * scale
+
+
+@pytest.fixture()
+def counted():
+    cache._stores.clear()
+    CALLS.clear()
+    yield CALLS
+    cache._stores.clear()
+
+
+def test_cached_computes_once_per_key_and_options_and_hands_out_the_same_object(counted):
+    arrays = np.arange(4.0)  # an unhashable argument: the key stands for it
+    first = cache.cached(_counted_sum, arrays, key="a", scale=2.0)
+    assert first == 12.0 and counted == [(6.0, 2.0, False)]
+    assert cache.cached(_counted_sum, arrays, key="a", scale=2.0) == 12.0
+    assert len(counted) == 1  # a hit: not computed again
+    assert cache.cached(_counted_sum, arrays, key="a", scale=3.0) == 18.0  # another option: computed
+    assert cache.cached(_counted_sum, arrays + 1, key="b", scale=2.0) == 20.0  # another key: computed
+    assert len(counted) == 3
+    box = cache.cached(cache._with_result, _counted_sum, arrays, key="boxed")
+    assert cache.cached(cache._with_result, _counted_sum, arrays, key="boxed") is box  # the object, not a copy
+
+
+def test_cached_keeps_the_most_recently_used(counted):
+    for key in ("a", "b", "c"):
+        cache.cached(_counted_sum, np.ones(1), key=key, kept=2)
+    cache.cached(_counted_sum, np.ones(1), key="b", kept=2)  # b is used again, so a is the oldest of b, c
+    cache.cached(_counted_sum, np.ones(1), key="d", kept=2)  # a and then c go: b, d are kept
+    assert len(counted) == 4
+    cache.cached(_counted_sum, np.ones(1), key="b", kept=2)
+    assert len(counted) == 4
+    cache.cached(_counted_sum, np.ones(1), key="a", kept=2)
+    assert len(counted) == 5
+
+
+def test_cached_passes_a_progress_callback_only_when_asked_and_never_caches_a_failure(counted):
+    assert cache.cached(_counted_sum, np.ones(2), key="p", progress_label="Summing") == 2.0
+    assert counted == [(2.0, 1.0, True)]
+    with pytest.raises(AttributeError):
+        cache.cached(_counted_sum, "not an array", key="bad")
+    with pytest.raises(AttributeError):
+        cache.cached(_counted_sum, "not an array", key="bad")  # computed (and failing) again: nothing was kept
+
+
+def test_cached_refuses_what_it_cannot_name_or_key():
+    with pytest.raises(ValueError, match="module-level function"):
+        cache.cached(lambda values: values, np.ones(1), key="x")
+    with pytest.raises(TypeError, match="needs a key"):
+        cache.cached(_counted_sum, np.ones(1))
+
+
+FIGURES_BUILT: list[str] = []
+
+
+def _figure_of(result, *, title: str) -> dict:
+    FIGURES_BUILT.append(title)
+    return {"title": title, "points": result.tolist()}
+
+
+def test_a_figure_is_built_once_per_result_object(counted):
+    FIGURES_BUILT.clear()
+    result = np.arange(3.0)
+    first = cache.figure(_figure_of, result, title="t")
+    assert cache.figure(_figure_of, result, title="t") is first and FIGURES_BUILT == ["t"]
+    other = np.arange(3.0)  # equal values, another result object: a figure of its own
+    assert cache.figure(_figure_of, other, title="t") is not first
+    assert cache.figure(_figure_of, result, title="u")["title"] == "u"
+    assert FIGURES_BUILT == ["t", "t", "u"]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_pages_holds_only_the_routed_page_scripts_and_nothing_edits_sys_path():
+    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
+    routed = next(
+        ast.literal_eval(node.value) for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets)
+    )
+    assert sorted(p.name for p in (ROOT / "pages").iterdir() if p.name != "__pycache__") == sorted(
+        name for name, _, _ in routed)
+    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
+        assert "sys.path" not in path.read_text(encoding="utf-8"), path.name
