@@ -123,9 +123,13 @@ def test_reading_of_a_census_and_of_a_sample_without_hits(population):
     assert "no sampling error left" in text and "times wider" not in text
     assert census.cluster.ci[0] == pytest.approx(census.cluster.ci[1])  # the premise: a zero-width interval
 
+    # No hits in three documents: both variances are 0, so DEFF = 0/0 and n_eff are undefined,
+    # and the reading must say so instead of quoting "nan" independent chunks.
     zero = ClusterSample(doc_id=np.array(["a", "b", "c"]), total=np.zeros(3), size=np.array([3, 4, 5]),
                          sumsq=np.zeros(3))
     r = interval_report(zero, boot=50, rng=0)
-    if np.isfinite(r.diagnostics.deff):
-        pytest.skip("the engine defines DEFF for a sample without hits")
-    assert any("undefined" in line for line in report.plain_reading(r))
+    assert r.diagnostics.cluster_variance == 0 and r.diagnostics.binomial_variance == 0
+    assert np.isnan(r.diagnostics.deff) and np.isnan(r.diagnostics.n_eff)
+    lines = report.plain_reading(r)
+    assert any("design effect, ICC and effective n are undefined" in line for line in lines)
+    assert not any("nan" in line for line in lines)
