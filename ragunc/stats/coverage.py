@@ -12,19 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import MAX_DRAWS, bootstrap_arrays
-from .linearization import (
-    ANALYTIC_METHODS,
-    check_options,
-    chunk_variance,
-    interval_arrays,
-    point_estimate,
-)
+from .bootstrap import MAX_DRAWS
+from .intervals import interval_arrays
+from .linearization import check_options, chunk_variance, point_estimate
+from .methods import interval_methods
 from .sample import ClusterSample
 
-# Interval methods reported by a coverage experiment, in display order.
-BOOTSTRAP_METHODS = ("bootstrap", "bootstrap_bca", "bootstrap_t")
-METHODS = ANALYTIC_METHODS + BOOTSTRAP_METHODS
 CONTROLS = (None, "iid")
 
 
@@ -43,7 +36,7 @@ class CoverageResult:
     coverage: dict[str, float]  # method -> share of repetitions whose interval holds the population value
     coverage_mcse: dict[str, float]  # method -> Monte Carlo SE of that share
     sd_empirical: float  # SD of the estimator across repetitions
-    se_mean: dict[str, float]  # method -> mean estimated SE (naive, cluster, cluster_t, bootstrap)
+    se_mean: dict[str, float]  # method -> mean estimated SE (methods with an SE of their own)
     variance_ratio: float  # empirical variance / binomial reference variance (binomial_sd**2)
     estimates: np.ndarray  # (R,) estimator in each repetition
     lower: dict[str, np.ndarray]  # method -> (R,) lower bounds
@@ -215,13 +208,14 @@ def coverage_experiment(
     total, size, sumsq = population.total, population.size, population.sumsq
     value = float(point_estimate(total, size, estimator))
     fpc = 1.0 if two_stage_fraction is not None else 1.0 - k / d
-    methods = ANALYTIC_METHODS + (BOOTSTRAP_METHODS if studentized else BOOTSTRAP_METHODS[:-1]) * bool(boot)
+    methods = [m for m in interval_methods(resampling=bool(boot)) if studentized or not m.needs_replicate_se]
+    names = [m.name for m in methods]
 
     estimates = np.empty(reps)
     n_chunks = np.empty(reps, dtype=np.int64)
-    bvar, cvar, se_boot = np.empty(reps), np.empty(reps), np.empty(reps)
-    lower = {m: np.empty(reps) for m in methods}
-    upper = {m: np.empty(reps) for m in methods}
+    lower = {m: np.empty(reps) for m in names}
+    upper = {m: np.empty(reps) for m in names}
+    se = {m.name: np.empty(reps) for m in methods if m.has_se}
     # A batch holds boot * K/2 pair draws per repetition, and random_subsets'
     # ranking path (k^2 > d) a key per population document: cap both.
     per_rep = max(boot * k // 2, d if k * k > d else k, 1)
@@ -235,31 +229,23 @@ def coverage_experiment(
             keep = np.maximum(1, np.rint(two_stage_fraction * m)).astype(np.int64)
             y = rng.hypergeometric(y.astype(np.int64), m - y.astype(np.int64), keep).astype(np.float64)
             m, s = keep, y
-        arr = interval_arrays(y, m, s, estimator=estimator, level=level, binary=population.binary, fpc=fpc)
+        arr = interval_arrays(y, m, s, estimator=estimator, level=level, binary=population.binary, fpc=fpc,
+                              methods=names, reps=boot, rng=rng)
         estimates[sl], n_chunks[sl] = arr.estimate, arr.n_chunks
-        bvar[sl], cvar[sl] = arr.binomial_variance, arr.cluster_variance
-        for name in ANALYTIC_METHODS:
+        for name in names:
             lower[name][sl], upper[name][sl] = arr.lower[name], arr.upper[name]
-        if boot:
-            b = bootstrap_arrays(y, m, estimator=estimator, level=level, reps=boot, rng=rng, studentized=studentized)
-            se_boot[sl] = b.se
-            lower["bootstrap"][sl], upper["bootstrap"][sl] = b.lower, b.upper
-            lower["bootstrap_bca"][sl], upper["bootstrap_bca"][sl] = b.lower_bca, b.upper_bca
-            if studentized:
-                lower["bootstrap_t"][sl], upper["bootstrap_t"][sl] = b.lower_t, b.upper_t
+        for name, values in se.items():
+            values[sl] = arr.se[name]
         if progress is not None:
             progress(stop, reps)
 
-    coverage = {m: float(np.mean((lower[m] <= value) & (value <= upper[m]))) for m in methods}
+    coverage = {m: float(np.mean((lower[m] <= value) & (value <= upper[m]))) for m in names}
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
     pq = float(chunk_variance(total, size, sumsq, value, population.binary))
     kept = size if two_stage_fraction is None else np.maximum(1, np.rint(two_stage_fraction * size))
     binomial_ref = pq / (k * kept.mean())  # p(1-p) over the expected chunks of one sample
     predicted = predicted_variance(total, size, k, estimator, kept)
-    se_mean = {"naive": float(np.sqrt(bvar).mean()), "cluster": float(np.sqrt(cvar).mean())}
-    se_mean["cluster_t"] = se_mean["cluster"]
-    if boot:
-        se_mean["bootstrap"] = float(se_boot.mean())
+    se_mean = {name: float(values.mean()) for name, values in se.items()}
     with np.errstate(divide="ignore", invalid="ignore"):
         return CoverageResult(
             estimator=estimator,

@@ -13,13 +13,8 @@ import numpy as np
 from scipy import special
 
 from .bootstrap import resampled_sums, sorted_quantile
-from .linearization import (
-    IntervalEstimate,
-    check_options,
-    chunk_variance,
-    linearized_residuals,
-    residual_variance,
-)
+from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
+from .methods import IntervalEstimate
 from .sample import ClusterSample, finite_population_correction
 
 

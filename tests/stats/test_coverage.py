@@ -8,13 +8,9 @@ import pytest
 
 import ragunc.stats.coverage as sim
 from ragunc.data.results import load_results
-from ragunc.stats.coverage import (
-    METHODS,
-    coverage_experiment,
-    iid_control,
-    random_subsets,
-)
+from ragunc.stats.coverage import coverage_experiment, iid_control, random_subsets
 from ragunc.stats.diagnostics import diagnostics
+from ragunc.stats.methods import METHOD_NAMES
 from ragunc.stats.sample import ClusterSample
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -47,7 +43,7 @@ def test_population_has_the_intended_icc(clustered):
 
 def test_binomial_undercovers_and_cluster_intervals_hold(clustered_run):
     cov = clustered_run.coverage
-    assert set(cov) == set(METHODS)
+    assert tuple(cov) == METHOD_NAMES
     assert cov["naive"] < 0.7 and cov["wilson"] < 0.7
     # K = 20 with unequal sizes: the normal linearization sits a few points low,
     # the t / effective-n / bootstrap versions within a few points of nominal.
@@ -80,7 +76,7 @@ def test_iid_control_keeps_totals_and_removes_clustering(clustered):
 def test_per_repetition_arrays_reproduce_the_summary(clustered, clustered_run):
     r = clustered_run
     assert r.estimates.shape == r.n_chunks.shape == (2000,)
-    for method in METHODS:
+    for method in METHOD_NAMES:
         held = (r.lower[method] <= r.population_value) & (r.population_value <= r.upper[method])
         assert held.mean() == r.coverage[method]
     assert r.population_value == pytest.approx(clustered.total.sum() / clustered.size.sum())
@@ -193,7 +189,8 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
 
 def test_studentized_false_drops_only_the_studentized_method(clustered):
     r = coverage_experiment(clustered, k=10, reps=40, boot=50, rng=0, studentized=False)
-    assert tuple(r.coverage) == tuple(m for m in METHODS if m != "bootstrap_t")
+    assert tuple(r.coverage) == tuple(m for m in METHOD_NAMES if m != "bootstrap_t")
+    assert tuple(r.se_mean) == ("naive", "cluster", "cluster_t", "bootstrap")
 
 
 def test_seed_figures_are_population_quantities(clustered, clustered_run):
