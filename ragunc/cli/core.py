@@ -179,10 +179,11 @@ def _simulate_table(d: dict) -> str:
     head = (f"population {pop['n_docs']} documents, {pop['n_chunks']} chunks, {d['estimator']} value "
             f"{pop['value']:.4f}; K={d['k']}, R={d['reps']}, B={d['boot']}"
             + ("; " + ", ".join(extra) if extra else ""))
-    rows = [("method", f"coverage (nominal {d['level']:.0%})", "MC se", "mean se")]
+    rows = [("method", f"coverage (nominal {d['level']:.0%})", "MC se", "mean se", "mean width", "undefined")]
     for method, c in d["coverage"].items():
-        rows.append((method, _num(c, ".3f"), _num(d["coverage_mcse"][method], ".3f"),
-                     _num(d["se_mean"].get(method))))
+        coverage = "undefined" if c is None or c != c else _num(c, ".3f")  # NaN: undefined in every repetition
+        rows.append((method, coverage, _num(d["coverage_mcse"][method], ".3f"), _num(d["se_mean"].get(method)),
+                     _num(d["width"][method]), f"{d['undefined'][method]} of {d['reps']}"))
     figures = [
         ("SD of the estimator (empirical)", _num(d["sd_empirical"])),
         ("SD predicted by linearization", _num(d["linearization_sd"])),

@@ -149,16 +149,22 @@ def coverage_figure(
 ) -> go.Figure:
     """Coverage per interval method with ±1.96 Monte Carlo SE bars and the nominal line.
 
-    Several results (e.g. real structure vs the iid control) are drawn side by side.
+    Several results (e.g. real structure vs the iid control) are drawn side by side.  Coverage
+    is over the repetitions where an interval is defined; a method undefined in every
+    repetition (e.g. the studentized bootstrap at K = 2) is written "undefined" on its row,
+    never drawn as 0%.
     """
     series = {"": results} if isinstance(results, CoverageResult) else dict(results)
     first = next(iter(series.values()))
     shown = [m for m in (methods or first.coverage) if m in first.coverage]
     labels = [method_label(m) for m in shown]
+    low = np.nanmin([100 * r.coverage[m] - 196 * r.coverage_mcse[m] for r in series.values() for m in shown] + [101])
+    left = max(0.0, min(low, 100 * first.level) - 5)
     fig = go.Figure()
     for i, (name, res) in enumerate(series.items()):
         cov = np.array([100 * res.coverage[m] for m in shown])
         err = np.array([196 * res.coverage_mcse[m] for m in shown])
+        defined = np.array([res.reps - res.undefined[m] for m in shown])
         colors = [method_color(m) for m in shown] if len(series) == 1 else SERIES_COLORS[i % len(SERIES_COLORS)]
         fig.add_trace(
             go.Scatter(
@@ -172,20 +178,31 @@ def coverage_figure(
                 error_x={"type": "data", "array": err, "thickness": 2, "width": 6,
                          # one colour per trace: grey reads on light and dark backgrounds
                          "color": REFERENCE_COLOR if len(series) == 1 else colors},
-                customdata=np.column_stack([err, np.rint(cov / 100 * res.reps)]),
+                customdata=np.column_stack([err, np.rint(cov / 100 * defined), defined]),
                 hovertemplate=(
                     (f"<b>{name}</b><br>" if name else "")
                     + "%{y}<br>coverage %{x:.1f}% ± %{customdata[0]:.1f} pp<br>"
-                    + f"%{{customdata[1]:.0f}} of {res.reps:,} repetitions held the population value<extra></extra>"
+                    + "%{customdata[1]:.0f} of %{customdata[2]:,.0f} defined intervals held the population value"
+                    + f" ({res.reps:,} repetitions)<extra></extra>"
                 ),
             )
         )
+        never = [label for label, c in zip(labels, cov) if np.isnan(c)]
+        if never:
+            fig.add_trace(
+                go.Scatter(
+                    x=[left] * len(never), y=never, mode="text", text=["undefined"] * len(never),
+                    name=f"{name}: undefined" if name else "undefined", showlegend=False,
+                    textfont={"color": REFERENCE_COLOR}, textposition="middle right",
+                    hovertemplate=(f"<b>{name}</b><br>" if name else "")
+                    + f"%{{y}}<br>undefined in all {res.reps:,} repetitions<extra></extra>",
+                )
+            )
     fig.add_vline(
         x=100 * first.level, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
         annotation_text=f"nominal {first.level:.0%}", annotation_position="top",
     )
-    low = min(min(100 * r.coverage[m] - 196 * r.coverage_mcse[m] for m in shown) for r in series.values())
-    fig.update_xaxes(range=[max(0.0, min(low, 100 * first.level) - 5), 101])
+    fig.update_xaxes(range=[left, 101])
     fig.update_yaxes(autorange="reversed")
     if len(series) > 1:
         fig.update_layout(scattermode="group")
@@ -219,8 +236,10 @@ def stacked_intervals_figure(
     for col, method in enumerate(methods, start=1):
         low = 100 * result.lower[method][:n]
         high = 100 * result.upper[method][:n]
-        miss = (low > 100 * truth) | (high < 100 * truth)
-        for mask, color, name in ((~miss, COVER_COLOR, "holds the population value"), (miss, MISS_COLOR, "misses it")):
+        undefined = np.isnan(low) | np.isnan(high)  # drawn as nothing, and neither held nor missed
+        miss = ~undefined & ((low > 100 * truth) | (high < 100 * truth))
+        held = ~undefined & ~miss
+        for mask, color, name in ((held, COVER_COLOR, "holds the population value"), (miss, MISS_COLOR, "misses it")):
             x, y = _segments(low[mask], high[mask], rows[mask])
             fig.add_trace(
                 go.Scatter(
@@ -239,7 +258,10 @@ def stacked_intervals_figure(
             row=1, col=col,
         )
         fig.add_vline(x=100 * truth, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=col)
-        fig.layout.annotations[col - 1].text = f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
+        fig.layout.annotations[col - 1].text = (
+            f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
+            + (f", {int(undefined.sum())} undefined" if undefined.any() else "")
+        )
         fig.update_xaxes(title_text=f"{metric} rate (%, {result.estimator})", row=1, col=col)
     fig.update_yaxes(title_text="repetition", autorange="reversed", row=1, col=1)
     return _style(

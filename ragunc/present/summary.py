@@ -38,9 +38,10 @@ def summary_table(report: IntervalReport, coverage: CoverageResult | None = None
             "n_docs": report.n_docs,
             "n_chunks": report.n_chunks,
         }
-        if coverage is not None:
+        if coverage is not None:  # None: not simulated; NaN: undefined in every repetition
             row["coverage"] = coverage.coverage.get(method.name)
             row["coverage_mcse"] = coverage.coverage_mcse.get(method.name)
+            row["coverage_undefined"] = coverage.undefined.get(method.name)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -156,10 +157,20 @@ def _readable(report: IntervalReport, coverage: CoverageResult | None) -> pd.Dat
     })
     if coverage is not None:
         out["coverage (% ± 1.96 Monte Carlo SE)"] = [
-            "—" if c is None or pd.isna(c) else f"{100 * c:.1f} ± {196 * s:.1f}"
-            for c, s in zip(table["coverage"], table["coverage_mcse"].fillna(0.0))
+            _coverage_text(c, s, u, coverage.reps)
+            for c, s, u in zip(table["coverage"], table["coverage_mcse"], table["coverage_undefined"])
         ]
     return out
+
+
+def _coverage_text(coverage, mcse, undefined, reps: int) -> str:
+    """A coverage cell: "—" when not simulated, "undefined" when no repetition defined the interval."""
+    if coverage is None or undefined is None or pd.isna(undefined):
+        return "—"
+    if pd.isna(coverage):
+        return f"undefined in all {reps:,} repetitions"
+    text = f"{100 * coverage:.1f} ± {196 * mcse:.1f}"
+    return text + (f" (undefined in {int(undefined):,} of {reps:,})" if undefined else "")
 
 
 def summary_page(

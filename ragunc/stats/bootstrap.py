@@ -248,10 +248,13 @@ def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: floa
         accel = np.where(den > 0, num / den, 0.0)
     z = special.ndtri((1 - level) / 2)
     lo_z, hi_z = z0 + z, z0 - z
-    return (
-        special.ndtr(z0 + lo_z / (1 - accel * lo_z)),
-        special.ndtr(z0 + hi_z / (1 - accel * hi_z)),
-    )
+    # Every replicate on one side of the estimate: z0 is infinite and, with a non-zero
+    # acceleration, the level is inf/inf, NaN: the interval is undefined, which is said by the NaN.
+    with np.errstate(invalid="ignore"):
+        return (
+            special.ndtr(z0 + lo_z / (1 - accel * lo_z)),
+            special.ndtr(z0 + hi_z / (1 - accel * hi_z)),
+        )
 
 
 @dataclass(frozen=True)

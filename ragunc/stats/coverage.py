@@ -3,7 +3,7 @@
 Each repetition draws K of the D documents without replacement (the design
 being evaluated) and computes every interval with the same batch kernels
 ``interval_report`` uses; coverage is the share of repetitions whose interval
-holds the population value.
+holds the population value, among those where the interval is defined.
 """
 from __future__ import annotations
 
@@ -33,8 +33,13 @@ class CoverageResult:
     population_value: float
     control: str | None  # None or "iid"
     two_stage_fraction: float | None
-    coverage: dict[str, float]  # method -> share of repetitions whose interval holds the population value
+    # Coverage is over the repetitions where a method's interval is defined (no NaN bound):
+    # an undefined interval (studentized at K = 2, a BCa level that does not exist) is not a
+    # miss.  NaN for a method undefined in every repetition.
+    coverage: dict[str, float]  # method -> share of its defined intervals that hold the population value
     coverage_mcse: dict[str, float]  # method -> Monte Carlo SE of that share
+    undefined: dict[str, int]  # method -> repetitions where its interval is undefined
+    width: dict[str, float]  # method -> mean width (upper - lower) of its defined intervals
     sd_empirical: float  # SD of the estimator across repetitions
     se_mean: dict[str, float]  # method -> mean estimated SE (methods with an SE of their own)
     variance_ratio: float  # empirical variance / binomial reference variance (binomial_sd**2)
@@ -69,6 +74,8 @@ class CoverageResult:
             "two_stage_fraction": self.two_stage_fraction,
             "coverage": dict(self.coverage),
             "coverage_mcse": dict(self.coverage_mcse),
+            "undefined": dict(self.undefined),
+            "width": dict(self.width),
             "sd_empirical": self.sd_empirical,
             "se_mean": dict(self.se_mean),
             "variance_ratio": self.variance_ratio,
@@ -97,6 +104,21 @@ def _check(population: ClusterSample, k: int, reps: int, boot: int, control, two
         # Both need individual chunk values; sufficient statistics of scores
         # (sum, sum of squares) do not determine a permutation or a subsample.
         raise ValueError("control='iid' and two_stage_fraction need 0/1 y; this population has non-binary scores")
+
+
+def interval_coverage(lower: np.ndarray, upper: np.ndarray, value: float) -> tuple[float, float, int, float]:
+    """``(coverage, Monte Carlo SE, undefined, mean width)`` of per-repetition bounds against ``value``.
+
+    A repetition whose interval has a NaN bound is undefined: it is left out of the
+    coverage, its SE and the width rather than counted as a miss.
+    """
+    defined = ~(np.isnan(lower) | np.isnan(upper))
+    n = int(defined.sum())
+    if n == 0:
+        return float("nan"), float("nan"), int(lower.size), float("nan")
+    low, high = lower[defined], upper[defined]
+    held = float(np.mean((low <= value) & (value <= high)))
+    return held, float(np.sqrt(held * (1 - held) / n)), int(lower.size - n), float((high - low).mean())
 
 
 def random_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarray:
@@ -239,7 +261,11 @@ def coverage_experiment(
         if progress is not None:
             progress(stop, reps)
 
-    coverage = {m: float(np.mean((lower[m] <= value) & (value <= upper[m]))) for m in names}
+    coverage, coverage_mcse, undefined, width = {}, {}, {}, {}
+    for name in names:
+        coverage[name], coverage_mcse[name], undefined[name], width[name] = interval_coverage(
+            lower[name], upper[name], value
+        )
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
     pq = float(chunk_variance(total, size, sumsq, value, population.binary))
     kept = size if two_stage_fraction is None else np.maximum(1, np.rint(two_stage_fraction * size))
@@ -259,7 +285,9 @@ def coverage_experiment(
             control=control,
             two_stage_fraction=two_stage_fraction,
             coverage=coverage,
-            coverage_mcse={m: float(np.sqrt(c * (1 - c) / reps)) for m, c in coverage.items()},
+            coverage_mcse=coverage_mcse,
+            undefined=undefined,
+            width=width,
             sd_empirical=float(np.sqrt(var_emp)),
             se_mean=se_mean,
             variance_ratio=float(np.divide(var_emp, binomial_ref)),

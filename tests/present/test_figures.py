@@ -111,6 +111,25 @@ def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
     assert fig.layout.shapes[0].x0 == pytest.approx(100 * coverage.level)
 
 
+def test_coverage_figure_writes_undefined_rather_than_drawing_zero(population):
+    # K = 2: the studentized bootstrap is undefined in every repetition
+    r = coverage_experiment(population, k=2, reps=100, boot=30, rng=4)
+    fig = figures.coverage_figure(r)
+    markers, undefined = fig.data
+    label = figures.method_label("bootstrap_t")
+    assert np.isnan(markers.x[list(markers.y).index(label)])  # no point at 0%
+    assert list(undefined.y) == [label] and list(undefined.text) == ["undefined"]
+    assert undefined.x[0] == fig.layout.xaxis.range[0]  # written at the row's start, inside the axis
+    assert np.isfinite(fig.layout.xaxis.range).all()
+    assert "undefined in all 100 repetitions" in undefined.hovertemplate
+
+
+def test_stacked_intervals_count_undefined_intervals_apart(population):
+    r = coverage_experiment(population, k=2, reps=40, boot=30, rng=5)
+    fig = figures.stacked_intervals_figure(r, n=40, methods=("cluster", "bootstrap_t"))
+    assert fig.layout.annotations[1].text == "Cluster bootstrap: 0 of 40 miss, 40 undefined"
+
+
 def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, coverage):
     iid = coverage_experiment(population, k=15, reps=150, boot=100, rng=3, control="iid")
     fig = figures.coverage_figure({"real": coverage, "iid": iid}, methods=("naive", "cluster"))

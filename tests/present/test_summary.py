@@ -57,6 +57,22 @@ def test_summary_table_rows_are_the_reports_intervals(rep, cov):
     np.testing.assert_allclose(back["low"], table["low"])
 
 
+def test_an_interval_undefined_in_every_repetition_reads_undefined_not_zero(population):
+    small = interval_report(population.subset(np.arange(2)), boot=50, rng=1)
+    k2 = coverage_experiment(population, k=2, reps=60, boot=20, rng=3)
+    table = report.summary_table(small, k2).set_index("method")
+    assert np.isnan(table.loc["bootstrap_t", "coverage"]) and table.loc["bootstrap_t", "coverage_undefined"] == 60
+    assert table.loc["cluster", "coverage_undefined"] == 0
+    readable = report._readable(small, k2).set_index("interval")["coverage (% ± 1.96 Monte Carlo SE)"]
+    assert readable[figures.method_label("bootstrap_t")] == "undefined in all 60 repetitions"
+    c, s = k2.coverage["cluster"], k2.coverage_mcse["cluster"]
+    assert readable[figures.method_label("cluster")] == f"{100 * c:.1f} ± {196 * s:.1f}"
+    # a method the simulation did not run (no bootstrap) is "—", not "undefined"
+    no_boot = coverage_experiment(population, k=5, reps=30, boot=0, rng=3)
+    readable = report._readable(small, no_boot).set_index("interval")["coverage (% ± 1.96 Monte Carlo SE)"]
+    assert readable[figures.method_label("bootstrap")] == "—"
+
+
 def test_summary_json_is_valid_json_with_context(rep, cov):
     payload = json.loads(report.summary_json(rep, cov, source="test", K=25))
     assert payload["context"] == {"source": "test", "K": 25}
