@@ -50,7 +50,6 @@ def scores_sample(
         total=np.bincount(code, weights=used, minlength=labels.size),
         size=np.bincount(code, minlength=labels.size).astype(np.int64),
         sumsq=np.bincount(code, weights=used**2, minlength=labels.size),
-        binary=False,
         config=config,
     )
 

@@ -175,7 +175,7 @@ def iid_control(population: ClusterSample, rng: np.random.Generator) -> ClusterS
     hits = hits.astype(np.float64)
     return ClusterSample(
         doc_id=population.doc_id, total=hits, size=population.size, sumsq=hits,
-        doc_type=population.doc_type, binary=True, config=population.config,
+        doc_type=population.doc_type, config=population.config,
     )
 
 
@@ -251,8 +251,7 @@ def coverage_experiment(
             keep = np.maximum(1, np.rint(two_stage_fraction * m)).astype(np.int64)
             y = rng.hypergeometric(y.astype(np.int64), m - y.astype(np.int64), keep).astype(np.float64)
             m, s = keep, y
-        arr = interval_arrays(y, m, s, estimator=estimator, level=level, binary=population.binary, fpc=fpc,
-                              methods=names, reps=boot, rng=rng)
+        arr = interval_arrays(y, m, s, estimator=estimator, level=level, fpc=fpc, methods=names, reps=boot, rng=rng)
         estimates[sl], n_chunks[sl] = arr.estimate, arr.n_chunks
         for name in names:
             lower[name][sl], upper[name][sl] = arr.lower[name], arr.upper[name]
@@ -267,7 +266,7 @@ def coverage_experiment(
             lower[name], upper[name], value
         )
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
-    pq = float(chunk_variance(total, size, sumsq, value, population.binary))
+    pq = float(chunk_variance(total, size, sumsq, value))
     kept = size if two_stage_fraction is None else np.maximum(1, np.rint(two_stage_fraction * size))
     binomial_ref = pq / (k * kept.mean())  # p(1-p) over the expected chunks of one sample
     predicted = predicted_variance(total, size, k, estimator, kept)

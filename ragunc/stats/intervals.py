@@ -36,7 +36,6 @@ def interval_arrays(
     *,
     estimator: str = "micro",
     level: float = 0.95,
-    binary: bool = True,
     fpc=1.0,
     methods: Sequence[str] | None = None,
     reps: int = 0,
@@ -51,7 +50,7 @@ def interval_arrays(
     with replacement knows none).
     """
     chosen = interval_methods(methods, resampling=reps > 0 or methods is not None)
-    lin = linearize(total, size, sumsq, estimator=estimator, level=level, binary=binary, fpc=fpc)
+    lin = linearize(total, size, sumsq, estimator=estimator, level=level, fpc=fpc)
     resampled = [m for m in chosen if m.resamples]
     boot = None
     if resampled:
@@ -84,8 +83,7 @@ def _sample_arrays(sample, methods, estimator, level, boot, rng) -> IntervalArra
     check_options(estimator, level)
     require_documents(sample)
     return interval_arrays(
-        sample.total, sample.size, sample.sumsq, estimator=estimator, level=level, binary=sample.binary,
-        fpc=sample.fpc, methods=[m.name for m in interval_methods(methods)], reps=boot, rng=rng,
+        sample.total, sample.size, sample.sumsq, estimator=estimator, level=level, fpc=sample.fpc, methods=[m.name for m in interval_methods(methods)], reps=boot, rng=rng,
     )
 
 

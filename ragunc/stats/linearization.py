@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from .sample import ClusterSample
+from .sample import ClusterSample, zero_one
 
 ESTIMATORS = ("micro", "macro")
 
@@ -86,13 +86,16 @@ def wilson_interval(p, n, crit):
     return np.where(inside, centre - half, np.nan), np.where(inside, centre + half, np.nan)
 
 
-def chunk_variance(total, size, sumsq, estimate, binary: bool):
-    """Per-chunk variance the binomial reference uses: p(1-p) for 0/1 y, else the chunk variance about the mean."""
-    if binary:
-        return estimate * (1 - estimate)
+def chunk_variance(total, size, sumsq, estimate):
+    """Per-chunk variance the binomial reference uses, batch-wise.
+
+    p(1-p) with p the estimate where every y of the row is 0 or 1 (read off the sums:
+    :func:`~ragunc.stats.sample.zero_one`), else the chunk variance about the pooled mean.
+    """
     n = np.sum(size, axis=-1)
     mean = np.sum(total, axis=-1) / n
-    return np.maximum(np.sum(sumsq, axis=-1) / n - mean**2, 0.0)
+    spread = np.maximum(np.sum(sumsq, axis=-1) / n - mean**2, 0.0)
+    return np.where(zero_one(total, sumsq), estimate * (1 - estimate), spread)
 
 
 @dataclass(frozen=True)
@@ -116,8 +119,7 @@ class Linearized:
         return stats.t.ppf(0.5 + self.level / 2, self.n_docs - 1)
 
 
-def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float = 0.95,
-              binary: bool = True, fpc=1.0) -> Linearized:
+def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float = 0.95, fpc=1.0) -> Linearized:
     """The estimate, chunk count and binomial and cluster variances of each row (documents on the last axis).
 
     ``sumsq`` (sum of y**2 per document) defaults to ``total`` (0/1 y); ``fpc`` is 1 - K/D
@@ -133,7 +135,7 @@ def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float
         estimate=est,
         n_chunks=n,
         n_docs=total.shape[-1],
-        binomial_variance=chunk_variance(total, size, sumsq, est, binary) / n,
+        binomial_variance=chunk_variance(total, size, sumsq, est) / n,
         cluster_variance=residual_variance(resid, fpc),
         level=level,
     )

@@ -209,7 +209,7 @@ def test_validation(clustered):
         coverage_experiment(clustered, k=5, reps=10, control="shuffle")
     with pytest.raises(ValueError, match="two_stage_fraction"):
         coverage_experiment(clustered, k=5, reps=10, two_stage_fraction=0)
-    scores = ClusterSample(clustered.doc_id, clustered.total / 2, clustered.size, clustered.total / 4, binary=False)
+    scores = ClusterSample(clustered.doc_id, clustered.total / 2, clustered.size, clustered.total / 4)
     with pytest.raises(ValueError, match="need 0/1 y"):
         coverage_experiment(scores, k=5, reps=10, control="iid")
     # non-binary scores work for the plain design

@@ -40,7 +40,6 @@ def sample_from_chunks(docs: dict[str, list[float]], doc_type=None, population_d
         last=np.array([y[-1] for y in ys]),
         doc_type=None if doc_type is None else np.asarray(doc_type),
         population_docs=population_docs,
-        binary=all(set(np.unique(y)) <= {0.0, 1.0} for y in ys),
     )
 
 
