@@ -21,14 +21,20 @@ from .linearization import cluster_variance, point_estimate
 MAX_DRAWS = 1 << 22
 # Index draws per inner step of the resampling: small enough to stay in cache.
 CACHE_DRAWS = 1 << 16
+# Entries of one row's pair table (K * K, so K <= 362) above which documents are drawn one
+# at a time.  A larger table leaves the cache, and its random gathers then cost more than
+# the halved draws save (single draws measured as fast at K = 400 and 3x faster at
+# K = 700, B = 4,000); its memory would also grow as K**2 (347 MB at K = 4,000).
+MAX_PAIR_TABLE = 1 << 17
 
 
 def _uniform_indices(rng: np.random.Generator, n_values: int, shape: tuple[int, ...]) -> np.ndarray:
     """Uniform integers in [0, n_values) as int64, by multiply-shift of raw 32-bit words.
 
     Lemire's method without the rejection step: the bias is below n_values / 2**32
-    (1e-7 for a 400-entry pair table), far under any Monte Carlo error here, and it
-    is several times faster than ``Generator.integers`` for this volume.
+    (1e-7 for a 400-entry pair table, 3e-5 for the largest one allowed,
+    :data:`MAX_PAIR_TABLE`), far under any Monte Carlo error here, and it is
+    several times faster than ``Generator.integers`` for this volume.
     """
     count = int(np.prod(shape))
     words = rng.bit_generator.random_raw((count + 1) // 2).view(np.uint32)[:count]
@@ -84,7 +90,12 @@ def resampled_sums(
       K*K table of pairwise sums ``x_i + x_j`` (a pair of independent uniform
       indices is exactly a uniform index into that table), plus one single draw
       when K is odd.  Building the table costs K*K per row and saves K/2 draws
-      per replicate, hence only when ``2 K <= reps``.
+      per replicate, hence only when ``2 K <= reps``; it helps only while it
+      stays in cache, and its memory grows as K*K, hence only up to
+      :data:`MAX_PAIR_TABLE` entries (K <= 362): larger samples draw documents
+      one at a time.  A batch's tables then hold at most
+      max(CACHE_DRAWS, MAX_PAIR_TABLE) entries per word (several rows' tables
+      are batched only when they are small).
 
     Rows are processed a few at a time so the index arrays stay in cache; the
     rows' tables are laid end to end, row ``r``'s starting at ``r * width``.
@@ -104,7 +115,7 @@ def resampled_sums(
         ]
     else:
         gathered = flat
-    use_pairs = k >= 2 and 2 * k <= reps
+    use_pairs = k >= 2 and 2 * k <= reps and k * k <= MAX_PAIR_TABLE
     width = k * k if use_pairs else k
     draws = k // 2 if use_pairs else k
     odd = use_pairs and k % 2 == 1

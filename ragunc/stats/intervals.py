@@ -49,7 +49,7 @@ def interval_arrays(
     (1 without a known population), applied by the linearization methods only (resampling
     with replacement knows none).
     """
-    chosen = interval_methods(methods, resampling=reps > 0 or methods is not None)
+    chosen = interval_methods(resampling=reps > 0) if methods is None else interval_methods(methods)
     lin = linearize(total, size, sumsq, estimator=estimator, level=level, fpc=fpc)
     resampled = [m for m in chosen if m.resamples]
     boot = None
@@ -83,7 +83,8 @@ def _sample_arrays(sample, methods, estimator, level, boot, rng) -> IntervalArra
     check_options(estimator, level)
     require_documents(sample)
     return interval_arrays(
-        sample.total, sample.size, sample.sumsq, estimator=estimator, level=level, fpc=sample.fpc, methods=[m.name for m in interval_methods(methods)], reps=boot, rng=rng,
+        sample.total, sample.size, sample.sumsq, estimator=estimator, level=level, fpc=sample.fpc,
+        methods=[m.name for m in interval_methods(methods)], reps=boot, rng=rng,
     )
 
 

@@ -1,6 +1,8 @@
 """Cluster bootstrap against scipy.stats.bootstrap, resampling theory and brute force."""
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -83,6 +85,44 @@ def test_resampled_counts_are_multinomial(k, reps):
         cov = np.cov(flat.T)
         assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
         assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
+
+
+def test_counts_stay_multinomial_when_the_pair_table_is_capped(monkeypatch):
+    # K = 20, B = 400 would use the 400-entry pair table; a cap below it forces single draws.
+    k, reps, rows = 20, 400, 60
+    onehot = np.broadcast_to(np.eye(k), (rows, k, k))
+    columns = [onehot[:, j, :] for j in range(k)]
+    paired = np.stack(resampled_sums(columns, reps, 3), -1)
+    monkeypatch.setattr(rb, "MAX_PAIR_TABLE", k * k - 1)
+    counts = np.stack(resampled_sums(columns, reps, 3), -1)
+    assert not np.array_equal(counts, paired)  # the same seed, another way of drawing
+    assert np.all(counts.sum(-1) == k)
+    flat = counts.reshape(-1, k)
+    assert np.abs(flat.mean(0) - 1).max() < 6 * np.sqrt((1 - 1 / k) / flat.shape[0])
+    cov = np.cov(flat.T)
+    assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
+    assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
+
+
+def test_memory_stays_bounded_for_a_large_sample():
+    # K = 4,000 documents, B = 8,000: the K x K pair table took 347 MB (246 MiB traced for
+    # the five studentized columns); single draws in cache-sized batches need a few MiB.
+    rng = np.random.default_rng(14)
+    m = rng.integers(1, 60, 4000).astype(float)
+    y = rng.binomial(m.astype(int), 0.2).astype(float)
+    columns = [y, m, y**2, y * m, m**2]
+    tracemalloc.start()
+    try:
+        sums = resampled_sums(columns, 8000, 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+    # and they are sums of K = 4,000 draws: mean K times the column mean, SD sqrt(K) times its SD
+    for column, total in zip(columns, sums):
+        sd = np.sqrt(4000) * column.std()
+        assert total.mean() == pytest.approx(4000 * column.mean(), abs=6 * sd / np.sqrt(8000))
+        assert total.std() == pytest.approx(sd, rel=0.05)
 
 
 def test_columns_share_draws_and_rows_are_independent():
