@@ -280,9 +280,10 @@ class Replicates:
     estimator: str
     level: float
     theta: np.ndarray  # (...,) the sample's estimate
-    replicates: np.ndarray  # (..., B) in resampling order, paired with replicate_se
-    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate; None when not resampled
-    sorted: np.ndarray  # (..., B) the replicates sorted
+    sorted: np.ndarray  # (..., B) the replicates, sorted
+    # Only with_se (the studentized kernels), in resampling order so that they pair up:
+    replicates: np.ndarray | None  # (..., B) the replicates
+    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate
 
     @property
     def n_docs(self) -> int:
@@ -294,16 +295,21 @@ def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps
     """Resample the documents of each row ``reps`` times (with replacement), for the bootstrap kernels.
 
     ``with_se`` also resamples the second moments for each replicate's SE (what the
-    studentized kernels need; three more resampled sums).  The draws do not depend on it.
+    studentized kernels need; three more resampled sums) and keeps the replicates in
+    resampling order beside them.  The draws do not depend on it.
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
     total, size = np.asarray(total, dtype=float), np.asarray(size)
     boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=with_se)
+    if with_se:
+        ordered = np.sort(boot, -1)
+    else:
+        boot.sort(-1)  # in place: nothing needs the resampling order
+        ordered, boot = boot, None
     return Replicates(
         total=total, size=size, estimator=estimator, level=level,
-        theta=point_estimate(total, size, estimator), replicates=boot, replicate_se=boot_se,
-        sorted=np.sort(boot, -1),
+        theta=point_estimate(total, size, estimator), sorted=ordered, replicates=boot, replicate_se=boot_se,
     )
 
 
