@@ -7,6 +7,7 @@ from ..data.results import load_results
 from ..stats.coverage import coverage_experiment
 from ..stats.intervals import interval_report
 from ..stats.linearization import ESTIMATORS
+from ..stats.methods import interval_methods
 from ..stats.paired import paired_comparison
 from ..stats.planning import plan_documents
 from ..stats.sample import ClusterSample
@@ -150,20 +151,14 @@ def _rows(rows: list[tuple[str, ...]]) -> str:
 
 def _interval_table(d: dict) -> str:
     fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
+    reps = sorted({d[m.json_path[0]]["reps"] for m in interval_methods() if m.resamples})
     head = (f"{d['estimator']} estimate {d['estimate']:.4f}  over {d['n_docs']} documents, "
-            f"{d['n_chunks']} chunks  ({d['level']:.0%} intervals, {fpc})")
-    b = d["bootstrap"]
-    rows = [
-        ("method", "se", "interval"),
-        ("naive (chunks iid)", _num(d["naive"]["se"]), _ci(d["naive"]["ci"])),
-        ("wilson (chunks iid)", "", _ci(d["wilson"]["ci"])),
-        ("cluster", _num(d["cluster"]["se"]), _ci(d["cluster"]["ci"])),
-        ("cluster t(K-1)", _num(d["cluster_t"]["se"]), _ci(d["cluster_t"]["ci"])),
-        ("cluster wilson (n_eff)", "", _ci(d["cluster_wilson"]["ci"])),
-        (f"bootstrap percentile ({b['reps']})", _num(b["se"]), _ci(b["ci"])),
-        ("bootstrap BCa", "", _ci(b["ci_bca"])),
-        ("bootstrap studentized", "", _ci(b["ci_t"])),
-    ]
+            f"{d['n_chunks']} chunks  ({d['level']:.0%} intervals, {fpc}, "
+            f"B={', '.join(map(str, reps))} bootstrap replicates)")
+    rows = [("method", "", "se", "interval")]
+    for m in interval_methods():
+        obj, field = m.json_path
+        rows.append((m.name, m.label, _num(d[obj]["se"]) if m.has_se else "", _ci(d[obj][field])))
     g = d["diagnostics"]
     diag = [
         ("DEFF", _num(d["deff"], ".2f")), ("ICC", _num(d["icc"], ".3f")), ("n_eff", _num(d["n_eff"], ".1f")),
@@ -184,10 +179,11 @@ def _simulate_table(d: dict) -> str:
     head = (f"population {pop['n_docs']} documents, {pop['n_chunks']} chunks, {d['estimator']} value "
             f"{pop['value']:.4f}; K={d['k']}, R={d['reps']}, B={d['boot']}"
             + ("; " + ", ".join(extra) if extra else ""))
-    rows = [("method", f"coverage (nominal {d['level']:.0%})", "MC se", "mean se")]
+    rows = [("method", f"coverage (nominal {d['level']:.0%})", "MC se", "mean se", "mean width", "undefined")]
     for method, c in d["coverage"].items():
-        rows.append((method, _num(c, ".3f"), _num(d["coverage_mcse"][method], ".3f"),
-                     _num(d["se_mean"].get(method))))
+        coverage = "undefined" if c is None or c != c else _num(c, ".3f")  # NaN: undefined in every repetition
+        rows.append((method, coverage, _num(d["coverage_mcse"][method], ".3f"), _num(d["se_mean"].get(method)),
+                     _num(d["width"][method]), f"{d['undefined'][method]} of {d['reps']}"))
     figures = [
         ("SD of the estimator (empirical)", _num(d["sd_empirical"])),
         ("SD predicted by linearization", _num(d["linearization_sd"])),

@@ -366,7 +366,6 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
         "count(*) AS size",
         "sum(y) AS total",
         "sum(y * y) AS sumsq",
-        "bool_and(y = 0 OR y = 1) AS is_binary",
     ] + [f"count(*) FILTER (WHERE {key}) AS {key}" for key in flags]
     if has_ci:
         aggs += ["arg_min(y, chunk_index) AS first", "arg_max(y, chunk_index) AS last", "hash(config, doc_id) AS key"]
@@ -469,7 +468,6 @@ def _sample(per_doc: dict, idx: np.ndarray, config: str, has_ci: bool, has_type:
         first=floats("first") if has_ci else None,
         last=floats("last") if has_ci else None,
         doc_type=np.asarray(per_doc["doc_type"][idx], dtype=str) if has_type else None,
-        binary=bool(np.all(per_doc["is_binary"][idx])),
         config=config,
     )
 

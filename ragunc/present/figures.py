@@ -8,18 +8,16 @@ background is fixed, so the host's light or dark theme applies.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from scipy import stats
 
-from ..stats.bootstrap import BootstrapResult
 from ..stats.coverage import CoverageResult
 from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
-from ..stats.linearization import IntervalEstimate
+from ..stats.methods import interval_method, interval_methods
 from ..stats.paired import ComparisonResult
 from ..stats.planning import PlanResult
 
@@ -37,30 +35,6 @@ OKABE_ITO = {
 # Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's wine completes it.
 PALETTE = {**OKABE_ITO, "wine": "#882255"}
 
-METHOD_LABELS = {  # also the order in which charts and tables list the methods
-    "naive": "Naive binomial (Wald)",
-    "wilson": "Naive binomial (Wilson)",
-    "cluster": "Cluster (linearization)",
-    "cluster_t": "Cluster (linearization, t)",
-    "cluster_wilson": "Cluster (effective-n Wilson)",
-    "bootstrap": "Cluster bootstrap (percentile)",
-    "bootstrap_bca": "Cluster bootstrap (BCa)",
-    "bootstrap_t": "Cluster bootstrap (studentized)",
-    "paired": "Paired cluster (linearization)",
-}
-
-METHOD_COLORS = {
-    "naive": OKABE_ITO["vermillion"],
-    "wilson": OKABE_ITO["orange"],
-    "cluster": OKABE_ITO["blue"],
-    "cluster_t": OKABE_ITO["sky_blue"],
-    "cluster_wilson": OKABE_ITO["grey"],  # Okabe-Ito yellow is unreadable on a light background
-    "bootstrap": OKABE_ITO["bluish_green"],
-    "bootstrap_bca": OKABE_ITO["reddish_purple"],
-    "bootstrap_t": PALETTE["wine"],
-    "paired": OKABE_ITO["blue"],
-}
-
 # Series colours when several scenarios share one figure.
 SERIES_COLORS = (
     OKABE_ITO["blue"],
@@ -77,32 +51,13 @@ REFERENCE_COLOR = OKABE_ITO["grey"]
 
 
 def method_label(method: str) -> str:
-    return METHOD_LABELS.get(method, method)
+    """What tables and figures call a registered interval method (:data:`ragunc.stats.methods.METHODS`)."""
+    return interval_method(method).label
 
 
 def method_color(method: str) -> str:
-    return METHOD_COLORS.get(method, OKABE_ITO["grey"])
-
-
-def report_intervals(report: IntervalReport) -> list[tuple[str, float | None, tuple[float, float]]]:
-    """Every interval an :class:`IntervalReport` carries, as ``(method, se, (low, high))``.
-
-    Bootstrap contributes three rows (percentile, BCa and studentized); any interval field the
-    report gains later is picked up without touching this module.  Rows come in the order of
-    :data:`METHOD_LABELS` (naive, then the analytic cluster intervals, then the bootstrap ones),
-    not in the report's field order; methods it does not know go last.
-    """
-    rows = []
-    for f in fields(report):
-        value = getattr(report, f.name)
-        if isinstance(value, IntervalEstimate):
-            rows.append((f.name, value.se, tuple(value.ci)))
-        elif isinstance(value, BootstrapResult):
-            rows.append(("bootstrap", value.se, tuple(value.ci)))
-            rows.append(("bootstrap_bca", value.se, tuple(value.ci_bca)))
-            rows.append(("bootstrap_t", value.se, tuple(value.ci_t)))
-    rank = {method: i for i, method in enumerate(METHOD_LABELS)}
-    return sorted(rows, key=lambda row: rank.get(row[0], len(rank)))
+    """The colour of a registered interval method: its registry entry names a key of :data:`PALETTE`."""
+    return PALETTE[interval_method(method).color]
 
 
 def _layout(*, title: str, x: str, y: str, height: int = 380, **extra) -> dict:
@@ -143,13 +98,15 @@ def _vertical(fig: go.Figure, x: float, text: str) -> None:
 
 
 def _interval_traces(rows, estimate: float, level: float, unit: str, signed: bool = False) -> list[dict]:
-    """One diamond at the estimate with an asymmetric bar to each interval's bounds (percent)."""
+    """One diamond at the estimate with an asymmetric bar to each interval's bounds (percent).
+
+    ``rows`` are ``(label, colour, se or None, (low, high))``.
+    """
     traces = []
     sign = "+" if signed else ""
-    for method, label, se, (low, high) in rows:
+    for label, color, se, (low, high) in rows:
         est = 100 * estimate
         se_text = "" if se is None else f" · SE {100 * se:.2f} pp"
-        color = method_color(method)
         traces.append({
             "type": "scatter", "x": [est], "y": [label], "mode": "markers", "name": label, "showlegend": False,
             "marker": {"color": color, "size": 11, "symbol": "diamond"},
@@ -167,8 +124,9 @@ def _interval_traces(rows, estimate: float, level: float, unit: str, signed: boo
 def interval_figure(
     report: IntervalReport, *, population_value: float | None = None, metric: str = "hit@1"
 ) -> go.Figure:
-    """Each interval of one sample as a horizontal bar around the estimate (percent)."""
-    rows = [(m, method_label(m), se, ci) for m, se, ci in report_intervals(report)]
+    """Each interval of one sample as a horizontal bar around the estimate (percent), in display order."""
+    rows = [(m.label, method_color(m.name), report.interval(m.name).se, report.interval(m.name).ci)
+            for m in interval_methods(report.intervals)]
     extra = {}
     if population_value is not None:
         shape, label = _vline(100 * population_value, f"population {100 * population_value:.2f}%")
@@ -191,16 +149,22 @@ def coverage_figure(
 ) -> go.Figure:
     """Coverage per interval method with ±1.96 Monte Carlo SE bars and the nominal line.
 
-    Several results (e.g. real structure vs the iid control) are drawn side by side.
+    Several results (e.g. real structure vs the iid control) are drawn side by side.  Coverage
+    is over the repetitions where an interval is defined; a method undefined in every
+    repetition (e.g. the studentized bootstrap at K = 2) is written "undefined" on its row,
+    never drawn as 0%.
     """
     series = {"": results} if isinstance(results, CoverageResult) else dict(results)
     first = next(iter(series.values()))
     shown = [m for m in (methods or first.coverage) if m in first.coverage]
     labels = [method_label(m) for m in shown]
+    low = np.nanmin([100 * r.coverage[m] - 196 * r.coverage_mcse[m] for r in series.values() for m in shown] + [101])
+    left = max(0.0, min(low, 100 * first.level) - 5)
     fig = go.Figure()
     for i, (name, res) in enumerate(series.items()):
         cov = np.array([100 * res.coverage[m] for m in shown])
         err = np.array([196 * res.coverage_mcse[m] for m in shown])
+        defined = np.array([res.reps - res.undefined[m] for m in shown])
         colors = [method_color(m) for m in shown] if len(series) == 1 else SERIES_COLORS[i % len(SERIES_COLORS)]
         fig.add_trace(
             go.Scatter(
@@ -214,20 +178,31 @@ def coverage_figure(
                 error_x={"type": "data", "array": err, "thickness": 2, "width": 6,
                          # one colour per trace: grey reads on light and dark backgrounds
                          "color": REFERENCE_COLOR if len(series) == 1 else colors},
-                customdata=np.column_stack([err, np.rint(cov / 100 * res.reps)]),
+                customdata=np.column_stack([err, np.rint(cov / 100 * defined), defined]),
                 hovertemplate=(
                     (f"<b>{name}</b><br>" if name else "")
                     + "%{y}<br>coverage %{x:.1f}% ± %{customdata[0]:.1f} pp<br>"
-                    + f"%{{customdata[1]:.0f}} of {res.reps:,} repetitions held the population value<extra></extra>"
+                    + "%{customdata[1]:.0f} of %{customdata[2]:,.0f} defined intervals held the population value"
+                    + f" ({res.reps:,} repetitions)<extra></extra>"
                 ),
             )
         )
+        never = [label for label, c in zip(labels, cov) if np.isnan(c)]
+        if never:
+            fig.add_trace(
+                go.Scatter(
+                    x=[left] * len(never), y=never, mode="text", text=["undefined"] * len(never),
+                    name=f"{name}: undefined" if name else "undefined", showlegend=False,
+                    textfont={"color": REFERENCE_COLOR}, textposition="middle right",
+                    hovertemplate=(f"<b>{name}</b><br>" if name else "")
+                    + f"%{{y}}<br>undefined in all {res.reps:,} repetitions<extra></extra>",
+                )
+            )
     fig.add_vline(
         x=100 * first.level, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
         annotation_text=f"nominal {first.level:.0%}", annotation_position="top",
     )
-    low = min(min(100 * r.coverage[m] - 196 * r.coverage_mcse[m] for m in shown) for r in series.values())
-    fig.update_xaxes(range=[max(0.0, min(low, 100 * first.level) - 5), 101])
+    fig.update_xaxes(range=[left, 101])
     fig.update_yaxes(autorange="reversed")
     if len(series) > 1:
         fig.update_layout(scattermode="group")
@@ -261,8 +236,10 @@ def stacked_intervals_figure(
     for col, method in enumerate(methods, start=1):
         low = 100 * result.lower[method][:n]
         high = 100 * result.upper[method][:n]
-        miss = (low > 100 * truth) | (high < 100 * truth)
-        for mask, color, name in ((~miss, COVER_COLOR, "holds the population value"), (miss, MISS_COLOR, "misses it")):
+        undefined = np.isnan(low) | np.isnan(high)  # drawn as nothing, and neither held nor missed
+        miss = ~undefined & ((low > 100 * truth) | (high < 100 * truth))
+        held = ~undefined & ~miss
+        for mask, color, name in ((held, COVER_COLOR, "holds the population value"), (miss, MISS_COLOR, "misses it")):
             x, y = _segments(low[mask], high[mask], rows[mask])
             fig.add_trace(
                 go.Scatter(
@@ -281,7 +258,10 @@ def stacked_intervals_figure(
             row=1, col=col,
         )
         fig.add_vline(x=100 * truth, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=col)
-        fig.layout.annotations[col - 1].text = f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
+        fig.layout.annotations[col - 1].text = (
+            f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
+            + (f", {int(undefined.sum())} undefined" if undefined.any() else "")
+        )
         fig.update_xaxes(title_text=f"{metric} rate (%, {result.estimator})", row=1, col=col)
     fig.update_yaxes(title_text="repetition", autorange="reversed", row=1, col=1)
     return _style(
@@ -464,9 +444,9 @@ def plan_figure(plan: PlanResult) -> go.Figure:
 def comparison_figure(result: ComparisonResult) -> go.Figure:
     """The difference b − a with naive, paired-linearization and paired-bootstrap intervals."""
     rows = [
-        ("naive", "Naive binomial (unpaired)", result.naive.se, result.naive.ci),
-        ("paired", method_label("paired"), result.paired.se, result.paired.ci),
-        ("bootstrap", "Paired cluster bootstrap", result.bootstrap.se, result.bootstrap.ci),
+        ("Naive binomial (unpaired)", method_color("naive"), result.naive.se, result.naive.ci),
+        ("Paired cluster (linearization)", method_color("cluster"), result.paired.se, result.paired.ci),
+        ("Paired cluster bootstrap", method_color("bootstrap"), result.bootstrap.se, result.bootstrap.ci),
     ]
     shape, label = _vline(0.0, "no difference")
     layout = _layout(

@@ -17,18 +17,20 @@ from plotly.offline import get_plotlyjs
 from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
 from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
-from .figures import method_label, report_intervals
+from ..stats.methods import interval_methods
 
 
 def summary_table(report: IntervalReport, coverage: CoverageResult | None = None) -> pd.DataFrame:
-    """One row per interval method: estimate, SE, bounds, half-width, and coverage when simulated."""
+    """One row per interval method (display order): estimate, SE, bounds, half-width, and coverage when simulated."""
     rows = []
-    for method, se, (low, high) in report_intervals(report):
+    for method in interval_methods(report.intervals):
+        interval = report.interval(method.name)
+        low, high = interval.ci
         row = {
-            "method": method,
-            "label": method_label(method),
+            "method": method.name,
+            "label": method.label,
             "estimate": report.estimate,
-            "se": se,
+            "se": interval.se,
             "low": low,
             "high": high,
             "half_width_pp": 50 * (high - low),
@@ -36,9 +38,10 @@ def summary_table(report: IntervalReport, coverage: CoverageResult | None = None
             "n_docs": report.n_docs,
             "n_chunks": report.n_chunks,
         }
-        if coverage is not None:
-            row["coverage"] = coverage.coverage.get(method)
-            row["coverage_mcse"] = coverage.coverage_mcse.get(method)
+        if coverage is not None:  # None: not simulated; NaN: undefined in every repetition
+            row["coverage"] = coverage.coverage.get(method.name)
+            row["coverage_mcse"] = coverage.coverage_mcse.get(method.name)
+            row["coverage_undefined"] = coverage.undefined.get(method.name)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -58,8 +61,9 @@ def plain_reading(
     """Sentences a stakeholder can read, built from the numbers on screen."""
     d = report.diagnostics
     pct = f"{report.level:.0%}"
-    naive_hw = 50 * (report.naive.ci[1] - report.naive.ci[0])
-    cluster_hw = 50 * (report.cluster.ci[1] - report.cluster.ci[0])
+    naive, cluster = report.interval("naive").ci, report.interval("cluster").ci
+    naive_hw = 50 * (naive.high - naive.low)
+    cluster_hw = 50 * (cluster.high - cluster.low)
     lines = [
         f"The estimated {metric} is {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks "
         f"of {report.n_docs:,} documents."
@@ -153,10 +157,20 @@ def _readable(report: IntervalReport, coverage: CoverageResult | None) -> pd.Dat
     })
     if coverage is not None:
         out["coverage (% ± 1.96 Monte Carlo SE)"] = [
-            "—" if c is None or pd.isna(c) else f"{100 * c:.1f} ± {196 * s:.1f}"
-            for c, s in zip(table["coverage"], table["coverage_mcse"].fillna(0.0))
+            _coverage_text(c, s, u, coverage.reps)
+            for c, s, u in zip(table["coverage"], table["coverage_mcse"], table["coverage_undefined"])
         ]
     return out
+
+
+def _coverage_text(coverage, mcse, undefined, reps: int) -> str:
+    """A coverage cell: "—" when not simulated, "undefined" when no repetition defined the interval."""
+    if coverage is None or undefined is None or pd.isna(undefined):
+        return "—"
+    if pd.isna(coverage):
+        return f"undefined in all {reps:,} repetitions"
+    text = f"{100 * coverage:.1f} ± {196 * mcse:.1f}"
+    return text + (f" (undefined in {int(undefined):,} of {reps:,})" if undefined else "")
 
 
 def summary_page(

@@ -15,9 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..data.serialize import jsonable
-from ..stats.bootstrap import BootstrapResult
 from ..stats.intervals import IntervalReport, interval_report
-from ..stats.linearization import IntervalEstimate
+from ..stats.methods import IntervalEstimate
 from ..stats.paired import ComparisonResult, paired_comparison
 from ..stats.sample import ClusterSample
 from .metrics import (
@@ -51,7 +50,6 @@ def scores_sample(
         total=np.bincount(code, weights=used, minlength=labels.size),
         size=np.bincount(code, minlength=labels.size).astype(np.int64),
         sumsq=np.bincount(code, weights=used**2, minlength=labels.size),
-        binary=False,
         config=config,
     )
 
@@ -92,15 +90,11 @@ class RecallReport:
     per_query: np.ndarray  # (Q,) recall in ``order``; NaN when excluded
     naive: IntervalEstimate  # NaN se/ci with fewer than 2 groups
     cluster: IntervalEstimate
-    bootstrap: BootstrapResult
+    bootstrap: IntervalEstimate  # percentile
     deff: float
 
     def to_dict(self) -> dict:
         """The JSON contract of ``ragunc recall``; undefined numbers (NaN) become None."""
-
-        def interval(est) -> dict:
-            return {"se": est.se, "ci": est.ci}
-
         return jsonable({
             "k": self.k,
             "order": self.order,
@@ -109,10 +103,10 @@ class RecallReport:
             "n_queries": self.n_queries,
             "n_excluded": self.n_excluded,
             "per_query": [{"query_id": str(q), "recall": r} for q, r in zip(self.query_id, self.per_query)],
-            "naive": interval(self.naive),
-            "cluster": interval(self.cluster),
+            "naive": self.naive.to_dict(),
+            "cluster": self.cluster.to_dict(),
             "deff": self.deff,
-            "bootstrap": interval(self.bootstrap),
+            "bootstrap": self.bootstrap.to_dict(),
             "n_groups": self.n_groups,
             "group_col": self.group_col,
             "level": self.level,
@@ -143,12 +137,12 @@ def recall_report(
     n_groups = int(scores_sample(scores, groups).doc_id.size)
     if n_groups >= 2:
         report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
-        naive, cluster, bootstrap, deff = report.naive, report.cluster, report.bootstrap, report.diagnostics.deff
+        naive, cluster, bootstrap = (report.interval(m) for m in ("naive", "cluster", "bootstrap"))
+        deff = report.diagnostics.deff
     else:  # one group of queries: the mean is still reported, its sampling error is not estimable
         nan = float("nan")
-        naive = IntervalEstimate("naive", nan, (nan, nan))
-        cluster = IntervalEstimate("cluster", nan, (nan, nan))
-        bootstrap, deff = BootstrapResult(nan, (nan, nan), (nan, nan), 0), nan
+        naive, cluster, bootstrap = (IntervalEstimate(m, nan, (nan, nan)) for m in ("naive", "cluster", "bootstrap"))
+        deff = nan
     return RecallReport(
         k=int(k),
         order=order,

@@ -6,11 +6,11 @@ comparison, synthetic populations and the registry of interval methods.  Imports
 nothing else of ragunc: it knows no files, retrieval, ranking or presentation.
 """
 
-from .bootstrap import BootstrapResult, cluster_bootstrap
 from .coverage import CoverageResult, coverage_experiment, iid_control, predicted_variance
 from .diagnostics import Diagnostics, deff_equal_size, deff_kish, diagnostics, icc_anova, k_over_rho
-from .intervals import IntervalReport, interval_report
-from .linearization import ESTIMATORS, IntervalEstimate, cluster_variance, estimate, interval_arrays
+from .intervals import IntervalReport, interval_arrays, interval_estimates, interval_report
+from .linearization import ESTIMATORS, cluster_variance, estimate
+from .methods import METHODS, ConfidenceInterval, IntervalEstimate, IntervalMethod, interval_method, interval_methods
 from .paired import ComparisonResult, paired_comparison
 from .planning import PlanResult, plan_documents
 from .sample import ClusterSample, finite_population_correction

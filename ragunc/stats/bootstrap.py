@@ -1,9 +1,10 @@
 """Cluster bootstrap: resample documents with replacement (percentile, BCa, studentized), vectorised.
 
-The kernels are batch-wise like those of :mod:`ragunc.stats.linearization`: documents on the
-last axis, repetitions (e.g. simulated samples) on leading axes, each leading row
-resampled independently.  No Python loop runs over replicates; rows are processed
-in batches only to cap memory.
+Batch-wise like :mod:`ragunc.stats.linearization`: documents on the last axis, repetitions
+(e.g. simulated samples) on leading axes, each leading row resampled independently.  No
+Python loop runs over replicates; rows are processed in batches only to cap memory.
+:func:`resample` draws a batch's replicates once; every bootstrap kernel reads that
+:class:`Replicates` and returns ``(se, lower, upper)``, so the methods share their draws.
 """
 from __future__ import annotations
 
@@ -13,39 +14,27 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .linearization import check_options, cluster_variance, point_estimate
-from .sample import ClusterSample
-
-
-@dataclass(frozen=True)
-class BootstrapResult:
-    """Cluster bootstrap (documents resampled with replacement)."""
-
-    se: float
-    ci: tuple[float, float]  # percentile
-    ci_bca: tuple[float, float]
-    reps: int
-    ci_t: tuple[float, float] = (float("nan"), float("nan"))  # studentized (bootstrap-t)
-
-    def to_dict(self) -> dict:
-        return {"se": self.se, "ci": list(self.ci), "ci_bca": list(self.ci_bca), "ci_t": list(self.ci_t),
-                "reps": self.reps}
-
-
+from .linearization import cluster_variance, point_estimate
 
 
 # Index draws per batch of repetitions held in memory at once (~8 bytes each).
 MAX_DRAWS = 1 << 22
 # Index draws per inner step of the resampling: small enough to stay in cache.
 CACHE_DRAWS = 1 << 16
+# Entries of one row's pair table (K * K, so K <= 362) above which documents are drawn one
+# at a time.  A larger table leaves the cache, and its random gathers then cost more than
+# the halved draws save (single draws measured as fast at K = 400 and 3x faster at
+# K = 700, B = 4,000); its memory would also grow as K**2 (347 MB at K = 4,000).
+MAX_PAIR_TABLE = 1 << 17
 
 
 def _uniform_indices(rng: np.random.Generator, n_values: int, shape: tuple[int, ...]) -> np.ndarray:
     """Uniform integers in [0, n_values) as int64, by multiply-shift of raw 32-bit words.
 
     Lemire's method without the rejection step: the bias is below n_values / 2**32
-    (1e-7 for a 400-entry pair table), far under any Monte Carlo error here, and it
-    is several times faster than ``Generator.integers`` for this volume.
+    (1e-7 for a 400-entry pair table, 3e-5 for the largest one allowed,
+    :data:`MAX_PAIR_TABLE`), far under any Monte Carlo error here, and it is
+    several times faster than ``Generator.integers`` for this volume.
     """
     count = int(np.prod(shape))
     words = rng.bit_generator.random_raw((count + 1) // 2).view(np.uint32)[:count]
@@ -101,7 +90,12 @@ def resampled_sums(
       K*K table of pairwise sums ``x_i + x_j`` (a pair of independent uniform
       indices is exactly a uniform index into that table), plus one single draw
       when K is odd.  Building the table costs K*K per row and saves K/2 draws
-      per replicate, hence only when ``2 K <= reps``.
+      per replicate, hence only when ``2 K <= reps``; it helps only while it
+      stays in cache, and its memory grows as K*K, hence only up to
+      :data:`MAX_PAIR_TABLE` entries (K <= 362): larger samples draw documents
+      one at a time.  A batch's tables then hold at most
+      max(CACHE_DRAWS, MAX_PAIR_TABLE) entries per word (several rows' tables
+      are batched only when they are small).
 
     Rows are processed a few at a time so the index arrays stay in cache; the
     rows' tables are laid end to end, row ``r``'s starting at ``r * width``.
@@ -121,7 +115,7 @@ def resampled_sums(
         ]
     else:
         gathered = flat
-    use_pairs = k >= 2 and 2 * k <= reps
+    use_pairs = k >= 2 and 2 * k <= reps and k * k <= MAX_PAIR_TABLE
     width = k * k if use_pairs else k
     draws = k // 2 if use_pairs else k
     odd = use_pairs and k % 2 == 1
@@ -265,95 +259,90 @@ def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: floa
         accel = np.where(den > 0, num / den, 0.0)
     z = special.ndtri((1 - level) / 2)
     lo_z, hi_z = z0 + z, z0 - z
-    return (
-        special.ndtr(z0 + lo_z / (1 - accel * lo_z)),
-        special.ndtr(z0 + hi_z / (1 - accel * hi_z)),
-    )
+    # Every replicate on one side of the estimate: z0 is infinite and, with a non-zero
+    # acceleration, the level is inf/inf, NaN: the interval is undefined, which is said by the NaN.
+    with np.errstate(invalid="ignore"):
+        return (
+            special.ndtr(z0 + lo_z / (1 - accel * lo_z)),
+            special.ndtr(z0 + hi_z / (1 - accel * hi_z)),
+        )
 
 
 @dataclass(frozen=True)
-class BootstrapArrays:
-    """Batch output of :func:`bootstrap_arrays` (leading shape of the input)."""
+class Replicates:
+    """What every bootstrap kernel reads: one batch's replicates and the sample's own figures.
 
-    se: np.ndarray
-    lower: np.ndarray  # percentile
-    upper: np.ndarray
-    lower_bca: np.ndarray
-    upper_bca: np.ndarray
-    lower_t: np.ndarray  # studentized (bootstrap-t)
-    upper_t: np.ndarray
+    Arrays have the batch's leading shape, replicates on the last axis.
+    """
+
+    total: np.ndarray  # (..., K) the sample's documents
+    size: np.ndarray
+    estimator: str
+    level: float
+    theta: np.ndarray  # (...,) the sample's estimate
+    sorted: np.ndarray  # (..., B) the replicates, sorted
+    # Only with_se (the studentized kernels), in resampling order so that they pair up:
+    replicates: np.ndarray | None  # (..., B) the replicates
+    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate
+
+    @property
+    def n_docs(self) -> int:
+        return self.total.shape[-1]
 
 
-def bootstrap_arrays(
-    total,
-    size,
-    *,
-    estimator: str = "micro",
-    level: float = 0.95,
-    reps: int = 1000,
-    rng: np.random.Generator | int | None = None,
-    studentized: bool = True,
-) -> BootstrapArrays:
-    """Cluster bootstrap SE, percentile, BCa and studentized intervals, batch-wise (documents on the last axis).
+def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps: int = 1000,
+             rng: np.random.Generator | int | None = None, with_se: bool = True) -> Replicates:
+    """Resample the documents of each row ``reps`` times (with replacement), for the bootstrap kernels.
 
-    The studentized interval ``[theta - q_hi se, theta - q_lo se]`` uses the
-    linearization SE without FPC (the bootstrap knows none) and is the one built
-    for few, unequal documents: it corrects the skew and the downward bias of
-    the SE that leave the normal interval short of its level at K = 20.  It
-    needs three more resampled sums per replicate; ``studentized=False`` skips
-    it (its bounds are then NaN).  With K = 2 documents it is undefined (NaN):
-    every resample with a spread (se* > 0) is the sample itself, so every t* is
-    0 and the interval would collapse onto the estimate.
+    ``with_se`` also resamples the second moments for each replicate's SE (what the
+    studentized kernels need; three more resampled sums) and keeps the replicates in
+    resampling order beside them.  The draws do not depend on it.
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
-    studentized = studentized and np.shape(total)[-1] >= 3
-    boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=studentized)
-    theta = point_estimate(total, size, estimator)
-    lead = boot.shape[:-1]
-    if studentized:
-        se_hat = np.sqrt(cluster_variance(total, size, estimator))
-        t_lo, t_hi = studentized_quantiles(boot, boot_se, theta, level)
-        # No spread in the sample: every replicate equals the estimate, as for the percentile interval.
-        lower_t = np.where(se_hat > 0, theta - t_hi * se_hat, theta)
-        upper_t = np.where(se_hat > 0, theta - t_lo * se_hat, theta)
+    total, size = np.asarray(total, dtype=float), np.asarray(size)
+    boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=with_se)
+    if with_se:
+        ordered = np.sort(boot, -1)
     else:
-        lower_t = upper_t = np.full(lead, np.nan)
-    boot.sort(-1)
-    alpha = (1 - level) / 2
-    lo_q, hi_q = bca_levels(boot, theta, jackknife(total, size, estimator), level)
-    return BootstrapArrays(
-        se=boot.std(-1, ddof=1),
-        lower=sorted_quantile(boot, np.full(lead, alpha)),
-        upper=sorted_quantile(boot, np.full(lead, 1 - alpha)),
-        lower_bca=sorted_quantile(boot, lo_q),
-        upper_bca=sorted_quantile(boot, hi_q),
-        lower_t=lower_t,
-        upper_t=upper_t,
+        boot.sort(-1)  # in place: nothing needs the resampling order
+        ordered, boot = boot, None
+    return Replicates(
+        total=total, size=size, estimator=estimator, level=level,
+        theta=point_estimate(total, size, estimator), sorted=ordered, replicates=boot, replicate_se=boot_se,
     )
 
 
-def cluster_bootstrap(
-    sample: ClusterSample,
-    *,
-    estimator: str = "micro",
-    level: float = 0.95,
-    reps: int = 1000,
-    rng: np.random.Generator | int | None = None,
-) -> BootstrapResult:
-    """Resample whole documents B times; percentile, BCa and studentized intervals, bootstrap SE.
+def percentile(boot: Replicates):
+    """Percentile interval; the SE is the SD of the replicates."""
+    alpha = (1 - boot.level) / 2
+    lead = boot.theta.shape
+    return (
+        boot.sorted.std(-1, ddof=1),
+        sorted_quantile(boot.sorted, np.full(lead, alpha)),
+        sorted_quantile(boot.sorted, np.full(lead, 1 - alpha)),
+    )
 
-    Resampling with replacement knows no FPC: with a known population_docs the
-    linearization intervals shrink by 1 - K/D, the bootstrap's do not.
+
+def bca(boot: Replicates):
+    """Bias-corrected and accelerated percentile interval (Efron), acceleration from the jackknife."""
+    lo_q, hi_q = bca_levels(boot.sorted, boot.theta, jackknife(boot.total, boot.size, boot.estimator), boot.level)
+    return None, sorted_quantile(boot.sorted, lo_q), sorted_quantile(boot.sorted, hi_q)
+
+
+def studentized(boot: Replicates):
+    """Studentized (bootstrap-t) interval ``[theta - q_hi se, theta - q_lo se]``.
+
+    It uses the linearization SE without FPC (the bootstrap knows none) and is the one
+    built for few, unequal documents: it corrects the skew and the downward bias of the
+    SE that leave the normal interval short of its level at K = 20.  With K = 2 documents
+    it is undefined (NaN): every resample with a spread (se* > 0) is the sample itself,
+    so every t* is 0 and the interval would collapse onto the estimate.
     """
-    check_options(estimator, level)
-    if sample.n_docs < 2:
-        raise ValueError(f"the cluster bootstrap needs at least 2 documents, got {sample.n_docs}")
-    arr = bootstrap_arrays(sample.total, sample.size, estimator=estimator, level=level, reps=reps, rng=rng)
-    return BootstrapResult(
-        se=float(arr.se),
-        ci=(float(arr.lower), float(arr.upper)),
-        ci_bca=(float(arr.lower_bca), float(arr.upper_bca)),
-        reps=reps,
-        ci_t=(float(arr.lower_t), float(arr.upper_t)),
-    )
+    theta = boot.theta
+    if boot.n_docs < 3:
+        return None, np.full(theta.shape, np.nan), np.full(theta.shape, np.nan)
+    se_hat = np.sqrt(cluster_variance(boot.total, boot.size, boot.estimator))
+    t_lo, t_hi = studentized_quantiles(boot.replicates, boot.replicate_se, theta, boot.level)
+    # No spread in the sample: every replicate equals the estimate, as for the percentile interval.
+    return None, np.where(se_hat > 0, theta - t_hi * se_hat, theta), np.where(se_hat > 0, theta - t_lo * se_hat, theta)

@@ -3,7 +3,7 @@
 Each repetition draws K of the D documents without replacement (the design
 being evaluated) and computes every interval with the same batch kernels
 ``interval_report`` uses; coverage is the share of repetitions whose interval
-holds the population value.
+holds the population value, among those where the interval is defined.
 """
 from __future__ import annotations
 
@@ -12,19 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import MAX_DRAWS, bootstrap_arrays
-from .linearization import (
-    ANALYTIC_METHODS,
-    check_options,
-    chunk_variance,
-    interval_arrays,
-    point_estimate,
-)
+from .bootstrap import MAX_DRAWS
+from .intervals import interval_arrays
+from .linearization import check_options, chunk_variance, point_estimate
+from .methods import interval_methods
 from .sample import ClusterSample
 
-# Interval methods reported by a coverage experiment, in display order.
-BOOTSTRAP_METHODS = ("bootstrap", "bootstrap_bca", "bootstrap_t")
-METHODS = ANALYTIC_METHODS + BOOTSTRAP_METHODS
 CONTROLS = (None, "iid")
 
 
@@ -40,10 +33,15 @@ class CoverageResult:
     population_value: float
     control: str | None  # None or "iid"
     two_stage_fraction: float | None
-    coverage: dict[str, float]  # method -> share of repetitions whose interval holds the population value
+    # Coverage is over the repetitions where a method's interval is defined (no NaN bound):
+    # an undefined interval (studentized at K = 2, a BCa level that does not exist) is not a
+    # miss.  NaN for a method undefined in every repetition.
+    coverage: dict[str, float]  # method -> share of its defined intervals that hold the population value
     coverage_mcse: dict[str, float]  # method -> Monte Carlo SE of that share
+    undefined: dict[str, int]  # method -> repetitions where its interval is undefined
+    width: dict[str, float]  # method -> mean width (upper - lower) of its defined intervals
     sd_empirical: float  # SD of the estimator across repetitions
-    se_mean: dict[str, float]  # method -> mean estimated SE (naive, cluster, cluster_t, bootstrap)
+    se_mean: dict[str, float]  # method -> mean estimated SE (methods with an SE of their own)
     variance_ratio: float  # empirical variance / binomial reference variance (binomial_sd**2)
     estimates: np.ndarray  # (R,) estimator in each repetition
     lower: dict[str, np.ndarray]  # method -> (R,) lower bounds
@@ -76,6 +74,8 @@ class CoverageResult:
             "two_stage_fraction": self.two_stage_fraction,
             "coverage": dict(self.coverage),
             "coverage_mcse": dict(self.coverage_mcse),
+            "undefined": dict(self.undefined),
+            "width": dict(self.width),
             "sd_empirical": self.sd_empirical,
             "se_mean": dict(self.se_mean),
             "variance_ratio": self.variance_ratio,
@@ -104,6 +104,21 @@ def _check(population: ClusterSample, k: int, reps: int, boot: int, control, two
         # Both need individual chunk values; sufficient statistics of scores
         # (sum, sum of squares) do not determine a permutation or a subsample.
         raise ValueError("control='iid' and two_stage_fraction need 0/1 y; this population has non-binary scores")
+
+
+def interval_coverage(lower: np.ndarray, upper: np.ndarray, value: float) -> tuple[float, float, int, float]:
+    """``(coverage, Monte Carlo SE, undefined, mean width)`` of per-repetition bounds against ``value``.
+
+    A repetition whose interval has a NaN bound is undefined: it is left out of the
+    coverage, its SE and the width rather than counted as a miss.
+    """
+    defined = ~(np.isnan(lower) | np.isnan(upper))
+    n = int(defined.sum())
+    if n == 0:
+        return float("nan"), float("nan"), int(lower.size), float("nan")
+    low, high = lower[defined], upper[defined]
+    held = float(np.mean((low <= value) & (value <= high)))
+    return held, float(np.sqrt(held * (1 - held) / n)), int(lower.size - n), float((high - low).mean())
 
 
 def random_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarray:
@@ -160,7 +175,7 @@ def iid_control(population: ClusterSample, rng: np.random.Generator) -> ClusterS
     hits = hits.astype(np.float64)
     return ClusterSample(
         doc_id=population.doc_id, total=hits, size=population.size, sumsq=hits,
-        doc_type=population.doc_type, binary=True, config=population.config,
+        doc_type=population.doc_type, config=population.config,
     )
 
 
@@ -215,13 +230,14 @@ def coverage_experiment(
     total, size, sumsq = population.total, population.size, population.sumsq
     value = float(point_estimate(total, size, estimator))
     fpc = 1.0 if two_stage_fraction is not None else 1.0 - k / d
-    methods = ANALYTIC_METHODS + (BOOTSTRAP_METHODS if studentized else BOOTSTRAP_METHODS[:-1]) * bool(boot)
+    methods = [m for m in interval_methods(resampling=bool(boot)) if studentized or not m.needs_replicate_se]
+    names = [m.name for m in methods]
 
     estimates = np.empty(reps)
     n_chunks = np.empty(reps, dtype=np.int64)
-    bvar, cvar, se_boot = np.empty(reps), np.empty(reps), np.empty(reps)
-    lower = {m: np.empty(reps) for m in methods}
-    upper = {m: np.empty(reps) for m in methods}
+    lower = {m: np.empty(reps) for m in names}
+    upper = {m: np.empty(reps) for m in names}
+    se = {m.name: np.empty(reps) for m in methods if m.has_se}
     # A batch holds boot * K/2 pair draws per repetition, and random_subsets'
     # ranking path (k^2 > d) a key per population document: cap both.
     per_rep = max(boot * k // 2, d if k * k > d else k, 1)
@@ -235,31 +251,26 @@ def coverage_experiment(
             keep = np.maximum(1, np.rint(two_stage_fraction * m)).astype(np.int64)
             y = rng.hypergeometric(y.astype(np.int64), m - y.astype(np.int64), keep).astype(np.float64)
             m, s = keep, y
-        arr = interval_arrays(y, m, s, estimator=estimator, level=level, binary=population.binary, fpc=fpc)
+        arr = interval_arrays(y, m, s, estimator=estimator, level=level, fpc=fpc, methods=names, reps=boot, rng=rng)
         estimates[sl], n_chunks[sl] = arr.estimate, arr.n_chunks
-        bvar[sl], cvar[sl] = arr.binomial_variance, arr.cluster_variance
-        for name in ANALYTIC_METHODS:
+        for name in names:
             lower[name][sl], upper[name][sl] = arr.lower[name], arr.upper[name]
-        if boot:
-            b = bootstrap_arrays(y, m, estimator=estimator, level=level, reps=boot, rng=rng, studentized=studentized)
-            se_boot[sl] = b.se
-            lower["bootstrap"][sl], upper["bootstrap"][sl] = b.lower, b.upper
-            lower["bootstrap_bca"][sl], upper["bootstrap_bca"][sl] = b.lower_bca, b.upper_bca
-            if studentized:
-                lower["bootstrap_t"][sl], upper["bootstrap_t"][sl] = b.lower_t, b.upper_t
+        for name, values in se.items():
+            values[sl] = arr.se[name]
         if progress is not None:
             progress(stop, reps)
 
-    coverage = {m: float(np.mean((lower[m] <= value) & (value <= upper[m]))) for m in methods}
+    coverage, coverage_mcse, undefined, width = {}, {}, {}, {}
+    for name in names:
+        coverage[name], coverage_mcse[name], undefined[name], width[name] = interval_coverage(
+            lower[name], upper[name], value
+        )
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
-    pq = float(chunk_variance(total, size, sumsq, value, population.binary))
+    pq = float(chunk_variance(total, size, sumsq, value))
     kept = size if two_stage_fraction is None else np.maximum(1, np.rint(two_stage_fraction * size))
     binomial_ref = pq / (k * kept.mean())  # p(1-p) over the expected chunks of one sample
     predicted = predicted_variance(total, size, k, estimator, kept)
-    se_mean = {"naive": float(np.sqrt(bvar).mean()), "cluster": float(np.sqrt(cvar).mean())}
-    se_mean["cluster_t"] = se_mean["cluster"]
-    if boot:
-        se_mean["bootstrap"] = float(se_boot.mean())
+    se_mean = {name: float(values.mean()) for name, values in se.items()}
     with np.errstate(divide="ignore", invalid="ignore"):
         return CoverageResult(
             estimator=estimator,
@@ -273,7 +284,9 @@ def coverage_experiment(
             control=control,
             two_stage_fraction=two_stage_fraction,
             coverage=coverage,
-            coverage_mcse={m: float(np.sqrt(c * (1 - c) / reps)) for m, c in coverage.items()},
+            coverage_mcse=coverage_mcse,
+            undefined=undefined,
+            width=width,
             sd_empirical=float(np.sqrt(var_emp)),
             se_mean=se_mean,
             variance_ratio=float(np.divide(var_emp, binomial_ref)),

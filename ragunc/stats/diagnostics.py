@@ -118,7 +118,7 @@ def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnosti
     require_documents(sample)
     est = point_estimate(sample.total, sample.size, estimator)
     n = sample.n_chunks
-    pq = chunk_variance(sample.total, sample.size, sample.sumsq, est, sample.binary)
+    pq = chunk_variance(sample.total, sample.size, sample.sumsq, est)
     cvar = float(cluster_variance(sample.total, sample.size, estimator))
     bvar = float(pq / n)
     deff = float(variance_ratio(cvar, bvar))

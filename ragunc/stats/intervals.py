@@ -1,16 +1,98 @@
-"""``interval_report``: every interval and diagnostic for one sample (what ``ragunc interval`` prints).
+"""Running registered interval methods: :func:`interval_arrays` (batch-wise, what the coverage
+experiment repeats) and :func:`interval_report` (one sample: what ``ragunc interval`` prints).
 
-The orchestrator sits above both the linearization and the bootstrap."""
+The orchestrator sits above the linearization, the bootstrap and the registry of methods."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import BootstrapResult, cluster_bootstrap
+from .bootstrap import resample
 from .diagnostics import Diagnostics, diagnostics
-from .linearization import IntervalEstimate, check_options, interval_arrays
+from .linearization import check_options, linearize
+from .methods import IntervalEstimate, interval_methods
 from .sample import ClusterSample, require_documents
+
+
+@dataclass(frozen=True)
+class IntervalArrays:
+    """Batch output of :func:`interval_arrays`; every array has the leading (repetition) shape."""
+
+    estimate: np.ndarray
+    n_chunks: np.ndarray
+    binomial_variance: np.ndarray  # chunk variance / N
+    cluster_variance: np.ndarray  # linearization variance, FPC applied
+    se: dict[str, np.ndarray | None]  # method -> SE (None for a method without one)
+    lower: dict[str, np.ndarray]  # method -> lower bounds (NaN where undefined)
+    upper: dict[str, np.ndarray]
+
+
+def interval_arrays(
+    total,
+    size,
+    sumsq=None,
+    *,
+    estimator: str = "micro",
+    level: float = 0.95,
+    fpc=1.0,
+    methods: Sequence[str] | None = None,
+    reps: int = 0,
+    rng: np.random.Generator | int | None = None,
+) -> IntervalArrays:
+    """Registered interval methods, batch-wise: documents on the last axis, repetitions on leading ones.
+
+    ``methods`` names them (default: every method, the bootstrap ones only when ``reps`` > 0);
+    the bootstrap methods share one set of ``reps`` replicates per row, drawn from ``rng``.
+    ``sumsq`` (sum of y**2 per document) defaults to ``total`` (0/1 y); ``fpc`` is 1 - K/D
+    (1 without a known population), applied by the linearization methods only (resampling
+    with replacement knows none).
+    """
+    chosen = interval_methods(resampling=reps > 0) if methods is None else interval_methods(methods)
+    lin = linearize(total, size, sumsq, estimator=estimator, level=level, fpc=fpc)
+    resampled = [m for m in chosen if m.resamples]
+    boot = None
+    if resampled:
+        boot = resample(total, size, estimator=estimator, level=level, reps=reps, rng=rng,
+                        with_se=any(m.needs_replicate_se for m in resampled))
+    se, lower, upper = {}, {}, {}
+    for m in chosen:
+        se[m.name], lower[m.name], upper[m.name] = m.kernel(boot if m.resamples else lin)
+    return IntervalArrays(lin.estimate, lin.n_chunks, lin.binomial_variance, lin.cluster_variance, se, lower, upper)
+
+
+def interval_estimates(
+    sample: ClusterSample,
+    methods: Sequence[str] | None = None,
+    *,
+    estimator: str = "micro",
+    level: float = 0.95,
+    boot: int = 1000,
+    rng: np.random.Generator | int | None = None,
+) -> dict[str, IntervalEstimate]:
+    """The intervals of one sample by method name (default: every registered method), in display order.
+
+    The linearization methods apply the sample's FPC (1 - K/D with a known population_docs);
+    the bootstrap ones (``boot`` replicates) do not.
+    """
+    return _estimates(_sample_arrays(sample, methods, estimator, level, boot, rng))
+
+
+def _sample_arrays(sample, methods, estimator, level, boot, rng) -> IntervalArrays:
+    check_options(estimator, level)
+    require_documents(sample)
+    return interval_arrays(
+        sample.total, sample.size, sample.sumsq, estimator=estimator, level=level, fpc=sample.fpc,
+        methods=[m.name for m in interval_methods(methods)], reps=boot, rng=rng,
+    )
+
+
+def _estimates(arr: IntervalArrays) -> dict[str, IntervalEstimate]:
+    return {
+        name: IntervalEstimate(name, None if se is None else float(se), (float(arr.lower[name]), float(arr.upper[name])))
+        for name, se in arr.se.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -22,17 +104,33 @@ class IntervalReport:
     n_docs: int
     n_chunks: int
     level: float
-    naive: IntervalEstimate  # Wald binomial over chunks
-    wilson: IntervalEstimate  # Wilson over chunks (se None)
-    cluster: IntervalEstimate  # linearization, normal, FPC if population_docs is known
-    cluster_t: IntervalEstimate  # linearization with t(K-1)
-    bootstrap: BootstrapResult
+    intervals: dict[str, IntervalEstimate]  # method name -> its interval, in display order
     diagnostics: Diagnostics
-    cluster_wilson: IntervalEstimate | None = None  # Wilson with n_eff = p(1-p)/v and a t(K-1) critical value
+    boot: int  # bootstrap replicates behind the cluster-bootstrap methods
     population_docs: int | None = None  # D used for the FPC (None: no FPC)
 
+    def interval(self, method: str) -> IntervalEstimate:
+        """The interval of ``method`` (a name of :data:`ragunc.stats.methods.METHODS`)."""
+        try:
+            return self.intervals[method]
+        except KeyError:
+            raise KeyError(f"no {method!r} interval in this report; it has {', '.join(self.intervals)}") from None
+
     def to_dict(self) -> dict:
-        """The JSON contract of ``ragunc interval`` (plus extra keys)."""
+        """The JSON contract of ``ragunc interval``: each method's bounds where its registry entry places them."""
+        blocks: dict[str, dict] = {}
+        resampled = set()
+        for m in interval_methods(self.intervals):
+            est = self.intervals[m.name]
+            obj, field = m.json_path
+            block = blocks.setdefault(obj, {})
+            if m.has_se:
+                block["se"] = est.se
+            block[field] = list(est.ci)
+            if m.resamples:
+                resampled.add(obj)
+        for obj in resampled:
+            blocks[obj]["reps"] = self.boot
         d = self.diagnostics
         return {
             "estimator": self.estimator,
@@ -41,18 +139,12 @@ class IntervalReport:
             "n_chunks": self.n_chunks,
             "level": self.level,
             "population_docs": self.population_docs,
-            "naive": self.naive.to_dict(),
-            "wilson": {"ci": list(self.wilson.ci)},
-            "cluster": self.cluster.to_dict(),
-            "cluster_t": self.cluster_t.to_dict(),
-            "cluster_wilson": None if self.cluster_wilson is None else {"ci": list(self.cluster_wilson.ci)},
-            "bootstrap": self.bootstrap.to_dict(),
+            **blocks,
             "deff": d.deff,
             "icc": d.icc,
             "n_eff": d.n_eff,
             "diagnostics": d.to_dict(),
         }
-
 
 
 def interval_report(
@@ -63,35 +155,16 @@ def interval_report(
     boot: int = 1000,
     rng: np.random.Generator | int | None = None,
 ) -> IntervalReport:
-    """All intervals and diagnostics for one sample (what ``ragunc interval`` prints)."""
-    # bootstrap.py builds on this module's dataclasses, hence the local import.
-
-    check_options(estimator, level)
-    require_documents(sample)
-    arr = interval_arrays(
-        sample.total, sample.size, sample.sumsq,
-        estimator=estimator, level=level, binary=sample.binary, fpc=sample.fpc,
-    )
-
-    def method(name: str) -> IntervalEstimate:
-        se = arr.se[name]
-        return IntervalEstimate(
-            name, None if se is None else float(se), (float(arr.lower[name]), float(arr.upper[name]))
-        )
-
+    """Every registered interval and the diagnostics of one sample (what ``ragunc interval`` prints)."""
+    arr = _sample_arrays(sample, None, estimator, level, boot, rng)
     return IntervalReport(
         estimator=estimator,
         estimate=float(arr.estimate),
         n_docs=sample.n_docs,
         n_chunks=sample.n_chunks,
         level=level,
-        naive=method("naive"),
-        wilson=method("wilson"),
-        cluster=method("cluster"),
-        cluster_t=method("cluster_t"),
-        bootstrap=cluster_bootstrap(sample, estimator=estimator, level=level, reps=boot, rng=rng),
+        intervals=_estimates(arr),
         diagnostics=diagnostics(sample, estimator=estimator),
-        cluster_wilson=method("cluster_wilson"),
+        boot=boot,
         population_docs=sample.population_docs,
     )
-

@@ -1,5 +1,10 @@
 """Linearization: point estimates, per-document residuals, the one residual-variance formula and the
-analytic interval kernels, batch-wise (documents on the last axis, repetitions on leading axes)."""
+analytic interval kernels, batch-wise (documents on the last axis, repetitions on leading axes).
+
+Every analytic kernel reads one :class:`Linearized` (the estimate, the chunk count and the two
+variances of a batch) and returns ``(se, lower, upper)``; the registry
+(:mod:`ragunc.stats.methods`) names them, :func:`ragunc.stats.intervals.interval_arrays` runs them.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,27 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from .sample import ClusterSample
+from .sample import ClusterSample, zero_one
 
 ESTIMATORS = ("micro", "macro")
-
-
-# Interval methods computed by :func:`interval_arrays`, in display order.
-ANALYTIC_METHODS = ("naive", "wilson", "cluster", "cluster_t", "cluster_wilson")
-
-
-
-@dataclass(frozen=True)
-class IntervalEstimate:
-    """One interval method's output. ``ci`` is (low, high)."""
-
-    method: str
-    se: float | None
-    ci: tuple[float, float]
-
-    def to_dict(self) -> dict:
-        return {"se": self.se, "ci": list(self.ci)}
-
 
 
 def binomial_se(p, n):
@@ -99,72 +86,96 @@ def wilson_interval(p, n, crit):
     return np.where(inside, centre - half, np.nan), np.where(inside, centre + half, np.nan)
 
 
-def chunk_variance(total, size, sumsq, estimate, binary: bool):
-    """Per-chunk variance the binomial reference uses: p(1-p) for 0/1 y, else the chunk variance about the mean."""
-    if binary:
-        return estimate * (1 - estimate)
+def chunk_variance(total, size, sumsq, estimate):
+    """Per-chunk variance the binomial reference uses, batch-wise.
+
+    p(1-p) with p the estimate where every y of the row is 0 or 1 (read off the sums:
+    :func:`~ragunc.stats.sample.zero_one`), else the chunk variance about the pooled mean.
+    """
     n = np.sum(size, axis=-1)
     mean = np.sum(total, axis=-1) / n
-    return np.maximum(np.sum(sumsq, axis=-1) / n - mean**2, 0.0)
+    spread = np.maximum(np.sum(sumsq, axis=-1) / n - mean**2, 0.0)
+    return np.where(zero_one(total, sumsq), estimate * (1 - estimate), spread)
 
 
 @dataclass(frozen=True)
-class IntervalArrays:
-    """Batch output of :func:`interval_arrays`; every array has the leading (repetition) shape."""
+class Linearized:
+    """What every analytic kernel reads; arrays have the batch's leading (repetition) shape."""
 
     estimate: np.ndarray
     n_chunks: np.ndarray
+    n_docs: int  # K, documents per row
     binomial_variance: np.ndarray  # chunk variance / N
     cluster_variance: np.ndarray  # linearization variance, FPC applied
-    se: dict[str, np.ndarray | None]  # method -> SE (None for Wilson-type)
-    lower: dict[str, np.ndarray]
-    upper: dict[str, np.ndarray]
+    level: float
+
+    @property
+    def z(self) -> float:
+        return special.ndtri(0.5 + self.level / 2)
+
+    @property
+    def t(self) -> float:
+        """The t(K - 1) critical value."""
+        return stats.t.ppf(0.5 + self.level / 2, self.n_docs - 1)
 
 
-def interval_arrays(
-    total,
-    size,
-    sumsq=None,
-    *,
-    estimator: str = "micro",
-    level: float = 0.95,
-    binary: bool = True,
-    fpc=1.0,
-) -> IntervalArrays:
-    """Every analytic interval (naive, wilson, cluster, cluster_t, cluster_wilson), batch-wise.
+def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float = 0.95, fpc=1.0) -> Linearized:
+    """The estimate, chunk count and binomial and cluster variances of each row (documents on the last axis).
 
-    ``total``, ``size`` (and ``sumsq`` for non-binary y) have documents on the
-    last axis; ``fpc`` is 1 - K/D (1 without a known population).  For scores
-    in [0, 1] the Wilson-type intervals treat the mean as a proportion (NaN
-    outside [0, 1]); the naive SE uses the chunk variance of the scores.
+    ``sumsq`` (sum of y**2 per document) defaults to ``total`` (0/1 y); ``fpc`` is 1 - K/D
+    (1 without a known population).
     """
     total = np.asarray(total, dtype=float)
     size = np.asarray(size)
-    k = total.shape[-1]
     if sumsq is None:
         sumsq = total
     est, resid = linearized_residuals(total, size, estimator)
     n = size.sum(-1)
-    bvar = chunk_variance(total, size, sumsq, est, binary) / n
-    cvar = residual_variance(resid, fpc)
-    z = special.ndtri(0.5 + level / 2)
-    t = stats.t.ppf(0.5 + level / 2, k - 1)
-    se_naive, se_cluster = np.sqrt(bvar), np.sqrt(cvar)
-    lower, upper = {}, {}
-    lower["naive"], upper["naive"] = est - z * se_naive, est + z * se_naive
-    lower["wilson"], upper["wilson"] = wilson_interval(est, n, z)
-    lower["cluster"], upper["cluster"] = est - z * se_cluster, est + z * se_cluster
-    lower["cluster_t"], upper["cluster_t"] = est - t * se_cluster, est + t * se_cluster
-    # Korn–Graubard-style: Wilson on the effective n = p(1-p)/v with a t(K-1)
-    # critical value.  Without information on the design (p at 0 or 1, so v = 0
-    # too) fall back to one trial per document, the worst case (ICC = 1).
+    return Linearized(
+        estimate=est,
+        n_chunks=n,
+        n_docs=total.shape[-1],
+        binomial_variance=chunk_variance(total, size, sumsq, est) / n,
+        cluster_variance=residual_variance(resid, fpc),
+        level=level,
+    )
+
+
+def naive_wald(lin: Linearized):
+    """Wald over chunks taken as independent: estimate ± z sqrt(chunk variance / N)."""
+    se = np.sqrt(lin.binomial_variance)
+    return se, lin.estimate - lin.z * se, lin.estimate + lin.z * se
+
+
+def naive_wilson(lin: Linearized):
+    """Wilson score interval over the N chunks taken as independent (no SE)."""
+    return (None, *wilson_interval(lin.estimate, lin.n_chunks, lin.z))
+
+
+def cluster_normal(lin: Linearized):
+    """Linearization (documents as clusters): estimate ± z SE, the FPC in the SE."""
+    se = np.sqrt(lin.cluster_variance)
+    return se, lin.estimate - lin.z * se, lin.estimate + lin.z * se
+
+
+def cluster_student_t(lin: Linearized):
+    """Linearization with a t(K - 1) critical value."""
+    se = np.sqrt(lin.cluster_variance)
+    return se, lin.estimate - lin.t * se, lin.estimate + lin.t * se
+
+
+def cluster_effective_n_wilson(lin: Linearized):
+    """Wilson on the effective n = p(1-p) / v with a t(K - 1) critical value (no SE).
+
+    Without information on the design (p at 0 or 1, so v = 0 too) it falls back to one
+    trial per document, the worst case (ICC = 1).  For scores in [0, 1] it treats the mean
+    as a proportion (NaN outside [0, 1]).
+    """
+    est = lin.estimate
     pq = est * (1 - est)
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = np.where(pq > 0, pq / cvar, k)
-    lower["cluster_wilson"], upper["cluster_wilson"] = wilson_interval(est, n_eff, t)
-    se = {"naive": se_naive, "wilson": None, "cluster": se_cluster, "cluster_t": se_cluster, "cluster_wilson": None}
-    return IntervalArrays(est, n, bvar, cvar, se, lower, upper)
-
+        n_eff = np.where(pq > 0, pq / lin.cluster_variance, lin.n_docs)
+    return (None, *wilson_interval(est, n_eff, lin.t))
 
 
 def estimate(sample: ClusterSample, estimator: str = "micro") -> float:

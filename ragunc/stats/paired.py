@@ -13,13 +13,8 @@ import numpy as np
 from scipy import special
 
 from .bootstrap import resampled_sums, sorted_quantile
-from .linearization import (
-    IntervalEstimate,
-    check_options,
-    chunk_variance,
-    linearized_residuals,
-    residual_variance,
-)
+from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
+from .methods import IntervalEstimate
 from .sample import ClusterSample, finite_population_correction
 
 
@@ -100,8 +95,8 @@ def paired_comparison(
     reps.sort()
     alpha = (1 - level) / 2
 
-    var_a = chunk_variance(a.total, a.size, a.sumsq, est_a, a.binary) / a.n_chunks
-    var_b = chunk_variance(b.total, b.size, b.sumsq, est_b, b.binary) / b.n_chunks
+    var_a = chunk_variance(a.total, a.size, a.sumsq, est_a) / a.n_chunks
+    var_b = chunk_variance(b.total, b.size, b.sumsq, est_b) / b.n_chunks
     se_naive = float(np.sqrt(var_a + var_b))
 
     return ComparisonResult(

@@ -89,7 +89,7 @@ def plan_documents(
     if d is not None:
         needed = min(needed, d)
     m_bar = float(sample.size.mean())
-    pq = float(chunk_variance(sample.total, sample.size, sample.sumsq, est, sample.binary))
+    pq = float(chunk_variance(sample.total, sample.size, sample.sumsq, est))
     top = k_max if k_max is not None else 2 * max(needed, sample.n_docs)
     if d is not None:
         top = min(top, d)

@@ -29,7 +29,6 @@ class ClusterSample:
     last: np.ndarray | None = None  # (K,) y of the document's last chunk
     doc_type: np.ndarray | None = None  # (K,) str stratum, or None
     population_docs: int | None = None  # D, when the population's document count is known (FPC)
-    binary: bool = True  # every y is 0 or 1
     config: str = "default"
 
     def __post_init__(self) -> None:
@@ -51,6 +50,11 @@ class ClusterSample:
             raise ValueError(f"size must be >= 1 chunk per document; documents at positions {bad} are not")
         if self.population_docs is not None and self.population_docs < k:
             raise ValueError(f"population_docs={self.population_docs} is smaller than the {k} sampled documents")
+
+    @property
+    def binary(self) -> bool:
+        """Every y is 0 or 1, read off the sums (see :func:`zero_one`): never a flag to set."""
+        return bool(zero_one(self.total, self.sumsq).all())
 
     @property
     def n_docs(self) -> int:
@@ -77,6 +81,15 @@ class ClusterSample:
             self, **{name: None if value is None else value[index] for name, value in pick.items()}
         )
 
+
+
+def zero_one(total, sumsq):
+    """Whether every y of each row (documents on the last axis) is 0 or 1, from per-document sums.
+
+    For y in [0, 1] (the data contract), y**2 <= y with equality only at 0 and 1, so a
+    document's sum of squares equals its total exactly when all its chunks are 0/1.
+    """
+    return np.all(np.asarray(sumsq) == np.asarray(total), axis=-1)
 
 
 def finite_population_correction(k: int, population_docs: int | None) -> float:

@@ -92,7 +92,7 @@ def test_tiles_and_intervals_are_the_librarys_numbers(two_configs, tile):
     assert tile(at, "DEFF") == f"{expected.diagnostics.deff:.2f}"
     assert tile(at, "Chunks") == f"{expected.n_chunks:,}"
     low, high = _bounds(_interval_chart(at))["Naive binomial (Wald)"]
-    assert low == pytest.approx(100 * expected.naive.ci[0]) and high == pytest.approx(100 * expected.naive.ci[1])
+    assert low == pytest.approx(100 * expected.interval("naive").ci[0]) and high == pytest.approx(100 * expected.interval("naive").ci[1])
     assert any("nothing to resample" in i.value for i in at.info)
 
 

@@ -105,6 +105,21 @@ def test_simulate_matches_the_library(capsys, population_csv):
     assert d["variance_ratio"] == pytest.approx(ref.variance_ratio)
 
 
+def test_simulate_reports_widths_and_undefined_intervals(capsys, population_csv):
+    argv = ["simulate", population_csv, "--config", "a", "--k", "2", "--reps", "50", "--boot", "20", "--seed", "1"]
+    d = run_json(capsys, argv)
+    ref = coverage_experiment(load_results(population_csv).sample("a"), k=2, reps=50, boot=20, rng=1)
+    assert d["undefined"] == ref.undefined
+    assert {m: w for m, w in d["width"].items() if w is not None} == pytest.approx(
+        {m: w for m, w in ref.width.items() if m != "bootstrap_t"})
+    # K = 2: the studentized bootstrap is undefined in every repetition: null, not a coverage of 0
+    assert d["coverage"]["bootstrap_t"] is None and d["coverage_mcse"]["bootstrap_t"] is None
+    assert d["undefined"]["bootstrap_t"] == 50 and d["width"]["bootstrap_t"] is None
+    assert main(argv) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("bootstrap_t "))
+    assert "undefined" in row and "50 of 50" in row and "0.000" not in row
+
+
 def test_simulate_control_and_errors(capsys, population_csv):
     d = run_json(capsys, ["simulate", population_csv, "--config", "a", "--k", "10", "--reps", "100",
                           "--boot", "20", "--control", "iid"])

@@ -1,6 +1,8 @@
 """Figure builders: pure functions returning go.Figure whose drawn numbers are the results' numbers."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -11,6 +13,7 @@ from scipy import stats
 from ragunc.present import figures
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
+from ragunc.stats.methods import METHODS
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_documents
 from ragunc.stats.sample import ClusterSample
@@ -66,34 +69,34 @@ def _colors(fig: go.Figure) -> set[str]:
 def test_interval_figure_draws_every_interval_at_its_bounds(report):
     fig = figures.interval_figure(report, population_value=0.2)
     drawn = {t.y[0]: t for t in fig.data}
-    expected = {
-        "naive": report.naive.ci, "wilson": report.wilson.ci, "cluster": report.cluster.ci,
-        "cluster_t": report.cluster_t.ci, "bootstrap": report.bootstrap.ci, "bootstrap_bca": report.bootstrap.ci_bca,
-    }
-    for method, (low, high) in expected.items():
-        trace = drawn[figures.method_label(method)]
+    assert len(drawn) == len(METHODS)
+    for method in METHODS:
+        low, high = report.interval(method.name).ci
+        trace = drawn[method.label]
         est = trace.x[0]
         assert est == pytest.approx(100 * report.estimate)
         assert est - trace.error_x.arrayminus[0] == pytest.approx(100 * low)
         assert est + trace.error_x.array[0] == pytest.approx(100 * high)
+        assert trace.marker.color == figures.PALETTE[method.color]
     assert fig.layout.shapes[0].x0 == pytest.approx(20.0)  # the population line, in percent
     assert "%" in fig.layout.xaxis.title.text
 
 
-def test_report_intervals_lists_bootstrap_twice_and_skips_missing(report):
-    methods = [m for m, _, _ in figures.report_intervals(report)]
-    assert methods.count("bootstrap") == 1 and methods.count("bootstrap_bca") == 1
-    assert {"naive", "wilson", "cluster", "cluster_t"} <= set(methods)
-    assert len(methods) == len(set(methods))
+def test_interval_figure_lists_the_methods_in_the_registry_order(report):
+    # Cluster methods before the bootstrap ones, whatever order a report was built in.
+    shuffled = dataclasses.replace(report, intervals=dict(reversed(report.intervals.items())))
+    for r in (report, shuffled):
+        fig = figures.interval_figure(r)
+        assert [t.y[0] for t in fig.data] == [m.label for m in METHODS]
 
 
-def test_report_intervals_group_the_cluster_methods_before_the_bootstrap_ones(report):
-    # The report's fields put cluster_wilson after bootstrap; charts and tables must not.
-    methods = [m for m, _, _ in figures.report_intervals(report)]
-    assert methods == [m for m in figures.METHOD_LABELS if m in methods]
-    assert methods.index("cluster_wilson") < methods.index("bootstrap")
-    fig = figures.interval_figure(report)
-    assert [t.y[0] for t in fig.data] == [figures.method_label(m) for m in methods]
+def test_every_registered_method_has_a_distinct_label_and_a_safe_distinct_colour():
+    labels = [figures.method_label(m.name) for m in METHODS]
+    colours = [figures.method_color(m.name) for m in METHODS]
+    assert len(set(labels)) == len(labels) and len(set(colours)) == len(colours)
+    assert {c.upper() for c in colours} <= SAFE
+    with pytest.raises(ValueError, match="unknown interval method 'paired'"):
+        figures.method_label("paired")
 
 
 def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
@@ -106,6 +109,25 @@ def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
     c = np.array([coverage.coverage[m] for m in methods])
     np.testing.assert_allclose(trace.error_x.array, 196 * np.sqrt(c * (1 - c) / coverage.reps), atol=1e-9)
     assert fig.layout.shapes[0].x0 == pytest.approx(100 * coverage.level)
+
+
+def test_coverage_figure_writes_undefined_rather_than_drawing_zero(population):
+    # K = 2: the studentized bootstrap is undefined in every repetition
+    r = coverage_experiment(population, k=2, reps=100, boot=30, rng=4)
+    fig = figures.coverage_figure(r)
+    markers, undefined = fig.data
+    label = figures.method_label("bootstrap_t")
+    assert np.isnan(markers.x[list(markers.y).index(label)])  # no point at 0%
+    assert list(undefined.y) == [label] and list(undefined.text) == ["undefined"]
+    assert undefined.x[0] == fig.layout.xaxis.range[0]  # written at the row's start, inside the axis
+    assert np.isfinite(fig.layout.xaxis.range).all()
+    assert "undefined in all 100 repetitions" in undefined.hovertemplate
+
+
+def test_stacked_intervals_count_undefined_intervals_apart(population):
+    r = coverage_experiment(population, k=2, reps=40, boot=30, rng=5)
+    fig = figures.stacked_intervals_figure(r, n=40, methods=("cluster", "bootstrap_t"))
+    assert fig.layout.annotations[1].text == "Cluster bootstrap: 0 of 40 miss, 40 undefined"
 
 
 def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, coverage):

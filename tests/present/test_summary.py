@@ -16,6 +16,7 @@ from ragunc.present import figures
 from ragunc.present import summary as report
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
+from ragunc.stats.methods import METHODS
 from ragunc.stats.sample import ClusterSample
 
 
@@ -46,9 +47,9 @@ def cov(population):
 def test_summary_table_rows_are_the_reports_intervals(rep, cov):
     table = report.summary_table(rep, cov)
     by_method = table.set_index("method")
-    assert by_method.loc["naive", "low"] == rep.naive.ci[0] and by_method.loc["naive", "high"] == rep.naive.ci[1]
-    assert by_method.loc["cluster", "se"] == rep.cluster.se
-    assert by_method.loc["bootstrap_bca", "high"] == rep.bootstrap.ci_bca[1]
+    assert (by_method.loc["naive", "low"], by_method.loc["naive", "high"]) == rep.interval("naive").ci
+    assert by_method.loc["cluster", "se"] == rep.interval("cluster").se
+    assert by_method.loc["bootstrap_bca", "high"] == rep.interval("bootstrap_bca").ci[1]
     np.testing.assert_allclose(table["half_width_pp"], 50 * (table["high"] - table["low"]))
     assert by_method.loc["cluster", "coverage"] == cov.coverage["cluster"]
     # CSV round trip keeps the numbers
@@ -56,12 +57,28 @@ def test_summary_table_rows_are_the_reports_intervals(rep, cov):
     np.testing.assert_allclose(back["low"], table["low"])
 
 
+def test_an_interval_undefined_in_every_repetition_reads_undefined_not_zero(population):
+    small = interval_report(population.subset(np.arange(2)), boot=50, rng=1)
+    k2 = coverage_experiment(population, k=2, reps=60, boot=20, rng=3)
+    table = report.summary_table(small, k2).set_index("method")
+    assert np.isnan(table.loc["bootstrap_t", "coverage"]) and table.loc["bootstrap_t", "coverage_undefined"] == 60
+    assert table.loc["cluster", "coverage_undefined"] == 0
+    readable = report._readable(small, k2).set_index("interval")["coverage (% ± 1.96 Monte Carlo SE)"]
+    assert readable[figures.method_label("bootstrap_t")] == "undefined in all 60 repetitions"
+    c, s = k2.coverage["cluster"], k2.coverage_mcse["cluster"]
+    assert readable[figures.method_label("cluster")] == f"{100 * c:.1f} ± {196 * s:.1f}"
+    # a method the simulation did not run (no bootstrap) is "—", not "undefined"
+    no_boot = coverage_experiment(population, k=5, reps=30, boot=0, rng=3)
+    readable = report._readable(small, no_boot).set_index("interval")["coverage (% ± 1.96 Monte Carlo SE)"]
+    assert readable[figures.method_label("bootstrap")] == "—"
+
+
 def test_summary_json_is_valid_json_with_context(rep, cov):
     payload = json.loads(report.summary_json(rep, cov, source="test", K=25))
     assert payload["context"] == {"source": "test", "K": 25}
     assert payload["interval"]["estimate"] == pytest.approx(rep.estimate)
     assert payload["coverage"]["k"] == 10
-    assert payload["interval"]["cluster"]["ci"] == list(rep.cluster.ci)
+    assert payload["interval"]["cluster"]["ci"] == list(rep.interval("cluster").ci)
 
 
 def test_json_text_turns_non_finite_into_null():
@@ -74,7 +91,8 @@ def test_plain_reading_quotes_the_numbers(rep, cov):
     text = " ".join(lines)
     assert f"These {rep.n_chunks:,} chunks carry about as much information as {d.n_eff:,.0f} independent ones" in text
     # the width ratio is sqrt-ish of DEFF for Wald vs linearization: recompute it from the intervals
-    ratio = (rep.cluster.ci[1] - rep.cluster.ci[0]) / (rep.naive.ci[1] - rep.naive.ci[0])
+    cluster, naive = rep.interval("cluster").ci, rep.interval("naive").ci
+    ratio = (cluster.high - cluster.low) / (naive.high - naive.low)
     assert f"{ratio:.1f} times wider" in text
     assert f"{100 * cov.coverage['naive']:.0f}% of the time" in lines[-1]
 
@@ -91,7 +109,7 @@ def test_html_report_is_self_contained(rep, cov):
     # context is escaped, numbers are there
     assert "unit &lt;test&gt;" in page
     assert f"{rep.n_chunks:,}" in page
-    assert f"{100 * rep.cluster.ci[0]:.2f}" in page
+    assert f"{100 * rep.interval('cluster').ci.low:.2f}" in page
     # every column says what its numbers are: half-widths in pp, coverage with its Monte Carlo error
     assert "<th>half-width (± pp)</th>" in page and "<th>coverage (% ± 1.96 Monte Carlo SE)</th>" in page
     # the caller's figures are not restyled in place
@@ -105,7 +123,7 @@ def test_reading_and_table_hold_for_any_sample(population, seed, k):
     r = interval_report(population.subset(idx), boot=50, rng=seed)
     table = report.summary_table(r)
     assert (table["low"] <= table["high"]).all()
-    assert len(table) == len(figures.report_intervals(r))
+    assert list(table["method"]) == list(r.intervals) == [m.name for m in METHODS]
     lines = report.plain_reading(r)
     assert lines[0].startswith(f"The estimated hit@1 is {100 * r.estimate:.1f}%")
 
@@ -121,11 +139,15 @@ def test_reading_of_a_census_and_of_a_sample_without_hits(population):
     census = interval_report(population.with_population(population.n_docs), boot=50, rng=0)
     text = " ".join(report.plain_reading(census))
     assert "no sampling error left" in text and "times wider" not in text
-    assert census.cluster.ci[0] == pytest.approx(census.cluster.ci[1])  # the premise: a zero-width interval
+    assert census.interval("cluster").ci[0] == pytest.approx(census.interval("cluster").ci[1])  # the premise: a zero-width interval
 
+    # No hits in three documents: both variances are 0, so DEFF = 0/0 and n_eff are undefined,
+    # and the reading must say so instead of quoting "nan" independent chunks.
     zero = ClusterSample(doc_id=np.array(["a", "b", "c"]), total=np.zeros(3), size=np.array([3, 4, 5]),
                          sumsq=np.zeros(3))
     r = interval_report(zero, boot=50, rng=0)
-    if np.isfinite(r.diagnostics.deff):
-        pytest.skip("the engine defines DEFF for a sample without hits")
-    assert any("undefined" in line for line in report.plain_reading(r))
+    assert r.diagnostics.cluster_variance == 0 and r.diagnostics.binomial_variance == 0
+    assert np.isnan(r.diagnostics.deff) and np.isnan(r.diagnostics.n_eff)
+    lines = report.plain_reading(r)
+    assert any("design effect, ICC and effective n are undefined" in line for line in lines)
+    assert not any("nan" in line for line in lines)

@@ -38,9 +38,9 @@ def test_without_groups_cluster_se_is_the_standard_error_of_the_mean():
     report = query_interval(scores, boot=200, rng=0)
     k = defined.size
     assert report.estimate == pytest.approx(defined.mean())
-    assert report.cluster.se == pytest.approx(stats.sem(defined))  # s / sqrt(K), ddof = 1
-    assert report.naive.se == pytest.approx(defined.std() / math.sqrt(k))  # ddof = 0
-    assert (report.cluster.se / report.naive.se) ** 2 == pytest.approx(k / (k - 1))
+    assert report.interval("cluster").se == pytest.approx(stats.sem(defined))  # s / sqrt(K), ddof = 1
+    assert report.interval("naive").se == pytest.approx(defined.std() / math.sqrt(k))  # ddof = 0
+    assert (report.interval("cluster").se / report.interval("naive").se) ** 2 == pytest.approx(k / (k - 1))
 
 
 def test_grouped_cluster_se_matches_statsmodels_cluster_robust_mean():
@@ -51,7 +51,7 @@ def test_grouped_cluster_se_matches_statsmodels_cluster_robust_mean():
     report = query_interval(scores, groups, boot=200, rng=0)
     fit = sm.OLS(scores, np.ones(scores.size)).fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(groups)[0]})
     assert report.estimate == pytest.approx(fit.params[0])
-    assert report.cluster.se == pytest.approx(fit.bse[0], rel=1e-9)
+    assert report.interval("cluster").se == pytest.approx(fit.bse[0], rel=1e-9)
     assert report.diagnostics.deff > 2  # strongly clustered queries
 
 

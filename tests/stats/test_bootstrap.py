@@ -1,19 +1,24 @@
 """Cluster bootstrap against scipy.stats.bootstrap, resampling theory and brute force."""
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 from scipy import stats
 
 import ragunc.stats.bootstrap as rb
-from ragunc.stats.bootstrap import (
-    bootstrap_arrays,
-    cluster_bootstrap,
-    jackknife,
-    resampled_sums,
-    sorted_quantile,
-)
+from ragunc.stats.bootstrap import jackknife, resampled_sums, sorted_quantile
+from ragunc.stats.intervals import interval_arrays, interval_estimates
+from ragunc.stats.methods import METHODS
 from ragunc.stats.sample import ClusterSample
+
+BOOTSTRAP = [m.name for m in METHODS if m.resamples]  # percentile, BCa, studentized
+
+
+def cluster_bootstrap(s: ClusterSample, *, estimator: str = "micro", reps: int, rng, level: float = 0.95):
+    """The bootstrap methods' intervals of one sample, sharing their replicates."""
+    return interval_estimates(s, BOOTSTRAP, estimator=estimator, level=level, boot=reps, rng=rng)
 
 
 def beta_binomial_sample(rng, k=30, rho=0.3, p=0.25) -> ClusterSample:
@@ -43,13 +48,13 @@ def test_matches_scipy_bootstrap(method, estimator):
         data, stat = (s.total / s.size,), mean_rate
     ref = stats.bootstrap(data, stat, paired=True, vectorized=True, n_resamples=reps,
                           method=method, rng=2)
-    ci = ours.ci if method == "percentile" else ours.ci_bca
+    ci = ours["bootstrap" if method == "percentile" else "bootstrap_bca"].ci
     # Two independent Monte Carlo runs of B = 50,000: each bound's MC sd is ~2% of
     # the SE here (measured over seeds), so 8% of the SE is ~3 sd of their difference.
     tol = 0.08 * ref.standard_error
     assert ci[0] == pytest.approx(ref.confidence_interval.low, abs=tol)
     assert ci[1] == pytest.approx(ref.confidence_interval.high, abs=tol)
-    assert ours.se == pytest.approx(ref.standard_error, rel=0.03)
+    assert ours["bootstrap"].se == pytest.approx(ref.standard_error, rel=0.03)
 
 
 def test_bootstrap_variance_of_a_mean_matches_theory():
@@ -58,7 +63,7 @@ def test_bootstrap_variance_of_a_mean_matches_theory():
     s = beta_binomial_sample(rng, k=25)
     rate = s.total / s.size
     theory = (24 / 25) * rate.var(ddof=1) / 25
-    se = cluster_bootstrap(s, estimator="macro", reps=40_000, rng=3).se
+    se = cluster_bootstrap(s, estimator="macro", reps=40_000, rng=3)["bootstrap"].se
     assert se**2 == pytest.approx(theory, rel=0.03)
 
 
@@ -80,6 +85,44 @@ def test_resampled_counts_are_multinomial(k, reps):
         cov = np.cov(flat.T)
         assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
         assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
+
+
+def test_counts_stay_multinomial_when_the_pair_table_is_capped(monkeypatch):
+    # K = 20, B = 400 would use the 400-entry pair table; a cap below it forces single draws.
+    k, reps, rows = 20, 400, 60
+    onehot = np.broadcast_to(np.eye(k), (rows, k, k))
+    columns = [onehot[:, j, :] for j in range(k)]
+    paired = np.stack(resampled_sums(columns, reps, 3), -1)
+    monkeypatch.setattr(rb, "MAX_PAIR_TABLE", k * k - 1)
+    counts = np.stack(resampled_sums(columns, reps, 3), -1)
+    assert not np.array_equal(counts, paired)  # the same seed, another way of drawing
+    assert np.all(counts.sum(-1) == k)
+    flat = counts.reshape(-1, k)
+    assert np.abs(flat.mean(0) - 1).max() < 6 * np.sqrt((1 - 1 / k) / flat.shape[0])
+    cov = np.cov(flat.T)
+    assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
+    assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
+
+
+def test_memory_stays_bounded_for_a_large_sample():
+    # K = 4,000 documents, B = 8,000: the K x K pair table took 347 MB (246 MiB traced for
+    # the five studentized columns); single draws in cache-sized batches need a few MiB.
+    rng = np.random.default_rng(14)
+    m = rng.integers(1, 60, 4000).astype(float)
+    y = rng.binomial(m.astype(int), 0.2).astype(float)
+    columns = [y, m, y**2, y * m, m**2]
+    tracemalloc.start()
+    try:
+        sums = resampled_sums(columns, 8000, 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20
+    # and they are sums of K = 4,000 draws: mean K times the column mean, SD sqrt(K) times its SD
+    for column, total in zip(columns, sums):
+        sd = np.sqrt(4000) * column.std()
+        assert total.mean() == pytest.approx(4000 * column.mean(), abs=6 * sd / np.sqrt(8000))
+        assert total.std() == pytest.approx(sd, rel=0.05)
 
 
 def test_columns_share_draws_and_rows_are_independent():
@@ -145,23 +188,26 @@ def test_batch_equals_leading_axes():
     rng = np.random.default_rng(9)
     y = rng.integers(0, 10, (3, 15)).astype(float)
     m = y + rng.integers(1, 10, (3, 15))
-    arr = bootstrap_arrays(y, m, reps=500, rng=0)
-    assert arr.se.shape == arr.lower_bca.shape == (3,)
-    assert np.all(arr.lower <= arr.upper) and np.all(arr.lower_bca <= arr.upper_bca)
+    arr = interval_arrays(y, m, methods=BOOTSTRAP, reps=500, rng=0)
+    assert arr.se["bootstrap"].shape == arr.lower["bootstrap_bca"].shape == (3,)
+    for name in BOOTSTRAP:
+        assert np.all(arr.lower[name] <= arr.upper[name])
 
 
 def test_degenerate_sample_gives_point_interval():
     s = ClusterSample(np.array(["a", "b", "c"]), np.zeros(3), np.array([2, 5, 1]), np.zeros(3))
     b = cluster_bootstrap(s, reps=100, rng=0)
-    assert b.se == 0 and b.ci == (0.0, 0.0) and b.ci_bca == (0.0, 0.0)
+    assert b["bootstrap"].se == 0
+    for name in BOOTSTRAP:
+        assert b[name].ci == (0.0, 0.0), name
 
 
 def test_validation():
     s = beta_binomial_sample(np.random.default_rng(10))
     with pytest.raises(ValueError, match="at least 2 replicates"):
-        cluster_bootstrap(s, reps=1)
+        cluster_bootstrap(s, reps=1, rng=0)
     with pytest.raises(ValueError, match="at least 2 documents"):
-        cluster_bootstrap(s.subset([0]))
+        cluster_bootstrap(s.subset([0]), reps=10, rng=0)
 
 
 @pytest.mark.parametrize("estimator", ["micro", "macro"])
@@ -197,11 +243,11 @@ def _studentized_by_hand(y, m, reps, level, rng):
 
 def test_studentized_interval_matches_brute_force():
     s = beta_binomial_sample(np.random.default_rng(5), k=20)
-    ours = cluster_bootstrap(s, reps=40_000, rng=2).ci_t
+    ours = cluster_bootstrap(s, reps=40_000, rng=2)["bootstrap_t"].ci
     hand = _studentized_by_hand(s.total, s.size.astype(float), 40_000, 0.95, np.random.default_rng(9))
     assert ours == pytest.approx(hand, abs=0.006)
     # and it is not the percentile interval under another name
-    assert ours != pytest.approx(cluster_bootstrap(s, reps=40_000, rng=2).ci, abs=1e-3)
+    assert ours != pytest.approx(cluster_bootstrap(s, reps=40_000, rng=2)["bootstrap"].ci, abs=1e-3)
 
 
 def test_columns_packed_into_several_words_equal_the_float_path():
@@ -217,11 +263,16 @@ def test_columns_packed_into_several_words_equal_the_float_path():
         assert np.array_equal(a, b)
 
 
-def test_studentized_can_be_skipped():
+def test_studentized_can_be_skipped_without_changing_the_other_intervals():
+    # Without the studentized method the replicates' SEs are not resampled; the draws,
+    # hence the percentile and BCa bounds, are the same.
     s = beta_binomial_sample(np.random.default_rng(2))
-    full = bootstrap_arrays(s.total, s.size, reps=300, rng=1)
-    lean = bootstrap_arrays(s.total, s.size, reps=300, rng=1, studentized=False)
-    assert np.isnan(lean.lower_t) and np.isfinite(full.lower_t) and full.lower_t < full.upper_t
+    full = interval_arrays(s.total, s.size, methods=BOOTSTRAP, reps=300, rng=1)
+    lean = interval_arrays(s.total, s.size, methods=["bootstrap", "bootstrap_bca"], reps=300, rng=1)
+    assert list(lean.lower) == ["bootstrap", "bootstrap_bca"]
+    for name in lean.lower:
+        assert (lean.lower[name], lean.upper[name]) == (full.lower[name], full.upper[name])
+    assert np.isfinite(full.lower["bootstrap_t"]) and full.lower["bootstrap_t"] < full.upper["bootstrap_t"]
 
 
 @pytest.mark.parametrize("estimator", ["micro", "macro"])
@@ -231,8 +282,8 @@ def test_studentized_is_undefined_with_two_documents(estimator):
     # the estimate would claim certainty the two documents do not give.
     s = ClusterSample(np.array(["a", "b"]), np.array([3.0, 1.0]), np.array([4, 5]), np.array([3.0, 1.0]))
     b = cluster_bootstrap(s, estimator=estimator, reps=500, rng=0)
-    assert np.isnan(b.ci_t).all()
-    assert b.ci[0] < b.ci[1]  # the percentile interval is still there
+    assert np.isnan(b["bootstrap_t"].ci).all()
+    assert b["bootstrap"].ci.low < b["bootstrap"].ci.high  # the percentile interval is still there
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -247,4 +298,4 @@ def test_bca_counts_resamples_of_the_sample_itself_as_ties(seed):
     s = ClusterSample(np.arange(4).astype(str), y, m, y)
     micro = cluster_bootstrap(s, estimator="micro", reps=2000, rng=3)
     macro = cluster_bootstrap(s, estimator="macro", reps=2000, rng=3)
-    assert macro.ci_bca == pytest.approx(micro.ci_bca, rel=1e-9)
+    assert macro["bootstrap_bca"].ci == pytest.approx(micro["bootstrap_bca"].ci, rel=1e-9)

@@ -1,20 +1,19 @@
 """Coverage experiments on synthetic populations built here (beta-binomial documents, ICC ~ 0.3)."""
 from __future__ import annotations
 
+import json
 import pathlib
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import ragunc.stats.coverage as sim
 from ragunc.data.results import load_results
-from ragunc.stats.coverage import (
-    METHODS,
-    coverage_experiment,
-    iid_control,
-    random_subsets,
-)
+from ragunc.data.serialize import json_text
+from ragunc.stats.coverage import coverage_experiment, iid_control, random_subsets
 from ragunc.stats.diagnostics import diagnostics
+from ragunc.stats.methods import METHOD_NAMES
 from ragunc.stats.sample import ClusterSample
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -47,7 +46,7 @@ def test_population_has_the_intended_icc(clustered):
 
 def test_binomial_undercovers_and_cluster_intervals_hold(clustered_run):
     cov = clustered_run.coverage
-    assert set(cov) == set(METHODS)
+    assert tuple(cov) == METHOD_NAMES
     assert cov["naive"] < 0.7 and cov["wilson"] < 0.7
     # K = 20 with unequal sizes: the normal linearization sits a few points low,
     # the t / effective-n / bootstrap versions within a few points of nominal.
@@ -80,9 +79,13 @@ def test_iid_control_keeps_totals_and_removes_clustering(clustered):
 def test_per_repetition_arrays_reproduce_the_summary(clustered, clustered_run):
     r = clustered_run
     assert r.estimates.shape == r.n_chunks.shape == (2000,)
-    for method in METHODS:
+    for method in METHOD_NAMES:
         held = (r.lower[method] <= r.population_value) & (r.population_value <= r.upper[method])
+        assert r.undefined[method] == 0
         assert held.mean() == r.coverage[method]
+        assert r.width[method] == pytest.approx((r.upper[method] - r.lower[method]).mean())
+    # t(K-1) widens the normal interval by t/z exactly, repetition by repetition
+    assert r.width["cluster_t"] / r.width["cluster"] == pytest.approx(stats.t.ppf(0.975, K - 1) / stats.norm.ppf(0.975))
     assert r.population_value == pytest.approx(clustered.total.sum() / clustered.size.sum())
     assert r.sd_empirical == pytest.approx(r.estimates.std(ddof=1))
     assert r.mean_chunks == pytest.approx(r.n_chunks.mean())
@@ -160,10 +163,41 @@ def test_seeded(clustered):
 def test_to_dict_contract(clustered_run):
     d = clustered_run.to_dict()
     assert set(d["population"]) == {"n_docs", "n_chunks", "value"}
-    for key in ("k", "reps", "coverage", "coverage_mcse", "sd_empirical", "se_mean", "variance_ratio"):
+    for key in ("k", "reps", "coverage", "coverage_mcse", "undefined", "width", "sd_empirical", "se_mean",
+                "variance_ratio"):
         assert key in d
     assert {"naive", "wilson", "cluster", "bootstrap"} <= set(d["coverage"])
+    assert list(d["undefined"]) == list(d["width"]) == list(d["coverage"])
     assert {"naive", "cluster", "bootstrap"} <= set(d["se_mean"])
+
+
+def test_an_interval_undefined_in_every_repetition_has_no_coverage_rather_than_zero(clustered):
+    # K = 2: the studentized bootstrap is undefined (NaN) in every repetition.  It used to be
+    # reported as coverage 0.0 with Monte Carlo SE 0.0, as if it had missed every time.
+    r = coverage_experiment(clustered, k=2, reps=300, boot=50, rng=12)
+    assert np.isnan(r.lower["bootstrap_t"]).all()
+    assert r.undefined["bootstrap_t"] == 300
+    assert np.isnan(r.coverage["bootstrap_t"]) and np.isnan(r.coverage_mcse["bootstrap_t"])
+    assert np.isnan(r.width["bootstrap_t"])
+    d = json.loads(json_text(r.to_dict()))
+    assert d["coverage"]["bootstrap_t"] is None and d["undefined"]["bootstrap_t"] == 300
+    # the methods defined at K = 2 are unaffected
+    assert r.undefined["cluster_t"] == 0 and 0 < r.coverage["cluster_t"] <= 1
+
+
+def test_coverage_counts_only_the_repetitions_where_the_interval_is_defined(clustered):
+    # With B = 2 replicates both often land on one side of the estimate, and the BCa bias
+    # correction (z0 = -inf or +inf) leaves its bounds undefined: NaN, not a miss.
+    r = coverage_experiment(clustered, k=10, reps=400, boot=2, rng=13)
+    bca_low, bca_high = r.lower["bootstrap_bca"], r.upper["bootstrap_bca"]
+    defined = ~np.isnan(bca_low)
+    assert np.array_equal(defined, ~np.isnan(bca_high))
+    n = int(defined.sum())
+    assert 0 < n < 400 and r.undefined["bootstrap_bca"] == 400 - n
+    held = (bca_low[defined] <= r.population_value) & (r.population_value <= bca_high[defined])
+    assert r.coverage["bootstrap_bca"] == held.mean()
+    assert r.coverage_mcse["bootstrap_bca"] == pytest.approx(np.sqrt(held.mean() * (1 - held.mean()) / n))
+    assert r.width["bootstrap_bca"] == pytest.approx((bca_high[defined] - bca_low[defined]).mean())
 
 
 def test_validation(clustered):
@@ -175,7 +209,7 @@ def test_validation(clustered):
         coverage_experiment(clustered, k=5, reps=10, control="shuffle")
     with pytest.raises(ValueError, match="two_stage_fraction"):
         coverage_experiment(clustered, k=5, reps=10, two_stage_fraction=0)
-    scores = ClusterSample(clustered.doc_id, clustered.total / 2, clustered.size, clustered.total / 4, binary=False)
+    scores = ClusterSample(clustered.doc_id, clustered.total / 2, clustered.size, clustered.total / 4)
     with pytest.raises(ValueError, match="need 0/1 y"):
         coverage_experiment(scores, k=5, reps=10, control="iid")
     # non-binary scores work for the plain design
@@ -193,7 +227,8 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
 
 def test_studentized_false_drops_only_the_studentized_method(clustered):
     r = coverage_experiment(clustered, k=10, reps=40, boot=50, rng=0, studentized=False)
-    assert tuple(r.coverage) == tuple(m for m in METHODS if m != "bootstrap_t")
+    assert tuple(r.coverage) == tuple(m for m in METHOD_NAMES if m != "bootstrap_t")
+    assert tuple(r.se_mean) == ("naive", "cluster", "cluster_t", "bootstrap")
 
 
 def test_seed_figures_are_population_quantities(clustered, clustered_run):

@@ -18,14 +18,9 @@ from ragunc.stats.diagnostics import (
     k_over_rho,
     variance_ratio,
 )
-from ragunc.stats.intervals import interval_report
-from ragunc.stats.linearization import (
-    binomial_se,
-    cluster_variance,
-    estimate,
-    interval_arrays,
-    residual_variance,
-)
+from ragunc.stats.intervals import interval_arrays, interval_report
+from ragunc.stats.linearization import binomial_se, cluster_variance, estimate, residual_variance
+from ragunc.stats.methods import METHODS
 from ragunc.stats.sample import ClusterSample, finite_population_correction
 
 # Three documents written out chunk by chunk (chunk order matters for the lag-1 check).
@@ -45,7 +40,6 @@ def sample_from_chunks(docs: dict[str, list[float]], doc_type=None, population_d
         last=np.array([y[-1] for y in ys]),
         doc_type=None if doc_type is None else np.asarray(doc_type),
         population_docs=population_docs,
-        binary=all(set(np.unique(y)) <= {0.0, 1.0} for y in ys),
     )
 
 
@@ -74,12 +68,12 @@ def test_hand_case_estimates_and_variances():
     # macro: rates .5, .75, 0 with mean 5/12 -> s^2 = (1 + 16 + 25)/144/2, v = s^2/3
     assert cluster_variance(s.total, s.size, "macro") == pytest.approx(42 / 144 / 2 / 3)
     r = interval_report(s, boot=200, rng=0)
-    assert r.naive.se == pytest.approx(np.sqrt(0.25 / 8))
-    assert r.cluster.se == pytest.approx(np.sqrt(3 / 64))
+    assert r.interval("naive").se == pytest.approx(np.sqrt(0.25 / 8))
+    assert r.interval("cluster").se == pytest.approx(np.sqrt(3 / 64))
     z = stats.norm.ppf(0.975)
-    assert r.cluster.ci == pytest.approx((0.5 - z * np.sqrt(3 / 64), 0.5 + z * np.sqrt(3 / 64)))
+    assert r.interval("cluster").ci == pytest.approx((0.5 - z * np.sqrt(3 / 64), 0.5 + z * np.sqrt(3 / 64)))
     t = stats.t.ppf(0.975, 2)
-    assert r.cluster_t.ci == pytest.approx((0.5 - t * np.sqrt(3 / 64), 0.5 + t * np.sqrt(3 / 64)))
+    assert r.interval("cluster_t").ci == pytest.approx((0.5 - t * np.sqrt(3 / 64), 0.5 + t * np.sqrt(3 / 64)))
 
 
 def test_deff_formulas_by_hand():
@@ -151,14 +145,14 @@ def test_cluster_se_matches_statsmodels_cluster_robust_ols():
     fit = sm.OLS(y, np.ones((y.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": group})
     # statsmodels' small-sample factor is G/(G-1) * (N-1)/(N-k); with k = 1 regressor
     # the second factor is 1, so it is exactly the linearization's K/(K-1).
-    assert interval_report(s, boot=10, rng=0).cluster.se == pytest.approx(fit.bse[0], rel=1e-10)
+    assert interval_report(s, boot=10, rng=0).interval("cluster").se == pytest.approx(fit.bse[0], rel=1e-10)
     assert estimate(s) == pytest.approx(fit.params[0])
 
 
 def test_fpc_scales_the_linearization_variance():
     s, _, _ = random_population(np.random.default_rng(1))
-    plain = interval_report(s, boot=10, rng=0).cluster.se
-    finite = interval_report(s.with_population(100), boot=10, rng=0).cluster.se
+    plain = interval_report(s, boot=10, rng=0).interval("cluster").se
+    finite = interval_report(s.with_population(100), boot=10, rng=0).interval("cluster").se
     assert finite**2 == pytest.approx((1 - 40 / 100) * plain**2)
 
 
@@ -166,20 +160,20 @@ def test_naive_and_wilson_match_statsmodels():
     s, _, _ = random_population(np.random.default_rng(2))
     r = interval_report(s, boot=10, rng=0)
     count, nobs = int(s.total.sum()), s.n_chunks
-    assert r.naive.ci == pytest.approx(proportion_confint(count, nobs, alpha=0.05, method="normal"))
-    assert r.wilson.ci == pytest.approx(proportion_confint(count, nobs, alpha=0.05, method="wilson"))
+    assert r.interval("naive").ci == pytest.approx(proportion_confint(count, nobs, alpha=0.05, method="normal"))
+    assert r.interval("wilson").ci == pytest.approx(proportion_confint(count, nobs, alpha=0.05, method="wilson"))
 
 
 def test_cluster_wilson_is_wilson_at_effective_n_with_t_critical_value():
     s, _, _ = random_population(np.random.default_rng(4), k=20)
     r = interval_report(s, level=0.9, boot=10, rng=0)
     p = r.estimate
-    n_eff = p * (1 - p) / r.cluster.se**2
+    n_eff = p * (1 - p) / r.interval("cluster").se**2
     t = stats.t.ppf(0.95, s.n_docs - 1)
     alpha = 2 * stats.norm.sf(t)  # the normal-alpha whose critical value is t(K-1)
     expected = proportion_confint(p * n_eff, n_eff, alpha=alpha, method="wilson")
-    assert r.cluster_wilson.ci == pytest.approx(expected, rel=1e-9)
-    assert r.cluster_wilson.ci[1] - r.cluster_wilson.ci[0] > 0
+    assert r.interval("cluster_wilson").ci == pytest.approx(expected, rel=1e-9)
+    assert r.interval("cluster_wilson").ci[1] - r.interval("cluster_wilson").ci[0] > 0
 
 
 def test_icc_matches_one_way_anova_f():
@@ -207,8 +201,9 @@ def test_batch_kernel_equals_one_sample_report():
     arr = interval_arrays(np.stack([s.total for s in samples]), np.stack([s.size for s in samples]))
     for i, s in enumerate(samples):
         r = interval_report(s, boot=10, rng=0)
-        for name in ("naive", "wilson", "cluster", "cluster_t", "cluster_wilson"):
-            assert (arr.lower[name][i], arr.upper[name][i]) == pytest.approx(getattr(r, name).ci)
+        assert list(arr.lower) == [m.name for m in METHODS if not m.resamples]  # no replicates without reps
+        for name in arr.lower:
+            assert (arr.lower[name][i], arr.upper[name][i]) == pytest.approx(r.interval(name).ci)
 
 
 def test_non_binary_scores_use_chunk_variance():
@@ -218,7 +213,7 @@ def test_non_binary_scores_use_chunk_variance():
     y = np.concatenate([np.asarray(v) for v in docs.values()])
     r = interval_report(s, boot=10, rng=0)
     assert r.estimate == pytest.approx(y.mean())
-    assert r.naive.se == pytest.approx(y.std() / np.sqrt(y.size))
+    assert r.interval("naive").se == pytest.approx(y.std() / np.sqrt(y.size))
 
 
 # --------------------------------------------------------------------------- the seed's figures
@@ -282,13 +277,13 @@ def test_interval_properties(chunks, estimator, level):
     if estimator == "micro":
         assert r.estimate == pytest.approx(y.mean())
     assert 0 <= r.estimate <= 1
-    for iv in (r.wilson, r.cluster_wilson):
+    for iv in (r.interval("wilson"), r.interval("cluster_wilson")):
         assert -1e-12 <= iv.ci[0] <= iv.ci[1] <= 1 + 1e-12
-    for iv in (r.naive, r.wilson, r.cluster, r.cluster_t, r.cluster_wilson):
+    for iv in (r.interval(m.name) for m in METHODS if not m.resamples):
         assert iv.ci[0] - 1e-12 <= r.estimate <= iv.ci[1] + 1e-12
     # t(K-1) is never narrower than the normal interval
-    assert r.cluster_t.ci[0] <= r.cluster.ci[0] + 1e-15
-    assert 0 <= r.bootstrap.ci[0] <= r.bootstrap.ci[1] <= 1
+    assert r.interval("cluster_t").ci[0] <= r.interval("cluster").ci[0] + 1e-15
+    assert 0 <= r.interval("bootstrap").ci[0] <= r.interval("bootstrap").ci[1] <= 1
 
 
 @settings(max_examples=60, deadline=None)
@@ -313,8 +308,8 @@ def test_invariant_to_document_order(chunks, estimator, random):
 @given(docs_strategy, st.sampled_from(["micro", "macro"]), st.integers(0, 30))
 def test_fpc_shrinks_and_census_has_zero_cluster_se(chunks, estimator, extra):
     s = _sample(chunks)
-    plain = interval_report(s, estimator=estimator, boot=10, rng=0).cluster.se
-    finite = interval_report(s.with_population(s.n_docs + extra), estimator=estimator, boot=10, rng=0).cluster.se
+    plain = interval_report(s, estimator=estimator, boot=10, rng=0).interval("cluster").se
+    finite = interval_report(s.with_population(s.n_docs + extra), estimator=estimator, boot=10, rng=0).interval("cluster").se
     assert finite <= plain + 1e-15
     if extra == 0:
         assert finite == 0.0

@@ -38,7 +38,7 @@ def test_curve_at_the_sample_size_is_the_cluster_interval():
     for estimator in ("micro", "macro"):
         r = plan_documents(s, half_width=0.02, estimator=estimator)
         report = interval_report(s, estimator=estimator, boot=10, rng=0)
-        half = (report.cluster.ci[1] - report.cluster.ci[0]) / 2
+        half = (report.interval("cluster").ci[1] - report.interval("cluster").ci[0]) / 2
         assert r.curve_half_width[r.k == 30][0] == pytest.approx(half)
 
 

@@ -1,0 +1,163 @@
+"""The ``--json`` output of ``interval``, ``simulate``, ``plan``, ``compare`` and ``recall`` is a public contract.
+
+Each case runs the CLI on files written here from integer formulas (no random distribution
+whose algorithm numpy may change) with a fixed seed, and compares the output with the JSON
+recorded in ``golden/`` by an earlier version: the same keys, in the same order, with the
+same values.  A command may only add keys, and each added key is named in ``ADDED``.
+
+To record the goldens again (only when a change of the contract is intended and said so):
+``PYTHONPATH=$PWD python tests/cli/test_json_contract.py``.
+"""
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+import sys
+import tempfile
+from contextlib import redirect_stdout
+
+import pytest
+
+from ragunc.cli import main
+
+GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"
+
+# Keys a command gained after its golden was recorded (top level of its JSON).
+ADDED: dict[str, set[str]] = {
+    "simulate": {"undefined", "width"},  # issue 9 (Deliver 4): undefined intervals are counted, not missed
+}
+
+
+def _chunks(n_docs: int = 24) -> list[tuple]:
+    """(doc_id, chunk_index, doc_type, config, y01, score) rows: unequal sizes, clustered hits."""
+    rows = []
+    for d in range(n_docs):
+        size = 1 + (7 * d) % 13
+        hits = (5 * d) % (size + 1)
+        for c in range(size):
+            y = int((3 * c + d) % size < hits)
+            score = ((d * (c + 1)) % 5) / 4
+            rows.append((f"doc{d:02d}", c, f"t{d % 3}", "a", y, score))
+            rows.append((f"doc{d:02d}", c, f"t{d % 3}", "b", int(y or (c + d) % 4 == 0), score))
+    return rows
+
+
+def _write_results(directory: pathlib.Path) -> dict[str, pathlib.Path]:
+    rows = _chunks()
+    binary = directory / "binary.csv"
+    binary.write_text("doc_id,chunk_index,doc_type,config,y\n"
+                      + "".join(f"{d},{c},{t},{g},{y}\n" for d, c, t, g, y, _ in rows))
+    scores = directory / "scores.csv"
+    scores.write_text("doc_id,chunk_index,y\n"
+                      + "".join(f"{d},{c},{s}\n" for d, c, _, g, _, s in rows if g == "a"))
+    return {"binary": binary, "scores": scores}
+
+
+def _write_run(directory: pathlib.Path) -> dict[str, pathlib.Path]:
+    """Two runs over 30 queries in 6 groups (their source document) and the qrels."""
+    qrels = directory / "qrels.csv"
+    qrel_lines = []
+    for q in range(30):
+        source = f"doc{q % 6}"
+        qrel_lines.append(f"q{q},{source},1,{source}\n")
+        if q % 6 == 5:
+            qrel_lines.append(f"q{q},extra{q},1,{source}\n")  # two relevant documents: recall 1/2
+    qrels.write_text("query_id,doc_id,relevance,source\n" + "".join(qrel_lines))
+    paths = {"qrels": qrels}
+    for name, shift in (("run", 0), ("run_b", 3)):
+        lines = []
+        for q in range(30):
+            source = f"doc{q % 6}"
+            found = (q * 7 + shift) % 10 < (3 if q % 6 < 3 else 8)
+            for rank, doc in enumerate([source if found else "other", "other", source], start=1):
+                lines.append(f"q{q},{rank},q{q}c{rank},{doc}\n")
+        paths[name] = directory / f"{name}.csv"
+        paths[name].write_text("query_id,rank,chunk_id,doc_id\n" + "".join(lines))
+    return paths
+
+
+CASES = {
+    "interval_micro_fpc": ["interval", "{binary}", "--config", "a", "--population-docs", "60",
+                           "--boot", "300", "--seed", "7"],
+    "interval_macro_scores": ["interval", "{scores}", "--estimator", "macro", "--level", "0.9",
+                              "--boot", "200", "--seed", "1"],
+    "simulate_micro": ["simulate", "{binary}", "--config", "a", "--k", "4", "--reps", "60",
+                       "--boot", "40", "--seed", "3"],
+    "simulate_iid_control": ["simulate", "{binary}", "--config", "b", "--k", "5", "--reps", "40",
+                             "--boot", "0", "--control", "iid", "--seed", "2"],
+    "simulate_macro_scores": ["simulate", "{scores}", "--estimator", "macro", "--k", "6", "--reps", "30",
+                              "--boot", "30", "--seed", "5"],
+    "plan": ["plan", "{binary}", "--config", "a", "--half-width", "0.05", "--population-docs", "60"],
+    "compare": ["compare", "{binary}", "--a", "a", "--b", "b", "--boot", "100", "--seed", "4"],
+    "recall_grouped": ["recall", "{run}", "{qrels}", "--k", "1", "--group-col", "source",
+                       "--boot", "100", "--seed", "6", "--compare", "{run_b}"],
+}
+
+
+def cli_json(name: str, directory: pathlib.Path) -> dict:
+    """Case ``name``'s ``--json`` output, its files written to ``directory`` (which it names as ``<dir>``)."""
+    paths = {**_write_results(directory), **_write_run(directory)}
+    argv = [arg.format(**{k: str(v) for k, v in paths.items()}) for arg in CASES[name]]
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main([*argv, "--json"]) == 0
+    return _paths_masked(json.loads(out.getvalue()), directory)
+
+
+def _paths_masked(value, directory: pathlib.Path):
+    """File paths echoed in the output (compare's config names) do not depend on tmp_path."""
+    if isinstance(value, dict):
+        return {k: _paths_masked(v, directory) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_paths_masked(v, directory) for v in value]
+    if isinstance(value, str):
+        return value.replace(str(directory), "<dir>")
+    return value
+
+
+def assert_same_contract(got, want, where: str = "") -> None:
+    """Same keys in the same order, same types and the same values (floats exactly)."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict), f"{where}: expected an object, got {got!r}"
+        assert list(got) == list(want), f"{where}: keys {list(got)} != {list(want)}"
+        for key in want:
+            assert_same_contract(got[key], want[key], f"{where}.{key}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), f"{where}: {got!r} != {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same_contract(g, w, f"{where}[{i}]")
+    else:
+        assert type(got) is type(want) and got == want, f"{where}: {got!r} != {want!r}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_json_output_is_the_recorded_contract(name, tmp_path):
+    got = cli_json(name, tmp_path)
+    want = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    command = CASES[name][0]
+    added = ADDED.get(command, set())
+    assert set(got) - set(want) == added, f"{name}: keys added beyond {sorted(added)}"
+    assert_same_contract({k: v for k, v in got.items() if k not in added}, want, name)
+
+
+def test_the_checker_catches_a_changed_value_key_or_order():
+    want = {"a": {"se": 0.1, "ci": [0.0, 1.0]}, "b": None}
+    assert_same_contract({"a": {"se": 0.1, "ci": [0.0, 1.0]}, "b": None}, want)
+    for wrong in (
+        {"a": {"se": 0.1 + 1e-17 + 1e-16, "ci": [0.0, 1.0]}, "b": None},  # a value
+        {"a": {"ci": [0.0, 1.0], "se": 0.1}, "b": None},  # the order of keys
+        {"a": {"se": 0.1, "ci": [0.0, 1.0]}, "b": 0},  # null became a number
+        {"a": {"se": 0.1, "ci": [0.0]}, "b": None},  # a shorter list
+    ):
+        with pytest.raises(AssertionError):
+            assert_same_contract(wrong, want)
+
+
+if __name__ == "__main__":
+    GOLDEN.mkdir(exist_ok=True)
+    for case in sorted(CASES):
+        with tempfile.TemporaryDirectory() as tmp:
+            payload = cli_json(case, pathlib.Path(tmp))
+        (GOLDEN / f"{case}.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        print(f"recorded {case}", file=sys.stderr)
