@@ -176,7 +176,7 @@ def _build_table(d: dict) -> str:
     funnel = " -> ".join(f"{label.split(' (')[0]} {f[stage]}" for stage, label in FUNNEL)
     types = ", ".join(f"{t} {v['kept']}/{v['sampled']}" for t, v in d["by_type"].items())
     lines = [
-        f"set          {d['out']}: {f['kept']} questions kept of {f['sampled']} sampled (language {d['language']})",
+        f"set              {d['out']}: {f['kept']} questions kept of {f['sampled']} sampled (language {d['language']})",
         f"funnel       {funnel}",
         f"by type      kept/sampled: {types}",
         f"generation   discarded {c['discarded']}, unparsable {c['unparsable']}, failed {c['failed']}, "
@@ -214,24 +214,24 @@ _NAMES = {"hit": "Hit@{k}", "precision": "Precision@{k}", "rr": "MRR@{k}", "ndcg
 def _eval_table(d: dict) -> str:
     r, o, neg, k = d["recall"], d["origin"], d["negatives"], d["k"]
     lines = [
-        f"set          {d['n_questions']} questions: {d['n_answerable']} answerable, {d['n_negatives']} negatives; "
+        f"set              {d['n_questions']} questions: {d['n_answerable']} answerable, {d['n_negatives']} negatives; "
         f"real {o['real']} / synthetic {o['synthetic']} ({o['real_share']:.0%} real)",
-        f"retriever    {d['retriever']}",
-        f"Recall@{k}".ljust(13) + f"{r['recall']:.3f}  naive {_ci(r['naive'])}  cluster {_ci(r['cluster'])} "
+        f"retriever        {d['retriever']}",
+        f"Recall@{k}".ljust(17) + f"{r['recall']:.3f}  naive {_ci(r['naive'])}  cluster {_ci(r['cluster'])} "
         f"over {r['n_groups']} source documents  DEFF {'-' if r['deff'] is None else format(r['deff'], '.2f')}",
     ]
     for name, m in d["metrics"].items():
-        lines.append(_NAMES[name].format(k=k).ljust(13) + f"{m['mean']:.3f}  naive {_ci(m['naive'])}  "
+        lines.append(_NAMES[name].format(k=k).ljust(17) + f"{m['mean']:.3f}  naive {_ci(m['naive'])}  "
                      f"cluster {_ci(m['cluster'])}  DEFF {'-' if m['deff'] is None else format(m['deff'], '.2f')}")
-    lines.append("by type      " + ", ".join(f"{t} {v['recall']:.3f} ({v['n']})" for t, v in d["by_type"].items()))
+    lines.append("by type          " + ", ".join(f"{t} {v['recall']:.3f} ({v['n']})" for t, v in d["by_type"].items()))
     if neg["n"]:
-        line = f"negatives    {neg['n']}: a result returned for {neg['returned']['mean']:.0%}"
+        line = f"negatives        {neg['n']}: a result returned for {neg['returned']['mean']:.0%}"
         if neg["confident"] is not None:
             line += (f"; top score >= the answerable median ({neg['threshold']:.2f}) for "
                      f"{neg['confident']['mean']:.0%}, cluster {_ci(neg['confident']['cluster'])}")
         lines.append(line)
     if "results" in d:
-        lines.append(f"wrote        {d['results']['file']} ({d['results']['file_type']})")
+        lines.append(f"wrote            {d['results']['file']} ({d['results']['file_type']})")
     return "\n".join(lines)
 
 
