@@ -145,8 +145,9 @@ def _is_quota(exc) -> bool:
 class OpenAIGenerator:
     """Questions from an OpenAI-compatible chat-completions endpoint (see the module docstring).
 
-    ``api_key_env`` names the environment variable holding the key; without it set, a
-    placeholder is sent (local servers need none). ``retries`` is the number of attempts
+    ``api_key_env`` names the environment variable holding the key; ``api_key`` gives it
+    directly instead (a dashboard field); with neither, a placeholder is sent (local servers
+    need none). ``retries`` is the number of attempts
     after the first; waits are ``backoff * 2**attempt`` seconds unless the server says
     otherwise, capped at ``max_wait``.
     """
@@ -159,6 +160,7 @@ class OpenAIGenerator:
         *,
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
+        api_key: str | None = None,
         temperature: float = 0.7,
         timeout: float = 60.0,
         retries: int = 3,
@@ -176,10 +178,10 @@ class OpenAIGenerator:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", api_key_env or ""):
             raise ValueError(f"api_key_env must name an environment variable, got {api_key_env!r}")
         self._openai = _openai()
-        key = os.environ.get(api_key_env) or None
+        key = api_key or os.environ.get(api_key_env) or None
         self._secrets = tuple(s for s in {key, *re.findall(r"//([^@/]+)@", base_url or "")} if s)
         self.model = model
-        self.api_key_env = api_key_env
+        self.api_key_env = api_key_env if not api_key else None  # the manifest names where the key came from
         self.has_key = key is not None
         self.temperature = float(temperature)
         self.timeout = float(timeout)
