@@ -200,7 +200,7 @@ the question each chunk answers. The raw pairs then pass **filters**, and each k
 * **uniqueness**: other top chunks that answer the question too join its relevant set;
 * **negatives** (unanswerable questions) that a chunk answers after all are dropped.
 
-Every reply is journaled the moment it arrives: **Stop** keeps them, and **Build** with the same settings
+Every reply is journaled the moment it arrives: **Stop building** keeps them, and **Build** with the same settings
 asks only for what is missing. The evaluation measures BM25 on the set: the **naive** interval treats
 questions as independent, the **cluster** interval treats the questions of one source document as one unit.
 """
@@ -210,7 +210,8 @@ corpus, corpus_id = _corpus()
 settings = _settings()
 build_col, stop_col = st.columns([1, 5])
 build = build_col.button("Build", type="primary", key="es_build", disabled=corpus is None)
-stop = stop_col.button("Stop", key="es_stop", help="Ends the asking; the set is written from the replies received.",
+stop = stop_col.button("Stop building", key="es_stop",
+                       help="Ends the asking; the set is written from the replies received, and Build continues from them.",
                        disabled=corpus is None)
 if corpus is not None:
     public = {k: v for k, v in settings.items() if k not in ("concurrency", "max_calls")}
