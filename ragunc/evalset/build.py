@@ -29,7 +29,7 @@ from ..corpus.loaders import load_corpus
 from ..corpus.model import Corpus
 from ..data.serialize import json_text
 from ..retrieval.pipeline import Retrieval, prepare_retrieval
-from .calls import FAILED, NOT_ASKED, Asker, Outcome
+from .calls import FAILED, NOT_ASKED, STOPPED_BY_USER, Asker, Outcome
 from .filters import (
     BM25Ranker,
     candidates,
@@ -262,7 +262,7 @@ class BuildResult:
     @property
     def exit_status(self) -> int:
         """0; 4 when stopped by the endpoint (quota, key, model); 3 when nothing was kept."""
-        if self.calls["stopped"] and self.calls["stopped"] != "stopped by the user":
+        if self.calls["stopped"] and self.calls["stopped"] != STOPPED_BY_USER:
             return EXIT_STOPPED
         return EXIT_KEPT_NOTHING if self.kept == 0 else 0
 

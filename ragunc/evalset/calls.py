@@ -18,6 +18,7 @@ from .generators import CallFailed, GenerationStopped, Generator, Task
 from .journal import Journal
 
 FROM_JOURNAL, ASKED, FAILED, NOT_ASKED = "journal", "asked", "failed", "not_asked"
+STOPPED_BY_USER = "stopped by the user"  # the caller's stop(), as opposed to the endpoint refusing
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Asker:
 
     def _may_call(self) -> bool:
         if self.stopped is None and self.stop is not None and self.stop():
-            self.stopped = "stopped by the user"
+            self.stopped = STOPPED_BY_USER
         if self.stopped is not None:
             return False
         if self.max_calls is not None and self.made >= self.max_calls:

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import numpy as np
 
@@ -179,7 +179,9 @@ class OpenAIGenerator:
             raise ValueError(f"api_key_env must name an environment variable, got {api_key_env!r}")
         self._openai = _openai()
         key = api_key or os.environ.get(api_key_env) or None
-        self._secrets = tuple(s for s in {key, *re.findall(r"//([^@/]+)@", base_url or "")} if s)
+        query = urlsplit(base_url or "").query
+        url_secrets = [*re.findall(r"//([^@/]+)@", base_url or ""), *(v for _, v in parse_qsl(query))]
+        self._secrets = tuple(s for s in {key, *url_secrets} if s)
         self.model = model
         self.api_key_env = api_key_env if not api_key else None  # the manifest names where the key came from
         self.has_key = key is not None

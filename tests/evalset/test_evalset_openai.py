@@ -249,3 +249,9 @@ def test_a_spanish_corpus_gets_spanish_prompts(spanish_corpus, tmp_path):
     assert result.language == "es" and result.manifest["language"] == {"code": "es", "detected": True}
     assert all("Fragmento:" in p and "DESCARTAR" in p and "no ha leído" in p for p in prompts)
     assert result.counts["discarded"] == 3 and result.kept == 0 and result.exit_status == 3
+
+
+def test_credentials_in_the_base_url_stay_out_of_the_manifest_and_messages():
+    gen = OpenAIGenerator("m", base_url="http://user:pa55word@127.0.0.1:9/v1?api-key=q5ecret", api_key_env=KEY_ENV)
+    assert gen.describe()["base_url"] == "http://127.0.0.1:9/v1"
+    assert gen.redact("refused user:pa55word and q5ecret") == "refused [redacted] and [redacted]"
