@@ -253,5 +253,5 @@ def test_a_spanish_corpus_gets_spanish_prompts(spanish_corpus, tmp_path):
 
 def test_credentials_in_the_base_url_stay_out_of_the_manifest_and_messages():
     gen = OpenAIGenerator("m", base_url="http://user:pa55word@127.0.0.1:9/v1?api-key=q5ecret", api_key_env=KEY_ENV)
-    assert gen.describe()["base_url"] == "http://127.0.0.1:9/v1"
+    assert gen.describe()["base_url"].rstrip("/") == "http://127.0.0.1:9/v1"  # no user, password or query
     assert gen.redact("refused user:pa55word and q5ecret") == "refused [redacted] and [redacted]"
