@@ -32,8 +32,9 @@ PAGES = (  # file in pages/, title, icon; the first is the default page
     ("design_effect.py", "Design effect", ":material/grid_view:"),
     ("planning_comparison.py", "Planning and comparison", ":material/compare_arrows:"),
     ("ranking_metrics.py", "Ranking metrics", ":material/leaderboard:"),
+    ("evaluation_set.py", "Evaluation set", ":material/quiz:"),
 )
-OWN_DATA = {"ranking_metrics.py"}  # pages that read a run and qrels of their own, not the per-chunk source
+OWN_DATA = {"ranking_metrics.py", "evaluation_set.py"}  # pages that read data of their own, not the per-chunk source
 
 
 def _upload_source() -> sources.DataSource | None:
@@ -106,7 +107,7 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
     """
     st.header("Data")
     if not used:
-        st.caption("This page reads the run and qrels chosen on the page, not this per-chunk source; "
+        st.caption("This page reads data chosen on the page itself, not this per-chunk source; "
                    "the other pages use it.")
     kind = st.radio(
         "Source", list(SOURCES), format_func=SOURCES.get,

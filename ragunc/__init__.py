@@ -8,7 +8,8 @@ The public API, whatever file each function lives in (as ``scipy.stats`` does)::
     result = ru.coverage_experiment(sample, k=20, reps=2000, boot=1000, rng=0)
 
 Layers, lowest first: ``stats`` (design-based statistics), ``data`` (the data contract),
-``corpus``, ``retrieval``, ``ranking``, ``present`` (figures, the HTML summary) and ``cli``.
+``corpus``, ``retrieval``, ``ranking``, ``evalset`` (evaluation sets built from the corpus),
+``present`` (figures, the HTML summary) and ``cli``.
 A layer imports only layers below it (``tests/test_architecture.py`` holds it to that).
 """
 
@@ -16,6 +17,7 @@ __version__ = "0.1.0"
 
 from .corpus import Corpus, load_corpus, stdlib_corpus
 from .data import DataError, Results, load_qrels, load_results, load_run, results_from_frame
+from .evalset import OpenAIGenerator, add_questions, build_evalset, evaluate_evalset, load_evalset
 from .ranking import judge, recall_report
 from .retrieval import chunk_eval
 from .stats import (
@@ -32,8 +34,9 @@ from .stats import (
 )
 
 __all__ = [
-    "ClusterSample", "Corpus", "CoverageResult", "DataError", "IntervalReport", "Results",
-    "chunk_eval", "coverage_experiment", "diagnostics", "estimate", "interval_report", "judge",
-    "load_corpus", "load_qrels", "load_results", "load_run", "paired_comparison", "plan_documents",
-    "recall_report", "results_from_frame", "stdlib_corpus", "synthesize",
+    "ClusterSample", "Corpus", "CoverageResult", "DataError", "IntervalReport", "OpenAIGenerator", "Results",
+    "add_questions", "build_evalset", "chunk_eval", "coverage_experiment", "diagnostics", "estimate",
+    "evaluate_evalset", "interval_report", "judge", "load_corpus", "load_evalset", "load_qrels", "load_results",
+    "load_run", "paired_comparison", "plan_documents", "recall_report", "results_from_frame", "stdlib_corpus",
+    "synthesize",
 ]

@@ -1,0 +1,230 @@
+"""Page "Evaluation set": build a frozen question set from a corpus, read what the filters dropped, measure BM25 on it.
+
+Self-contained on purpose: it needs streamlit and ``ragunc.evalset`` (build, load, evaluate) plus
+the figure builders, and nothing of the app's support modules. The API key field is a password
+widget bound to no URL parameter; the key goes to the generator and nowhere else.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from ragunc.evalset import (
+    DEFAULT_MIX,
+    QUESTION_TYPES,
+    REVIEW_LISTS,
+    OpenAIGenerator,
+    build_evalset,
+    evaluate_evalset,
+    load_evalset,
+)
+from ragunc.present import evalset_figures
+
+WORK = Path(tempfile.gettempdir()) / "ragunc-evalset"  # sets and uploaded corpora; a rebuild resumes from here
+CORPORA = {"stdlib": "Python standard library documentation", "upload": "Upload a corpus"}
+GENERATORS = {"offline": "Offline templates (no model, no network)", "openai": "OpenAI-compatible endpoint"}
+SET_FILES = ("questions.jsonl", "manifest.json")
+
+
+def _digest(payload) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _corpus() -> tuple[str | None, str | None]:
+    """(what build_evalset reads, a stable id for the output folder), or (None, None) while waiting."""
+    kind = st.radio("Corpus", list(CORPORA), format_func=CORPORA.get, key="es_corpus", horizontal=True)
+    if kind == "stdlib":
+        return "stdlib", "stdlib"
+    upload = st.file_uploader("Documents: JSON lines or CSV with doc_id, text[, doc_type] (.gz allowed)",
+                              type=["jsonl", "ndjson", "csv", "gz"], key="es_upload")
+    if upload is None:
+        st.info("Upload a corpus file to build a set from it.")
+        return None, None
+    data = upload.getvalue()
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    path = WORK / "corpora" / f"{digest}-{Path(upload.name).name}"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return str(path), digest
+
+
+def _settings():
+    left, middle, right = st.columns(3)
+    n = left.number_input("Chunks to sample (raw pairs)", 2, 2000, 50, step=10, key="es_n")
+    chunk_words = middle.number_input("Words per chunk", 10, 1000, 100, step=10, key="es_chunk_words")
+    seed = right.number_input("Seed", 0, 2**31 - 1, 0, key="es_seed")
+    types = st.multiselect("Question types (the default mix, renormalised)", QUESTION_TYPES,
+                           default=list(QUESTION_TYPES), key="es_types")
+    kind = st.radio("Generator", list(GENERATORS), format_func=GENERATORS.get, key="es_generator", horizontal=True)
+    endpoint = {}
+    if kind == "openai":
+        a, b = st.columns(2)
+        endpoint["base_url"] = a.text_input("Base URL", "http://127.0.0.1:11434/v1", key="es_base_url")
+        endpoint["model"] = b.text_input("Model", key="es_model")
+        st.text_input("API key (empty for a local server)", type="password", key="es_api_key",
+                      help="Kept in this browser session only: never shown, never put in the URL or the set's files.")
+        c, d = st.columns(2)
+        endpoint["concurrency"] = c.number_input("Calls in flight", 1, 32, 4, key="es_concurrency")
+        endpoint["max_calls"] = d.number_input("Budget: at most this many calls (0: no limit)", 0, 100_000, 0,
+                                               key="es_max_calls")
+    mix = {t: DEFAULT_MIX[t] for t in types}
+    return {"n": int(n), "chunk_words": int(chunk_words), "seed": int(seed), "types": mix, "generator": kind,
+            **endpoint}
+
+
+def _generator(settings: dict):
+    if settings["generator"] == "offline":
+        return "offline"
+    if not settings["model"].strip():
+        raise ValueError("give the model name the endpoint serves")
+    return OpenAIGenerator(settings["model"].strip(), base_url=settings["base_url"].strip() or None,
+                           api_key=st.session_state.get("es_api_key") or None)
+
+
+def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> None:
+    bar = st.progress(0.0, text="Preparing the corpus (chunking, BM25 index)…")
+    shown = {"at": 0.0}
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - shown["at"] > 0.2:  # the page's stop button takes effect here
+            shown["at"] = now
+            bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} calls (questions, rephrasings, judgments)")
+
+    budget = settings.get("max_calls") or None
+    result = build_evalset(
+        corpus, out, n=settings["n"], generator=_generator(settings), chunk_words=settings["chunk_words"],
+        types=settings["types"], seed=settings["seed"], max_calls=0 if journal_only else budget,
+        concurrency=settings.get("concurrency", 1), progress=progress,
+    )
+    bar.empty()
+    if result.calls["stopped"] and not journal_only:
+        st.error(f"Stopped by the endpoint: {result.calls['stopped']}. Every reply received is kept; "
+                 "Build again to continue.")
+    if journal_only and not result.complete:
+        st.info(f"Stopped. The set below holds the {result.calls['from_journal']:,} replies received before the "
+                "stop; Build continues from them without asking again.")
+
+
+def _zip(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in SET_FILES:
+            archive.write(folder / name, f"evalset/{name}")
+        for path in sorted((folder / "review").glob("*.jsonl")):
+            archive.write(path, f"evalset/review/{path.name}")
+    return buffer.getvalue()
+
+
+@st.cache_data(show_spinner="Measuring BM25 on the set…", max_entries=8)
+def _evaluate(folder: str, created: str, k: int):
+    return evaluate_evalset(folder, k=k, boot=500)
+
+
+def _show(out: Path) -> None:
+    evalset = load_evalset(out)
+    m = evalset.manifest
+    funnel, counts = m["funnel"], m["counts"]
+    cols = st.columns(4)
+    cols[0].metric("Pairs sampled", f"{funnel['sampled']:,}")
+    cols[1].metric("Questions kept", f"{funnel['kept']:,}")
+    cols[2].metric("Leaky before rephrasing", f"{counts['leaky']:,}")
+    cols[3].metric("Calls made / from the journal", f"{m['calls']['made']:,} / {m['calls']['from_journal']:,}")
+    if not m["complete"]:
+        st.warning("This build is unfinished (stopped or out of budget): Build again to continue from the journal.")
+    if m["generator"]["kind"] == "offline":
+        st.caption("Offline questions are keyword templates over the chunk's salient terms: the leakage filter "
+                   "flags nearly all of them, and what survives measures lexical matching only.")
+    left, right = st.columns(2)
+    left.plotly_chart(evalset_figures.funnel_figure(funnel))
+    right.plotly_chart(evalset_figures.type_mix_figure(m["by_type"]))
+
+    st.subheader("Review lists")
+    sizes = m["review_lists"]
+    name = st.selectbox("List", [n for n in REVIEW_LISTS if n in sizes], key="es_review",
+                        format_func=lambda n: f"{n.replace('_', ' ')} ({sizes[n]}): {REVIEW_LISTS[n]}")
+    rows = evalset.review(name)
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+    else:
+        st.caption("Empty: this filter dropped nothing.")
+    with st.expander(f"The {len(evalset):,} questions of the set"):
+        st.dataframe(evalset.frame(), hide_index=True)
+    st.download_button("Download the frozen set (.zip)", _zip(out), file_name="evalset.zip",
+                       mime="application/zip", key="es_download")
+
+    st.subheader("Evaluation")
+    k = st.number_input("k (chunks retrieved)", 1, 100, 10, key="es_k")
+    try:
+        report = _evaluate(str(out), m["created"], int(k))
+    except ValueError as exc:
+        st.error(f"Cannot evaluate this set: {exc}")
+        return
+    st.plotly_chart(evalset_figures.metric_intervals_figure(report))
+    r = report.recall
+    low, high = r.cluster.ci
+    st.markdown(f"**Recall@{report.k} = {r.recall:.3f}**, cluster {report.level:.0%} interval "
+                f"[{low:.3f}, {high:.3f}] over {r.n_groups} source documents (DEFF {r.deff:.2f}); "
+                f"{r.n_queries} answerable questions.")
+    neg = report.negatives
+    if neg.n:
+        line = f"Negatives ({neg.n}): a result comes back for {neg.returned.mean:.0%}"
+        if neg.confident is not None:
+            line += (f"; the top score reaches the answerable questions' median for {neg.confident.mean:.0%}, "
+                     "which a retriever that should abstain ought to keep low")
+        st.markdown(line + ".")
+
+
+st.title("Evaluation set")
+st.caption("Generated question → chunk pairs, filtered, frozen in a folder you can commit, and the recall "
+           "measured on them with intervals that cluster questions by source document.")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        """
+Chunks are **sampled** at random (never the first ones: covers and tables of contents); a generator writes
+the question each chunk answers. The raw pairs then pass **filters**, and each keeps a list of what it dropped:
+
+* **leakage**: a question whose content words are ≥ 80 % copied from its chunk is rephrased once, then dropped;
+* **duplicates** of an earlier question are dropped;
+* **round trip**: the source chunk must come back in the top 50 of BM25 run on the question (an independent
+  retriever; filtering with the one you evaluate would favour it);
+* **uniqueness**: other top chunks that answer the question too join its relevant set;
+* **negatives** (unanswerable questions) that a chunk answers after all are dropped.
+
+Every reply is journaled the moment it arrives: **Stop building** keeps them, and **Build** with the same settings
+asks only for what is missing. The evaluation measures BM25 on the set: the **naive** interval treats
+questions as independent, the **cluster** interval treats the questions of one source document as one unit.
+"""
+    )
+
+corpus, corpus_id = _corpus()
+settings = _settings()
+build_col, stop_col = st.columns([1, 5])
+build = build_col.button("Build", type="primary", key="es_build", disabled=corpus is None)
+stop = stop_col.button("Stop building", key="es_stop",
+                       help="Ends the asking; the set is written from the replies received, and Build continues from them.",
+                       disabled=corpus is None)
+if corpus is not None:
+    public = {k: v for k, v in settings.items() if k not in ("concurrency", "max_calls")}
+    out = WORK / "sets" / _digest({"corpus": corpus_id, **public})
+    if build or stop:
+        try:
+            _build(corpus, out, settings, journal_only=stop)
+        except (ValueError, OSError) as exc:
+            st.error(f"Cannot build: {exc}")
+    if all((out / name).exists() for name in SET_FILES):
+        try:
+            _show(out)
+        except (ValueError, OSError) as exc:
+            st.error(f"Cannot read the set in {out}: {exc}")
+    else:
+        st.info("Choose the settings and press Build.")

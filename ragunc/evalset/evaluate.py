@@ -1,0 +1,215 @@
+"""A retriever measured on a frozen set: document-level Recall@k and friends, with intervals that
+cluster questions by their source document, and the negatives reported apart.
+
+Questions made from one document are not independent draws, so every mean over questions
+goes through :func:`ragunc.ranking.uncertainty.query_interval` with the question's
+``source_doc_id`` as its group: the naive interval (questions independent) beside the
+cluster interval, and the DEFF between them. Negatives have no relevant document, so they
+have no recall; what matters is whether the retriever still answers them: the share with
+any result at all, and (with scores) the share whose top score reaches the median top
+score of the answerable questions, a retriever's "confident" level.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..data.runs import Run, load_run, qrels_from_frame, run_from_frame
+from ..data.serialize import jsonable
+from ..ranking.metrics import judge, metric_table
+from ..ranking.uncertainty import RecallReport, query_interval, recall_report
+from ..retrieval.bm25 import top_k
+from ..retrieval.pipeline import prepare_retrieval
+from ..stats.linearization import IntervalEstimate
+from .store import EvalSet, load_evalset, origin_counts
+
+FRIENDS = ("hit", "precision", "rr", "ndcg", "chunk_recall")
+MIN_DEPTH = 100  # chunks retrieved per question by the BM25 run (>= k)
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """Mean of one per-question metric with its naive and cluster intervals."""
+
+    name: str
+    mean: float
+    n_questions: int
+    naive: IntervalEstimate
+    cluster: IntervalEstimate
+    deff: float
+
+    def to_dict(self) -> dict:
+        return {"mean": self.mean, "n_questions": self.n_questions, "naive": self.naive.to_dict(),
+                "cluster": self.cluster.to_dict(), "deff": self.deff}
+
+
+def _summary(name: str, scores: np.ndarray, groups: np.ndarray, *, level: float, boot: int, rng) -> MetricSummary:
+    scores = np.asarray(scores, dtype=float)
+    defined = ~np.isnan(scores)
+    mean = float(scores[defined].mean()) if defined.any() else float("nan")
+    if np.unique(groups[defined]).size >= 2:
+        report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
+        return MetricSummary(name, mean, int(defined.sum()), report.naive, report.cluster, report.diagnostics.deff)
+    nan = IntervalEstimate(name, float("nan"), (float("nan"), float("nan")))
+    return MetricSummary(name, mean, int(defined.sum()), nan, nan, float("nan"))
+
+
+@dataclass(frozen=True)
+class NegativesSummary:
+    """How the retriever treats questions whose right outcome is to abstain."""
+
+    n: int
+    returned: MetricSummary  # share with any result
+    confident: MetricSummary | None  # share whose top score >= threshold (runs with scores only)
+    threshold: float | None  # median top-1 score over answerable questions
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "returned": self.returned.to_dict(),
+                "confident": None if self.confident is None else self.confident.to_dict(),
+                "threshold": self.threshold}
+
+
+@dataclass(frozen=True)
+class EvalsetReport:
+    """Everything ``ragunc evalset eval`` prints; ``results`` are per-question results in the data contract."""
+
+    k: int
+    retriever: str
+    level: float
+    n_questions: int
+    origin: dict
+    complete: bool  # the set's manifest says its build finished
+    recall: RecallReport
+    metrics: tuple[MetricSummary, ...]
+    by_type: dict[str, dict]
+    by_origin: dict[str, dict]
+    negatives: NegativesSummary
+    results: pd.DataFrame
+
+    def to_dict(self) -> dict:
+        return jsonable({
+            "k": self.k, "retriever": self.retriever, "level": self.level, "n_questions": self.n_questions,
+            "n_answerable": self.recall.n_queries, "n_negatives": self.negatives.n, "origin": self.origin,
+            "complete": self.complete, "recall": self.recall.to_dict(),
+            "metrics": {m.name: m.to_dict() for m in self.metrics}, "by_type": self.by_type,
+            "by_origin": self.by_origin, "negatives": self.negatives.to_dict(),
+        })
+
+
+def _qrels_frame(questions: list[dict]) -> pd.DataFrame:
+    rows = []
+    for q in questions:
+        chunk_docs = {c: c.rpartition("#")[0] for c in q["relevant_chunk_ids"]}
+        rows += [(q["question_id"], doc, chunk) for chunk, doc in chunk_docs.items()]
+        rows += [(q["question_id"], doc, None) for doc in q["relevant_doc_ids"] if doc not in chunk_docs.values()]
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "chunk_id"]).assign(relevance=1)
+
+
+def _bm25_run(evalset: EvalSet, depth: int) -> tuple[pd.DataFrame, str, dict[str, str]]:
+    corpus = evalset.corpus()
+    chunking = evalset.manifest["chunking"]
+    retrieval = prepare_retrieval(corpus, chunk_words=chunking["chunk_words"])
+    questions = evalset.questions
+    positions, scores = top_k(retrieval.index, retrieval.encode_queries([q["question"] for q in questions]), depth)
+    n, width = positions.shape
+    frame = pd.DataFrame({
+        "query_id": np.repeat([q["question_id"] for q in questions], width),
+        "rank": np.tile(np.arange(1, width + 1), n),
+        "score": scores.ravel(),
+        "chunk_id": retrieval.chunk_ids[positions.ravel()],
+        "doc_id": retrieval.chunks.doc_ids[positions.ravel()],
+    })
+    frame = frame[frame["score"] > 0]  # a chunk no question term matches was not retrieved
+    doc_types = dict(zip(corpus.doc_ids, corpus.doc_types))
+    return frame, f"ragunc BM25 over {retrieval.chunks.config} chunks", doc_types
+
+
+def evaluate_evalset(
+    evalset: EvalSet | str | os.PathLike,
+    *,
+    k: int = 10,
+    run: Run | str | os.PathLike | None = None,
+    level: float = 0.95,
+    boot: int = 1000,
+    rng: np.random.Generator | int | None = 0,
+) -> EvalsetReport:
+    """Measure ``run`` (default: ragunc's BM25 over the set's corpus and chunking) on the set.
+
+    ``run``: a :class:`~ragunc.data.runs.Run` or a run file (``query_id`` = ``question_id``);
+    questions it lacks count as empty result lists.
+    """
+    evalset = evalset if isinstance(evalset, EvalSet) else load_evalset(evalset)
+    if isinstance(k, bool) or int(k) != k or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    questions = list(evalset.questions)
+    answerable = [q for q in questions if q["relevant_doc_ids"]]
+    negatives = [q for q in questions if not q["relevant_doc_ids"]]
+    if not answerable:
+        raise ValueError(f"{evalset.folder}: the set has no answerable question to measure recall on")
+    doc_types: dict[str, str] = {}
+    scores = None
+    if run is None:
+        frame, retriever, doc_types = _bm25_run(evalset, max(int(k), MIN_DEPTH))
+        scores = frame.groupby("query_id")["score"].max()
+        run = run_from_frame(frame, source=retriever)
+    elif not isinstance(run, Run):
+        run = load_run(run)
+    retriever = run.source
+    ids = {q["question_id"] for q in answerable}
+    keep = np.isin(run.query_id[run.qidx], list(ids))
+    rows = run.to_frame()[keep]
+    judged = judge(run_from_frame(rows, source=retriever), qrels_from_frame(_qrels_frame(answerable)))
+    source_doc = {q["question_id"]: q["source_doc_id"] or q["question_id"] for q in questions}
+    groups = np.array([source_doc.get(qid, qid) for qid in judged.query_id])
+    recall = recall_report(judged, int(k), groups=groups, group_col="source_doc_id", level=level, boot=boot, rng=rng)
+    table = metric_table(judged, int(k))
+    metrics = tuple(_summary(name, table[name].to_numpy(), groups, level=level, boot=boot, rng=rng)
+                    for name in FRIENDS if name in table.columns)
+
+    by_id = {q["question_id"]: q for q in questions}
+    info = pd.DataFrame({"query_id": judged.query_id}).assign(
+        type=[by_id[q]["type"] for q in judged.query_id], origin=[by_id[q]["origin"] for q in judged.query_id])
+    by_type = {t: {"n": int(m.size), "recall": float(np.nanmean(table["recall"].to_numpy()[m]))}
+               for t in pd.unique(info["type"]) for m in [np.flatnonzero(info["type"].to_numpy() == t)]}
+    by_origin = {o: {"n": int(m.size), "recall": float(np.nanmean(table["recall"].to_numpy()[m]))}
+                 for o in pd.unique(info["origin"]) for m in [np.flatnonzero(info["origin"].to_numpy() == o)]}
+
+    negatives_summary = _negatives(run, negatives, scores, answerable, source_doc, level=level, boot=boot, rng=rng)
+    results = pd.DataFrame({
+        "query_id": judged.query_id,
+        "doc_id": groups,
+        "relevant_chunk_id": [(by_id[q]["relevant_chunk_ids"] or [""])[0] for q in judged.query_id],
+        "config": f"{retriever} @{int(k)}",
+        "question_type": info["type"].to_numpy(),
+        "origin": info["origin"].to_numpy(),
+        "y": table["recall"].to_numpy(),
+        "hit": table["hit"].to_numpy(),
+        "rr": table["rr"].to_numpy(),
+        "ndcg": table["ndcg"].to_numpy(),
+    })
+    if doc_types:
+        results.insert(4, "doc_type", [doc_types.get(d, "default") for d in groups])
+    return EvalsetReport(
+        k=int(k), retriever=retriever, level=level, n_questions=len(questions), origin=origin_counts(questions),
+        complete=bool(evalset.manifest.get("complete", True)), recall=recall, metrics=metrics, by_type=by_type,
+        by_origin=by_origin, negatives=negatives_summary, results=results,
+    )
+
+
+def _negatives(run: Run, negatives, scores, answerable, source_doc, *, level, boot, rng) -> NegativesSummary:
+    ids = [q["question_id"] for q in negatives]
+    groups = np.array([source_doc[q] for q in ids], dtype=object).astype(str)
+    in_run = set(run.query_id[run.qidx]) if run.qidx.size else set()
+    returned = np.array([q in in_run for q in ids], dtype=float)
+    confident = threshold = None
+    if scores is not None and ids:
+        threshold = float(np.median(scores.reindex([q["question_id"] for q in answerable]).fillna(0.0)))
+        top = scores.reindex(ids).fillna(0.0).to_numpy()
+        confident = _summary("confident", (top >= threshold).astype(float), groups, level=level, boot=boot, rng=rng)
+    return NegativesSummary(
+        n=len(ids), returned=_summary("returned", returned, groups, level=level, boot=boot, rng=rng),
+        confident=confident, threshold=threshold,
+    )

@@ -1,0 +1,74 @@
+"""AppTest of the page "Evaluation set": an offline build of a tiny uploaded corpus, and an endpoint build
+against a local chat server whose API key the page never shows."""
+from __future__ import annotations
+
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragunc.corpus.stdlib import build_stdlib_frame
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = str(ROOT / "pages" / "evaluation_set.py")
+sys.path.insert(0, str(ROOT / "tests" / "evalset"))  # the evaluation-set tests' chat server
+from chat_server import ChatServer  # noqa: E402
+
+
+@pytest.fixture
+def page(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the page's sets and uploads go here
+    frame = build_stdlib_frame(modules=("bisect", "heapq", "colorsys", "fnmatch", "netrc"), topics=False)
+    data = frame.to_json(orient="records", lines=True).encode()
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.radio(key="es_corpus").set_value("upload").run()
+    at.file_uploader(key="es_upload").set_value(("docs.jsonl", data, "application/json")).run()
+    at.number_input(key="es_n").set_value(20).run()
+    return at
+
+
+def texts(at: AppTest) -> list[str]:
+    shown = [e.value for kind in (at.markdown, at.caption, at.info, at.warning, at.error, at.success) for e in kind]
+    shown += [f"{m.label} {m.value}" for m in at.metric]
+    shown += [df.value.to_csv() for df in at.dataframe]
+    return [str(s) for s in shown]
+
+
+def test_an_offline_build_shows_the_funnel_lists_mix_download_and_intervals(page, tmp_path):
+    at = page.button(key="es_build").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    kept = int(next(m.value for m in at.metric if m.label == "Questions kept").replace(",", ""))
+    assert kept > 0
+    titles = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert len(titles) == 3 and any("sampled pairs kept" in t for t in titles)
+    assert any(o.startswith("round trip failures (") for o in at.selectbox(key="es_review").options)
+    assert at.get("download_button")
+    assert any("Recall@10 =" in t for t in texts(at))
+    at.selectbox(key="es_review").set_value("leaks").run()
+    assert not at.exception
+    at.button(key="es_stop").click().run()  # a stop after a finished build keeps the set as it is
+    assert not at.exception and not at.error
+    assert int(next(m.value for m in at.metric if m.label == "Questions kept").replace(",", "")) == kept
+
+
+def test_an_endpoint_build_never_shows_the_key(page, tmp_path):
+    canary = f"sk-canary-{uuid.uuid4().hex}"
+    with ChatServer() as server:
+        at = page
+        at.radio(key="es_generator").set_value("openai").run()
+        at.text_input(key="es_base_url").set_value(server.url)
+        at.text_input(key="es_model").set_value("scripted")
+        at.text_input(key="es_api_key").set_value(canary)
+        at.number_input(key="es_n").set_value(8)
+        at.button(key="es_build").click().run()
+        sent = {r.authorization for r in server.requests}
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert sent == {f"Bearer {canary}"}
+    assert not any(canary in t for t in texts(at))
+    assert canary not in str(dict(at.query_params))
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert canary.encode() not in path.read_bytes(), path
