@@ -12,28 +12,26 @@ filter. What the endpoint costs is taken out: each call's time is in the journal
 - the offline generator's build, for comparison;
 - the reference: one bare ``client.chat.completions.create`` round trip to the same server.
 
-Run: ``python bench/bench_evalset.py`` (``--n`` to change the size, ``--concurrency`` for calls in flight).
+Run: ``PYTHONPATH=. python bench/bench_evalset.py`` (``--n`` to change the size, ``--concurrency`` for calls in flight).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "evalset"))  # the test suite's chat server
 
-import openai  # noqa: E402
-from chat_server import ChatServer  # noqa: E402
+import openai
 
-from ragunc.corpus.loaders import stdlib_corpus  # noqa: E402
-from ragunc.evalset.build import build_evalset  # noqa: E402
-from ragunc.evalset.generators import OpenAIGenerator  # noqa: E402
-from ragunc.evalset.prompts import question_messages  # noqa: E402
-from ragunc.retrieval.pipeline import prepare_retrieval  # noqa: E402
+from ragunc.corpus.loaders import stdlib_corpus
+from ragunc.evalset.build import build_evalset
+from ragunc.evalset.generators import OpenAIGenerator
+from ragunc.evalset.prompts import question_messages
+from ragunc.retrieval.pipeline import prepare_retrieval
+from tests.support.chat_server import ChatServer
 
 
 def journal_seconds(folder: Path) -> float:

@@ -1,8 +1,8 @@
 """Page "Evaluation set": build a frozen question set from a corpus, read what the filters dropped, measure BM25 on it.
 
-Self-contained on purpose: it needs streamlit and ``ragunc.evalset`` (build, load, evaluate) plus
-the figure builders, and nothing of the app's support modules. The API key field is a password
-widget bound to no URL parameter; the key goes to the generator and nowhere else.
+Controls → ``ragunc.evalset`` (build, load, evaluate) → figures from ``ragunc.present``; the evaluation
+goes through the dashboard's one cached-call helper. The API key field is a password widget bound to
+no URL parameter; the key goes to the generator and nowhere else.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from dashboard.cache import cached
 from ragunc.evalset import (
     DEFAULT_MIX,
     QUESTION_TYPES,
@@ -125,11 +126,6 @@ def _zip(folder: Path) -> bytes:
     return buffer.getvalue()
 
 
-@st.cache_data(show_spinner="Measuring BM25 on the set…", max_entries=8)
-def _evaluate(folder: str, created: str, k: int):
-    return evaluate_evalset(folder, k=k, boot=500)
-
-
 def _show(out: Path) -> None:
     evalset = load_evalset(out)
     m = evalset.manifest
@@ -165,7 +161,8 @@ def _show(out: Path) -> None:
     st.subheader("Evaluation")
     k = st.number_input("k (chunks retrieved)", 1, 100, 10, key="es_k")
     try:
-        report = _evaluate(str(out), m["created"], int(k))
+        report = cached(evaluate_evalset, str(out), key=(str(out), m["created"]), k=int(k), boot=500,
+                        spinner="Measuring BM25 on the set…")
     except ValueError as exc:
         st.error(f"Cannot evaluate this set: {exc}")
         return

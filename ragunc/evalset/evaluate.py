@@ -23,7 +23,7 @@ from ..ranking.metrics import judge, metric_table
 from ..ranking.uncertainty import RecallReport, query_interval, recall_report
 from ..retrieval.bm25 import top_k
 from ..retrieval.pipeline import prepare_retrieval
-from ..stats.linearization import IntervalEstimate
+from ..stats.methods import IntervalEstimate
 from .store import EvalSet, load_evalset, origin_counts
 
 FRIENDS = ("hit", "precision", "rr", "ndcg", "chunk_recall")
@@ -52,7 +52,8 @@ def _summary(name: str, scores: np.ndarray, groups: np.ndarray, *, level: float,
     mean = float(scores[defined].mean()) if defined.any() else float("nan")
     if np.unique(groups[defined]).size >= 2:
         report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
-        return MetricSummary(name, mean, int(defined.sum()), report.naive, report.cluster, report.diagnostics.deff)
+        return MetricSummary(name, mean, int(defined.sum()), report.interval("naive"), report.interval("cluster"),
+                             report.diagnostics.deff)
     nan = IntervalEstimate(name, float("nan"), (float("nan"), float("nan")))
     return MetricSummary(name, mean, int(defined.sum()), nan, nan, float("nan"))
 

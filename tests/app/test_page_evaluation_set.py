@@ -2,7 +2,6 @@
 against a local chat server whose API key the page never shows."""
 from __future__ import annotations
 
-import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -14,8 +13,7 @@ from ragunc.corpus.stdlib import build_stdlib_frame
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "evaluation_set.py")
-sys.path.insert(0, str(ROOT / "tests" / "evalset"))  # the evaluation-set tests' chat server
-from chat_server import ChatServer  # noqa: E402
+from tests.support.chat_server import ChatServer  # noqa: E402
 
 
 @pytest.fixture

@@ -9,7 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragunc.data import DataError, detect, load_results, peek_columns, read_table, rows_phrase
+from ragunc.data import (
+    DataError,
+    detect,
+    load_results,
+    peek_columns,
+    read_table,
+    rows_phrase,
+)
 
 ROWS = pd.DataFrame({"doc_id": ["a", "a", "b", "b", "c"], "chunk_id": ["0", "1", "0", "1", "0"], "y": [1, 0, 0, 1, 1]})
 COLUMNS = ["doc_id", "chunk_id", "y"]

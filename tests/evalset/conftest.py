@@ -1,16 +1,13 @@
 """Shared fixtures of the evaluation-set tests: small corpora, a chat server, the CLI in a subprocess."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from chat_server import ChatServer
 
 from ragunc.corpus.stdlib import build_stdlib_frame
+from tests.support.chat_server import ChatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ("bisect", "heapq", "textwrap", "shlex", "fnmatch", "glob", "gzip", "netrc", "colorsys", "calendar",
@@ -56,9 +53,3 @@ def spanish_corpus(tmp_path_factory) -> Path:
 def server():
     with ChatServer() as running:
         yield running
-
-
-def run_cli(*args: str, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
-    """``python -m ragunc ARGS`` in a real subprocess of this interpreter."""
-    return subprocess.run([sys.executable, "-m", "ragunc", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})

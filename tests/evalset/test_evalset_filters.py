@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from chat_server import ChatServer, Reply, is_judge, is_rephrase, passage
 
 from ragunc.evalset.build import build_evalset
 from ragunc.evalset.filters import candidates, near_duplicate_chunks, round_trip_ranks
 from ragunc.evalset.generators import OpenAIGenerator
+from tests.support.chat_server import ChatServer, Reply, is_judge, is_rephrase, passage
 
 TWIN = ("The frobnicator flushes its spool directory every night at two and keeps seven rotated archives "
         "of the ledger before the quarterly audit begins in the basement vault.")

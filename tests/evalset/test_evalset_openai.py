@@ -10,11 +10,23 @@ import threading
 import time
 
 import pytest
-from chat_server import ChatServer, Reply, echo_question, is_judge, is_rephrase, quota_error
 
 from ragunc.evalset.build import build_evalset, plan_evalset
-from ragunc.evalset.generators import CallFailed, GenerationStopped, OpenAIGenerator, Task
+from ragunc.evalset.generators import (
+    CallFailed,
+    GenerationStopped,
+    OpenAIGenerator,
+    Task,
+)
 from ragunc.evalset.journal import read_journal
+from tests.support.chat_server import (
+    ChatServer,
+    Reply,
+    echo_question,
+    is_judge,
+    is_rephrase,
+    quota_error,
+)
 
 KEY_ENV = "RAGUNC_TEST_KEY"
 TASK = Task("question", "factual", (0,), ("heapq#0",), ("The heapq module merges sorted inputs lazily.",), "en")

@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from ragunc.evalset.parsing import DISCARD, QUESTION, UNPARSABLE, parse_question, parse_verdict
+from ragunc.evalset.parsing import (
+    DISCARD,
+    QUESTION,
+    UNPARSABLE,
+    parse_question,
+    parse_verdict,
+)
 
 
 @pytest.mark.parametrize("reply", [

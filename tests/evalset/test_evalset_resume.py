@@ -11,12 +11,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from chat_server import ChatServer, Reply, echo_question
-from conftest import ROOT, run_cli
 
 from ragunc.evalset.build import build_evalset
 from ragunc.evalset.generators import OpenAIGenerator
 from ragunc.evalset.journal import read_journal
+from tests.support.chat_server import ChatServer, Reply, echo_question
+from tests.support.cli import ROOT, run_cli
 
 MODEL = "scripted"
 

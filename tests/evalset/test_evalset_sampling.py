@@ -7,7 +7,13 @@ import pytest
 from scipy import stats
 
 from ragunc.corpus.model import corpus_from_frame
-from ragunc.evalset.sampling import DEFAULT_MIX, parse_mix, read_popularity, sample_chunks, type_counts
+from ragunc.evalset.sampling import (
+    DEFAULT_MIX,
+    parse_mix,
+    read_popularity,
+    sample_chunks,
+    type_counts,
+)
 from ragunc.retrieval.chunking import chunk_corpus
 
 

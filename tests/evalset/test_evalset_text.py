@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 
 from ragunc.evalset.filters import duplicate_of
-from ragunc.evalset.text import content_words, detect_language, leakage, normalized, pairwise_jaccard, tokens
+from ragunc.evalset.text import (
+    content_words,
+    detect_language,
+    leakage,
+    normalized,
+    pairwise_jaccard,
+    tokens,
+)
 
 
 def test_tokens_casefold_and_split_unspaced_scripts_into_bigrams():

@@ -9,7 +9,11 @@ import pytest
 from ragunc.evalset.build import FUNNEL
 from ragunc.evalset.evaluate import evaluate_evalset
 from ragunc.evalset.store import FORMAT
-from ragunc.present.evalset_figures import funnel_figure, metric_intervals_figure, type_mix_figure
+from ragunc.present.evalset_figures import (
+    funnel_figure,
+    metric_intervals_figure,
+    type_mix_figure,
+)
 from ragunc.present.figures import OKABE_ITO
 
 FUNNEL_COUNTS = {"sampled": 200, "answered": 198, "parsed": 190, "not_leaking": 170, "unique": 166, "kept": 131}

@@ -19,7 +19,12 @@ from ragunc.stats.diagnostics import (
     variance_ratio,
 )
 from ragunc.stats.intervals import interval_arrays, interval_report
-from ragunc.stats.linearization import binomial_se, cluster_variance, estimate, residual_variance
+from ragunc.stats.linearization import (
+    binomial_se,
+    cluster_variance,
+    estimate,
+    residual_variance,
+)
 from ragunc.stats.methods import METHODS
 from ragunc.stats.sample import ClusterSample, finite_population_correction
 
