@@ -22,8 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 import openai
 
 from ragunc.corpus.loaders import stdlib_corpus
@@ -32,6 +30,8 @@ from ragunc.evalset.generators import OpenAIGenerator
 from ragunc.evalset.prompts import question_messages
 from ragunc.retrieval.pipeline import prepare_retrieval
 from tests.support.chat_server import ChatServer
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def journal_seconds(folder: Path) -> float:
