@@ -119,7 +119,7 @@ def _group_masses(query, key, allowed_rows, groups, n_groups: int, scale: float)
     masses = []
     for first in range(0, n_groups, width):
         count = min(width, n_groups - first)
-        onehot = torch.nn.functional.one_hot((groups - first).clamp(min=0), width).to(query.dtype)
+        onehot = torch.nn.functional.one_hot((groups - first).clamp(0, width - 1), width).to(query.dtype)
         onehot = onehot * ((groups >= first) & (groups < first + count))[..., None]
         out = torch.nn.functional.scaled_dot_product_attention(
             query, key, onehot[:, None].expand(batch, heads, -1, -1), attn_mask=allowed_rows, scale=scale

@@ -188,6 +188,11 @@ def load_encoder(model: str | os.PathLike | None = None, *, pooling: str | None 
     sees a GPU, else the CPU.
     """
     path = resolve_model_path(model)
+    if pooling is not None:
+        check_pooling(pooling)
+    if max_seq_length is not None and (isinstance(max_seq_length, bool) or int(max_seq_length) != max_seq_length
+                                       or max_seq_length < 2):
+        raise ValueError(f"max_seq_length must be an integer >= 2, got {max_seq_length!r}")
     register()  # before loading: the model binds its attention implementation at load time
     try:
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
@@ -226,8 +231,6 @@ def load_encoder(model: str | os.PathLike | None = None, *, pooling: str | None 
     limit = _max_length(config, tokenizer)
     if max_seq_length is None:
         max_seq_length = min(DEFAULT_MAX_SEQ_LENGTH, limit)
-    elif isinstance(max_seq_length, bool) or int(max_seq_length) != max_seq_length or max_seq_length < 2:
-        raise ValueError(f"max_seq_length must be an integer >= 2, got {max_seq_length!r}")
     elif max_seq_length > limit:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds this model's limit of {limit} tokens")
     return DenseEncoder(path, pooling=pooling, max_seq_length=int(max_seq_length), device=device,
