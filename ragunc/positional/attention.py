@@ -140,13 +140,20 @@ def _calibrated_rows(query, key, value, allowed_rows, layout: KeyLayout, setting
     basket, n_baskets = settings.basket, layout.n_baskets
     masses = _group_masses(query, key, allowed_rows, layout.groups, n_baskets + 2, scale)
     shares = basket_shares(masses, n_baskets, settings.share)
-    # Content keys laid side by side from position 0, so basket g is one slice for the whole batch.
-    span = min(n_baskets * basket, key.shape[2])
+    # Content keys laid side by side from position 0, so basket g is one slice for the whole batch:
+    # a view when every content starts at the same position (right padding), else a gather.
+    length = key.shape[2]
+    starts = layout.content_start
+    aligned = bool((starts == starts[0]).all())
+    span = length - int(starts[0]) if aligned else length
     offsets = torch.arange(span, device=key.device)
-    index = (layout.content_start[:, None] + offsets).clamp(max=key.shape[2] - 1)
     in_content = offsets[None, :] < layout.n_content[:, None]
-    keys = key.gather(2, index[:, None, :, None].expand(-1, heads, -1, key.shape[-1]))
-    values = value.gather(2, index[:, None, :, None].expand(-1, heads, -1, value.shape[-1]))
+    index = (starts[:, None] + offsets).clamp(max=length - 1)
+    if aligned:
+        keys, values = key[:, :, int(starts[0]) :], value[:, :, int(starts[0]) :]
+    else:
+        keys = key.gather(2, index[:, None, :, None].expand(-1, heads, -1, key.shape[-1]))
+        values = value.gather(2, index[:, None, :, None].expand(-1, heads, -1, value.shape[-1]))
     # Without causality every row sees every content key: padding lies outside the content.
     restricted_rows = causal and allowed_rows is not None
     seen = in_content[:, None, None, :]
@@ -169,6 +176,24 @@ def _calibrated_rows(query, key, value, allowed_rows, layout: KeyLayout, setting
             special_value = value.gather(2, position[:, None, None, None].expand(-1, heads, 1, value.shape[-1]))
             out += shares[..., column : column + 1] * special_value.float()
     return out
+
+
+def _calibrated_few_rows(query, key, value, allowed_rows, layout: KeyLayout, settings: "LayerCalibration",
+                         scale: float) -> torch.Tensor:
+    """``alpha_cal @ value`` for one or two rows per sequence, with the weights written out.
+
+    A single query row is cheap to materialise (L scores), and SDPA's fused kernel has a large
+    fixed cost per call at one row; :func:`_calibrated_rows` is the same quantity for all rows.
+    """
+    scores = (query @ key.transpose(-1, -2)).float() * scale
+    if allowed_rows is not None:
+        scores = scores.masked_fill(~allowed_rows, float("-inf"))
+    probs = torch.softmax(scores, -1)
+    onehot = torch.nn.functional.one_hot(layout.groups, layout.n_baskets + 2).float()[:, None]  # (b, 1, L, G)
+    masses = probs @ onehot
+    shares = basket_shares(masses, layout.n_baskets, settings.share)
+    factor = torch.where(masses > 0, shares / torch.where(masses > 0, masses, 1.0), 0.0)
+    return (probs * (factor @ onehot.transpose(-1, -2))) @ value.float()
 
 
 def _allowed_keys(attention_mask, causal: bool, batch: int, length: int, device) -> torch.Tensor | None:
@@ -219,26 +244,31 @@ def calibrated_attention_forward(
     chosen = torch.nonzero(layout.n_content >= settings.basket).flatten()
     if chosen.numel() == 0:
         return output, None
-    if chosen.numel() < batch:
+    if chosen.numel() < batch:  # only then copy the calibrated sequences out of the batch
         layout = KeyLayout(*(getattr(layout, f)[chosen] for f in ("valid", "first", "last", "content_start",
                                                                    "n_content", "groups")), layout.n_baskets)
+        query, key, value = query[chosen], key[chosen], value[chosen]
+        allowed = None if allowed is None else allowed[chosen]
     n_rep = getattr(module, "num_key_value_groups", 1)
-    key, value = repeat_kv(key[chosen], n_rep), repeat_kv(value[chosen], n_rep)
+    key, value = repeat_kv(key, n_rep), repeat_kv(value, n_rep)
     if settings.rows == "all":
         rows = torch.arange(length, device=query.device).expand(chosen.numel(), -1)
-        query_rows = query[chosen]
+        query_rows = query
     else:
         rows = (layout.first if settings.rows == "first" else layout.last)[:, None]
-        query_rows = query[chosen].gather(2, rows[:, None, :, None].expand(-1, heads, -1, head_dim))
+        query_rows = query.gather(2, rows[:, None, :, None].expand(-1, heads, -1, head_dim))
     allowed_rows = None
     if allowed is not None:
-        allowed_rows = allowed[chosen].gather(2, rows[:, None, :, None].expand(-1, 1, -1, length))
+        allowed_rows = allowed.gather(2, rows[:, None, :, None].expand(-1, 1, -1, length))
     scale = head_dim**-0.5 if scaling is None else scaling
-    calibrated = _calibrated_rows(query_rows, key, value, allowed_rows, layout, settings, scale, causal)
+    if settings.rows == "all":
+        calibrated = _calibrated_rows(query_rows, key, value, allowed_rows, layout, settings, scale, causal)
+    else:
+        calibrated = _calibrated_few_rows(query_rows, key, value, allowed_rows, layout, settings, scale)
     stock = output[chosen[:, None], rows].float()  # (n, rows, heads, dv)
     blended = (1.0 - settings.lam) * stock + settings.lam * calibrated.transpose(1, 2)
     keep = layout.valid.gather(1, rows)[..., None, None]  # padding rows keep their stock output
-    output = output.clone()
+    # SDPA's output is a fresh tensor of this call: updating it in place is safe.
     output[chosen[:, None], rows] = torch.where(keep, blended.to(output.dtype), output[chosen[:, None], rows])
     return output, None
 
