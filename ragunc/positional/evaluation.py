@@ -202,6 +202,20 @@ class PositionalSweep:
     def reference(self) -> SettingResult:
         return self.settings[0]
 
+    def series(self) -> list[tuple[int, str, str, str]]:
+        """``(basket, layers, rows, share)`` of the calibrated settings, in sweep order, each once."""
+        keys = [(s.calibration.basket, s.calibration.layers, s.calibration.rows, s.calibration.share)
+                for s in self.settings[1:]]
+        return list(dict.fromkeys(keys))
+
+    def along_lambda(self, basket: int, layers: str, rows: str = "pooling",
+                     share: str = "original") -> list[SettingResult]:
+        """The reference (lambda = 0) and every setting with these fields, by increasing lambda."""
+        chosen = [s for s in self.settings[1:] if (s.calibration.basket, s.calibration.layers,
+                                                   s.calibration.rows, s.calibration.share)
+                  == (basket, layers, rows, share)]
+        return [self.reference, *sorted(chosen, key=lambda s: s.calibration.lam)]
+
     def entries(self) -> list[dict]:
         """The CLI's JSON list: one entry per setting, with the keys every setting shares."""
         shared = {
