@@ -263,12 +263,14 @@ def encode_cached(encoder: DenseEncoder, texts: Sequence[str], calibration: Cali
                 progress(len(texts), len(texts))
             return cached, True
     embeddings = encoder.encode(texts, calibration, batch_size=batch_size, progress=progress)
+    tmp = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".npy.tmp")
         with os.fdopen(fd, "wb") as handle:
             np.save(handle, embeddings)
-        os.replace(tmp, file)
+        os.replace(tmp, file)  # readers see the old file or the whole new one
     except OSError:
-        pass  # a read-only cache only costs the next run the same encoding
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)  # a read-only cache only costs the next run this encoding
     return embeddings, False
