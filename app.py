@@ -29,8 +29,9 @@ PAGES = (  # file in pages/, title, icon; the first is the default page
     ("design_effect.py", "Design effect", ":material/grid_view:"),
     ("planning_comparison.py", "Planning and comparison", ":material/compare_arrows:"),
     ("ranking_metrics.py", "Ranking metrics", ":material/leaderboard:"),
+    ("positional_bias.py", "Positional bias", ":material/format_align_left:"),
 )
-OWN_DATA = {"ranking_metrics.py"}  # pages that read a run and qrels of their own, not the per-chunk source
+OWN_DATA = {"ranking_metrics.py", "positional_bias.py"}  # pages with data of their own, not the per-chunk source
 
 
 def _upload_source() -> _cache.DataSource | None:
@@ -105,8 +106,8 @@ def sidebar_source(*, used: bool = True) -> _cache.DataSource:
     """
     st.header("Data")
     if not used:
-        st.caption("This page reads the run and qrels chosen on the page, not this per-chunk source; "
-                   "the other pages use it.")
+        st.caption("This page reads the data chosen on the page (a run and qrels, or a corpus), not this "
+                   "per-chunk source; the other pages use it.")
     kind = st.radio(
         "Source", list(SOURCES), format_func=SOURCES.get,
         key=_cache.bind("source", "sample", fix=_cache.one_of(SOURCES, "sample")),

@@ -77,6 +77,34 @@ def group_ndcg_figure(settings: list[SettingResult], *, level: float) -> go.Figu
                    f"bands: {level:.0%} cluster bootstrap over passages")
 
 
+def difference_figure(settings: list[SettingResult], *, level: float) -> go.Figure:
+    """Each group's nDCG@10 and the harmonic mean minus the stock model's, with paired intervals (points).
+
+    The same resampled passages score every setting, so these intervals are much narrower than
+    the groups' own: they answer "did calibration change this?".
+    """
+    lams = [s.calibration.lam for s in settings]
+    fig = go.Figure()
+    styles = {**GROUP_STYLE, "hm": SUMMARY_STYLE["hm"]}
+    for name, (colour, dash, marker) in styles.items():
+        label = "harmonic mean" if name == "hm" else f"{name} third"
+        low = [100 * s.diff_ci[name][0] for s in settings]
+        high = [100 * s.diff_ci[name][1] for s in settings]
+        fig.add_traces(_band(lams, low, high, colour, label))
+        fig.add_trace(go.Scatter(
+            x=lams, y=[100 * s.diff[name] for s in settings], name=label, legendgroup=label, mode="lines+markers",
+            line={"color": colour, "dash": dash, "width": 2.5}, marker={"symbol": marker, "size": 8},
+            customdata=np.column_stack([low, high]),
+            hovertemplate=(f"<b>{label}</b><br>λ = %{{x:g}}<br>change %{{y:+.1f}} points<br>paired {level:.0%} "
+                           "CI %{customdata[0]:+.1f} to %{customdata[1]:+.1f}<extra></extra>"),
+        ))
+    fig.add_hline(y=0, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
+    fig.update_xaxes(title_text="calibration strength λ")
+    fig.update_yaxes(title_text="change in nDCG@10 vs λ = 0 (points)")
+    return _layout(fig, title=f"What calibration changed, with paired {level:.0%} intervals "
+                   "(same passages resampled for every λ)")
+
+
 def summary_figure(settings: list[SettingResult], *, level: float) -> go.Figure:
     """The harmonic mean (left) and PSI (right) against lambda, with their intervals."""
     lams = [s.calibration.lam for s in settings]
@@ -139,7 +167,7 @@ def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:
     rows = []
     for s in sweep.settings:
         cal, m = s.calibration, s.metrics
-        row = {"λ": cal.lam, "B": cal.basket if cal.lam else None, "layers": cal.layers if cal.lam else "stock"}
+        row = {"λ": cal.lam, "B": str(cal.basket) if cal.lam else "—", "layers": cal.layers if cal.lam else "stock"}
         for name in POSITION_GROUPS:
             row[f"{name} nDCG@10"] = round(m[name], 4)
         row.update({

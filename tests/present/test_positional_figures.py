@@ -52,6 +52,17 @@ def test_group_figure_draws_each_third_with_its_interval_band(sweep):
     assert "90%" in fig.layout.title.text
 
 
+def test_difference_figure_draws_the_paired_changes(sweep):
+    line = sweep.along_lambda(128, "half")
+    fig = pf.difference_figure(line, level=sweep.level)
+    lines = {t.name: t for t in fig.data if t.name}
+    assert list(lines) == ["begin third", "middle third", "end third", "harmonic mean"]
+    assert list(lines["end third"].y) == pytest.approx([100 * s.diff["end"] for s in line])
+    assert lines["harmonic mean"].y[0] == 0.0  # the stock model against itself
+    bands = [t for t in fig.data if not t.name]
+    assert list(bands[-1].y) == pytest.approx([100 * s.diff_ci["hm"][0] for s in line])
+
+
 def test_summary_figure_has_hm_and_psi_panels(sweep):
     line = sweep.along_lambda(128, "half")
     fig = pf.summary_figure(line, level=sweep.level)
