@@ -33,8 +33,9 @@ PAGES = (  # file in pages/, title, icon; the first is the default page
     ("planning_comparison.py", "Planning and comparison", ":material/compare_arrows:"),
     ("ranking_metrics.py", "Ranking metrics", ":material/leaderboard:"),
     ("evaluation_set.py", "Evaluation set", ":material/quiz:"),
+    ("positional_bias.py", "Positional bias", ":material/format_align_left:"),
 )
-OWN_DATA = {"ranking_metrics.py", "evaluation_set.py"}  # pages that read data of their own, not the per-chunk source
+OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py"}  # pages with data of their own, not the per-chunk source
 
 
 def _upload_source() -> sources.DataSource | None:

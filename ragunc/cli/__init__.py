@@ -10,10 +10,10 @@ import argparse
 import os
 import sys
 
-from . import core, evalset, ranking, retrieval, synth
+from . import core, evalset, positional, ranking, retrieval, synth
 from ..data.results import DataError
 
-COMMAND_GROUPS = (core, synth, retrieval, ranking, evalset)
+COMMAND_GROUPS = (core, synth, retrieval, ranking, evalset, positional)
 
 
 def build_parser() -> argparse.ArgumentParser:

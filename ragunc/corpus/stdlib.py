@@ -86,7 +86,8 @@ STDLIB_CATEGORY = {
 # --------------------------------------------------------------------- stdlib corpus
 
 
-def _cache_dir() -> Path:
+def cache_root() -> Path:
+    """ragunc's cache folder: ``$RAGUNC_CACHE_DIR``, else ``~/.cache/ragunc``."""
     env = os.environ.get("RAGUNC_CACHE_DIR")
     return Path(env) if env else Path.home() / ".cache" / "ragunc"
 
@@ -94,7 +95,7 @@ def _cache_dir() -> Path:
 def stdlib_cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
     """Where the stdlib corpus of this Python is cached (keyed by Python and builder version)."""
     version = "{}.{}.{}".format(*sys.version_info[:3])
-    base = Path(cache_dir) if cache_dir is not None else _cache_dir()
+    base = Path(cache_dir) if cache_dir is not None else cache_root()
     return base / f"stdlib-py{version}-v{STDLIB_BUILDER_VERSION}.jsonl"
 
 
