@@ -16,7 +16,7 @@ import streamlit as st
 import ragunc.corpus
 import ragunc.retrieval
 from ragunc.data import reader
-from ragunc.data.results import DataError, Results, load_results, results_from_frame
+from ragunc.data.results import DataError, Results, load_results, merge_results, results_from_frame
 from ragunc.stats.sample import ClusterSample
 from ragunc.stats.synthetic import synthesize
 
@@ -54,13 +54,7 @@ def _bundled_results() -> Results:
     files = [SAMPLE_DIR / name for name in STDLIB_SAMPLES if (SAMPLE_DIR / name).is_file()]
     if not files:
         files = [SAMPLE_DIR / FALLBACK_SAMPLE]
-    loaded = [load_results(path) for path in files]
-    samples = {config: s for r in loaded for config, s in r.samples.items()}
-    return Results(
-        samples=samples,
-        n_rows=sum(r.n_rows for r in loaded),
-        source=", ".join(path.name for path in files),
-    )
+    return merge_results([load_results(path) for path in files])
 
 
 def sample_source() -> DataSource:

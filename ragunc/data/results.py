@@ -78,6 +78,17 @@ class Results:
         return sample
 
 
+def merge_results(parts: list[Results]) -> Results:
+    """Several loads (e.g. one file per chunk size) as one, config by config; a config in two parts is refused."""
+    samples: dict[str, ClusterSample] = {}
+    for part in parts:
+        for config, sample in part.samples.items():
+            if config in samples:
+                raise DataError(f"config {config!r} appears in more than one of {', '.join(p.source for p in parts)}")
+            samples[config] = sample
+    return Results(samples=samples, n_rows=sum(p.n_rows for p in parts), source=", ".join(p.source for p in parts))
+
+
 def load_results(
     source: str | os.PathLike | BinaryIO,
     *,
