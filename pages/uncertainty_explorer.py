@@ -68,6 +68,8 @@ tiles[4].metric("Bernoulli-equivalent n", widgets.number(d.bernoulli_n, ",.0f"),
 interval_fig = figures.interval_figure(rep, population_value=truth)
 st.plotly_chart(interval_fig, key="interval_chart")
 st.markdown("\n".join(f"- {line}" for line in report.plain_reading(rep)))
+if source.key in sources.SAMPLE_NOTES:
+    st.markdown(sources.SAMPLE_NOTES[source.key])
 
 # ---------------------------------------------------------------- coverage (cached simulation)
 st.subheader("Coverage from repeated resampling")
