@@ -56,7 +56,7 @@ def _bundled_results() -> Results:
     files = [SAMPLE_DIR / name for name in STDLIB_SAMPLES if (SAMPLE_DIR / name).is_file()]
     if not files:
         files = [SAMPLE_DIR / FALLBACK_SAMPLE]
-    return merge_results([load_results(path) for path in files])
+    return merge_results([load_results(path) for path in files], source=", ".join(path.name for path in files))
 
 
 def sample_source() -> DataSource:
@@ -82,7 +82,7 @@ SAMPLE_NOTES = {
 
 
 def _alike_results() -> Results:
-    return merge_results([load_results(SAMPLE_DIR / name) for name in ALIKE_SAMPLES])
+    return merge_results([load_results(SAMPLE_DIR / name) for name in ALIKE_SAMPLES], source=", ".join(ALIKE_SAMPLES))
 
 
 def alike_sample_source() -> DataSource:

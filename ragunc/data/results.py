@@ -78,15 +78,19 @@ class Results:
         return sample
 
 
-def merge_results(parts: list[Results]) -> Results:
-    """Several loads (e.g. one file per chunk size) as one, config by config; a config in two parts is refused."""
+def merge_results(parts: list[Results], *, source: str | None = None) -> Results:
+    """Several loads (e.g. one file per chunk size) as one, config by config; a config in two parts is refused.
+
+    ``source`` names the whole (default: the parts' sources, comma-separated).
+    """
     samples: dict[str, ClusterSample] = {}
     for part in parts:
         for config, sample in part.samples.items():
             if config in samples:
                 raise DataError(f"config {config!r} appears in more than one of {', '.join(p.source for p in parts)}")
             samples[config] = sample
-    return Results(samples=samples, n_rows=sum(p.n_rows for p in parts), source=", ".join(p.source for p in parts))
+    names = source if source is not None else ", ".join(p.source for p in parts)
+    return Results(samples=samples, n_rows=sum(p.n_rows for p in parts), source=names)
 
 
 def load_results(
