@@ -22,7 +22,8 @@ from ragunc.data import (
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 
 SOURCES = {
-    "sample": "Bundled sample",
+    "sample": "Bundled sample: Python stdlib docs",
+    "alike": "Bundled sample: alike documents (Debian copyright files)",
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
@@ -119,6 +120,8 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
         source = _upload_source()
     elif kind == "synthetic":
         source = _synthetic_source()
+    elif kind == "alike":
+        source = sources.alike_sample_source()
     source = source or sources.sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area

@@ -1,4 +1,5 @@
-"""Page "Planning and comparison": documents needed for a target half-width; paired comparison of two configs."""
+"""Page "Planning and comparison": documents needed for a target half-width; many configs compared with a
+baseline (simultaneous paired intervals); documents needed to detect a difference; two configs in detail."""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,15 +8,21 @@ from dashboard import sources, widgets
 from dashboard.cache import cached
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
 from ragunc.present import figures
-from ragunc.present.summary import figures_html, json_text
+from ragunc.present.summary import comparison_reading, comparison_table, figures_html, json_text
+from ragunc.stats.multiple import ADJUSTMENTS, compare_configs
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.planning import plan_from_pilot
+from ragunc.stats.planning import plan_difference, plan_from_pilot
 
 BOOTS = (200, 500, 1000, 2000)
+ADJUST_LABELS = {"maxt": "max-|t| cluster bootstrap", "holm": "Holm (Bonferroni intervals)", "none": "none"}
 EXPLANATION = """
 * **Planning** uses the loaded data as a pilot: its per-document variance says how the cluster
   half-width shrinks as you judge more documents (K). The naive curve is what the binomial formula
   promises for the same number of chunks; it reaches any target far too early.
+* **Which configuration?** Every config on the documents they all share, each compared with a baseline.
+  With several comparisons, some look "significant" by chance: the **simultaneous** intervals hold every
+  difference at once at the chosen level, and the adjusted p-values account for the number of comparisons.
+* **Power**: how many documents a future evaluation needs to detect a given difference between two configs.
 * **Comparison**: two configs (e.g. two chunk sizes) evaluated on the same documents. Pairing by
   document removes the documents' shared difficulty, so the paired cluster interval for the difference
   is honest, while the naive unpaired binomial interval treats every chunk of both runs as independent.
@@ -69,6 +76,51 @@ else:
                             mime="application/json", on_click="ignore")
     cols[1].download_button("Plan figure (HTML)", lambda: figures_html([plan_fig], title="ragunc: plan"),
                             file_name="ragunc_plan.html", mime="text/html", on_click="ignore")
+
+# ---------------------------------------------------------------- many configs
+st.subheader("Which configuration, and how sure?")
+if len(configs) >= 2:
+    cols = st.columns(4)
+    baseline = cols[0].selectbox("Baseline", configs, key=bind("baseline", widgets.default_config(configs),
+                                                               fix=one_of(configs, widgets.default_config(configs))))
+    adjust = cols[1].selectbox("Adjustment", ADJUSTMENTS, format_func=ADJUST_LABELS.get,
+                               key=bind("adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")))
+    all_pairs = cols[2].toggle("All pairs", key=bind("pairs", False, parse=parse_bool))
+    many_boot = widgets.choice_slider("B: max-t replicates", BOOTS, key="mt_boot", default=2000, where=cols[3])
+    try:
+        many = cached(compare_configs, results.samples, key=(source.key, tuple(configs)), baseline=baseline,
+                      all_pairs=all_pairs, adjust=adjust, estimator=estimator, level=level, boot=many_boot, rng=0)
+    except ValueError as exc:
+        st.error(str(exc))
+    else:
+        forest = figures.forest_figure(many)
+        st.plotly_chart(forest, key="forest_chart")
+        st.dataframe(comparison_table(many), hide_index=True)
+        st.markdown("\n".join(f"- {line}" for line in comparison_reading(many)))
+
+    st.subheader("How many documents to detect a difference?")
+    cols = st.columns(4)
+    power_a = cols[0].selectbox("Config A", configs, key=bind("pw_a", baseline, fix=one_of(configs, baseline)))
+    others = [c for c in configs if c != power_a]
+    power_b = cols[1].selectbox("Config B", others, key=bind("pw_b", others[0], fix=one_of(others, others[0])))
+    delta = cols[2].slider("Difference to detect (pp)", 0.25, 10.0, step=0.25,
+                           key=bind("delta", 2.0, parse=float, fix=clamp(0.25, 10.0)))
+    power = cols[3].slider("Power", 0.5, 0.99, step=0.01, key=bind("power", 0.8, parse=float, fix=clamp(0.5, 0.99)))
+    try:
+        dplan = cached(plan_difference, results.sample(power_a), results.sample(power_b),
+                       key=(source.key, power_a, power_b), difference=delta / 100, power=power,
+                       estimator=estimator, level=level)
+    except ValueError as exc:
+        st.error(str(exc))
+    else:
+        tiles = st.columns(3)
+        tiles[0].metric("Documents needed (paired)", f"{dplan.n_docs:,}")
+        tiles[1].metric("Naive binomial formula", f"{dplan.n_docs_naive:,}",
+                        help="Unpaired chunks taken as independent, divided by the mean chunks per document.")
+        tiles[2].metric(f"Pilot difference {power_b} − {power_a}", f"{100 * dplan.pilot_difference:+.2f} pp")
+        st.plotly_chart(figures.power_figure(dplan), key="power_chart")
+        st.download_button("Power plan (JSON)", lambda: json_text(dplan.to_dict()), file_name="ragunc_power.json",
+                           mime="application/json", on_click="ignore")
 
 # ---------------------------------------------------------------- comparison
 st.subheader("Paired comparison of two configs")

@@ -11,6 +11,7 @@ from ragunc.present import summary as report
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.linearization import estimate
+from ragunc.stats.multiple import compare_configs
 from ragunc.stats.sample import draw_sample
 
 BOOTS = (200, 500, 1000, 2000, 5000)
@@ -68,6 +69,8 @@ tiles[4].metric("Bernoulli-equivalent n", widgets.number(d.bernoulli_n, ",.0f"),
 interval_fig = figures.interval_figure(rep, population_value=truth)
 st.plotly_chart(interval_fig, key="interval_chart")
 st.markdown("\n".join(f"- {line}" for line in report.plain_reading(rep)))
+if source.key in sources.SAMPLE_NOTES:
+    st.markdown(sources.SAMPLE_NOTES[source.key])
 
 # ---------------------------------------------------------------- coverage (cached simulation)
 st.subheader("Coverage from repeated resampling")
@@ -111,7 +114,16 @@ cols[1].download_button("Summary (JSON)", lambda: report.summary_json(rep, resul
                         file_name="ragunc_summary.json", mime="application/json", on_click="ignore")
 cols[2].download_button("Figures (HTML)", lambda: report.figures_html(figs, title="ragunc: uncertainty explorer"),
                         file_name="ragunc_figures.html", mime="text/html", on_click="ignore")
-cols[3].download_button("One-page report (HTML)",
-                        lambda: report.summary_page(rep, figs, coverage=result, context=context),
+
+def _one_page_report() -> str:
+    # With several configs, the report says which one, and how sure (explored config as the baseline).
+    many = None
+    if len(results.configs) >= 2:
+        many = cached(compare_configs, results.samples, key=(source.key, tuple(results.configs)),
+                      baseline=population.config, estimator=estimator, level=level, rng=seed)
+    return report.summary_page(rep, figs, coverage=result, comparison=many, context=context)
+
+
+cols[3].download_button("One-page report (HTML)", _one_page_report,
                         file_name="ragunc_report.html", mime="text/html", on_click="ignore", type="primary")
 sync_url()

@@ -23,20 +23,22 @@ from .retrieval import chunk_eval
 from .stats import (
     ClusterSample,
     CoverageResult,
+    compare_configs,
     IntervalReport,
     coverage_experiment,
     diagnostics,
     estimate,
     interval_report,
     paired_comparison,
+    plan_difference,
     plan_documents,
     synthesize,
 )
 
 __all__ = [
     "ClusterSample", "Corpus", "CoverageResult", "DataError", "IntervalReport", "OpenAIGenerator", "Results",
-    "add_questions", "build_evalset", "chunk_eval", "coverage_experiment", "diagnostics", "estimate",
+    "add_questions", "build_evalset", "chunk_eval", "compare_configs", "coverage_experiment", "diagnostics", "estimate",
     "evaluate_evalset", "interval_report", "judge", "load_corpus", "load_evalset", "load_qrels", "load_results",
-    "load_run", "paired_comparison", "plan_documents", "recall_report", "results_from_frame", "stdlib_corpus",
+    "load_run", "paired_comparison", "plan_difference", "plan_documents", "recall_report", "results_from_frame", "stdlib_corpus",
     "synthesize",
 ]

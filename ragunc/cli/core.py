@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-from ..data.results import load_results
+from ..data.reader import DataError, listing
+from ..data.results import load_results, merge_results
 from ..stats.coverage import coverage_experiment
 from ..stats.intervals import interval_report
 from ..stats.linearization import ESTIMATORS
 from ..stats.methods import interval_methods
+from ..stats.multiple import ADJUSTMENTS, compare_configs
 from ..stats.paired import paired_comparison
-from ..stats.planning import plan_documents
+from ..stats.planning import plan_difference, plan_documents
 from ..stats.sample import ClusterSample
 from .output import emit, progress_bar, seed_arg
 
@@ -39,27 +41,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "plan", help="documents needed for a target half-width",
-        description="How many documents (and chunks) a target cluster half-width needs, from this sample.",
+        description="How many documents (and chunks) a target cluster half-width needs, from this sample, "
+                    "or how many detect a difference between two configs with a given power.",
     )
-    _common(p)
+    _common(p, several=True)
     _population(p)
-    p.add_argument("--half-width", type=float, required=True, help="target half-width, e.g. 0.05")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--half-width", type=float, help="target half-width, e.g. 0.05")
+    target.add_argument("--difference", type=float,
+                        help="difference b - a to detect (paired test at --level), e.g. 0.02")
+    p.add_argument("--power", type=float, default=0.8, help="power to detect --difference (default %(default)s)")
+    p.add_argument("--a", metavar="CONFIG", help="with --difference: the baseline config")
+    p.add_argument("--b", metavar="CONFIG", help="with --difference: the config compared with it")
     p.set_defaults(func=_plan)
 
     p = subparsers.add_parser(
-        "compare", help="paired comparison of two configs on the same documents",
-        description="Difference b - a on the documents both configs evaluated: paired, bootstrap and naive.",
+        "compare", help="paired comparison of configs on the same documents",
+        description="Differences on the documents the configs share: paired, simultaneous and naive. "
+                    "--a/--b compare two configs; --baseline compares every config (or --configs) with one.",
     )
-    _common(p, config=False)
-    p.add_argument("--a", required=True, metavar="CONFIG", help="baseline config")
-    p.add_argument("--b", required=True, metavar="CONFIG", help="config compared against the baseline")
+    _common(p, config=False, several=True)
+    p.add_argument("--a", metavar="CONFIG", help="baseline config of a two-config comparison")
+    p.add_argument("--b", metavar="CONFIG", help="config compared against --a")
+    p.add_argument("--baseline", metavar="CONFIG", help="baseline config of a many-config comparison")
+    p.add_argument("--configs", nargs="+", metavar="CONFIG", help="with --baseline: these configs only")
+    p.add_argument("--all-pairs", action="store_true", help="with --baseline: every pair, not only against it")
+    p.add_argument("--adjust", choices=ADJUSTMENTS, default="maxt",
+                   help="with --baseline: simultaneous intervals and adjusted p-values (default %(default)s)")
     _population(p)
     _boot(p)
     p.set_defaults(func=_compare)
 
 
-def _common(p: argparse.ArgumentParser, *, config: bool = True) -> None:
-    p.add_argument("file", metavar="FILE", help="per-chunk results: CSV, Parquet or JSONL (optionally .gz)")
+def _common(p: argparse.ArgumentParser, *, config: bool = True, several: bool = False) -> None:
+    if several:  # configs split over files (one per chunk size) are read as one
+        p.add_argument("file", metavar="FILE", nargs="+",
+                       help="per-chunk results: CSV, Parquet or JSONL (optionally .gz); several files are merged")
+    else:
+        p.add_argument("file", metavar="FILE", help="per-chunk results: CSV, Parquet or JSONL (optionally .gz)")
     p.add_argument("--estimator", choices=ESTIMATORS, default="micro", help="default: %(default)s")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     if config:
@@ -77,7 +96,8 @@ def _mapping(text: str) -> tuple[str, str]:
 
 
 def _results(args: argparse.Namespace):
-    return load_results(args.file, columns=dict(args.column) or None)
+    files = args.file if isinstance(args.file, list) else [args.file]
+    return merge_results([load_results(f, columns=dict(args.column) or None) for f in files])
 
 
 def _population(p: argparse.ArgumentParser) -> None:
@@ -115,19 +135,50 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    result = plan_documents(_load(args, args.config), half_width=args.half_width,
-                            estimator=args.estimator, level=args.level)
-    emit(result.to_dict(), as_json=args.json, table=_plan_table)
+    if args.difference is None:
+        result = plan_documents(_load(args, args.config), half_width=args.half_width,
+                                estimator=args.estimator, level=args.level)
+        emit(result.to_dict(), as_json=args.json, table=_plan_table)
+        return 0
+    results = _results(args)
+    names = [args.a, args.b]
+    if None in names:
+        if len(results.configs) != 2:
+            raise DataError(f"{results.source} holds configs {listing(results.configs)}; "
+                            "choose the two to compare with --a CONFIG --b CONFIG")
+        names = results.configs
+    a, b = results.sample(names[0]), results.sample(names[1])
+    if args.population_docs is not None:
+        a = a.with_population(args.population_docs)
+    result = plan_difference(a, b, difference=args.difference, power=args.power,
+                             estimator=args.estimator, level=args.level)
+    emit(result.to_dict(), as_json=args.json, table=_difference_plan_table)
     return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
     results = _results(args)
+    if args.baseline is not None:
+        return _compare_many(args, results)
+    if args.a is None or args.b is None:
+        raise DataError("compare needs --a CONFIG --b CONFIG (two configs) or --baseline CONFIG (many); "
+                        f"{results.source} holds {listing(results.configs)}")
     a, b = results.sample(args.a), results.sample(args.b)
     if args.population_docs is not None:
         a = a.with_population(args.population_docs)
     result = paired_comparison(a, b, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
     emit(result.to_dict(), as_json=args.json, table=_compare_table)
+    return 0
+
+
+def _compare_many(args: argparse.Namespace, results) -> int:
+    names = [args.baseline, *(args.configs or results.configs)]
+    samples = {c: results.sample(c) for c in dict.fromkeys(names)}
+    if args.population_docs is not None:
+        samples = {c: s.with_population(args.population_docs) for c, s in samples.items()}
+    result = compare_configs(samples, args.baseline, all_pairs=args.all_pairs, adjust=args.adjust,
+                             estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
+    emit(result.to_dict(), as_json=args.json, table=_compare_many_table)
     return 0
 
 
@@ -219,3 +270,33 @@ def _compare_table(d: dict) -> str:
         ("naive (unpaired chunks)", _num(d["naive"]["se"]), _ci(d["naive"]["ci"])),
     ]
     return "\n".join([head, "", _rows(rows)])
+
+
+def _compare_many_table(d: dict) -> str:
+    fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
+    adjust = {"maxt": f"max-|t| cluster bootstrap, B={d['boot']}", "holm": "Holm (Bonferroni intervals)",
+              "none": "none"}[d["adjust"]]
+    dropped = ", ".join(f"{c['config']} {c['dropped']}" for c in d["configs"])
+    head = (f"{len(d['configs'])} configs on the {d['n_docs']} documents they share ({d['estimator']}, "
+            f"{d['level']:.0%} intervals, {fpc}; documents dropped: {dropped})")
+    configs = [("config", "estimate", "cluster se", "interval")]
+    configs += [(c["config"], _num(c["estimate"]), _num(c["cluster"]["se"]), _ci(c["cluster"]["ci"]))
+                for c in d["configs"]]
+    comps = [("b - a", "difference", "naive interval", "paired se", "paired interval",
+              "simultaneous interval", "p adjusted")]
+    comps += [(f"{c['b']} - {c['a']}", f"{c['difference']:+.4f}", _ci(c["naive"]["ci"]), _num(c["paired"]["se"]),
+               _ci(c["paired"]["ci"]), _ci(c["simultaneous"]["ci"]), _num(c["p_adjusted"], ".4g"))
+              for c in d["comparisons"]]
+    return "\n".join([head, "", _rows(configs), "", f"adjustment: {adjust}", _rows(comps)])
+
+
+def _difference_plan_table(d: dict) -> str:
+    fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
+    return _rows([
+        ("difference to detect", f"{d['difference']:+.4f} ({d['config_b']} - {d['config_a']}, "
+                                 f"pilot {d['pilot_difference']:+.4f}, {d['estimator']}, {fpc})"),
+        ("power, level", f"{d['power']:.0%} at a two-sided {1 - d['level']:.0%} test"),
+        ("documents needed (paired, documents as clusters)", str(d["n_docs"])),
+        ("documents the naive binomial formula asks for", str(d["n_docs_naive"])),
+        ("paired per-document variance s^2", _num(d["paired_variance"], ".5f")),
+    ])

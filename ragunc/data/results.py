@@ -59,12 +59,38 @@ class Results:
     def sample(self, config: str | None = None) -> ClusterSample:
         """The config's sample; with None, the only config (DataError listing them when there are several)."""
         if config is None:
-            if len(self.samples) == 1:
-                return next(iter(self.samples.values()))
-            raise DataError(f"{self.source} holds several configs ({listing(self.configs)}); choose one of them")
+            if len(self.samples) != 1:
+                raise DataError(
+                    f"{self.source} holds several configs ({listing(self.configs)}); choose one of them "
+                    "(--config on the command line, the config selector in the app)"
+                )
+            config = self.configs[0]
         if config not in self.samples:
             raise DataError(f"config {config!r} is not in {self.source}; it holds {listing(self.configs)}")
-        return self.samples[config]
+        sample = self.samples[config]
+        if sample.n_docs < 2:
+            # Refused only when chosen: another config of the same file may have many documents.
+            where = "" if config == DEFAULT_CONFIG else f" for config {config!r}"
+            raise DataError(
+                f"{self.source}: column 'doc_id' has a single document ({str(sample.doc_id[0])!r}){where}; "
+                "the between-document variance needs at least 2 documents"
+            )
+        return sample
+
+
+def merge_results(parts: list[Results], *, source: str | None = None) -> Results:
+    """Several loads (e.g. one file per chunk size) as one, config by config; a config in two parts is refused.
+
+    ``source`` names the whole (default: the parts' sources, comma-separated).
+    """
+    samples: dict[str, ClusterSample] = {}
+    for part in parts:
+        for config, sample in part.samples.items():
+            if config in samples:
+                raise DataError(f"config {config!r} appears in more than one of {', '.join(p.source for p in parts)}")
+            samples[config] = sample
+    names = source if source is not None else ", ".join(p.source for p in parts)
+    return Results(samples=samples, n_rows=sum(p.n_rows for p in parts), source=names)
 
 
 def load_results(
@@ -448,14 +474,6 @@ def _flag_columns(resolved: dict[str, str]) -> set[str]:
 
 
 def _sample(per_doc: dict, idx: np.ndarray, config: str, has_ci: bool, has_type: bool, name: str) -> ClusterSample:
-    if idx.size < 2:
-        doc = per_doc["doc_id"][idx[0]]
-        where = "" if config == DEFAULT_CONFIG else f" for config {config!r}"
-        raise DataError(
-            f"{name}: column 'doc_id' has a single document ({doc!r}){where}; "
-            "the between-document variance needs at least 2 documents"
-        )
-
     def floats(key):
         return np.asarray(per_doc[key][idx], dtype=np.float64)
 

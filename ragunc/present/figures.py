@@ -18,8 +18,9 @@ from ..stats.coverage import CoverageResult
 from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
+from ..stats.multiple import MultipleComparison
 from ..stats.paired import ComparisonResult
-from ..stats.planning import PlanResult
+from ..stats.planning import DifferencePlan, PlanResult
 
 # Okabe & Ito (2008); black is replaced by a mid grey so it reads on dark themes too.
 OKABE_ITO = {
@@ -459,4 +460,69 @@ def comparison_figure(result: ComparisonResult) -> go.Figure:
     layout["yaxis"]["autorange"] = "reversed"
     return go.Figure(
         data=_interval_traces(rows, result.difference, result.level, " pp", signed=True), layout=layout
+    )
+
+
+ADJUSTMENT_LABELS = {"maxt": "max-|t| bootstrap", "holm": "Bonferroni (Holm)", "none": "unadjusted"}
+
+
+def forest_figure(result: MultipleComparison) -> go.Figure:
+    """Every difference b − a with its naive, paired and simultaneous intervals, one row per comparison."""
+    labels = [f"{c.b} − {c.a}" for c in result.comparisons]
+    rows = np.arange(len(labels), dtype=float)
+    series = (
+        ("naive binomial (unpaired)", method_color("naive"), "naive", -0.22),
+        ("paired cluster", method_color("cluster"), "paired", 0.0),
+        (f"simultaneous paired ({ADJUSTMENT_LABELS[result.adjust]})", OKABE_ITO["reddish_purple"],
+         "simultaneous", 0.22),
+    )
+    fig = go.Figure()
+    for name, color, attr, offset in series:
+        diff = np.array([100 * c.difference for c in result.comparisons])
+        low = np.array([100 * getattr(c, attr).ci.low for c in result.comparisons])
+        high = np.array([100 * getattr(c, attr).ci.high for c in result.comparisons])
+        fig.add_trace(go.Scatter(
+            x=diff.tolist(), y=(rows + offset).tolist(), mode="markers", name=name, marker={"color": color, "size": 9},
+            error_x={"type": "data", "symmetric": False, "array": high - diff, "arrayminus": diff - low,
+                     "color": color, "thickness": 2.5, "width": 6},
+            customdata=np.column_stack([low, high]), text=labels,
+            hovertemplate="%{text}: %{x:+.2f} pp<br>[%{customdata[0]:+.2f}, %{customdata[1]:+.2f}]<extra>"
+                          + name + "</extra>",
+        ))
+    shape, label = _vline(0.0, "no difference")
+    fig.update_layout(_layout(
+        title=(f"Differences against {result.baseline} on {result.n_docs:,} shared documents "
+               f"({result.estimator}, {result.level:.0%})"),
+        x="difference (percentage points)", y="", height=180 + 70 * len(labels),
+        shapes=[shape], annotations=[label],
+    ))
+    fig.update_yaxes(tickvals=rows, ticktext=labels, autorange="reversed")
+    return fig
+
+
+def power_figure(plan: DifferencePlan) -> go.Figure:
+    """Power against K: paired documents as clusters and what the naive binomial formula claims."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=plan.k, y=100 * plan.curve_power, mode="lines", name="paired, documents as clusters",
+        line={"color": method_color("cluster"), "width": 3},
+        hovertemplate="K = %{x:,}<br>power %{y:.0f}%<extra>paired</extra>",
+    ))
+    fig.add_trace(go.Scatter(
+        x=plan.k, y=100 * plan.curve_power_naive, mode="lines", name="naive binomial (unpaired chunks)",
+        line={"color": method_color("naive"), "width": 2, "dash": "dot"},
+        hovertemplate="K = %{x:,}<br>power %{y:.0f}%<extra>naive</extra>",
+    ))
+    fig.add_hline(y=100 * plan.power, line={"color": REFERENCE_COLOR, "dash": "dash"},
+                  annotation_text=f"target power {plan.power:.0%}", annotation_position="bottom right")
+    fig.add_trace(go.Scatter(
+        x=[plan.n_docs], y=[100 * plan.power], mode="markers", name=f"{plan.n_docs:,} documents needed",
+        marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
+        hovertemplate=f"{plan.n_docs:,} documents<extra></extra>",
+    ))
+    return _style(
+        fig,
+        title=(f"Power to detect {100 * plan.difference:+.1f} pp ({plan.config_b} − {plan.config_a}) "
+               f"at a {1 - plan.level:.0%} test"),
+        x="documents sampled (K)", y="power (%)",
     )

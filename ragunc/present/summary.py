@@ -18,6 +18,7 @@ from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it
 from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
+from ..stats.multiple import MultipleComparison
 
 
 def summary_table(report: IntervalReport, coverage: CoverageResult | None = None) -> pd.DataFrame:
@@ -173,11 +174,52 @@ def _coverage_text(coverage, mcse, undefined, reps: int) -> str:
     return text + (f" (undefined in {int(undefined):,} of {reps:,})" if undefined else "")
 
 
+def comparison_table(result: MultipleComparison) -> pd.DataFrame:
+    """One row per comparison: the difference and its naive, paired and simultaneous intervals (pp), p-values."""
+    def ci(interval) -> str:
+        return f"[{100 * interval.ci.low:+.2f}, {100 * interval.ci.high:+.2f}]"
+    return pd.DataFrame([
+        {"comparison": f"{c.b} − {c.a}", "difference (pp)": round(100 * c.difference, 2),
+         "naive interval": ci(c.naive), "paired interval": ci(c.paired),
+         "simultaneous interval": ci(c.simultaneous), "p": c.p_value, "p adjusted": c.p_adjusted}
+        for c in result.comparisons
+    ])
+
+
+def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> list[str]:
+    """Which configuration, and how sure: sentences from a many-config comparison."""
+    pct = f"{result.level:.0%}"
+    best = max(result.configs, key=lambda c: c.estimate)
+    adjust = {"maxt": "a max-|t| bootstrap over documents", "holm": "Holm's correction",
+              "none": "no multiplicity correction"}[result.adjust]
+    dropped = sum(c.dropped for c in result.configs)
+    lines = [
+        f"{len(result.configs)} configurations compared on the {result.n_docs:,} documents they all evaluated"
+        + (f" ({dropped:,} document entries dropped for not being in every configuration)." if dropped else ".")
+        + f" The highest {metric} is {best.config} at {100 * best.estimate:.1f}%."
+    ]
+    for c in result.comparisons:
+        lo, hi = c.simultaneous.ci
+        if lo > 0 or hi < 0:
+            verdict = f"{'better' if lo > 0 else 'worse'} than {c.a}, even allowing for every comparison made"
+        else:
+            verdict = f"not distinguishable from {c.a} with these documents"
+        naive_sure = c.naive.ci.low > 0 or c.naive.ci.high < 0
+        lines.append(
+            f"{c.b} − {c.a}: {100 * c.difference:+.1f} pp, simultaneous {pct} interval "
+            f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pp (adjusted p = {c.p_adjusted:.3g}, {adjust}): {c.b} is {verdict}"
+            + ("; the naive binomial reading would call it settled." if naive_sure and not (lo > 0 or hi < 0)
+               else ".")
+        )
+    return lines
+
+
 def summary_page(
     report: IntervalReport,
     figures: Sequence[go.Figure] | Mapping[str, go.Figure] = (),
     *,
     coverage: CoverageResult | None = None,
+    comparison: MultipleComparison | None = None,
     title: str = "How sure is this retrieval evaluation?",
     context: Mapping[str, object] | None = None,
     metric: str = "hit@1",
@@ -193,9 +235,17 @@ def summary_page(
         f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>"
         f"<h2>Reading</h2><ul>{reading}</ul>{_tiles(report)}"
         f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage))}"
-        f"{_plots(figs)}"
+        f"{_comparison_section(comparison, metric)}{_plots(figs)}"
     )
     return _page(title, body)
+
+
+def _comparison_section(result: MultipleComparison | None, metric: str) -> str:
+    if result is None:
+        return ""
+    reading = "".join(f"<li>{html.escape(s)}</li>" for s in comparison_reading(result, metric=metric))
+    return (f"<h2>Which configuration, and how sure</h2><ul>{reading}</ul>"
+            f"{_table(comparison_table(result))}")
 
 
 def figures_html(figures: Sequence[go.Figure] | Mapping[str, go.Figure], *, title: str = "ragunc figures") -> str:

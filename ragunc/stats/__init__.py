@@ -1,8 +1,8 @@
 """Design-based statistics on per-document sufficient statistics (documents = clusters).
 
 The sample (:class:`ClusterSample`, drawing documents), linearization, the cluster
-bootstrap, diagnostics, ``interval_report``, the coverage experiment, planning, paired
-comparison, synthetic populations and the registry of interval methods.  Imports
+bootstrap, diagnostics, ``interval_report``, the coverage experiment, planning (a half-width or
+a difference), paired comparison of two configs and of many, synthetic populations and the registry of interval methods.  Imports
 nothing else of ragunc: it knows no files, retrieval, ranking or presentation.
 """
 
@@ -11,7 +11,8 @@ from .diagnostics import Diagnostics, deff_equal_size, deff_kish, diagnostics, i
 from .intervals import IntervalReport, interval_arrays, interval_estimates, interval_report
 from .linearization import ESTIMATORS, cluster_variance, estimate
 from .methods import METHODS, ConfidenceInterval, IntervalEstimate, IntervalMethod, interval_method, interval_methods
+from .multiple import MultipleComparison, compare_configs
 from .paired import ComparisonResult, paired_comparison
-from .planning import PlanResult, plan_documents
+from .planning import DifferencePlan, PlanResult, plan_difference, plan_documents
 from .sample import ClusterSample, finite_population_correction
 from .synthetic import synthesize

@@ -131,3 +131,110 @@ def plan_from_pilot(
     return plan_documents(
         pilot.with_population(population_docs), half_width=half_width, estimator=estimator, level=level, k_max=k_max
     )
+
+
+@dataclass(frozen=True)
+class DifferencePlan:
+    """Documents needed to detect a difference b - a with a two-sided paired z test."""
+
+    config_a: str
+    config_b: str
+    estimator: str
+    level: float  # 1 - alpha of the test
+    difference: float  # the difference to detect
+    power: float  # target 1 - beta
+    n_docs: int  # smallest K reaching the power (paired document-level variance)
+    n_docs_naive: int  # what the unpaired binomial formula asks for, in documents of m_bar chunks
+    pilot_difference: float  # b - a in the pilot
+    paired_variance: float  # s^2 of the per-document paired residual differences
+    naive_variance: float  # p_a q_a + p_b q_b, per chunk
+    mean_size: float
+    k: np.ndarray  # curve: K values
+    curve_power: np.ndarray  # power at each K
+    curve_power_naive: np.ndarray  # what the binomial formula claims at each K
+    population_docs: int | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "config_a": self.config_a, "config_b": self.config_b, "estimator": self.estimator,
+            "difference": self.difference, "power": self.power, "level": self.level,
+            "n_docs": self.n_docs, "n_docs_naive": self.n_docs_naive,
+            "pilot_difference": self.pilot_difference, "paired_variance": self.paired_variance,
+            "naive_variance": self.naive_variance, "mean_size": self.mean_size,
+            "population_docs": self.population_docs,
+            "curve": [{"k": int(k), "power": float(p), "power_naive": float(q)}
+                      for k, p, q in zip(self.k, self.curve_power, self.curve_power_naive)],
+        }
+
+
+def power_at(k, difference: float, variance: float, level: float, population_docs: int | None = None):
+    """Power of the two-sided z test of level 1 - ``level`` against ``difference`` with SE sqrt((1 - K/D) s^2 / K).
+
+    Both rejection tails count: Phi(|delta|/SE - z) + Phi(-|delta|/SE - z).
+    """
+    k = np.asarray(k, dtype=float)
+    fpc = 1.0 if population_docs is None else 1.0 - k / population_docs
+    z = special.ndtri(0.5 + level / 2)
+    with np.errstate(divide="ignore"):
+        shift = abs(difference) / np.sqrt(fpc * variance / k)
+    return special.ndtr(shift - z) + special.ndtr(-shift - z)
+
+
+def plan_difference(
+    a: ClusterSample,
+    b: ClusterSample,
+    *,
+    difference: float,
+    power: float = 0.8,
+    estimator: str = "micro",
+    level: float = 0.95,
+    k_max: int | None = None,
+) -> DifferencePlan:
+    """Documents needed to detect ``difference`` between two configs, from their paired pilot on shared documents.
+
+    The variance per document is that of the paired residual differences
+    ``s^2 = sum((e_b - e_a)^2) / (K - 1)`` (as in the paired SE); the naive count uses the
+    unpaired binomial ``p_a q_a + p_b q_b`` per chunk and divides the chunks by m_bar.  The
+    FPC applies when the pilot carries population_docs (and K is then at most D).
+    """
+    check_options(estimator, level)
+    if not difference != 0 or not math.isfinite(difference):
+        raise ValueError(f"difference must be a finite non-zero number, got {difference!r}")
+    if not 0 < power < 1:
+        raise ValueError(f"power must be strictly between 0 and 1, got {power!r}")
+    _, ia, ib = np.intersect1d(a.doc_id, b.doc_id, assume_unique=True, return_indices=True)
+    if ia.size < 2:
+        raise ValueError(f"configs {a.config!r} and {b.config!r} share {ia.size} document(s); planning needs 2")
+    a, b = a.subset(ia), b.subset(ib)
+    d = a.population_docs if a.population_docs is not None else b.population_docs
+    est_a, res_a = linearized_residuals(a.total, a.size, estimator)
+    est_b, res_b = linearized_residuals(b.total, b.size, estimator)
+    s2 = float(((res_b - res_a) ** 2).sum() / (a.n_docs - 1))
+    m_bar = float(np.concatenate([a.size, b.size]).mean())
+    pq = float(chunk_variance(a.total, a.size, a.sumsq, est_a) + chunk_variance(b.total, b.size, b.sumsq, est_b))
+    z_sum = special.ndtri(0.5 + level / 2) + special.ndtri(power)
+    # Start from the one-tail closed form (z_a/2 + z_b)^2 s^2 / delta^2 and step up while the
+    # two-tail power (with the FPC) falls short; the other tail only adds power.
+    approx = max(2, math.ceil(z_sum**2 * s2 / difference**2 - 1e-9))
+    needed = _first_reaching(approx, difference, s2, level, power, d)
+    needed_naive = max(2, math.ceil(z_sum**2 * pq / (m_bar * difference**2) - 1e-9))
+    top = k_max if k_max is not None else 2 * max(needed, needed_naive, a.n_docs)
+    if d is not None:
+        top = min(top, d)
+    k = np.unique(np.linspace(2, max(top, 3), 200).round().astype(int))
+    return DifferencePlan(
+        config_a=a.config, config_b=b.config, estimator=estimator, level=level, difference=float(difference),
+        power=power, n_docs=needed, n_docs_naive=needed_naive, pilot_difference=float(est_b - est_a),
+        paired_variance=s2, naive_variance=pq, mean_size=m_bar, k=k,
+        curve_power=power_at(k, difference, s2, level, d),
+        curve_power_naive=power_at(k * m_bar, difference, pq, level), population_docs=d,
+    )
+
+
+def _first_reaching(start: int, difference, s2, level, power, population_docs) -> int:
+    if s2 == 0:
+        return 2
+    top = population_docs if population_docs is not None else max(4 * start, 16)
+    k = np.arange(max(2, start - 2), max(top, start) + 1)
+    reach = np.flatnonzero(power_at(k, difference, s2, level, population_docs) >= power)
+    return int(k[reach[0]]) if reach.size else int(k[-1])

@@ -6,8 +6,9 @@ import json
 import pytest
 
 from ragunc.data.results import results_from_frame
+from ragunc.stats.multiple import compare_configs
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.planning import plan_documents
+from ragunc.stats.planning import plan_difference, plan_documents
 
 
 @pytest.fixture()
@@ -65,3 +66,21 @@ def test_a_plan_beyond_the_documents_in_the_data_points_to_the_finite_population
     assert any("more documents than the 100 in the data" in i.value for i in at.info)
     at.toggle(key="fpc").set_value(True).run()
     assert not any("more documents than" in i.value for i in at.info)
+
+
+def test_many_configs_against_a_baseline_and_power(page, tile):
+    at, results = page
+    assert not at.exception and not at.error
+    expected = compare_configs(results.samples, "100w", boot=2000, rng=0)
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Differences against 100w" in c.proto.spec)
+    assert [t["name"].split(" (")[0] for t in spec["data"]] == [
+        "naive binomial", "paired cluster", "simultaneous paired"]
+    assert spec["data"][2]["x"][0] == pytest.approx(100 * expected.comparisons[0].difference)
+    table = at.dataframe[0].value
+    assert table["p adjusted"].iloc[0] == pytest.approx(expected.comparisons[0].p_adjusted)
+    assert any("simultaneous 95% interval" in m.value for m in at.markdown)
+    plan = plan_difference(results.sample("100w"), results.sample("50w"), difference=0.02, power=0.8)
+    assert tile(at, "Documents needed (paired)") == f"{plan.n_docs:,}"
+    at.selectbox(key="adjust").set_value("holm").run()
+    holm = compare_configs(results.samples, "100w", adjust="holm")
+    assert at.dataframe[0].value["p adjusted"].iloc[0] == pytest.approx(holm.comparisons[0].p_adjusted)

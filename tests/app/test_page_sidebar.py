@@ -191,3 +191,13 @@ def test_an_upload_of_two_or_three_documents_runs_every_page(n_docs, page, open_
         switch_page(at, page)
     assert not at.exception and not at.error
     assert at.title[0].value
+
+
+def test_the_alike_sample_is_offered_and_says_what_it_shows(open_app):
+    at = open_app(source="alike", sim="0", k="20")
+    assert not at.exception and not at.error
+    assert "Debian-copyright sample" in at.sidebar.caption[-1].value
+    assert set(at.selectbox(key="config").options) >= {"50w", "100w", "200w"}
+    assert any("naive binomial 95% interval held" in m.value for m in at.markdown)
+    at = open_app(sim="0")
+    assert any("stdlib sample" in m.value for m in at.markdown)

@@ -177,3 +177,44 @@ def test_column_mapping_reads_other_names(capsys, tmp_path):
     with pytest.raises(SystemExit):
         main(["interval", str(path), "--column", "y"])  # not NAME=COLUMN: argparse rejects it
     assert "NAME=COLUMN" in capsys.readouterr().err
+
+
+def test_compare_many_configs_against_a_baseline(capsys, population_csv, tmp_path):
+    frame = pd.read_csv(population_csv)
+    c = frame[frame.config == "b"].assign(config="c")
+    c = c[c.doc_id != "d0"]  # c lacks one document: it is dropped from every config
+    second = tmp_path / "c.csv"
+    c.to_csv(second, index=False)
+    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "a", "--boot", "400"])
+    assert [x["config"] for x in d["configs"]] == ["a", "b", "c"]
+    assert d["n_docs"] == 59 and [x["dropped"] for x in d["configs"]] == [1, 1, 0]
+    assert [(x["a"], x["b"]) for x in d["comparisons"]] == [("a", "b"), ("a", "c")]
+    for x in d["comparisons"]:
+        assert set(x) >= {"a", "b", "difference", "naive", "paired", "simultaneous", "p_adjusted"}
+        lo, hi = x["simultaneous"]["ci"]
+        assert lo < x["paired"]["ci"][0] and hi > x["paired"]["ci"][1]
+    for x in d["configs"]:
+        assert set(x["cluster"]) == {"se", "ci"}
+    # b and c are the same results on the shared documents: difference 0, SE 0
+    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "b", "--configs", "c",
+                          "--adjust", "holm"])
+    assert d["comparisons"][0]["difference"] == 0 and d["comparisons"][0]["p_adjusted"] == 1
+    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "a", "--all-pairs",
+                          "--adjust", "none"])
+    assert len(d["comparisons"]) == 3
+    assert main(["compare", population_csv, str(second), "--baseline", "a"]) == 0
+    assert "p adjusted" in capsys.readouterr().out
+    assert main(["compare", population_csv]) == 2
+    assert "--baseline" in capsys.readouterr().err
+
+
+def test_plan_a_difference(capsys, population_csv):
+    d = run_json(capsys, ["plan", population_csv, "--difference", "0.02", "--power", "0.8"])
+    assert set(d) >= {"difference", "power", "level", "n_docs", "n_docs_naive", "curve"}
+    assert (d["difference"], d["power"], d["level"]) == (0.02, 0.8, 0.95)
+    z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
+    assert d["n_docs"] == pytest.approx(z**2 * d["paired_variance"] / 0.02**2, abs=1.5)
+    powers = [p["power"] for p in d["curve"]]
+    assert set(d["curve"][0]) >= {"k", "power"} and powers == sorted(powers)
+    assert main(["plan", population_csv, "--difference", "0.02", "--a", "a", "--b", "b"]) == 0
+    assert "documents needed" in capsys.readouterr().out

@@ -368,10 +368,14 @@ def test_empty_inputs(tmp_path):
 
 def test_a_single_document_cannot_give_a_variance():
     with pytest.raises(DataError, match=r"column 'doc_id' has a single document \('a'\); .* at least 2 documents"):
-        results_from_frame(GOOD.iloc[:3])
+        results_from_frame(GOOD.iloc[:3]).sample()
     two_configs = pd.concat([GOOD.assign(config="100w"), GOOD.iloc[:3].assign(config="50w")])
+    results = results_from_frame(two_configs)  # the file loads: only choosing '50w' is refused
+    assert results.sample("100w").n_docs == GOOD["doc_id"].nunique()
     with pytest.raises(DataError, match=r"single document \('a'\) for config '50w'"):
-        results_from_frame(two_configs)
+        results.sample("50w")
+    with pytest.raises(DataError, match=r"several configs \('100w', '50w'\).*--config"):
+        results.sample()
 
 
 def test_unknown_file_types_and_missing_files(tmp_path):

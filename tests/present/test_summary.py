@@ -17,6 +17,8 @@ from ragunc.present import summary as report
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
+from ragunc.stats.multiple import compare_configs
+from ragunc.stats.planning import plan_difference
 from ragunc.stats.sample import ClusterSample
 
 
@@ -151,3 +153,42 @@ def test_reading_of_a_census_and_of_a_sample_without_hits(population):
     lines = report.plain_reading(r)
     assert any("design effect, ICC and effective n are undefined" in line for line in lines)
     assert not any("nan" in line for line in lines)
+
+
+def _configs():
+    base = _sample(n_docs=80, seed=9)
+    rng = np.random.default_rng(3)
+    out = {"100w": base}
+    for name, lift in (("50w", 0.0), ("200w", 0.15)):
+        extra = rng.binomial(base.size - base.total.astype(int), lift).astype(float)
+        out[name] = ClusterSample(base.doc_id, base.total + extra, base.size, base.total + extra, config=name)
+    return out
+
+
+def test_report_says_which_configuration_and_how_sure(rep):
+    many = compare_configs(_configs(), "100w", boot=500, rng=0)
+    page = report.summary_page(rep, comparison=many)
+    assert "<h2>Which configuration, and how sure</h2>" in page
+    lines = report.comparison_reading(many)
+    assert "3 configurations compared on the 80 documents" in lines[0] and "highest hit@1 is 200w" in lines[0]
+    better = next(line for line in lines if line.startswith("200w − 100w"))
+    assert "better than 100w, even allowing for every comparison made" in better
+    same = next(line for line in lines if line.startswith("50w − 100w"))
+    assert "not distinguishable" in same  # 50w is 100w exactly: difference 0
+    table = report.comparison_table(many)
+    assert list(table["comparison"]) == ["50w − 100w", "200w − 100w"]
+    assert table["p adjusted"].tolist() == pytest.approx([c.p_adjusted for c in many.comparisons])
+    assert "Which configuration" not in report.summary_page(rep)
+
+
+def test_forest_and_power_figures_are_labelled():
+    configs = _configs()
+    many = compare_configs(configs, "100w", adjust="holm")
+    fig = figures.forest_figure(many)
+    assert [t.name.split(" (")[0] for t in fig.data] == ["naive binomial", "paired cluster", "simultaneous paired"]
+    assert fig.layout.xaxis.title.text == "difference (percentage points)"
+    assert list(fig.layout.yaxis.ticktext) == ["50w − 100w", "200w − 100w"]
+    plan = plan_difference(configs["100w"], configs["200w"], difference=0.02)
+    fig = figures.power_figure(plan)
+    assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 3
+    assert f"{plan.n_docs:,} documents needed" == fig.data[2].name

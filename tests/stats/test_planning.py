@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 
 from ragunc.stats.intervals import interval_report
-from ragunc.stats.planning import plan_documents, plan_from_pilot
+from ragunc.stats.linearization import linearized_residuals, residual_variance
+from ragunc.stats.planning import plan_difference, plan_documents, plan_from_pilot, power_at
 from ragunc.stats.sample import ClusterSample
 
 # totals 1, 3, 0 over sizes 2, 4, 2: p = 1/2, residuals (Y - p m)/m_bar = (0, 1, -1) * 3/8
@@ -77,3 +78,47 @@ def test_a_pilot_for_a_larger_corpus_plans_without_the_fpc_even_when_it_carries_
     assert plan.population_docs is None
     assert plan.docs_needed == math.ceil(Z**2 * S2 / 0.05**2)  # the hand case above, with no cap at D
     assert plan.docs_needed > 3
+
+
+def _two_config_population(seed: int, d: int = 20000):
+    rng = np.random.default_rng(seed)
+    size = rng.integers(2, 30, d)
+    base = rng.beta(1, 5, d)
+    ta = rng.binomial(size, base).astype(float)
+    tb = rng.binomial(size, np.clip(base + 0.02 + rng.normal(0, 0.04, d), 0, 1)).astype(float)
+    ids = np.arange(d).astype(str)
+    return ClusterSample(ids, ta, size, ta, config="a"), ClusterSample(ids, tb, size, tb, config="b")
+
+
+def test_planned_documents_reach_the_power_by_simulation():
+    a, b = _two_config_population(0)
+    delta = b.total.sum() / b.n_chunks - a.total.sum() / a.n_chunks
+    plan = plan_difference(a, b, difference=delta, power=0.8)
+    reps, k = 3000, plan.n_docs
+    pick = np.random.default_rng(1).integers(0, a.n_docs, (reps, k))  # K documents of the superpopulation
+    est_a, res_a = linearized_residuals(a.total[pick], a.size[pick])
+    est_b, res_b = linearized_residuals(b.total[pick], b.size[pick])
+    se = np.sqrt(residual_variance(res_b - res_a))
+    rejected = np.abs(est_b - est_a) / se > stats.norm.ppf(0.975)
+    assert abs(rejected.mean() - 0.8) < 3 * np.sqrt(0.16 / reps) + 0.01
+    # one document fewer is (just) short of the target in the formula
+    assert power_at(k - 1, delta, plan.paired_variance, 0.95) < 0.8 <= power_at(k, delta, plan.paired_variance, 0.95)
+
+
+def test_difference_plan_by_hand_and_naive():
+    a, b = _two_config_population(2, d=400)
+    plan = plan_difference(a, b, difference=0.03, power=0.9, level=0.9)
+    _, ra = linearized_residuals(a.total, a.size)
+    _, rb = linearized_residuals(b.total, b.size)
+    s2 = ((rb - ra) ** 2).sum() / 399
+    assert plan.paired_variance == pytest.approx(s2)
+    z = stats.norm.ppf(0.95) + stats.norm.ppf(0.9)
+    assert plan.n_docs == pytest.approx(z**2 * s2 / 0.03**2, abs=1.5)
+    pa, pb = a.total.sum() / a.n_chunks, b.total.sum() / b.n_chunks
+    m_bar = a.size.mean()
+    assert plan.n_docs_naive == int(np.ceil(z**2 * (pa * (1 - pa) + pb * (1 - pb)) / (m_bar * 0.03**2)))
+    assert np.all(np.diff(plan.curve_power) >= 0)
+    with pytest.raises(ValueError, match="power must be"):
+        plan_difference(a, b, difference=0.03, power=1.0)
+    with pytest.raises(ValueError, match="difference must be"):
+        plan_difference(a, b, difference=0.0)

@@ -1,0 +1,243 @@
+"""Many configs at once: each config's cluster interval and paired differences with simultaneous intervals.
+
+Every config is evaluated on the documents they all share, so the documents' shared
+difficulty cancels in each difference.  A difference's SE comes from the per-document
+difference of the two configs' linearized residuals through the one residual-variance
+function (as :func:`ragunc.stats.paired.paired_comparison` does for two configs).
+
+Simultaneous intervals and adjusted p-values across the comparisons:
+
+* ``holm``: Holm's step-down p-values (Holm 1979) and Bonferroni intervals (the intervals
+  Holm's procedure is consonant with at the first step: level 1 - alpha/m each);
+* ``maxt``: a single-step max-|t| cluster bootstrap (Westfall and Young 1993): documents are
+  drawn with replacement once per replicate for all configs together, every difference is
+  recomputed on those draws, and the quantile of ``max_j |t*_j|`` is the common critical value;
+  the adjusted p-value of comparison j is the share of replicates with ``max |t*| >= |t_j|``;
+* ``none``: each comparison's own interval and p-value.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from scipy import special
+
+from .bootstrap import resampled_sums
+from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
+from .methods import IntervalEstimate
+from .sample import ClusterSample, finite_population_correction
+
+ADJUSTMENTS = ("holm", "maxt", "none")
+
+
+@dataclass(frozen=True)
+class ConfigEstimate:
+    """One config's estimate on the shared documents and its cluster (linearization) interval."""
+
+    config: str
+    estimate: float
+    cluster: IntervalEstimate
+    dropped: int  # documents of this config left out for not being in every config
+
+    def to_dict(self) -> dict:
+        return {"config": self.config, "estimate": self.estimate, "cluster": self.cluster.to_dict(),
+                "dropped": self.dropped}
+
+
+@dataclass(frozen=True)
+class ConfigDifference:
+    """The difference b - a on the shared documents: naive, paired and simultaneous intervals."""
+
+    a: str  # the baseline (first of the pair with all pairs)
+    b: str
+    difference: float
+    naive: IntervalEstimate  # unpaired binomial over chunks
+    paired: IntervalEstimate  # document-level paired linearization, this comparison alone
+    simultaneous: IntervalEstimate  # covers every comparison jointly at the level
+    p_value: float  # two-sided, paired z, unadjusted
+    p_adjusted: float
+
+    def to_dict(self) -> dict:
+        return {
+            "a": self.a, "b": self.b, "difference": self.difference,
+            "naive": self.naive.to_dict(), "paired": self.paired.to_dict(),
+            "simultaneous": {"ci": list(self.simultaneous.ci)},
+            "p_value": self.p_value, "p_adjusted": self.p_adjusted,
+        }
+
+
+@dataclass(frozen=True)
+class MultipleComparison:
+    estimator: str
+    level: float
+    adjust: str
+    baseline: str
+    all_pairs: bool
+    n_docs: int  # documents every config evaluated
+    configs: tuple[ConfigEstimate, ...]
+    comparisons: tuple[ConfigDifference, ...]
+    critical_value: float  # the simultaneous intervals' half-width in SEs
+    boot: int = 0  # max-t bootstrap replicates (0 unless adjust="maxt")
+    population_docs: int | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "estimator": self.estimator, "level": self.level, "adjust": self.adjust,
+            "baseline": self.baseline, "all_pairs": self.all_pairs, "n_docs": self.n_docs,
+            "population_docs": self.population_docs, "critical_value": self.critical_value, "boot": self.boot,
+            "configs": [c.to_dict() for c in self.configs],
+            "comparisons": [c.to_dict() for c in self.comparisons],
+        }
+
+
+def holm_adjust(p) -> np.ndarray:
+    """Holm's step-down adjusted p-values: max over j <= i of (m - j) p_(j), capped at 1, in the input order."""
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(np.maximum.accumulate((m - np.arange(m)) * p[order]), 1.0)
+    out = np.empty(m)
+    out[order] = stepped
+    return out
+
+
+def max_t_null(diffs: np.ndarray, observed: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``max_j |diffs[..., j] - observed[j]| / scale[j]`` per replicate (replicates on the first axis).
+
+    A comparison with scale 0 (two identical configs) contributes 0: it never varies.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.abs(diffs - observed) / scale
+    return np.where(scale > 0, t, 0.0).max(axis=-1)
+
+
+def config_replicates(total, size, estimator: str, boot: int, rng) -> np.ndarray:
+    """Each config's estimate on ``boot`` resamples of the documents, drawn once for all configs: (boot, C).
+
+    ``total`` and ``size`` are (C, K); every config's columns are summed over the same draws, so
+    the configs stay paired document by document.
+    """
+    c, k = total.shape
+    if estimator == "micro":
+        sums = resampled_sums([*total, *size], boot, rng)
+        return np.stack(sums[:c], axis=-1) / np.stack(sums[c:], axis=-1)
+    return np.stack(resampled_sums(list(total / size), boot, rng), axis=-1) / k
+
+
+def _shared(samples: Sequence[ClusterSample]) -> tuple[np.ndarray, list[ClusterSample]]:
+    shared = samples[0].doc_id
+    for s in samples[1:]:
+        shared = np.intersect1d(shared, s.doc_id, assume_unique=True)
+    aligned = []
+    for s in samples:
+        _, _, idx = np.intersect1d(shared, s.doc_id, assume_unique=True, return_indices=True)
+        aligned.append(s.subset(idx))
+    return shared, aligned
+
+
+def _compare_configs_iv(samples, baseline, configs, adjust, estimator, level, boot):
+    check_options(estimator, level)
+    if adjust not in ADJUSTMENTS:
+        raise ValueError(f"adjust must be one of {ADJUSTMENTS}, got {adjust!r}")
+    if adjust == "maxt" and (isinstance(boot, bool) or not isinstance(boot, (int, np.integer)) or boot < 2):
+        raise ValueError(f"boot must be a whole number >= 2 for the max-t bootstrap, got {boot!r}")
+    names = list(samples) if configs is None else list(dict.fromkeys(configs))
+    unknown = [c for c in [*names, baseline] if c not in samples]
+    if unknown:
+        raise ValueError(f"config(s) {unknown} not among {list(samples)}")
+    if baseline not in names:
+        names.insert(0, baseline)
+    else:  # the baseline first: the order of the configs table and of the comparisons
+        names.remove(baseline)
+        names.insert(0, baseline)
+    if len(names) < 2:
+        raise ValueError(f"a comparison needs at least 2 configs, got {names}")
+    return names
+
+
+def compare_configs(
+    samples: Mapping[str, ClusterSample],
+    baseline: str,
+    *,
+    configs: Sequence[str] | None = None,
+    all_pairs: bool = False,
+    adjust: str = "maxt",
+    estimator: str = "micro",
+    level: float = 0.95,
+    boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> MultipleComparison:
+    """Every config (or ``configs``, the baseline added) on the documents they share, compared to ``baseline``.
+
+    Differences are ``b - baseline`` for every other config ``b`` (every pair ``b - a`` in
+    config order with ``all_pairs``).  The FPC uses the first known population_docs.
+    """
+    names = _compare_configs_iv(samples, baseline, configs, adjust, estimator, level, boot)
+    shared, aligned = _shared([samples[c] for c in names])
+    k = shared.size
+    if k < 2:
+        raise ValueError(f"configs {names} share {k} document(s); a paired comparison needs at least 2")
+    population = next((s.population_docs for s in aligned if s.population_docs is not None), None)
+    fpc = finite_population_correction(k, population)
+    z = float(special.ndtri(0.5 + level / 2))
+
+    total = np.stack([s.total for s in aligned])  # (C, K)
+    size = np.stack([s.size for s in aligned])
+    sumsq = np.stack([s.sumsq for s in aligned])
+    est, resid = linearized_residuals(total, size, estimator)  # (C,), (C, K)
+    se_config = np.sqrt(residual_variance(resid, fpc))
+    chunk_var = chunk_variance(total, size, sumsq, est) / size.sum(-1)
+
+    pairs = list(combinations(range(len(names)), 2)) if all_pairs else [(0, j) for j in range(1, len(names))]
+    ia, ib = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    diff = est[ib] - est[ia]
+    se = np.sqrt(residual_variance(resid[ib] - resid[ia], fpc))
+    se_naive = np.sqrt(chunk_var[ia] + chunk_var[ib])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_obs = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
+    p_raw = 2 * special.ndtr(-t_obs)
+
+    m = len(pairs)
+    if adjust == "holm":
+        crit, p_adj = float(special.ndtri(1 - (1 - level) / (2 * m))), holm_adjust(p_raw)
+    elif adjust == "none":
+        crit, p_adj = z, p_raw
+    else:
+        replicates = config_replicates(total, size, estimator, boot, rng)
+        reps = replicates[:, ib] - replicates[:, ia]
+        # The with-replacement bootstrap's variance is (K - 1)/K times the linearization's
+        # (and knows no FPC): scale the replicates' t by the same SE they are drawn with.
+        boot_se = np.sqrt(residual_variance(resid[ib] - resid[ia]) * (k - 1) / k)
+        null = np.sort(max_t_null(reps, diff, boot_se))
+        crit = float(np.quantile(null, level))
+        p_adj = (boot - np.searchsorted(null, t_obs, side="left")) / boot
+
+    half = crit * se
+    comparisons = tuple(
+        ConfigDifference(
+            a=names[i], b=names[j], difference=float(diff[n]),
+            naive=IntervalEstimate("naive", float(se_naive[n]),
+                                   (float(diff[n] - z * se_naive[n]), float(diff[n] + z * se_naive[n]))),
+            paired=IntervalEstimate("paired", float(se[n]), (float(diff[n] - z * se[n]), float(diff[n] + z * se[n]))),
+            simultaneous=IntervalEstimate(f"simultaneous-{adjust}", float(se[n]),
+                                          (float(diff[n] - half[n]), float(diff[n] + half[n]))),
+            p_value=float(p_raw[n]), p_adjusted=float(p_adj[n]),
+        )
+        for n, (i, j) in enumerate(pairs)
+    )
+    estimates = tuple(
+        ConfigEstimate(
+            config=c, estimate=float(est[i]),
+            cluster=IntervalEstimate("cluster_normal", float(se_config[i]),
+                                     (float(est[i] - z * se_config[i]), float(est[i] + z * se_config[i]))),
+            dropped=samples[c].n_docs - k,
+        )
+        for i, c in enumerate(names)
+    )
+    return MultipleComparison(
+        estimator=estimator, level=level, adjust=adjust, baseline=baseline, all_pairs=all_pairs, n_docs=k,
+        configs=estimates, comparisons=comparisons, critical_value=crit,
+        boot=boot if adjust == "maxt" else 0, population_docs=population,
+    )
