@@ -32,8 +32,16 @@ OKABE_ITO = {
     "reddish_purple": "#CC79A7",
     "grey": "#999999",
 }
-# Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's wine completes it.
-PALETTE = {**OKABE_ITO, "wine": "#882255"}
+# Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's muted scheme (also
+# colour-blind safe) completes it.  Indigo, the darkest, is the recommended interval's.
+PAUL_TOL = {
+    "wine": "#882255",
+    "tol_indigo": "#332288",
+    "tol_teal": "#44AA99",
+    "tol_olive": "#999933",
+    "tol_rose": "#CC6677",
+}
+PALETTE = {**OKABE_ITO, **PAUL_TOL}
 
 # Series colours when several scenarios share one figure.
 SERIES_COLORS = (
