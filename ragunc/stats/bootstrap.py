@@ -283,10 +283,13 @@ def sorted_quantile(sorted_reps: np.ndarray, q) -> np.ndarray:
     x_lo = np.take_along_axis(sorted_reps, lo[..., None], -1)[..., 0]
     x_hi = np.take_along_axis(sorted_reps, hi[..., None], -1)[..., 0]
     with np.errstate(invalid="ignore"):
-        between = np.where(frac == 0, x_lo, (1 - frac) * x_lo + frac * x_hi)
-        between = np.where(np.isnan(between) & ~np.isnan(x_lo) & ~np.isnan(x_hi),
-                           np.where(frac < 0.5, x_lo, x_hi), between)
-        return np.where(defined, between, np.nan)
+        between = x_lo + frac * (x_hi - x_lo)
+        # Towards an infinity (studentized pivots of resamples without spread): that infinity;
+        # from -inf to +inf, the nearer one.
+        towards = np.where(frac == 0, x_lo, (1 - frac) * x_lo + frac * x_hi)
+        towards = np.where(np.isnan(towards), np.where(frac < 0.5, x_lo, x_hi), towards)
+        infinite = np.isinf(x_lo) | np.isinf(x_hi)
+        return np.where(defined, np.where(infinite, towards, between), np.nan)
 
 
 def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: float):
