@@ -151,3 +151,10 @@ def test_reading_of_a_census_and_of_a_sample_without_hits(population):
     lines = report.plain_reading(r)
     assert any("design effect, ICC and effective n are undefined" in line for line in lines)
     assert not any("nan" in line for line in lines)
+
+
+def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
+    low, high = rep.interval("korn_graubard_bm").ci
+    line = report.recommendation_line(rep)
+    assert line == (f"ragunc recommends Korn–Graubard, Bell–McCaffrey df: [{100 * low:.2f}%, {100 * high:.2f}%] — "
+                    f"{rep.recommendation.reason}")
