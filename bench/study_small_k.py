@@ -50,18 +50,11 @@ def r_draws(pop, k: int, cell: int, seed: int) -> np.ndarray:
     return random_subsets(np.random.default_rng([seed, 1000 + cell]), pop.n_docs, k, R_DRAWS)
 
 
-def width_and_undefined(lower: np.ndarray, upper: np.ndarray) -> tuple[float, int]:
-    defined = np.isfinite(lower) & np.isfinite(upper)
-    return (float(np.mean((upper - lower)[defined])) if defined.any() else float("nan")), int((~defined).sum())
-
-
 def run_cell(pop, k: int, args, cell: int) -> dict:
     result = coverage_experiment(pop, k=k, reps=args.reps, boot=args.boot, estimator=args.estimator,
-                                 rng=[args.seed, cell], studentized_logit=True)
-    widths, undefined = {}, {}
-    for method in result.coverage:
-        widths[method], undefined[method] = width_and_undefined(result.lower[method], result.upper[method])
-    return {"coverage": result.coverage, "mcse": result.coverage_mcse, "width": widths, "undefined": undefined}
+                                 rng=[args.seed, cell])
+    d = result.to_dict()  # the recommended method's figures repeated under "recommended"
+    return {"coverage": d["coverage"], "mcse": d["coverage_mcse"], "width": d["width"], "undefined": d["undefined"]}
 
 
 def same_draws(pop, k: int, idx: np.ndarray, estimator: str) -> dict:
