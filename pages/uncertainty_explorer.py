@@ -67,7 +67,7 @@ else:
                     k=k, reps=reps, boot=boot, estimator=estimator, level=level, rng=seed)
 
 # ---------------------------------------------------------------- render
-st.success(report.recommendation_line(rep), icon="✅")
+st.success(report.recommendation_line(rep), icon=":material/verified:")
 
 tiles = st.columns(5)
 tiles[0].metric("DEFF", widgets.number(d.deff, ".2f"), help="Cluster variance / binomial variance (no FPC).")
