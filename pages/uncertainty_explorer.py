@@ -57,6 +57,18 @@ except ValueError as exc:
 truth = estimate(population, estimator)
 d = rep.diagnostics
 
+# ---------------------------------------------------------------- coverage (cached simulation)
+result, coverage_note = None, None
+if not simulate:
+    coverage_note = "Coverage simulation is off (toggle it in the sidebar)."
+elif k >= n_docs:
+    coverage_note = f"K = D = {n_docs:,}: every document is in the sample, there is nothing to resample."
+else:
+    result = cached(coverage_experiment, population, key=population_key, progress_label="Coverage simulation",
+                    k=k, reps=reps, boot=boot, estimator=estimator, level=level, rng=seed)
+
+# ---------------------------------------------------------------- render
+st.success(report.recommendation_line(rep), icon=":material/verified:")
 
 tiles = st.columns(5)
 tiles[0].metric("DEFF", widgets.number(d.deff, ".2f"), help="Cluster variance / binomial variance (no FPC).")
@@ -66,22 +78,19 @@ tiles[3].metric("Chunks", f"{rep.n_chunks:,}", help=f"In the {rep.n_docs:,} samp
 tiles[4].metric("Bernoulli-equivalent n", widgets.number(d.bernoulli_n, ",.0f"),
                 help="p(1−p) / variance of the estimate (with the finite-population correction).")
 
-interval_fig = figures.interval_figure(rep, population_value=truth)
+interval_fig = figures.interval_figure(rep, population_value=truth, coverage=result)
 st.plotly_chart(interval_fig, key="interval_chart")
+if result is not None:
+    st.caption(f"Each label's coverage: the share of {result.reps:,} fresh samples of K = {k} documents from "
+               "these data whose interval of that method held the population value (below).")
 st.markdown("\n".join(f"- {line}" for line in report.plain_reading(rep)))
 if source.key in sources.SAMPLE_NOTES:
     st.markdown(sources.SAMPLE_NOTES[source.key])
 
-# ---------------------------------------------------------------- coverage (cached simulation)
 st.subheader("Coverage from repeated resampling")
-result = None
-if not simulate:
-    st.info("Coverage simulation is off (toggle it in the sidebar).")
-elif k >= n_docs:
-    st.info(f"K = D = {n_docs:,}: every document is in the sample, there is nothing to resample.")
+if result is None:
+    st.info(coverage_note)
 else:
-    result = cached(coverage_experiment, population, key=population_key, progress_label="Coverage simulation",
-                    k=k, reps=reps, boot=boot, estimator=estimator, level=level, rng=seed)
     st.plotly_chart(figure(figures.coverage_figure, result), key="coverage_chart")
     st.markdown(report.plain_reading(rep, result)[-1])
 

@@ -8,7 +8,7 @@ from ..data.results import load_results, merge_results
 from ..stats.coverage import coverage_experiment
 from ..stats.intervals import interval_report
 from ..stats.linearization import ESTIMATORS
-from ..stats.methods import interval_methods
+from ..stats.methods import interval_method, interval_methods
 from ..stats.multiple import ADJUSTMENTS, compare_configs
 from ..stats.paired import paired_comparison
 from ..stats.planning import plan_difference, plan_documents
@@ -210,6 +210,8 @@ def _interval_table(d: dict) -> str:
     for m in interval_methods():
         obj, field = m.json_path
         rows.append((m.name, m.label, _num(d[obj]["se"]) if m.has_se else "", _ci(d[obj][field])))
+    rec = d["recommended"]
+    recommended = f"recommended: {interval_method(rec['method']).label} {_ci(rec['ci'])}"
     g = d["diagnostics"]
     diag = [
         ("DEFF", _num(d["deff"], ".2f")), ("ICC", _num(d["icc"], ".3f")), ("n_eff", _num(d["n_eff"], ".1f")),
@@ -217,7 +219,7 @@ def _interval_table(d: dict) -> str:
         ("lag-1 autocorrelation", _num(g["lag1_autocorr"], ".3f")),
         ("doc_type share", _num(g["doc_type_share"], ".3f")),
     ]
-    return "\n".join([head, "", _rows(rows), "", _rows(diag)])
+    return "\n".join([head, "", recommended, rec["reason"], "", _rows(rows), "", _rows(diag)])
 
 
 def _simulate_table(d: dict) -> str:

@@ -33,8 +33,16 @@ OKABE_ITO = {
     "reddish_purple": "#CC79A7",
     "grey": "#999999",
 }
-# Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's wine completes it.
-PALETTE = {**OKABE_ITO, "wine": "#882255"}
+# Okabe-Ito has no ninth hue that reads on light and dark themes: Paul Tol's muted scheme (also
+# colour-blind safe) completes it.  Indigo, the darkest, is the recommended interval's.
+PAUL_TOL = {
+    "wine": "#882255",
+    "tol_indigo": "#332288",
+    "tol_teal": "#44AA99",
+    "tol_olive": "#999933",
+    "tol_rose": "#CC6677",
+}
+PALETTE = {**OKABE_ITO, **PAUL_TOL}
 
 # Series colours when several scenarios share one figure.
 SERIES_COLORS = (
@@ -123,11 +131,21 @@ def _interval_traces(rows, estimate: float, level: float, unit: str, signed: boo
 
 
 def interval_figure(
-    report: IntervalReport, *, population_value: float | None = None, metric: str = "hit@1"
+    report: IntervalReport,
+    *,
+    population_value: float | None = None,
+    metric: str = "hit@1",
+    coverage: CoverageResult | None = None,
 ) -> go.Figure:
-    """Each interval of one sample as a horizontal bar around the estimate (percent), in display order."""
-    rows = [(m.label, method_color(m.name), report.interval(m.name).se, report.interval(m.name).ci)
-            for m in interval_methods(report.intervals)]
+    """Each interval of one sample as a horizontal bar around the estimate (percent), in display order.
+
+    The recommended interval (``report.recommendation``) is drawn heavier and starred; with a
+    ``coverage`` result of the same settings each row's label carries that method's coverage
+    on these data.
+    """
+    methods = interval_methods(report.intervals)
+    rows = [(m.label, method_color(m.name), report.interval(m.name).se, report.interval(m.name).ci) for m in methods]
+    recommended = None if report.recommendation is None else interval_method(report.recommendation.method).label
     extra = {}
     if population_value is not None:
         shape, label = _vline(100 * population_value, f"population {100 * population_value:.2f}%")
@@ -137,10 +155,24 @@ def interval_figure(
             f"{report.level:.0%} intervals for {metric}: {report.n_docs:,} documents, "
             f"{report.n_chunks:,} chunks ({report.estimator})"
         ),
-        x=f"{metric} rate (%)", y="", height=320, **extra,
+        x=f"{metric} rate (%)", y="", height=320 + 16 * max(0, len(rows) - 8), **extra,
     )
-    layout["yaxis"]["autorange"] = "reversed"
-    return go.Figure(data=_interval_traces(rows, report.estimate, report.level, "%"), layout=layout)
+    layout["yaxis"].update(autorange="reversed", tickmode="array", tickvals=[m.label for m in methods],
+                           ticktext=[_row_label(m, recommended, coverage) for m in methods])
+    traces = _interval_traces(rows, report.estimate, report.level, "%")
+    for trace in traces:
+        if trace["y"] == [recommended]:
+            trace["marker"]["size"] = 15
+            trace["error_x"].update(thickness=7, width=12)
+    return go.Figure(data=traces, layout=layout)
+
+
+def _row_label(method, recommended: str | None, coverage: CoverageResult | None) -> str:
+    text = f"<b>★ {method.label} (recommended)</b>" if method.label == recommended else method.label
+    if coverage is None or method.name not in coverage.coverage:
+        return text
+    held = coverage.coverage[method.name]
+    return f"{text} · {'undefined' if held != held else f'{100 * held:.1f}% coverage here'}"
 
 
 def coverage_figure(

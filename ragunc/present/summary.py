@@ -17,8 +17,17 @@ from plotly.offline import get_plotlyjs
 from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
 from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
-from ..stats.methods import interval_methods
+from ..stats.methods import interval_method, interval_methods
 from ..stats.multiple import MultipleComparison
+
+
+
+def recommendation_line(report: IntervalReport) -> str:
+    """"ragunc recommends <method>: [low, high] — <reason>" (percent), what the explorer leads with."""
+    rec = report.recommendation
+    low, high = report.recommended().ci
+    return (f"ragunc recommends {interval_method(rec.method).label}: "
+            f"[{100 * low:.2f}%, {100 * high:.2f}%] — {rec.reason}")
 
 
 def summary_table(report: IntervalReport, coverage: CoverageResult | None = None) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from .bootstrap import MAX_DRAWS
 from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
+from .recommend import RECOMMENDED_METHOD
 from .sample import ClusterSample
 
 CONTROLS = (None, "iid")
@@ -56,6 +57,15 @@ class CoverageResult:
     bernoulli_n_empirical: float  # p(1-p) of the population / empirical variance
     bernoulli_n_linearization: float  # p(1-p) of the population / predicted variance
     mean_chunks: float  # mean chunks per repetition's sample (expected: K N / D, kept chunks for two stages)
+    # The recommended method (stats.recommend, the same for every sample): the JSON repeats its
+    # coverage, MC SE, undefined count and width under "recommended"; None when it did not run.
+    recommended: str | None = None
+
+    def _with_recommended(self, by_method: dict) -> dict:
+        """``by_method`` and, under "recommended", the recommended method's entry."""
+        if self.recommended is None:
+            return dict(by_method)
+        return {**by_method, "recommended": by_method[self.recommended]}
 
     def to_dict(self) -> dict:
         """JSON contract of ``ragunc simulate`` (no per-repetition arrays)."""
@@ -72,10 +82,10 @@ class CoverageResult:
             "boot": self.boot,
             "control": self.control,
             "two_stage_fraction": self.two_stage_fraction,
-            "coverage": dict(self.coverage),
-            "coverage_mcse": dict(self.coverage_mcse),
-            "undefined": dict(self.undefined),
-            "width": dict(self.width),
+            "coverage": self._with_recommended(self.coverage),
+            "coverage_mcse": self._with_recommended(self.coverage_mcse),
+            "undefined": self._with_recommended(self.undefined),
+            "width": self._with_recommended(self.width),
             "sd_empirical": self.sd_empirical,
             "se_mean": dict(self.se_mean),
             "variance_ratio": self.variance_ratio,
@@ -300,4 +310,5 @@ def coverage_experiment(
             bernoulli_n_empirical=float(np.divide(pq, var_emp)),
             bernoulli_n_linearization=float(np.divide(pq, predicted)),
             mean_chunks=float(n_chunks.mean()),
+            recommended=RECOMMENDED_METHOD if RECOMMENDED_METHOD in names else None,
         )

@@ -13,6 +13,7 @@ from .bootstrap import resample
 from .diagnostics import Diagnostics, diagnostics
 from .linearization import check_options, linearize
 from .methods import IntervalEstimate, interval_methods
+from .recommend import Recommendation, recommend
 from .sample import ClusterSample, require_documents
 
 
@@ -108,6 +109,13 @@ class IntervalReport:
     diagnostics: Diagnostics
     boot: int  # bootstrap replicates behind the cluster-bootstrap methods
     population_docs: int | None = None  # D used for the FPC (None: no FPC)
+    recommendation: Recommendation | None = None  # which of the intervals to report, and why (stats.recommend)
+
+    def recommended(self) -> IntervalEstimate:
+        """The interval of the recommended method (:attr:`recommendation`)."""
+        if self.recommendation is None:
+            raise KeyError("this report was built without a recommendation")
+        return self.interval(self.recommendation.method)
 
     def interval(self, method: str) -> IntervalEstimate:
         """The interval of ``method`` (a name of :data:`ragunc.stats.methods.METHODS`)."""
@@ -131,6 +139,10 @@ class IntervalReport:
                 resampled.add(obj)
         for obj in resampled:
             blocks[obj]["reps"] = self.boot
+        if self.recommendation is not None:
+            rec = self.recommendation
+            blocks["recommended"] = {"method": rec.method, "ci": list(self.recommended().ci), "reason": rec.reason,
+                                     "df": rec.df}
         d = self.diagnostics
         return {
             "estimator": self.estimator,
@@ -155,7 +167,7 @@ def interval_report(
     boot: int = 1000,
     rng: np.random.Generator | int | None = None,
 ) -> IntervalReport:
-    """Every registered interval and the diagnostics of one sample (what ``ragunc interval`` prints)."""
+    """Every registered interval, the diagnostics and the recommended interval of one sample (``ragunc interval``)."""
     arr = _sample_arrays(sample, None, estimator, level, boot, rng)
     return IntervalReport(
         estimator=estimator,
@@ -167,4 +179,5 @@ def interval_report(
         diagnostics=diagnostics(sample, estimator=estimator),
         boot=boot,
         population_docs=sample.population_docs,
+        recommendation=recommend(sample.total, sample.size, estimator=estimator, binary=sample.binary),
     )

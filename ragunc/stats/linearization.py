@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
+from .proportion import korn_graubard_interval, logit_interval
 from .sample import ClusterSample, zero_one
 
 ESTIMATORS = ("micro", "macro")
@@ -69,6 +70,24 @@ def residual_variance(resid, fpc=1.0):
     return np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
 
 
+def bell_mccaffrey_df(size):
+    """Satterthwaite degrees of freedom of the micro ratio's cluster variance (Bell & McCaffrey 2002), batch-wise.
+
+    Under independent chunks of equal variance the bias-reduced (CR2) cluster
+    variance ``sum_d (Y_d - p m_d)^2 / (1 - pi_d) / N^2`` is a quadratic form in
+    the chunks; its Satterthwaite approximation ``tr(M)^2 / tr(M^2)`` is, for the
+    ratio, ``1 / (sum_d c_d^2 pi_d^2 (1 - 2 pi_d) + (sum_d c_d pi_d^2)^2)`` with
+    ``pi_d = m_d / N`` and ``c_d = 1 / (1 - pi_d)``.  It depends on the sizes
+    only: K - 1 when they are equal, fewer when a few long documents carry most
+    chunks and so most of the variance (10 documents, one with half the chunks: 3.2).
+    ``size`` has documents on the last axis.
+    """
+    size = np.asarray(size, dtype=float)
+    share = size / size.sum(-1, keepdims=True)
+    scaled = share / (1 - share)  # c_d pi_d
+    return 1 / ((scaled**2 * (1 - 2 * share)).sum(-1) + (scaled * share).sum(-1) ** 2)
+
+
 def cluster_variance(total, size, estimator: str = "micro", fpc=1.0):
     """Linearization variance of the estimator; ``fpc`` is 1 - K/D (1: no FPC)."""
     _, resid = linearized_residuals(total, size, estimator)
@@ -108,6 +127,8 @@ class Linearized:
     binomial_variance: np.ndarray  # chunk variance / N
     cluster_variance: np.ndarray  # linearization variance, FPC applied
     level: float
+    estimator: str = "micro"
+    size: np.ndarray | None = None  # (..., K) chunks per document (the Bell–McCaffrey df reads them)
 
     @property
     def z(self) -> float:
@@ -117,6 +138,11 @@ class Linearized:
     def t(self) -> float:
         """The t(K - 1) critical value."""
         return stats.t.ppf(0.5 + self.level / 2, self.n_docs - 1)
+
+    @property
+    def design_rows(self):
+        """Rows of R survey's design: chunks for the micro ratio, documents (y = their rate) for the macro mean."""
+        return self.n_chunks if self.estimator == "micro" else np.full(np.shape(self.estimate), self.n_docs)
 
 
 def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float = 0.95, fpc=1.0) -> Linearized:
@@ -138,6 +164,8 @@ def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float
         binomial_variance=chunk_variance(total, size, sumsq, est) / n,
         cluster_variance=residual_variance(resid, fpc),
         level=level,
+        estimator=estimator,
+        size=size,
     )
 
 
@@ -176,6 +204,32 @@ def cluster_effective_n_wilson(lin: Linearized):
     with np.errstate(divide="ignore", invalid="ignore"):
         n_eff = np.where(pq > 0, pq / lin.cluster_variance, lin.n_docs)
     return (None, *wilson_interval(est, n_eff, lin.t))
+
+
+def korn_graubard(lin: Linearized):
+    """Korn–Graubard as R survey's ``svyciprop(method = "beta")`` (no SE): see :func:`.proportion.korn_graubard_interval`.
+
+    The design has documents as clusters; for scores in [0, 1] the mean is treated as a
+    proportion (NaN outside [0, 1]).
+    """
+    return (None, *korn_graubard_interval(lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs,
+                                          lin.level))
+
+
+def logit(lin: Linearized):
+    """The logit interval of R survey's ``svyciprop(method = "logit")`` (no SE; NaN at p = 0 or 1)."""
+    return (None, *logit_interval(lin.estimate, lin.cluster_variance, lin.n_docs, lin.level))
+
+
+def korn_graubard_bell_mccaffrey(lin: Linearized):
+    """Korn–Graubard with :func:`bell_mccaffrey_df` in place of K - 1 (no SE): ragunc's recommended interval.
+
+    The macro mean weighs documents equally: its Bell–McCaffrey df is K - 1, so it is R's interval.
+    """
+    if lin.estimator != "micro":
+        return korn_graubard(lin)
+    return (None, *korn_graubard_interval(lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs,
+                                          lin.level, bell_mccaffrey_df(lin.size)))
 
 
 def estimate(sample: ClusterSample, estimator: str = "micro") -> float:

@@ -83,12 +83,22 @@ METHODS: tuple[IntervalMethod, ...] = (
     # Okabe-Ito yellow is unreadable on a light background: grey.
     IntervalMethod("cluster_wilson", "Cluster (effective-n Wilson)", CLUSTER_ANALYTIC,
                    linearization.cluster_effective_n_wilson, color="grey"),
+    # R survey's svyciprop(method = "beta" / "logit"), and the recommended interval (stats.recommend):
+    # Paul Tol's colours beside Okabe-Ito's, the recommended one the darkest.
+    IntervalMethod("korn_graubard", "Korn–Graubard (R survey)", CLUSTER_ANALYTIC, linearization.korn_graubard,
+                   color="tol_teal"),
+    IntervalMethod("logit", "Logit (R survey)", CLUSTER_ANALYTIC, linearization.logit, color="tol_olive"),
+    IntervalMethod("korn_graubard_bm", "Korn–Graubard, Bell–McCaffrey df", CLUSTER_ANALYTIC,
+                   linearization.korn_graubard_bell_mccaffrey, color="tol_indigo"),
     IntervalMethod("bootstrap", "Cluster bootstrap (percentile)", CLUSTER_BOOTSTRAP, bootstrap.percentile,
                    has_se=True, json_field=("bootstrap", "ci"), color="bluish_green"),
     IntervalMethod("bootstrap_bca", "Cluster bootstrap (BCa)", CLUSTER_BOOTSTRAP, bootstrap.bca,
                    json_field=("bootstrap", "ci_bca"), color="reddish_purple"),
     IntervalMethod("bootstrap_t", "Cluster bootstrap (studentized)", CLUSTER_BOOTSTRAP, bootstrap.studentized,
                    needs_replicate_se=True, json_field=("bootstrap", "ci_t"), color="wine"),
+    IntervalMethod("bootstrap_t_logit", "Cluster bootstrap (studentized, logit)", CLUSTER_BOOTSTRAP,
+                   bootstrap.studentized_logit, needs_replicate_se=True, json_field=("bootstrap", "ci_t_logit"),
+                   color="tol_rose"),
 )
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)
 

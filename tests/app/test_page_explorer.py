@@ -12,6 +12,7 @@ import ragunc.retrieval
 import ragunc.stats.coverage
 from dashboard import cache
 from ragunc.data.results import results_from_frame
+from ragunc.present import summary
 from ragunc.stats.intervals import interval_report
 
 FAST = {"reps": "200", "boot": "200"}
@@ -94,6 +95,20 @@ def test_tiles_and_intervals_are_the_librarys_numbers(two_configs, tile):
     low, high = _bounds(_interval_chart(at))["Naive binomial (Wald)"]
     assert low == pytest.approx(100 * expected.interval("naive").ci[0]) and high == pytest.approx(100 * expected.interval("naive").ci[1])
     assert any("nothing to resample" in i.value for i in at.info)
+    assert at.success[0].value == summary.recommendation_line(expected)  # the page leads with it
+
+
+def test_the_page_leads_with_the_recommendation_and_labels_intervals_with_their_coverage(two_configs):
+    at, _ = two_configs
+    assert not at.exception
+    line = at.success[0].value
+    assert line.startswith("ragunc recommends Korn–Graubard, Bell–McCaffrey df: [") and "] — Korn–Graubard" in line
+    ticks = _interval_chart(at)["layout"]["yaxis"]["ticktext"]
+    assert ticks[0].startswith("Naive binomial (Wald) · ") and ticks[0].endswith("% coverage here")
+    starred = [t for t in ticks if t.startswith("<b>★ Korn–Graubard, Bell–McCaffrey df (recommended)</b> · ")]
+    assert len(starred) == 1
+    at.toggle(key="sim").set_value(False).run()  # no simulation: no coverage in the labels
+    assert not any("coverage here" in t for t in _interval_chart(at)["layout"]["yaxis"]["ticktext"])
 
 
 def test_moving_b_changes_the_bootstrap_interval_only(two_configs):

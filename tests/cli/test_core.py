@@ -57,6 +57,23 @@ def test_interval_hand_case(capsys, hand_csv):
     assert d["icc"] == pytest.approx(1 / 6)
     assert d["bootstrap"]["reps"] == 200 and len(d["bootstrap"]["ci"]) == 2
     assert len(d["wilson"]["ci"]) == 2
+    # Korn–Graubard by hand: Clopper–Pearson at n_eff = p(1-p)/v (t_{N-1} / t_{K-1})^2, x = n_eff p
+    n_eff = 0.25 / (3 / 64) * (stats.t.ppf(0.025, 7) / stats.t.ppf(0.025, 2)) ** 2
+    kg = [stats.beta.ppf(0.025, n_eff / 2, n_eff / 2 + 1), stats.beta.ppf(0.975, n_eff / 2 + 1, n_eff / 2)]
+    assert d["korn_graubard"]["ci"] == pytest.approx(kg, rel=1e-9)
+    half = stats.t.ppf(0.975, 2) * np.sqrt(3 / 64) / 0.25  # logit scale, centred at logit(0.5) = 0
+    assert d["logit"]["ci"] == pytest.approx([1 / (1 + np.exp(half)), 1 / (1 + np.exp(-half))], rel=1e-9)
+    rec = d["recommended"]
+    assert rec["method"] == "korn_graubard_bm" and rec["ci"] == d["korn_graubard_bm"]["ci"]
+    assert rec["reason"] and rec["df"] < 2  # sizes 2, 4, 2: fewer than K - 1 = 2 degrees of freedom
+    assert len(d["bootstrap"]["ci_t_logit"]) == 2
+
+
+def test_interval_table_leads_with_the_recommendation(capsys, hand_csv):
+    assert main(["interval", hand_csv, "--boot", "50"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("recommended: Korn–Graubard, Bell–McCaffrey df [")
+    assert lines[3].startswith("Korn–Graubard: Clopper–Pearson limits")
 
 
 def test_interval_options(capsys, hand_csv):
@@ -103,18 +120,22 @@ def test_simulate_matches_the_library(capsys, population_csv):
     assert d["sd_empirical"] == pytest.approx(ref.sd_empirical)
     assert set(d["se_mean"]) >= {"naive", "cluster", "bootstrap"}
     assert d["variance_ratio"] == pytest.approx(ref.variance_ratio)
+    assert d["coverage"]["recommended"] == ref.coverage["korn_graubard_bm"]
+    assert d["width"]["recommended"] == pytest.approx(ref.width["korn_graubard_bm"])
+    assert {"korn_graubard", "logit", "bootstrap_t_logit"} <= set(d["coverage"])
 
 
 def test_simulate_reports_widths_and_undefined_intervals(capsys, population_csv):
     argv = ["simulate", population_csv, "--config", "a", "--k", "2", "--reps", "50", "--boot", "20", "--seed", "1"]
     d = run_json(capsys, argv)
     ref = coverage_experiment(load_results(population_csv).sample("a"), k=2, reps=50, boot=20, rng=1)
-    assert d["undefined"] == ref.undefined
+    assert d["undefined"] == ref.to_dict()["undefined"]
     assert {m: w for m, w in d["width"].items() if w is not None} == pytest.approx(
-        {m: w for m, w in ref.width.items() if m != "bootstrap_t"})
-    # K = 2: the studentized bootstrap is undefined in every repetition: null, not a coverage of 0
-    assert d["coverage"]["bootstrap_t"] is None and d["coverage_mcse"]["bootstrap_t"] is None
-    assert d["undefined"]["bootstrap_t"] == 50 and d["width"]["bootstrap_t"] is None
+        {m: w for m, w in ref.to_dict()["width"].items() if w == w})
+    # K = 2: the studentized bootstraps are undefined in every repetition: null, not a coverage of 0
+    for method in ("bootstrap_t", "bootstrap_t_logit"):
+        assert d["coverage"][method] is None and d["coverage_mcse"][method] is None
+        assert d["undefined"][method] == 50 and d["width"][method] is None
     assert main(argv) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("bootstrap_t "))
     assert "undefined" in row and "50 of 50" in row and "0.000" not in row

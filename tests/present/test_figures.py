@@ -19,8 +19,9 @@ from ragunc.stats.planning import plan_documents
 from ragunc.stats.sample import ClusterSample
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
-# Colour-blind-safe colours the builders may use: Okabe-Ito plus Paul Tol's wine (a ninth method).
-SAFE = OKABE_ITO | {"#882255"}
+# Colour-blind-safe colours the builders may use: Okabe-Ito plus Paul Tol's muted wine, indigo, teal,
+# olive and rose (Tol's "muted" scheme, https://personal.sron.nl/~pault/; the methods beyond eight).
+SAFE = OKABE_ITO | {"#882255", "#332288", "#44AA99", "#999933", "#CC6677"}
 
 
 def _population(n_docs=200, rho=0.3, p=0.2, seed=1, config="100w"):
@@ -112,13 +113,14 @@ def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
 
 
 def test_coverage_figure_writes_undefined_rather_than_drawing_zero(population):
-    # K = 2: the studentized bootstrap is undefined in every repetition
+    # K = 2: the studentized bootstraps are undefined in every repetition
     r = coverage_experiment(population, k=2, reps=100, boot=30, rng=4)
     fig = figures.coverage_figure(r)
     markers, undefined = fig.data
-    label = figures.method_label("bootstrap_t")
-    assert np.isnan(markers.x[list(markers.y).index(label)])  # no point at 0%
-    assert list(undefined.y) == [label] and list(undefined.text) == ["undefined"]
+    labels = [figures.method_label(m) for m in ("bootstrap_t", "bootstrap_t_logit")]
+    for label in labels:
+        assert np.isnan(markers.x[list(markers.y).index(label)])  # no point at 0%
+    assert list(undefined.y) == labels and list(undefined.text) == ["undefined"] * 2
     assert undefined.x[0] == fig.layout.xaxis.range[0]  # written at the row's start, inside the axis
     assert np.isfinite(fig.layout.xaxis.range).all()
     assert "undefined in all 100 repetitions" in undefined.hovertemplate
@@ -239,3 +241,17 @@ def test_segments_draw_one_gap_separated_segment_per_row(low, width, n):
     np.testing.assert_array_equal(x[0::3], lows)
     np.testing.assert_array_equal(x[1::3], highs)
     np.testing.assert_array_equal(y[0::3], y[1::3])
+
+
+def test_interval_figure_stars_the_recommended_interval_and_labels_coverage(report, coverage):
+    fig = figures.interval_figure(report, coverage=coverage)
+    recommended = figures.method_label(report.recommendation.method)
+    ticks = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext))
+    assert list(ticks) == [figures.method_label(m.name) for m in METHODS]
+    assert ticks[recommended].startswith(f"<b>★ {recommended} (recommended)</b>")
+    for m in METHODS:
+        assert ticks[m.label].endswith(f" · {100 * coverage.coverage[m.name]:.1f}% coverage here")
+    sizes = {t.y[0]: t.marker.size for t in fig.data}
+    assert sizes[recommended] > max(size for label, size in sizes.items() if label != recommended)
+    plain = figures.interval_figure(report)
+    assert "coverage" not in " ".join(plain.layout.yaxis.ticktext)

@@ -192,3 +192,10 @@ def test_forest_and_power_figures_are_labelled():
     fig = figures.power_figure(plan)
     assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 3
     assert f"{plan.n_docs:,} documents needed" == fig.data[2].name
+
+
+def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
+    low, high = rep.interval("korn_graubard_bm").ci
+    line = report.recommendation_line(rep)
+    assert line == (f"ragunc recommends Korn–Graubard, Bell–McCaffrey df: [{100 * low:.2f}%, {100 * high:.2f}%] — "
+                    f"{rep.recommendation.reason}")

@@ -13,7 +13,8 @@ from ragunc.stats.intervals import interval_arrays, interval_estimates
 from ragunc.stats.methods import METHODS
 from ragunc.stats.sample import ClusterSample
 
-BOOTSTRAP = [m.name for m in METHODS if m.resamples]  # percentile, BCa, studentized
+BOOTSTRAP = [m.name for m in METHODS if m.resamples]  # percentile, BCa, studentized (linear, logit)
+STUDENTIZED = [m.name for m in METHODS if m.needs_replicate_se]
 
 
 def cluster_bootstrap(s: ClusterSample, *, estimator: str = "micro", reps: int, rng, level: float = 0.95):
@@ -199,7 +200,10 @@ def test_degenerate_sample_gives_point_interval():
     b = cluster_bootstrap(s, reps=100, rng=0)
     assert b["bootstrap"].se == 0
     for name in BOOTSTRAP:
-        assert b[name].ci == (0.0, 0.0), name
+        if name in STUDENTIZED:  # nothing to studentize without a spread: undefined, not a point
+            assert np.isnan(b[name].ci).all(), name
+        else:
+            assert b[name].ci == (0.0, 0.0), name
 
 
 def test_validation():
@@ -236,9 +240,10 @@ def _studentized_by_hand(y, m, reps, level, rng):
     seb = np.sqrt(k / (k - 1) * ((yb - pb[:, None] * mb) ** 2).sum(1)) / mb.sum(1)
     p = y.sum() / m.sum()
     se = np.sqrt(k / (k - 1) * ((y - p * m) ** 2).sum()) / m.sum()
-    t = ((pb - p) / seb)[seb > 0]
-    q_lo, q_hi = np.percentile(t, [50 * (1 - level), 50 * (1 + level)])
-    return p - q_hi * se, p - q_lo * se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(seb > 0, (pb - p) / seb, np.sign(pb - p) * np.inf)  # all-alike resamples: +-inf
+    q_lo, q_hi = np.percentile(np.nan_to_num(t, nan=0.0), [50 * (1 - level), 50 * (1 + level)])
+    return max(p - q_hi * se, 0.0), min(p - q_lo * se, 1.0)
 
 
 def test_studentized_interval_matches_brute_force():
@@ -299,3 +304,63 @@ def test_bca_counts_resamples_of_the_sample_itself_as_ties(seed):
     micro = cluster_bootstrap(s, estimator="micro", reps=2000, rng=3)
     macro = cluster_bootstrap(s, estimator="macro", reps=2000, rng=3)
     assert macro["bootstrap_bca"].ci == pytest.approx(micro["bootstrap_bca"].ci, rel=1e-9)
+
+
+def _one_document_with_hits(hit_docs: int) -> ClusterSample:
+    size = np.array([12, 30, 8, 41, 19, 25, 7, 60, 14, 22])
+    hits = np.zeros(10)
+    hits[:hit_docs] = np.minimum(size[:hit_docs], 5)
+    return ClusterSample(np.arange(10).astype(str), hits, size, hits)
+
+
+def test_resamples_without_spread_are_infinite_pivots_not_dropped():
+    s = _one_document_with_hits(1)
+    theta_star, se_star = rb.replicates(s.total, s.size, reps=4000, rng=3)
+    theta = s.total.sum() / s.size.sum()
+    t = rb.studentized_pivots(theta_star, se_star, theta)
+    missed = theta_star == 0  # resamples without the one document with hits
+    assert missed.mean() == pytest.approx(0.9**10, abs=0.025)
+    assert np.all(se_star[missed] == 0) and np.all(t[missed] == -np.inf)
+    assert np.all(np.isfinite(t[~missed]))
+    # More than 2.5% of the pivots are -inf: the upper bound is the edge of [0, 1]
+    # (the old rule, dropping them, put it a little above the estimate).
+    b = cluster_bootstrap(s, reps=4000, rng=3)
+    assert b["bootstrap_t"].ci[1] == 1.0 and b["bootstrap_t_logit"].ci[1] == 1.0
+    assert 0.0 <= b["bootstrap_t"].ci[0] < theta and 0.0 < b["bootstrap_t_logit"].ci[0] < theta
+    kept = t[np.isfinite(t)]
+    se_hat = np.sqrt(10 / 9 * ((s.total - theta * s.size) ** 2).sum()) / s.size.sum()
+    assert theta - np.quantile(kept, 0.025) * se_hat < 0.5  # what dropping them gave
+
+
+def test_enough_documents_with_hits_give_an_informative_studentized_interval():
+    # Five of ten documents with hits: a resample misses all of them with probability 0.5^10 < 2.5%.
+    s = _one_document_with_hits(5)
+    b = cluster_bootstrap(s, reps=4000, rng=3)
+    theta = s.total.sum() / s.size.sum()
+    for name in STUDENTIZED:
+        assert 0 < b[name].ci[0] < theta < b[name].ci[1] < 0.5, name
+
+
+def test_studentized_bounds_stay_in_the_unit_interval_and_need_a_spread():
+    rng = np.random.default_rng(4)
+    size = rng.integers(1, 40, (300, 8))
+    hits = rng.binomial(size, 0.04).astype(float)  # many samples with bounds below 0 before clipping
+    arr = interval_arrays(hits, size, methods=STUDENTIZED, reps=500, rng=5)
+    no_spread = (hits / size == (hits / size)[:, :1]).all(1)
+    assert no_spread.any()
+    for name in STUDENTIZED:
+        lo, hi = arr.lower[name], arr.upper[name]
+        assert np.isnan(lo[no_spread]).all() and np.isnan(hi[no_spread]).all()
+        assert np.all((lo[~no_spread] >= 0) & (lo[~no_spread] <= hi[~no_spread]) & (hi[~no_spread] <= 1))
+    assert (arr.lower["bootstrap_t"][~no_spread] == 0).any()  # clipped, not negative
+
+
+def test_sorted_quantile_interpolates_towards_infinities():
+    reps = np.array([-np.inf, -np.inf, 1.0, 2.0, 3.0])
+    assert sorted_quantile(reps, 0.25) == -np.inf  # position 1: the second -inf
+    assert sorted_quantile(reps, 0.3) == -np.inf  # between -inf and 1
+    assert sorted_quantile(reps, 0.5) == 1.0
+    assert sorted_quantile(reps, 0.625) == 1.5
+    both = np.array([-np.inf, np.inf])
+    assert sorted_quantile(both, 0.4) == -np.inf and sorted_quantile(both, 0.6) == np.inf
+    assert sorted_quantile(np.array([1.0, np.inf]), 0.0) == 1.0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +16,9 @@ from ragunc.stats.coverage import coverage_experiment, iid_control, random_subse
 from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.methods import METHOD_NAMES
 from ragunc.stats.sample import ClusterSample
+from ragunc.stats.battery import battery_population
+from ragunc.stats.bootstrap import replicates
+from ragunc.stats.recommend import RECOMMENDED_METHOD
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -225,9 +229,9 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
     assert r.coverage["bootstrap_t"] - r.coverage["cluster"] > 3 * r.coverage_mcse["cluster"]
 
 
-def test_studentized_false_drops_only_the_studentized_method(clustered):
+def test_studentized_false_drops_only_the_studentized_methods(clustered):
     r = coverage_experiment(clustered, k=10, reps=40, boot=50, rng=0, studentized=False)
-    assert tuple(r.coverage) == tuple(m for m in METHOD_NAMES if m != "bootstrap_t")
+    assert tuple(r.coverage) == tuple(m for m in METHOD_NAMES if m not in ("bootstrap_t", "bootstrap_t_logit"))
     assert tuple(r.se_mean) == ("naive", "cluster", "cluster_t", "bootstrap")
 
 
@@ -266,3 +270,44 @@ def test_batches_are_capped_by_the_document_draw_too(clustered, monkeypatch):
     calls = []
     coverage_experiment(clustered, k=30, reps=25, boot=0, rng=0, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(10, 25), (20, 25), (25, 25)]
+
+
+def test_the_recommended_method_is_reported_under_its_own_key(clustered_run):
+    r = clustered_run
+    assert r.recommended == RECOMMENDED_METHOD and "recommended" not in r.coverage  # the library keys methods
+    d = r.to_dict()
+    for block, by_method in (("coverage", r.coverage), ("coverage_mcse", r.coverage_mcse),
+                             ("undefined", r.undefined), ("width", r.width)):
+        assert list(d[block]) == [*by_method, "recommended"]
+        assert d[block]["recommended"] == by_method[RECOMMENDED_METHOD]
+
+
+def _dropping_studentized_bounds(y, m, reps, rng, level=0.95):
+    """The old studentized bootstrap: replicates with se* = 0 left out of the t quantiles."""
+    theta_star, se_star = replicates(y, m, reps=reps, rng=rng)
+    theta = y.sum(-1) / m.sum(-1)
+    se = np.sqrt(m.shape[-1] / (m.shape[-1] - 1) * ((y - theta[:, None] * m) ** 2).sum(-1)) / m.sum(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se_star > 0, (theta_star - theta[:, None]) / se_star, np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # samples without hits: every t* is NaN
+        q_lo, q_hi = np.nanquantile(t, [(1 - level) / 2, (1 + level) / 2], axis=-1)
+    return theta - q_hi * se, theta - q_lo * se
+
+
+def test_rare_hits_at_k10_studentized_bootstrap_no_longer_loses_its_tail():
+    # ~75% of documents without a hit, p ~ 0.03: at K = 10 a sample often has one or two
+    # documents with hits, and resamples without them have se* = 0.
+    rare = battery_population("rare")
+    reps = 2000
+    value = rare.total.sum() / rare.size.sum()
+    idx = random_subsets(np.random.default_rng(11), rare.n_docs, 10, reps)
+    lo, hi = _dropping_studentized_bounds(rare.total[idx], rare.size[idx], 1000, np.random.default_rng(12))
+    old = np.mean((lo <= value) & (value <= hi))
+    old_mcse = np.sqrt(old * (1 - old) / reps)
+    assert abs(old - 0.72) < 3 * old_mcse + 0.02  # the issue's 72.4%
+    run = coverage_experiment(rare, k=10, reps=reps, boot=1000, rng=13)
+    for method in ("bootstrap_t", run.recommended):
+        new, mcse = run.coverage[method], run.coverage_mcse[method]
+        assert new - 3 * mcse >= 0.88, method
+        assert new - old > 10 * mcse, method

@@ -1,0 +1,72 @@
+"""The battery of synthetic populations on which ragunc's recommended interval was chosen.
+
+Six populations of D = 1,200 documents, each a shape that breaks some interval
+at small K (bench/study_small_k.py adds the real stdlib sample as a seventh).
+Documents' hits are Binomial(m_d, p_d); only per-document sufficient statistics
+matter to every interval, so the populations are :class:`ClusterSample` s
+without chunk rows.
+
+========================  ===================================================================
+name                      shape
+========================  ===================================================================
+``beta``                  p ~ 0.18, ICC ~ 0.3: Beta document rates, negative binomial sizes
+``rare``                  p ~ 0.03, ~72% of documents without a hit (zero-inflated Beta rates)
+``high``                  p ~ 0.86, ICC ~ 0.2; ~40% of documents all hits
+``size_correlated``       long documents worse: logit p_d falls with log m_d; lognormal sizes
+``near_iid_unequal``      ICC ~ 0.01 with very unequal sizes (lognormal, CV ~ 1.8, up to ~900)
+``zero_inflated_pareto``  45% of documents at rate 0, heavy-tailed Pareto(1.2) sizes (CV ~ 3)
+========================  ===================================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .sample import ClusterSample
+from .synthetic import _sizes
+
+N_DOCS = 1200
+POPULATIONS = ("beta", "rare", "high", "size_correlated", "near_iid_unequal", "zero_inflated_pareto")
+
+
+def _beta_rates(mean: float, icc: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    concentration = 1 / icc - 1  # Beta(a, b) with a + b = 1/icc - 1 has variance icc * mean * (1 - mean)
+    return rng.beta(mean * concentration, (1 - mean) * concentration, n)
+
+
+def _lognormal_sizes(median: float, sigma: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    return np.maximum(1, np.rint(rng.lognormal(np.log(median), sigma, n))).astype(np.int64)
+
+
+def _rates_and_sizes(name: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    d = N_DOCS
+    if name == "beta":
+        return _beta_rates(0.18, 0.3, d, rng), _sizes(d, 25.8, 0.8, rng)
+    if name == "rare":
+        zero, mean_rest = 0.52, 0.03 / 0.48
+        rest = rng.beta(1.5, 1.5 * (1 - mean_rest) / mean_rest, d)
+        return np.where(rng.random(d) < zero, 0.0, rest), _sizes(d, 20.0, 0.8, rng)
+    if name == "high":
+        return _beta_rates(0.85, 0.2, d, rng), _sizes(d, 20.0, 0.8, rng)
+    if name == "size_correlated":
+        size = _lognormal_sizes(15, 0.9, d, rng)
+        log_size = np.log(size)
+        logit = -0.6 - 0.7 * (log_size - log_size.mean()) + rng.normal(0, 0.6, d)
+        return 1 / (1 + np.exp(-logit)), size
+    if name == "near_iid_unequal":
+        return _beta_rates(0.25, 0.01, d, rng), _lognormal_sizes(12, 1.3, d, rng)
+    if name == "zero_inflated_pareto":
+        size = np.minimum(2000, np.ceil(3 * (rng.pareto(1.2, d) + 1))).astype(np.int64)
+        return np.where(rng.random(d) < 0.45, 0.0, rng.beta(1.5, 3.0, d)), size
+    raise AssertionError(name)
+
+
+def battery_population(name: str, seed: int = 0) -> ClusterSample:
+    """One population of the battery (see the module's table), reproducible from ``seed``."""
+    if name not in POPULATIONS:
+        raise ValueError(f"unknown population {name!r}; choose one of {POPULATIONS}")
+    rng = np.random.default_rng([seed, POPULATIONS.index(name)])
+    rate, size = _rates_and_sizes(name, rng)
+    hits = rng.binomial(size, rate).astype(np.float64)
+    width = len(str(N_DOCS))
+    doc_id = np.char.add("doc", np.char.zfill(np.arange(1, N_DOCS + 1).astype(str), width))
+    return ClusterSample(doc_id, hits, size, hits, config=name)

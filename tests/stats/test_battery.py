@@ -1,0 +1,48 @@
+"""The battery's populations have the shapes its table promises (the study's conclusions rest on them)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragunc.stats.battery import N_DOCS, POPULATIONS, battery_population
+from ragunc.stats.diagnostics import icc_anova
+
+
+def _shape(name):
+    s = battery_population(name)
+    cv = s.size.std() / s.size.mean()
+    return s, s.total.sum() / s.size.sum(), float((s.total == 0).mean()), icc_anova(s.total, s.size, s.sumsq), cv
+
+
+@pytest.mark.parametrize("name, p, zero, icc, cv", [
+    ("beta", (0.15, 0.21), (0.25, 0.5), (0.22, 0.36), (0.6, 1.0)),
+    ("rare", (0.02, 0.04), (0.68, 0.80), (0.03, 0.2), (0.6, 1.0)),
+    ("high", (0.80, 0.90), (0.0, 0.05), (0.14, 0.26), (0.6, 1.0)),
+    ("size_correlated", (0.2, 0.35), (0.0, 0.1), (0.05, 0.25), (0.9, 1.4)),
+    ("near_iid_unequal", (0.2, 0.3), (0.0, 0.3), (-0.01, 0.03), (1.5, 3.0)),
+    ("zero_inflated_pareto", (0.12, 0.25), (0.45, 0.65), (0.2, 0.4), (2.0, 4.0)),
+])
+def test_each_population_has_its_advertised_shape(name, p, zero, icc, cv):
+    s, rate, zeros, rho, size_cv = _shape(name)
+    assert s.n_docs == N_DOCS and s.binary
+    assert np.all((0 <= s.total) & (s.total <= s.size))
+    for value, (low, high) in ((rate, p), (zeros, zero), (rho, icc), (size_cv, cv)):
+        assert low <= value <= high, (name, value, low, high)
+
+
+def test_long_documents_do_worse_in_the_size_correlated_population():
+    s = battery_population("size_correlated")
+    long = s.size >= np.median(s.size)
+    assert s.total[long].sum() / s.size[long].sum() < 0.75 * s.total[~long].sum() / s.size[~long].sum()
+
+
+def test_populations_are_reproducible_and_seeded():
+    a, b = battery_population("rare"), battery_population("rare")
+    assert np.array_equal(a.total, b.total) and np.array_equal(a.size, b.size)
+    assert not np.array_equal(battery_population("rare", seed=1).total, a.total)
+    assert len(set(POPULATIONS)) == 6
+
+
+def test_unknown_population():
+    with pytest.raises(ValueError, match="unknown population 'uniform'"):
+        battery_population("uniform")

@@ -1,0 +1,85 @@
+"""The recommendation rule on hand-made samples: the method, the degrees of freedom and the reason given."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragunc.stats.intervals import interval_arrays
+from ragunc.stats.linearization import bell_mccaffrey_df
+from ragunc.stats.recommend import RECOMMENDED_METHOD, recommend
+
+SIZES = np.array([12, 30, 8, 41, 19, 25, 7, 60, 14, 22])
+
+
+def test_equal_sizes_are_rs_korn_graubard():
+    r = recommend(np.array([1.0, 4, 0, 2, 3, 5]), np.full(6, 8))
+    assert r.method == RECOMMENDED_METHOD == "korn_graubard_bm"
+    assert r.df == pytest.approx(5)
+    assert "near-equal" in r.reason and "svyciprop" in r.reason
+    assert (r.documents_with_hits, r.documents_with_misses) == (5, 6)
+    assert "Only" not in r.reason
+
+
+def test_one_long_document_lowers_the_degrees_of_freedom_and_says_why():
+    size = np.array([300, 5, 5, 5, 5, 5, 5, 5, 5, 5])
+    total = np.array([60.0, 1, 0, 2, 1, 0, 1, 3, 0, 1])
+    r = recommend(total, size)
+    assert r.df == pytest.approx(float(bell_mccaffrey_df(size)))
+    assert r.df < 3
+    assert f"df = {r.df:.1f} instead of K - 1 = 9" in r.reason and "long documents" in r.reason
+
+
+def test_no_hits_falls_back_to_one_trial_per_document():
+    r = recommend(np.zeros(10), SIZES)
+    assert r.documents_with_hits == 0
+    assert "No document has a hit" in r.reason and "10 trials" in r.reason
+    arr = interval_arrays(np.zeros(10), SIZES)
+    assert float(arr.upper[r.method]) == pytest.approx(1 - 0.025 ** (1 / 10))
+
+
+def test_no_misses_is_the_mirror_image():
+    r = recommend(SIZES.astype(float), SIZES)
+    assert r.documents_with_misses == 0 and "No document has a miss" in r.reason
+
+
+@pytest.mark.parametrize("hit_docs, word", [(1, "Only 1 document has hits"), (2, "Only 2 documents have hits")])
+def test_one_or_two_documents_with_hits_carry_a_warning(hit_docs, word):
+    total = np.zeros(10)
+    total[:hit_docs] = 3
+    r = recommend(total, SIZES)
+    assert r.method == RECOMMENDED_METHOD and word in r.reason and "Add documents" in r.reason
+
+
+def test_three_documents_with_hits_need_no_warning():
+    total = np.zeros(10)
+    total[:3] = 3
+    assert "Only" not in recommend(total, SIZES).reason
+
+
+def test_few_misses_warn_about_misses():
+    total = SIZES.astype(float)
+    total[0] -= 2  # one document with misses
+    r = recommend(total, SIZES)
+    assert "Only 1 document has misses" in r.reason
+
+
+def test_macro_uses_k_minus_1_and_names_rs_interval_on_document_rates():
+    size = np.array([300, 5, 5, 5, 5, 5, 5, 5, 5, 5])
+    r = recommend(np.array([60.0, 1, 0, 2, 1, 0, 1, 3, 0, 1]), size, estimator="macro")
+    assert r.df == 9 and "macro mean" in r.reason
+
+
+def test_scores_are_flagged():
+    r = recommend(np.array([0.5, 2.5, 1.2]), np.array([2, 5, 3]), binary=False)
+    assert "score" in r.reason
+
+
+@pytest.mark.parametrize("total, size", [(np.array([1.0]), np.array([3])), (np.ones((2, 3)), np.ones((2, 3)))])
+def test_one_sample_of_at_least_two_documents(total, size):
+    with pytest.raises(ValueError, match="one sample of at least 2 documents"):
+        recommend(total, size)
+
+
+def test_unknown_estimator():
+    with pytest.raises(ValueError, match="estimator"):
+        recommend(np.ones(3), np.ones(3) * 2, estimator="weighted")
