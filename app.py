@@ -16,6 +16,8 @@ if str(PAGES_DIR) not in sys.path:
 
 import _cache  # noqa: E402
 
+from ragunc.data import per_document  # noqa: E402
+
 SOURCES = {
     "sample": "Bundled sample",
     "upload": "Upload a file",
@@ -35,10 +37,11 @@ OWN_DATA = {"ranking_metrics.py"}  # pages that read a run and qrels of their ow
 
 def _upload_source() -> _cache.DataSource | None:
     upload = st.file_uploader(
-        "Per-chunk results (CSV, Parquet or JSONL; .gz allowed)",
+        "Per-chunk results or per-document statistics (CSV, Parquet or JSONL; .gz allowed)",
         type=["csv", "gz", "parquet", "jsonl", "ndjson", "json"],
         key="upload_file",
-        help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required.",
+        help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
+             "Or one row per document, as `ragunc aggregate` or Spark writes it.",
     )
     if upload is None:
         st.caption("No file yet: the pages show the bundled sample until you upload one.")
@@ -46,6 +49,8 @@ def _upload_source() -> _cache.DataSource | None:
     st.caption("An upload stays in this browser session: a shared link cannot carry the file itself.")
     data = upload.getvalue()
     present = _cache.peek_columns(upload.name, data)
+    if per_document.is_per_document(present):  # already per document: no chunk columns to map
+        return _cache.upload_source(upload.name, data)
     columns = {}
     missing = [name for name in REQUIRED if name not in present]
     with st.expander("Column mapping", expanded=bool(missing)):

@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser, *, config: bool = True) -> None:
-    p.add_argument("file", metavar="FILE", help="per-chunk results: CSV, Parquet or JSONL (optionally .gz)")
+    p.add_argument("file", metavar="FILE", help="per-chunk results or per-document statistics "
+                   "(ragunc aggregate): CSV, Parquet or JSONL (optionally .gz)")
     p.add_argument("--estimator", choices=ESTIMATORS, default="micro", help="default: %(default)s")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     if config:

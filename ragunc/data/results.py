@@ -31,6 +31,10 @@ import numpy as np
 import pandas as pd
 
 from ..stats.sample import ClusterSample
+from . import per_document
+from .reader import DataError
+from .reader import listing as _listing
+from .reader import rows_phrase as _rows_phrase
 
 REQUIRED = ("doc_id", "y")
 OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type")
@@ -49,10 +53,6 @@ _SUFFIXES = {
 _SHOWN_ROWS = 5
 _MEMORY_LIMIT = "768MB"  # DuckDB spills beyond this: a 10M-row load peaks near 1 GB RSS, under the 1.5 GB target
 _ROW = "__ragunc_row"  # 1-based data-row number, only on the error path
-
-
-class DataError(ValueError):
-    """Bad input: the message names the column and the first offending rows (1-based data rows)."""
 
 
 @dataclass(frozen=True)
@@ -366,25 +366,34 @@ def _typed_rows(resolved: dict[str, str], types: dict[str, str], relation: str, 
 
 def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str, str] | None, name: str) -> Results:
     types = _columns_of(con, relation, name)
+    # ---- per-document statistics (ragunc/data/per_document.py) are read as they are, not aggregated
+    if per_document.is_per_document(types):
+        con.execute("SET preserve_insertion_order = true")  # file order: row numbers in messages
+        try:
+            raw = con.execute(f"SELECT * FROM {relation}").fetchnumpy()
+        except duckdb.Error as exc:
+            raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+        stats = per_document.validated(raw, name, mapping=columns)
+        return Results(samples=per_document.samples(stats, name), n_rows=int(stats["chunks"].sum()), source=name)
+    # ---- chunk rows
     resolved = _resolve_columns(types, columns, name)
     rows = _typed_rows(resolved, types, relation)
     has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
 
     flags = [key for key, *_ in _CHECKS if key in _flag_columns(resolved)]
     aggs = [
-        "count(*) AS size",
-        "sum(y) AS total",
-        "sum(y * y) AS sumsq",
-        "bool_and(y = 0 OR y = 1) AS is_binary",
+        "count(*) AS chunks",
+        "sum(y) AS sum_y",
+        "sum(y * y) AS sum_y2",
     ] + [f"count(*) FILTER (WHERE {key}) AS {key}" for key in flags]
     if has_ci:
-        aggs += ["arg_min(y, chunk_index) AS first", "arg_max(y, chunk_index) AS last", "hash(config, doc_id) AS key"]
+        aggs += ["arg_min(y, chunk_index) AS first_y", "arg_max(y, chunk_index) AS last_y", "hash(config, doc_id) AS key"]
     if has_type:
         aggs += ["min(doc_type) AS doc_type", "max(doc_type) AS doc_type_max"]
     query = f"SELECT config, doc_id, {', '.join(aggs)} FROM ({rows}) GROUP BY config, doc_id ORDER BY config, doc_id"
     try:
         per_doc = con.execute(query).fetchnumpy()
-        n_rows = int(per_doc["size"].sum())
+        n_rows = int(per_doc["chunks"].sum())
         if n_rows and has_ci:
             per_doc |= _neighbours(con, rows, per_doc["key"], exact=_keys_collide(per_doc["key"]))
         if n_rows and has_cid:
@@ -410,12 +419,9 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
     if any(counts.values()):
         _raise_on_violations(con, relation, resolved, counts, name)
 
-    samples = {}
-    config_col = np.asarray(per_doc["config"], dtype=object)
-    for config in pd.unique(config_col):
-        idx = np.flatnonzero(config_col == config)
-        samples[str(config)] = _sample(per_doc, idx, str(config), has_ci, has_type, name)
-    return Results(samples=samples, n_rows=n_rows, source=name)
+    kept = ["config", "doc_id", "chunks", "sum_y", "sum_y2"]
+    kept += list(per_document.NEIGHBOURS) * has_ci + ["doc_type"] * has_type
+    return Results(samples=per_document.samples({k: per_doc[k] for k in kept}, name), n_rows=n_rows, source=name)
 
 
 def _keys_collide(keys: np.ndarray) -> bool:
@@ -423,7 +429,7 @@ def _keys_collide(keys: np.ndarray) -> bool:
 
 
 def _neighbours(con: duckdb.DuckDBPyConnection, rows: str, keys: np.ndarray, *, exact: bool) -> dict[str, np.ndarray]:
-    """lag_cross and the count of repeated chunk_index, aligned with ``keys`` (per-document hashes).
+    """sum_y_next (lag cross products) and the count of repeated chunk_index, aligned with ``keys`` (per-document hashes).
 
     One window sort per document in chunk_index order.  Partitioning by the
     64-bit hash of (config, doc_id) instead of the strings makes it about 2.5x
@@ -440,10 +446,10 @@ def _neighbours(con: duckdb.DuckDBPyConnection, rows: str, keys: np.ndarray, *, 
         f"GROUP BY {part} ORDER BY {part}"
     ).fetchnumpy()
     if exact:  # groups are (config, doc_id) in the main query's order
-        return {"lag_cross": result["lag_cross"], "ci_dup": result["ci_dup"]}
+        return {"sum_y_next": result["lag_cross"], "ci_dup": result["ci_dup"]}
     where = np.empty_like(order)
     where[order] = np.arange(order.size)  # rank of each document's key = its row in `result`
-    return {"lag_cross": result["lag_cross"][where], "ci_dup": result["ci_dup"][where]}
+    return {"sum_y_next": result["lag_cross"][where], "ci_dup": result["ci_dup"][where]}
 
 
 def _flag_columns(resolved: dict[str, str]) -> set[str]:
@@ -455,32 +461,6 @@ def _flag_columns(resolved: dict[str, str]) -> set[str]:
     if "chunk_index" in resolved:
         flags.add("ci_bad")
     return flags
-
-
-def _sample(per_doc: dict, idx: np.ndarray, config: str, has_ci: bool, has_type: bool, name: str) -> ClusterSample:
-    if idx.size < 2:
-        doc = per_doc["doc_id"][idx[0]]
-        where = "" if config == DEFAULT_CONFIG else f" for config {config!r}"
-        raise DataError(
-            f"{name}: column 'doc_id' has a single document ({doc!r}){where}; "
-            "the between-document variance needs at least 2 documents"
-        )
-
-    def floats(key):
-        return np.asarray(per_doc[key][idx], dtype=np.float64)
-
-    return ClusterSample(
-        doc_id=np.asarray(per_doc["doc_id"][idx], dtype=str),
-        total=floats("total"),
-        size=np.asarray(per_doc["size"][idx], dtype=np.int64),
-        sumsq=floats("sumsq"),
-        lag_cross=floats("lag_cross") if has_ci else None,
-        first=floats("first") if has_ci else None,
-        last=floats("last") if has_ci else None,
-        doc_type=np.asarray(per_doc["doc_type"][idx], dtype=str) if has_type else None,
-        binary=bool(np.all(per_doc["is_binary"][idx])),
-        config=config,
-    )
 
 
 # ---------------------------------------------------------------- error path
@@ -528,13 +508,3 @@ def _raise_on_violations(con, relation, resolved, counts, name) -> None:
     if lines:
         raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
 
-
-def _rows_phrase(first: list[int], n: int) -> str:
-    shown = ", ".join(str(r) for r in first)
-    if n > len(first):
-        return f"first rows {shown} (of {n})"
-    return f"row {shown}" if n == 1 else f"rows {shown}"
-
-
-def _listing(items) -> str:
-    return ", ".join(repr(i) for i in items)
