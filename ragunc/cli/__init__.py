@@ -10,10 +10,10 @@ import argparse
 import os
 import sys
 
-from . import core, ranking, retrieval, synth
+from . import aggregate, core, ranking, retrieval, synth
 from ..data.results import DataError
 
-COMMAND_GROUPS = (core, synth, retrieval, ranking)
+COMMAND_GROUPS = (core, synth, aggregate, retrieval, ranking)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -64,12 +64,13 @@ def _common(p: argparse.ArgumentParser, *, config: bool = True) -> None:
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     if config:
         p.add_argument("--config", help="config to use when the file holds several")
-    p.add_argument("--column", action="append", type=_mapping, default=[], metavar="NAME=COLUMN",
+    p.add_argument("--column", action="append", type=column_mapping, default=[], metavar="NAME=COLUMN",
                    help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
 
 
-def _mapping(text: str) -> tuple[str, str]:
+def column_mapping(text: str) -> tuple[str, str]:
+    """argparse type of ``--column NAME=COLUMN``."""
     name, sep, column = text.partition("=")
     if not sep or not name or not column:
         raise argparse.ArgumentTypeError(f"expected NAME=COLUMN (e.g. y=hit1), got {text!r}")

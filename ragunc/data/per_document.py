@@ -154,11 +154,7 @@ def samples(stats: Mapping[str, np.ndarray], name: str) -> dict[str, ClusterSamp
     for lo, hi in zip(starts[:-1], starts[1:]):
         name_of_config = str(config[lo])
         if hi - lo < 2:
-            where = "" if name_of_config == DEFAULT_CONFIG else f" for config {name_of_config!r}"
-            raise DataError(
-                f"{name}: column 'doc_id' has a single document ({stats['doc_id'][lo]!r}){where}; "
-                "the between-document variance needs at least 2 documents"
-            )
+            raise single_document_error(name, name_of_config, stats["doc_id"][lo])
         part = slice(lo, hi)
         sum_y, sum_y2 = stats["sum_y"][part], stats["sum_y2"][part]
         out[name_of_config] = ClusterSample(
@@ -176,6 +172,15 @@ def samples(stats: Mapping[str, np.ndarray], name: str) -> dict[str, ClusterSamp
             config=name_of_config,
         )
     return out
+
+
+def single_document_error(name: str, config: str, doc_id: str) -> DataError:
+    """The error for a config with one document: no between-document variance."""
+    where = "" if config == DEFAULT_CONFIG else f" for config {config!r}"
+    return DataError(
+        f"{name}: column 'doc_id' has a single document ({doc_id!r}){where}; "
+        "the between-document variance needs at least 2 documents"
+    )
 
 
 def per_document_frame(samples: Mapping[str, ClusterSample]) -> pd.DataFrame:

@@ -8,11 +8,13 @@ score in [0, 1]); optional ``chunk_id``, ``chunk_index`` (0-based position in
 the document), ``config`` and ``doc_type``.
 
 Rows are aggregated once into per-(config, document) sums, counting every
-violation on the way; with ``chunk_index`` a window pass sorts each document's
-chunks for the neighbour products, and with ``chunk_id`` a hashed pass looks
-for repeated keys.  (One merged pass measured slower on files in document
-order.)  Only when a count is nonzero does a slower, single-threaded pass look
-up the offending row numbers.
+violation on the way; with ``chunk_index`` a window pass sorts the rows by
+(document, chunk_index) for the neighbour products, and with ``chunk_id`` a
+hashed pass looks for repeated keys.  (One merged pass measured slower on files
+in document order.)  Only when a count is nonzero does a slower, single-threaded
+pass look up the offending row numbers.  The sums are the per-document
+statistics of :mod:`ragunc.data.per_document`, which builds the samples; a
+file already in that format is read as it is.
 """
 from __future__ import annotations
 
@@ -20,14 +22,14 @@ import os
 import shlex
 import shutil
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 import duckdb
-import numpy as np
 import pandas as pd
 
 from ..stats.sample import ClusterSample
@@ -376,80 +378,153 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
         stats = per_document.validated(raw, name, mapping=columns)
         return Results(samples=per_document.samples(stats, name), n_rows=int(stats["chunks"].sum()), source=name)
     # ---- chunk rows
+    n_rows = aggregate_chunk_rows(con, relation, columns, name, types=types)
+    try:
+        per_doc = con.execute(f"SELECT * FROM {DOCUMENTS} ORDER BY config, doc_id").fetchnumpy()
+    except duckdb.Error as exc:
+        raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+    return Results(samples=per_document.samples(per_doc, name), n_rows=n_rows, source=name)
+
+
+DOCUMENTS = "__ragunc_documents"  # the view aggregate_chunk_rows leaves: per-document statistics
+
+
+def aggregate_chunk_rows(
+    con: duckdb.DuckDBPyConnection,
+    relation: str,
+    columns: dict[str, str] | None,
+    name: str,
+    *,
+    types: dict[str, str] | None = None,
+    by_file: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Validate chunk rows and aggregate them into the temporary view ``DOCUMENTS``; returns the row count.
+
+    The view has the columns of :mod:`ragunc.data.per_document` (less its version
+    marker), one row per (config, doc_id).  Everything stays in DuckDB, which spills
+    to disk beyond its memory limit, so the rows may be any number of files.
+    ``by_file``: the relation reads several files, and row numbers in messages count
+    each file's rows.  ``progress(done, total)`` follows the passes over the rows.
+    """
+    types = types if types is not None else _columns_of(con, relation, name)
     resolved = _resolve_columns(types, columns, name)
     rows = _typed_rows(resolved, types, relation)
     has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
+    passes = _Passes(con, progress, 1 + has_ci + has_cid)
 
     flags = [key for key, *_ in _CHECKS if key in _flag_columns(resolved)]
     aggs = [
+        "hash(config, doc_id) AS key",
         "count(*) AS chunks",
         "sum(y) AS sum_y",
         "sum(y * y) AS sum_y2",
-    ] + [f"count(*) FILTER (WHERE {key}) AS {key}" for key in flags]
+        # One count for every per-row check: the error pass counts each check exactly.
+        f"count(*) FILTER (WHERE {' OR '.join(flags)}) AS violations",
+    ]
     if has_ci:
-        aggs += ["arg_min(y, chunk_index) AS first_y", "arg_max(y, chunk_index) AS last_y", "hash(config, doc_id) AS key"]
+        aggs += ["arg_min(y, chunk_index) AS first_y", "arg_max(y, chunk_index) AS last_y"]
     if has_type:
         aggs += ["min(doc_type) AS doc_type", "max(doc_type) AS doc_type_max"]
-    query = f"SELECT config, doc_id, {', '.join(aggs)} FROM ({rows}) GROUP BY config, doc_id ORDER BY config, doc_id"
     try:
-        per_doc = con.execute(query).fetchnumpy()
-        n_rows = int(per_doc["chunks"].sum())
-        if n_rows and has_ci:
-            per_doc |= _neighbours(con, rows, per_doc["key"], exact=_keys_collide(per_doc["key"]))
-        if n_rows and has_cid:
+        passes.run(
+            f"CREATE OR REPLACE TEMP TABLE __ragunc_sums AS "
+            f"SELECT config, doc_id, {', '.join(aggs)} FROM ({rows}) GROUP BY config, doc_id"
+        )
+        n_rows, violations, type_varies = con.execute(
+            "SELECT coalesce(sum(chunks), 0), coalesce(sum(violations), 0), "
+            + ("count(*) FILTER (WHERE doc_type <> doc_type_max) " if has_type else "0 ")
+            + "FROM __ragunc_sums"
+        ).fetchone()
+        if n_rows == 0:
+            raise DataError(f"{name} has no data rows")
+        counts = {key: int(violations) for key in flags} | {"type_varies": int(type_varies)}
+        exact = has_ci and _keys_collide(con)
+        if has_ci:
+            passes.run(_neighbours_sql(rows, exact=exact))
+            (counts["ci_dup"],) = con.execute("SELECT sum(ci_dup) FROM __ragunc_neighbours").fetchone()
+        if has_cid:
             # Repeated hashes of (config, doc_id, chunk_id).  Equal keys hash equal, so zero is
             # exact; a rare 64-bit collision only sends us to the exact error pass, which then
             # finds nothing.  Grouping on the hash is cheaper than counting distinct strings.
-            (cid_dup,) = con.execute(
+            (counts["cid_dup"],) = passes.run(
                 f"SELECT count(*) FROM (SELECT hash(config, doc_id, chunk_id) AS h FROM ({rows}) "
                 "WHERE chunk_id IS NOT NULL GROUP BY h HAVING count(*) > 1)"
             ).fetchone()
     except duckdb.Error as exc:
         raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
-
-    if n_rows == 0:
-        raise DataError(f"{name} has no data rows")
-    counts = {key: int(np.asarray(per_doc[key]).sum()) for key in flags}
-    if has_ci:
-        counts["ci_dup"] = int(per_doc["ci_dup"].sum())
-    if has_cid:
-        counts["cid_dup"] = int(cid_dup)
-    if has_type:
-        counts["type_varies"] = int((per_doc["doc_type"] != per_doc["doc_type_max"]).sum())
     if any(counts.values()):
-        _raise_on_violations(con, relation, resolved, counts, name)
+        _raise_on_violations(con, relation, resolved, counts, name, by_file=by_file)
 
     kept = ["config", "doc_id", "chunks", "sum_y", "sum_y2"]
-    kept += list(per_document.NEIGHBOURS) * has_ci + ["doc_type"] * has_type
-    return Results(samples=per_document.samples({k: per_doc[k] for k in kept}, name), n_rows=n_rows, source=name)
+    kept += ["sum_y_next", "first_y", "last_y"] * has_ci + ["doc_type"] * has_type
+    joined = (f"__ragunc_sums JOIN __ragunc_neighbours USING ({'config, doc_id' if exact else 'key'})"
+              if has_ci else "__ragunc_sums")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {DOCUMENTS} AS SELECT {', '.join(kept)} FROM {joined}")
+    return int(n_rows)
 
 
-def _keys_collide(keys: np.ndarray) -> bool:
-    return np.unique(keys).size < keys.size
+def _keys_collide(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether two documents share the 64-bit hash of (config, doc_id)."""
+    (distinct, total) = con.execute("SELECT count(DISTINCT key), count(*) FROM __ragunc_sums").fetchone()
+    return distinct < total
 
 
-def _neighbours(con: duckdb.DuckDBPyConnection, rows: str, keys: np.ndarray, *, exact: bool) -> dict[str, np.ndarray]:
-    """sum_y_next (lag cross products) and the count of repeated chunk_index, aligned with ``keys`` (per-document hashes).
+def _neighbours_sql(rows: str, *, exact: bool) -> str:
+    """The table of sum_y_next (neighbour products) and repeated chunk_index per document.
 
-    One window sort per document in chunk_index order.  Partitioning by the
-    64-bit hash of (config, doc_id) instead of the strings makes it about 2.5x
-    faster; should two documents share a hash (``exact``), their chunks would
-    interleave, so then the slower string partition is used.
+    One sort of all rows by (document, chunk_index), then each row's successor:
+    a global sort measured cheaper than a window partitioned by document.  The
+    document is its 64-bit hash of (config, doc_id); should two documents share
+    a hash (``exact``), their chunks would interleave, so then the strings are used.
     """
-    order = np.argsort(keys, kind="stable")
-    sel, part = ("config, doc_id", "config, doc_id") if exact else ("hash(config, doc_id) AS part", "part")
-    result = con.execute(
-        f"SELECT {part}, coalesce(sum(y * y_next), 0) AS lag_cross, "
-        "count(*) FILTER (WHERE ci_next = chunk_index) AS ci_dup "
-        f"FROM (SELECT {sel}, y, chunk_index, lead(y) OVER w AS y_next, lead(chunk_index) OVER w AS ci_next "
-        f"FROM ({rows}) WINDOW w AS (PARTITION BY {part} ORDER BY chunk_index)) "
-        f"GROUP BY {part} ORDER BY {part}"
-    ).fetchnumpy()
-    if exact:  # groups are (config, doc_id) in the main query's order
-        return {"sum_y_next": result["lag_cross"], "ci_dup": result["ci_dup"]}
-    where = np.empty_like(order)
-    where[order] = np.arange(order.size)  # rank of each document's key = its row in `result`
-    return {"sum_y_next": result["lag_cross"][where], "ci_dup": result["ci_dup"][where]}
+    part = "config, doc_id" if exact else "key"
+    source = f"SELECT config, doc_id, y, chunk_index FROM ({rows})" if exact else (
+        f"SELECT hash(config, doc_id) AS key, y, chunk_index FROM ({rows})")
+    same = "config_next = config AND doc_next = doc_id" if exact else "key_next = key"
+    successors = (
+        "lead(config) OVER w AS config_next, lead(doc_id) OVER w AS doc_next" if exact
+        else "lead(key) OVER w AS key_next"
+    )
+    return (
+        f"CREATE OR REPLACE TEMP TABLE __ragunc_neighbours AS SELECT {part}, "
+        f"coalesce(sum(y * y_next) FILTER (WHERE {same}), 0) AS sum_y_next, "
+        f"count(*) FILTER (WHERE {same} AND ci_next = chunk_index) AS ci_dup "
+        f"FROM (SELECT {part}, y, chunk_index, {successors}, lead(y) OVER w AS y_next, "
+        f"lead(chunk_index) OVER w AS ci_next FROM ({source}) WINDOW w AS (ORDER BY {part}, chunk_index)) "
+        f"GROUP BY {part}"
+    )
+
+
+class _Passes:
+    """Runs the passes over the rows, reporting ``progress(done, total)`` from DuckDB's own progress."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, progress: Callable[[int, int], None] | None, n: int):
+        self.con, self.progress, self.n, self.done = con, progress, n, 0
+
+    def run(self, sql: str) -> duckdb.DuckDBPyConnection:
+        if self.progress is None:
+            return self.con.execute(sql)
+        # DuckDB measures a running query's progress, read from another thread (it never prints it here).
+        self.con.execute("SET enable_progress_bar = true")
+        self.con.execute("SET enable_progress_bar_print = false")
+        finished = threading.Event()
+
+        def poll() -> None:
+            while not finished.wait(0.25):
+                percent = self.con.query_progress()
+                if percent >= 0:
+                    self.progress(100 * self.done + int(percent), 100 * self.n)
+
+        watcher = threading.Thread(target=poll, daemon=True)
+        watcher.start()
+        try:
+            return self.con.execute(sql)
+        finally:
+            finished.set()
+            watcher.join()
+            self.done += 1
+            self.progress(100 * self.done, 100 * self.n)
 
 
 def _flag_columns(resolved: dict[str, str]) -> set[str]:
@@ -466,17 +541,23 @@ def _flag_columns(resolved: dict[str, str]) -> set[str]:
 # ---------------------------------------------------------------- error path
 
 
-def _raise_on_violations(con, relation, resolved, counts, name) -> None:
+def _raise_on_violations(con, relation, resolved, counts, name, *, by_file: bool = False) -> None:
     """Second pass, single-threaded so row_number() follows file order: find the offending rows.
 
-    Returns quietly only when the fast pass's hashed duplicate count was a collision.
+    ``by_file``: the relation reads several files; a row is then named by its number
+    in its file and the file's name.  Returns quietly only when the fast pass's hashed
+    duplicate count was a collision.
     """
     con.execute("SET threads = 1")
     con.execute("SET preserve_insertion_order = true")
-    numbered = f"(SELECT row_number() OVER () AS {_ROW}, * FROM {relation})"
-    rows = _typed_rows(resolved, _columns_of(con, numbered, name), numbered, keep=(_ROW,))
+    file_column = ", filename AS __ragunc_file" if by_file else ""
+    numbered = f"(SELECT row_number() OVER () AS {_ROW}{file_column}, * FROM {relation})"
+    keep = (_ROW, "__ragunc_file") if by_file else (_ROW,)
+    rows = _typed_rows(resolved, _columns_of(con, numbered, name), numbered, keep=keep)
+    label = (f"CAST(row_number() OVER (PARTITION BY __ragunc_file ORDER BY {_ROW}) AS VARCHAR) "
+             "|| ' (' || __ragunc_file || ')'") if by_file else _ROW
     ranked = (
-        f"SELECT *, "
+        f"SELECT *, {label} AS __ragunc_label, "
         f"row_number() OVER (PARTITION BY config, doc_id, "
         f"{'chunk_id' if 'chunk_id' in resolved else 'NULL'} ORDER BY {_ROW}) AS cid_rank, "
         f"row_number() OVER (PARTITION BY config, doc_id, "
@@ -493,7 +574,7 @@ def _raise_on_violations(con, relation, resolved, counts, name) -> None:
     found = [(key, contract, message) for key, contract, message in _CHECKS if counts.get(key)]
     selects = ", ".join(
         f"count(*) FILTER (WHERE {predicates.get(key, key)}), "
-        f"list({_ROW} ORDER BY {_ROW}) FILTER (WHERE {predicates.get(key, key)})[1:{_SHOWN_ROWS}]"
+        f"list(__ragunc_label ORDER BY {_ROW}) FILTER (WHERE {predicates.get(key, key)})[1:{_SHOWN_ROWS}]"
         for key, *_ in found
     )
     located = con.execute(f"SELECT {selects} FROM ({ranked})").fetchone()
@@ -506,5 +587,6 @@ def _raise_on_violations(con, relation, resolved, counts, name) -> None:
             column += f" (file column {resolved[contract]!r})"
         lines.append(f"column {column}: {message.format(n=n)}: {_rows_phrase(first, n)}")
     if lines:
-        raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
+        counted = "each file's data rows" if by_file else "data rows"
+        raise DataError(f"{name}: " + "; ".join(lines) + f" (row numbers count {counted} from 1)")
 

@@ -1,0 +1,161 @@
+"""``ragunc aggregate``: many files to one per-document file, the same samples and errors as load_results."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ragunc.cli import main
+from ragunc.data.aggregate import aggregate, expand_inputs
+from ragunc.data.per_document import FORMAT_COLUMN
+from ragunc.data.results import DataError, load_results, results_from_frame, write_results
+from ragunc.stats.synthetic import synthesize
+
+
+@pytest.fixture(scope="module")
+def rows() -> pd.DataFrame:
+    """Two configs of synthetic chunk rows, shuffled (documents spread over every file)."""
+    parts = [synthesize(n_docs=120, rng=seed).assign(config=config) for seed, config in ((1, "100w"), (2, "50w"))]
+    return pd.concat(parts, ignore_index=True).sample(frac=1, random_state=0).reset_index(drop=True)
+
+
+def split(frame: pd.DataFrame, n: int) -> list[pd.DataFrame]:
+    return [frame.iloc[i::n] for i in range(n)]
+
+
+def assert_same(a, b):
+    assert a.configs == b.configs and a.n_rows == b.n_rows
+    for config in a.configs:
+        left, right = a.sample(config), b.sample(config)
+        for field in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+            np.testing.assert_array_equal(getattr(left, field), getattr(right, field), err_msg=field)
+        assert left.binary == right.binary
+
+
+@pytest.mark.parametrize(("suffix", "out"), [(".parquet", "docs.parquet"), (".csv.gz", "docs.csv"),
+                                             (".jsonl", "docs.jsonl.gz"), (".tsv", "docs.tsv")])
+def test_files_aggregate_to_what_loading_all_rows_gives(tmp_path, rows, suffix, out):
+    for i, part in enumerate(split(rows, 4)):
+        write_results(part, tmp_path / f"part-{i}{suffix}")
+    summary = aggregate([str(tmp_path / f"part-*{suffix}")], tmp_path / out)
+    assert (summary.files, summary.rows) == (4, len(rows))
+    assert summary.documents == {"100w": 120, "50w": 120}
+    assert_same(load_results(tmp_path / out), results_from_frame(rows))
+
+
+def test_a_partitioned_folder_gives_its_key_as_a_column(tmp_path, rows):
+    for config, block in rows.groupby("config"):
+        folder = tmp_path / "data" / f"config={config}"
+        folder.mkdir(parents=True)
+        for i, part in enumerate(split(block.drop(columns="config"), 3)):
+            part.to_parquet(folder / f"part-{i:05d}.parquet")
+    (tmp_path / "data" / "_SUCCESS").write_text("")  # what Spark leaves beside its files
+    summary = aggregate([tmp_path / "data"], tmp_path / "docs.parquet")
+    assert summary.files == 6
+    assert_same(load_results(tmp_path / "docs.parquet"), results_from_frame(rows))
+    written = pd.read_parquet(tmp_path / "docs.parquet")
+    assert written[FORMAT_COLUMN].eq(1).all()
+    assert list(written[["config", "doc_id"]].itertuples(index=False)) == sorted(
+        written[["config", "doc_id"]].itertuples(index=False))  # in document order
+
+
+def test_the_cli_writes_the_file_every_command_reads(tmp_path, rows, capsys):
+    for i, part in enumerate(split(rows, 2)):
+        write_results(part, tmp_path / f"rows-{i}.parquet")
+    write_results(rows, tmp_path / "all.csv")
+    assert main(["aggregate", str(tmp_path / "rows-0.parquet"), str(tmp_path / "rows-1.parquet"),
+                 "--out", str(tmp_path / "docs.parquet"), "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)  # the progress bar went to stderr
+    assert summary == {"out": str(tmp_path / "docs.parquet"), "file_type": "parquet", "format_version": 1,
+                       "files": 2, "rows": len(rows), "documents": 240, "configs": {"100w": 120, "50w": 120}}
+    outputs = []
+    for path in (tmp_path / "all.csv", tmp_path / "docs.parquet"):
+        assert main(["interval", str(path), "--config", "50w", "--boot", "200", "--json"]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
+    assert main(["aggregate", str(tmp_path / "rows-*.parquet"), "--out", str(tmp_path / "docs.csv")]) == 0
+    assert "240 documents from" in capsys.readouterr().out
+
+
+def test_progress_reaches_its_total(tmp_path, rows):
+    write_results(rows, tmp_path / "rows.parquet")
+    calls = []
+    aggregate([tmp_path / "rows.parquet"], tmp_path / "docs.parquet", progress=lambda done, total: calls.append((done, total)))
+    assert calls and calls[-1] == (300, 300)  # three passes: sums, neighbours, repeated chunk ids
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
+def test_column_mapping_applies_to_every_file(tmp_path, rows):
+    for i, part in enumerate(split(rows.rename(columns={"y": "hit1"}), 2)):
+        write_results(part, tmp_path / f"r{i}.csv")
+    aggregate([tmp_path / "r0.csv", tmp_path / "r1.csv"], tmp_path / "docs.parquet", columns={"y": "hit1"})
+    assert_same(load_results(tmp_path / "docs.parquet"), results_from_frame(rows))
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_a_bad_row_is_named_by_its_file_and_row_and_nothing_is_written(tmp_path, rows):
+    parts = split(rows, 3)
+    for i, part in enumerate(parts):
+        write_results(part.reset_index(drop=True), tmp_path / f"p{i}.parquet")
+    bad = parts[1].reset_index(drop=True).astype({"y": float})
+    bad.loc[[2, 40], "y"] = 1.5
+    bad.loc[7, "chunk_id"] = parts[0].iloc[0]["chunk_id"]  # repeats a chunk of the first file...
+    bad.loc[7, ["doc_id", "config", "chunk_index"]] = parts[0].iloc[0][["doc_id", "config", "chunk_index"]]
+    write_results(bad, tmp_path / "p1.parquet")
+    with pytest.raises(DataError) as err:
+        aggregate([tmp_path / "p*.parquet"], tmp_path / "docs.parquet")
+    text = str(err.value)
+    assert f"column 'y': 2 row(s) outside [0, 1]: rows 3 ({tmp_path / 'p1.parquet'}), 41 ({tmp_path / 'p1.parquet'})" in text
+    assert f"(config, doc_id, chunk_id) of an earlier row: row 8 ({tmp_path / 'p1.parquet'})" in text
+    assert f"repeat a chunk_index of an earlier row of the same document: row 8 ({tmp_path / 'p1.parquet'})" in text
+    assert text.endswith("(row numbers count each file's data rows from 1)")
+    assert not list(tmp_path.glob("*docs*"))
+
+
+def test_one_file_fails_as_load_results_does(tmp_path):
+    frame = pd.DataFrame({"doc_id": ["a", "a", "b"], "chunk_index": [0, 0, 1], "y": [1, 2, 0]})
+    write_results(frame, tmp_path / "bad.csv")
+    with pytest.raises(DataError) as loaded:
+        load_results(tmp_path / "bad.csv")
+    with pytest.raises(DataError) as aggregated:
+        aggregate([tmp_path / "bad.csv"], tmp_path / "docs.parquet")
+    assert str(aggregated.value) == str(loaded.value)
+    write_results(frame.iloc[:2].assign(chunk_index=[0, 1], y=[1, 0]), tmp_path / "one.csv")
+    with pytest.raises(DataError, match=r"one\.csv: column 'doc_id' has a single document \('a'\)"):
+        aggregate([tmp_path / "one.csv"], tmp_path / "docs.parquet")
+    write_results(frame.iloc[:0], tmp_path / "header.csv")
+    with pytest.raises(DataError, match=r"header\.csv has no data rows"):
+        aggregate([tmp_path / "header.csv"], tmp_path / "docs.parquet")
+
+
+def test_inputs_that_name_nothing(tmp_path, rows):
+    with pytest.raises(DataError, match=r"'.*nothing-\*\.parquet' is a pattern that matches no file"):
+        expand_inputs([str(tmp_path / "nothing-*.parquet")])
+    with pytest.raises(FileNotFoundError, match=r"no such file: .*absent\.parquet"):
+        expand_inputs([tmp_path / "absent.parquet"])
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("x")
+    with pytest.raises(DataError, match=r"is a folder with no \.csv, .* file \(optionally \.gz\) below it"):
+        expand_inputs([tmp_path / "empty"])
+    with pytest.raises(DataError, match=r"no input files given"):
+        expand_inputs([])
+    write_results(rows.iloc[:50], tmp_path / "a.parquet")
+    write_results(rows.iloc[50:], tmp_path / "b.csv")
+    assert expand_inputs([tmp_path / "a.parquet", str(tmp_path / "*.parquet")]) == [tmp_path / "a.parquet"]
+    with pytest.raises(DataError, match=r"the inputs mix file types \(csv: 'b\.csv'; parquet: 'a\.parquet'\)"):
+        aggregate([tmp_path / "a.parquet", tmp_path / "b.csv"], tmp_path / "docs.parquet")
+    (tmp_path / "c.parquet").write_bytes(b"")
+    with pytest.raises(DataError, match=r"c\.parquet is an empty file"):
+        aggregate([tmp_path / "a.parquet", tmp_path / "c.parquet"], tmp_path / "docs.parquet")
+    with pytest.raises(DataError, match=r"unknown file type for '.*docs\.xlsx'"):
+        aggregate([tmp_path / "a.parquet"], tmp_path / "docs.xlsx")
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    assert main(["aggregate", str(tmp_path / "none-*.csv"), "--out", str(tmp_path / "d.parquet")]) == 2
+    assert "ragunc aggregate: error: " in capsys.readouterr().err
