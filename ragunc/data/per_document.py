@@ -235,5 +235,14 @@ def _text(values: np.ndarray) -> np.ndarray:
 
 
 def _empty(values: np.ndarray) -> np.ndarray:
-    series = pd.Series(np.asarray(values, dtype=object))
-    return (series.isna() | series.astype(str).str.strip().eq("")).to_numpy()
+    """Missing or blank values."""
+    empty = np.asarray(pd.isna(values))
+    if values.dtype.kind not in "OUS":
+        return empty
+    present = np.flatnonzero(~empty)
+    try:  # only text that sorts below "!" can be blank (empty, or starting with a space): strip just those
+        low = present[values[present] < "!"]
+    except TypeError:  # not all text (e.g. numbers in an object column)
+        low = present
+    empty[low] = [str(v).strip() == "" for v in values[low]]
+    return empty

@@ -8,11 +8,10 @@ score in [0, 1]); optional ``chunk_id``, ``chunk_index`` (0-based position in
 the document), ``config`` and ``doc_type``.
 
 Rows are aggregated once into per-(config, document) sums, counting every
-violation on the way; with ``chunk_index`` a window pass sorts the rows by
-(document, chunk_index) for the neighbour products, and with ``chunk_id`` a
-hashed pass looks for repeated keys.  (One merged pass measured slower on files
-in document order.)  Only when a count is nonzero does a slower, single-threaded
-pass look up the offending row numbers.  The sums are the per-document
+violation on the way; passes over hashed keys look for repeated chunk_index
+and chunk_id, and with ``chunk_index`` one more pass pairs each chunk with the
+next for the neighbour products.  Only when a count is nonzero does a slower,
+single-threaded pass look up the offending row numbers.  The sums are the per-document
 statistics of :mod:`ragunc.data.per_document`, which builds the samples; a
 file already in that format is read as it is.
 """
@@ -53,7 +52,10 @@ _SUFFIXES = {
     ".json": "jsonl",  # JSON lines or one array of records: DuckDB tells them apart
 }
 _SHOWN_ROWS = 5
-_MEMORY_LIMIT = "768MB"  # DuckDB spills beyond this: a 10M-row load peaks near 1 GB RSS, under the 1.5 GB target
+# DuckDB spills to disk beyond its memory limit.  A load keeps its arrays in Python as
+# well, so it gives DuckDB little: a 10M-row load peaks under 0.5 GB RSS, 180 MB of them
+# the imported libraries.  ``ragunc aggregate`` keeps nothing in Python and gives more.
+_MEMORY_LIMIT = "256MB"
 _ROW = "__ragunc_row"  # 1-based data-row number, only on the error path
 
 
@@ -170,11 +172,11 @@ def _spooled(stream: BinaryIO, name: str) -> Iterator[Path]:
 
 
 @contextmanager
-def _connection() -> Iterator[duckdb.DuckDBPyConnection]:
+def _connection(memory_limit: str = _MEMORY_LIMIT) -> Iterator[duckdb.DuckDBPyConnection]:
     with tempfile.TemporaryDirectory(prefix="ragunc-duckdb-") as spill, duckdb.connect(
         config={
             "threads": min(os.cpu_count() or 1, 4),  # more threads buy little here and each wants buffer memory
-            "memory_limit": _MEMORY_LIMIT,
+            "memory_limit": memory_limit,
             "temp_directory": spill,
             "preserve_insertion_order": False,  # the fast pass never needs row order
         }
@@ -387,6 +389,7 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
 
 
 DOCUMENTS = "__ragunc_documents"  # the view aggregate_chunk_rows leaves: per-document statistics
+_SPAN_BITS = 256  # repeated chunk_index found from bits in documents whose indices span at most this many
 
 
 def aggregate_chunk_rows(
@@ -413,17 +416,26 @@ def aggregate_chunk_rows(
     has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
     passes = _Passes(con, progress, 1 + has_ci + has_cid)
 
-    flags = [key for key, *_ in _CHECKS if key in _flag_columns(resolved)]
+    # Per-row checks, counted together (the error pass counts each exactly); chunk_id's is
+    # counted in its own pass, which reads that column anyway (it is the widest to read).
+    flags = [key for key, *_ in _CHECKS if key in _flag_columns(resolved) - {"cid_empty"}]
     aggs = [
         "hash(config, doc_id) AS key",
         "count(*) AS chunks",
         "sum(y) AS sum_y",
         "sum(y * y) AS sum_y2",
-        # One count for every per-row check: the error pass counts each check exactly.
         f"count(*) FILTER (WHERE {' OR '.join(flags)}) AS violations",
     ]
     if has_ci:
-        aggs += ["arg_min(y, chunk_index) AS first_y", "arg_max(y, chunk_index) AS last_y"]
+        aggs += [
+            "arg_min(y, chunk_index) AS first_y",
+            "arg_max(y, chunk_index) AS last_y",
+            "max(chunk_index) - min(chunk_index) + 1 AS index_span",
+            # Within a span of at most _SPAN_BITS indices, chunk_index mod _SPAN_BITS is one bit
+            # per distinct index: fewer bits than chunks means a repeated chunk_index, exactly.
+            f"bit_count(bitstring_agg(CAST(chunk_index % {_SPAN_BITS} AS INTEGER), 0, {_SPAN_BITS - 1})) "
+            "AS index_distinct",
+        ]
     if has_type:
         aggs += ["min(doc_type) AS doc_type", "max(doc_type) AS doc_type_max"]
     try:
@@ -431,34 +443,41 @@ def aggregate_chunk_rows(
             f"CREATE OR REPLACE TEMP TABLE __ragunc_sums AS "
             f"SELECT config, doc_id, {', '.join(aggs)} FROM ({rows}) GROUP BY config, doc_id"
         )
-        n_rows, violations, type_varies = con.execute(
+        n_rows, violations, type_varies, gaps, ci_dup, long_spans = con.execute(
             "SELECT coalesce(sum(chunks), 0), coalesce(sum(violations), 0), "
-            + ("count(*) FILTER (WHERE doc_type <> doc_type_max) " if has_type else "0 ")
+            + ("count(*) FILTER (WHERE doc_type <> doc_type_max), " if has_type else "0, ")
+            + (f"count(*) FILTER (WHERE index_span <> chunks), "
+               f"coalesce(sum(chunks - index_distinct) FILTER (WHERE index_span <= {_SPAN_BITS}), 0), "
+               f"count(*) FILTER (WHERE index_span > {_SPAN_BITS}) " if has_ci else "0, 0, 0 ")
             + "FROM __ragunc_sums"
         ).fetchone()
         if n_rows == 0:
             raise DataError(f"{name} has no data rows")
-        counts = {key: int(violations) for key in flags} | {"type_varies": int(type_varies)}
+        counts = {key: int(violations) for key in flags} | {"type_varies": int(type_varies), "ci_dup": int(ci_dup)}
+        # Repeated hashes of (config, doc_id, chunk_id), and of (config, doc_id, chunk_index) in
+        # documents whose span the bits above do not cover.  Equal keys hash equal, so zero is
+        # exact; a rare 64-bit collision only sends us to the exact error pass, which then finds
+        # nothing.  Sorting the hashes measured cheaper than grouping on them, and both far
+        # cheaper than counting distinct strings.
+        if long_spans:
+            passes.n += 1
+            repeats, _ = passes.run(_repeated_hashes_sql(
+                rows, "chunk_index", only=f"SELECT key FROM __ragunc_sums WHERE index_span > {_SPAN_BITS}")
+            ).fetchone()
+            counts["ci_dup"] += repeats
+        if has_cid:
+            counts["cid_dup"], counts["cid_empty"] = passes.run(_repeated_hashes_sql(rows, "chunk_id")).fetchone()
+        if any(counts.values()):
+            _raise_on_violations(con, relation, resolved, counts, name, by_file=by_file)
         exact = has_ci and _keys_collide(con)
         if has_ci:
-            passes.run(_neighbours_sql(rows, exact=exact))
-            (counts["ci_dup"],) = con.execute("SELECT sum(ci_dup) FROM __ragunc_neighbours").fetchone()
-        if has_cid:
-            # Repeated hashes of (config, doc_id, chunk_id).  Equal keys hash equal, so zero is
-            # exact; a rare 64-bit collision only sends us to the exact error pass, which then
-            # finds nothing.  Grouping on the hash is cheaper than counting distinct strings.
-            (counts["cid_dup"],) = passes.run(
-                f"SELECT count(*) FROM (SELECT hash(config, doc_id, chunk_id) AS h FROM ({rows}) "
-                "WHERE chunk_id IS NOT NULL GROUP BY h HAVING count(*) > 1)"
-            ).fetchone()
+            passes.run(_neighbours_sql(rows, exact=exact, contiguous=gaps == 0))
     except duckdb.Error as exc:
         raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
-    if any(counts.values()):
-        _raise_on_violations(con, relation, resolved, counts, name, by_file=by_file)
 
     kept = ["config", "doc_id", "chunks", "sum_y", "sum_y2"]
-    kept += ["sum_y_next", "first_y", "last_y"] * has_ci + ["doc_type"] * has_type
-    joined = (f"__ragunc_sums JOIN __ragunc_neighbours USING ({'config, doc_id' if exact else 'key'})"
+    kept += ["coalesce(sum_y_next, 0) AS sum_y_next", "first_y", "last_y"] * has_ci + ["doc_type"] * has_type
+    joined = (f"__ragunc_sums LEFT JOIN __ragunc_neighbours USING ({'config, doc_id' if exact else 'key'})"
               if has_ci else "__ragunc_sums")
     con.execute(f"CREATE OR REPLACE TEMP VIEW {DOCUMENTS} AS SELECT {', '.join(kept)} FROM {joined}")
     return int(n_rows)
@@ -470,17 +489,43 @@ def _keys_collide(con: duckdb.DuckDBPyConnection) -> bool:
     return distinct < total
 
 
-def _neighbours_sql(rows: str, *, exact: bool) -> str:
-    """The table of sum_y_next (neighbour products) and repeated chunk_index per document.
+def _repeated_hashes_sql(rows: str, column: str, *, only: str | None = None) -> str:
+    """Rows that repeat the hash of (config, doc_id, ``column``) of another row, and rows where it is empty.
 
-    One sort of all rows by (document, chunk_index), then each row's successor:
-    a global sort measured cheaper than a window partitioned by document.  The
-    document is its 64-bit hash of (config, doc_id); should two documents share
-    a hash (``exact``), their chunks would interleave, so then the strings are used.
+    The hashes are sorted, each beside the next; ``only``: a query of the document
+    keys to look at.
+    """
+    where = f" WHERE hash(config, doc_id) IN ({only})" if only else ""
+    empty = {"chunk_id": "cid_empty", "chunk_index": "ci_bad"}[column]
+    # An empty value gets no hash: the NULLs are the empty rows (a second column in the sort costs more).
+    return (
+        "SELECT count(*) FILTER (WHERE h = h_next), count(*) FILTER (WHERE h IS NULL) "
+        "FROM (SELECT h, lead(h) OVER (ORDER BY h) AS h_next FROM (SELECT CASE WHEN "
+        f"NOT {empty} THEN hash(config, doc_id, {column}) END AS h FROM ({rows}){where}))"
+    )
+
+
+def _neighbours_sql(rows: str, *, exact: bool, contiguous: bool) -> str:
+    """The table of sum_y_next, Σ y_i·y_(i+1) over chunks that follow each other in chunk_index order.
+
+    Runs on checked rows (no repeated chunk_index).  When every document's
+    chunk_index runs without gaps (``contiguous``, the usual case), a chunk's
+    successor is the chunk at chunk_index + 1: a hash join of the rows with y != 0
+    (for 0/1 results, the hits alone) replaces the sort.  Otherwise all rows are
+    sorted by (document, chunk_index) and each is paired with the next.  The
+    document is the 64-bit hash of (config, doc_id); should two documents share
+    a hash (``exact``), their chunks would mix, so then the strings are used.
     """
     part = "config, doc_id" if exact else "key"
-    source = f"SELECT config, doc_id, y, chunk_index FROM ({rows})" if exact else (
-        f"SELECT hash(config, doc_id) AS key, y, chunk_index FROM ({rows})")
+    select = "config, doc_id" if exact else "hash(config, doc_id) AS key"
+    if contiguous:
+        nonzero = f"SELECT {select}, chunk_index, y FROM ({rows}) WHERE y <> 0"
+        same_document = " AND ".join(f"a.{c} = b.{c}" for c in part.split(", "))
+        return (
+            f"CREATE OR REPLACE TEMP TABLE __ragunc_neighbours AS SELECT {', '.join(f'a.{c}' for c in part.split(', '))}, "
+            f"sum(a.y * b.y) AS sum_y_next FROM ({nonzero}) a JOIN ({nonzero}) b "
+            f"ON {same_document} AND a.chunk_index = b.chunk_index - 1 GROUP BY ALL"
+        )
     same = "config_next = config AND doc_next = doc_id" if exact else "key_next = key"
     successors = (
         "lead(config) OVER w AS config_next, lead(doc_id) OVER w AS doc_next" if exact
@@ -488,10 +533,9 @@ def _neighbours_sql(rows: str, *, exact: bool) -> str:
     )
     return (
         f"CREATE OR REPLACE TEMP TABLE __ragunc_neighbours AS SELECT {part}, "
-        f"coalesce(sum(y * y_next) FILTER (WHERE {same}), 0) AS sum_y_next, "
-        f"count(*) FILTER (WHERE {same} AND ci_next = chunk_index) AS ci_dup "
-        f"FROM (SELECT {part}, y, chunk_index, {successors}, lead(y) OVER w AS y_next, "
-        f"lead(chunk_index) OVER w AS ci_next FROM ({source}) WINDOW w AS (ORDER BY {part}, chunk_index)) "
+        f"sum(y * y_next) FILTER (WHERE {same}) AS sum_y_next "
+        f"FROM (SELECT {part}, y, chunk_index, {successors}, lead(y) OVER w AS y_next "
+        f"FROM (SELECT {select}, y, chunk_index FROM ({rows})) WINDOW w AS (ORDER BY {part}, chunk_index)) "
         f"GROUP BY {part}"
     )
 

@@ -84,7 +84,7 @@ def test_progress_reaches_its_total(tmp_path, rows):
     write_results(rows, tmp_path / "rows.parquet")
     calls = []
     aggregate([tmp_path / "rows.parquet"], tmp_path / "docs.parquet", progress=lambda done, total: calls.append((done, total)))
-    assert calls and calls[-1] == (300, 300)  # three passes: sums, neighbours, repeated chunk ids
+    assert calls and calls[-1] == (300, 300)  # three passes: sums, repeated chunk_id, neighbours
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
 
 
@@ -159,3 +159,50 @@ def test_inputs_that_name_nothing(tmp_path, rows):
 def test_cli_errors_are_one_line(tmp_path, capsys):
     assert main(["aggregate", str(tmp_path / "none-*.csv"), "--out", str(tmp_path / "d.parquet")]) == 2
     assert "ragunc aggregate: error: " in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the shared aggregation's neighbour pass
+
+
+def neighbour_reference(frame: pd.DataFrame) -> pd.Series:
+    """Σ y_i·y_(i+1) per document over chunks in chunk_index order, the slow, obvious way."""
+    ordered = frame.sort_values(["doc_id", "chunk_index"])
+    following = ordered.groupby("doc_id")["y"].shift(-1)
+    return (ordered["y"] * following).groupby(ordered["doc_id"]).sum()
+
+
+@pytest.mark.parametrize("gaps", [False, True])
+@pytest.mark.parametrize("collide", [False, True])
+def test_neighbour_products_follow_chunk_index_with_and_without_gaps(monkeypatch, gaps, collide):
+    import ragunc.data.results as results
+
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 9, 60)
+    index = [np.sort(rng.choice(20, m, replace=False)) if gaps else np.arange(m) for m in sizes]
+    frame = pd.DataFrame({
+        "doc_id": np.repeat([f"d{i}" for i in range(sizes.size)], sizes),
+        "chunk_index": np.concatenate(index),
+        "y": rng.choice([0.0, 0.25, 0.5, 1.0], sizes.sum()),
+    }).sample(frac=1, random_state=1)
+    if collide:  # as if two documents shared a 64-bit hash: the strings are used instead
+        monkeypatch.setattr(results, "_keys_collide", lambda con: True)
+    got = results_from_frame(frame).sample()
+    want = neighbour_reference(frame).reindex(got.doc_id)
+    np.testing.assert_array_equal(got.lag_cross, want.to_numpy())
+    assert gaps == any(np.any(np.diff(i) > 1) for i in index)
+
+
+@pytest.mark.parametrize("span", [10, 255, 256, 257, 5000])
+@pytest.mark.parametrize("repeat", [False, True])
+def test_a_repeated_chunk_index_is_found_in_short_and_long_documents(span, repeat):
+    """Documents whose indices span up to 256 are checked from bits, longer ones from sorted hashes."""
+    index = np.r_[0, np.sort(np.random.default_rng(span).choice(np.arange(1, span - 1), 4, replace=False)), span - 1]
+    if repeat:
+        index[3] = index[2]
+    frame = pd.DataFrame({"doc_id": ["a"] * 6 + ["b"] * 2, "chunk_index": np.r_[index, 0, 1], "y": 1})
+    if repeat:
+        with pytest.raises(DataError, match=r"column 'chunk_index': 1 row\(s\) repeat a chunk_index of an earlier "
+                                            r"row of the same document: row 4"):
+            results_from_frame(frame)
+    else:
+        assert results_from_frame(frame).sample().lag_cross.tolist() == [5.0, 1.0]
