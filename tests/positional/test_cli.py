@@ -35,9 +35,9 @@ def test_positional_prints_a_json_list_of_settings(corpus_file, tmp_path, monkey
                                                              (1.0, "last"), (1.0, "all")]
     for entry in entries:
         assert set(entry["ndcg10"]) == {"begin", "middle", "end", "all"}
-        assert {"hm", "psi", "truncated_share", "basket", "max_seq_length", "model", "pooling"} <= set(entry)
+        assert {"gap", "hm", "psi", "truncated_share", "basket", "max_seq_length", "model", "pooling"} <= set(entry)
         assert entry["max_seq_length"] == 512 and entry["pooling"] == "cls" and entry["n_passages"] == 8
-        for name in ("begin", "middle", "end", "hm", "psi"):
+        for name in ("begin", "middle", "end", "gap", "hm", "psi"):
             value = entry["ndcg10"][name] if name in entry["ndcg10"] else entry[name]
             low, high = entry["ci"][name]
             assert low <= value <= high, (name, low, value, high)
