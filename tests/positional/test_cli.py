@@ -56,3 +56,20 @@ def test_without_the_extra_the_command_says_how_to_install_it(corpus_file, monke
     assert main(["positional", str(corpus_file)]) == 2
     err = capsys.readouterr().err
     assert "torch, transformers not installed" in err and "pip install 'ragunc[positional]'" in err
+
+
+def test_queries_as_long_as_a_basket_are_calibrated_too(corpus_file, tmp_path, request):
+    require_extra()
+    from ragunc.positional.encoder import load_encoder
+
+    encoder = load_encoder(request.getfixturevalue("bert_dir"), pooling="cls")
+    calls = []
+    settings = ragunc.positional.sweep_settings(lams=(0.5,), baskets=(4,))
+    sweep = ragunc.positional.positional_sweep(
+        str(corpus_file), encoder=encoder,
+        settings=settings, n_passages=4, min_tokens=120, max_tokens=150, reps=100, cache_dir=tmp_path,
+        progress=lambda done, total: calls.append((done, total)))
+    # Queries (a few words, several tokens each) reach 4 content tokens: encoded stock and calibrated.
+    assert len(list((tmp_path / "positional").glob("*.npy"))) == 2 + 2
+    assert calls[-1][0] == calls[-1][1] == 2 * 12 + 2 * 4
+    assert len(sweep.settings) == 2
