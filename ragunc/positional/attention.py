@@ -185,7 +185,7 @@ def _calibrated_few_rows(query, key, value, allowed_rows, layout: KeyLayout, set
     A single query row is cheap to materialise (L scores), and SDPA's fused kernel has a large
     fixed cost per call at one row; :func:`_calibrated_rows` is the same quantity for all rows.
     """
-    scores = (query @ key.transpose(-1, -2)).float() * scale
+    scores = (key @ query.transpose(-1, -2)).transpose(-1, -2).float() * scale  # no copy of the keys
     if allowed_rows is not None:
         scores = scores.masked_fill(~allowed_rows, float("-inf"))
     probs = torch.softmax(scores, -1)

@@ -1,8 +1,8 @@
 """Position-binned retrieval metrics and their cluster-bootstrap intervals over passages.
 
 Every query has one relevant passage, so nDCG@10 is ``1 / log2(1 + rank)`` for a rank up to
-10 and 0 beyond.  Per position group (begin, middle, end): the mean nDCG@10 over passages;
-their harmonic mean ``HM = 3 / sum(1 / g)``; the Positional Sensitivity Index
+10 and 0 beyond.  Per position group (begin, middle, end): the mean nDCG@10 over passages; the
+begin-minus-end gap; their harmonic mean ``HM = 3 / sum(1 / g)``; the Positional Sensitivity Index
 ``PSI = 1 - min(g) / max(g)``; and PosIR's curve, nDCG@10 over 20 bins of the answer's relative
 position.  Queries made from one passage are not independent, so intervals resample passages
 (clusters) with :func:`ragunc.stats.bootstrap.resampled_sums`, one draw shared by every setting:
@@ -24,7 +24,7 @@ from .passages import POSITION_GROUPS, PositionalQueries
 from .settings import Calibration
 
 CURVE_BINS = 20
-METRICS = (*POSITION_GROUPS, "all", "hm", "psi")
+METRICS = (*POSITION_GROUPS, "all", "gap", "hm", "psi")
 
 
 def relevant_ranks(query_embeddings: np.ndarray, passage_embeddings: np.ndarray, relevant: np.ndarray) -> np.ndarray:
@@ -60,6 +60,7 @@ def _summaries(group_means: np.ndarray) -> dict[str, np.ndarray]:
     """Every metric from the per-group means (..., 3)."""
     out = {name: group_means[..., g] for g, name in enumerate(POSITION_GROUPS)}
     out["all"] = group_means.mean(-1)
+    out["gap"] = group_means[..., 0] - group_means[..., -1]  # begin minus end
     out["hm"] = harmonic_mean(group_means)
     out["psi"] = positional_sensitivity(group_means)
     return out
@@ -70,7 +71,7 @@ class SettingResult:
     """One setting's metrics, their intervals, and their differences from the reference setting."""
 
     calibration: Calibration
-    metrics: dict[str, float]  # begin, middle, end, all, hm, psi
+    metrics: dict[str, float]  # begin, middle, end, all, gap (begin - end), hm, psi
     ci: dict[str, tuple[float, float]]
     diff: dict[str, float]  # this setting minus the reference
     diff_ci: dict[str, tuple[float, float]]
@@ -85,7 +86,7 @@ class SettingResult:
             "lambda": cal.lam, "basket": cal.basket, "layers": cal.layers, "rows": cal.rows, "share": cal.share,
             "label": cal.label(),
             "ndcg10": {name: self.metrics[name] for name in (*POSITION_GROUPS, "all")},
-            "hm": self.metrics["hm"], "psi": self.metrics["psi"],
+            "gap": self.metrics["gap"], "hm": self.metrics["hm"], "psi": self.metrics["psi"],
             "ci": {**{name: list(self.ci[name]) for name in METRICS},
                    "diff": {name: list(self.diff_ci[name]) for name in METRICS}},
             "diff": dict(self.diff),
@@ -99,7 +100,7 @@ class SettingResult:
             return float("nan") if v is None else float(v)
 
         metrics = {**{k: none_nan(v) for k, v in entry["ndcg10"].items()},
-                   "hm": none_nan(entry["hm"]), "psi": none_nan(entry["psi"])}
+                   **{k: none_nan(entry[k]) for k in ("gap", "hm", "psi")}}
         ci = entry["ci"]
         return cls(
             calibration=Calibration(lam=entry["lambda"], basket=entry["basket"], layers=entry["layers"],

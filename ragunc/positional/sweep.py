@@ -60,7 +60,10 @@ def positional_sweep(
     queries = position_queries(corpus, encoder.tokenizer, n_passages=n_passages, min_tokens=min_tokens,
                                max_tokens=max_tokens, max_seq_length=encoder.max_seq_length,
                                query_model=query_model, rng=seed)
-    n_texts = len(queries) + queries.n_passages * len(settings)  # more if queries need calibrating
+    # Queries shorter than a basket are never calibrated: the stock embeddings are theirs.
+    longest_query = int(encoder.content_lengths(queries.texts).max())
+    own_queries = [not s.is_stock and longest_query >= s.basket for s in settings]
+    n_texts = len(queries) * (1 + sum(own_queries)) + queries.n_passages * len(settings)
     done = 0
 
     def encoded(texts, calibration):
@@ -72,10 +75,7 @@ def positional_sweep(
         return out
 
     stock_queries = encoded(queries.texts, STOCK)
-    # Queries shorter than a basket are never calibrated: the stock embeddings are theirs.
-    longest_query = int(encoder.content_lengths(queries.texts).max())
-    query_embeddings = [stock_queries if longest_query < s.basket or s.is_stock else encoded(queries.texts, s)
-                        for s in settings]
+    query_embeddings = [encoded(queries.texts, s) if own else stock_queries for s, own in zip(settings, own_queries)]
     passage_embeddings = [encoded(queries.passages, s) for s in settings]
     results = evaluate_settings(queries, query_embeddings, passage_embeddings, settings,
                                 level=level, reps=reps, rng=seed)

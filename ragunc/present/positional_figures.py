@@ -171,6 +171,7 @@ def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:
         for name in POSITION_GROUPS:
             row[f"{name} nDCG@10"] = round(m[name], 4)
         row.update({
+            "begin − end": round(m["gap"], 4), f"gap {sweep.level:.0%} CI": ci(s.ci["gap"], signed=True),
             "HM": round(m["hm"], 4), f"HM {sweep.level:.0%} CI": ci(s.ci["hm"]),
             "PSI": round(m["psi"], 4), f"PSI {sweep.level:.0%} CI": ci(s.ci["psi"]),
             "ΔHM vs λ=0": round(s.diff["hm"], 4), "ΔHM CI": ci(s.diff_ci["hm"], signed=True),

@@ -35,9 +35,9 @@ def test_positional_prints_a_json_list_of_settings(corpus_file, tmp_path, monkey
                                                              (1.0, "last"), (1.0, "all")]
     for entry in entries:
         assert set(entry["ndcg10"]) == {"begin", "middle", "end", "all"}
-        assert {"hm", "psi", "truncated_share", "basket", "max_seq_length", "model", "pooling"} <= set(entry)
+        assert {"gap", "hm", "psi", "truncated_share", "basket", "max_seq_length", "model", "pooling"} <= set(entry)
         assert entry["max_seq_length"] == 512 and entry["pooling"] == "cls" and entry["n_passages"] == 8
-        for name in ("begin", "middle", "end", "hm", "psi"):
+        for name in ("begin", "middle", "end", "gap", "hm", "psi"):
             value = entry["ndcg10"][name] if name in entry["ndcg10"] else entry[name]
             low, high = entry["ci"][name]
             assert low <= value <= high, (name, low, value, high)
@@ -56,3 +56,20 @@ def test_without_the_extra_the_command_says_how_to_install_it(corpus_file, monke
     assert main(["positional", str(corpus_file)]) == 2
     err = capsys.readouterr().err
     assert "torch, transformers not installed" in err and "pip install 'ragunc[positional]'" in err
+
+
+def test_queries_as_long_as_a_basket_are_calibrated_too(corpus_file, tmp_path, request):
+    require_extra()
+    from ragunc.positional.encoder import load_encoder
+
+    encoder = load_encoder(request.getfixturevalue("bert_dir"), pooling="cls")
+    calls = []
+    settings = ragunc.positional.sweep_settings(lams=(0.5,), baskets=(4,))
+    sweep = ragunc.positional.positional_sweep(
+        str(corpus_file), encoder=encoder,
+        settings=settings, n_passages=4, min_tokens=120, max_tokens=150, reps=100, cache_dir=tmp_path,
+        progress=lambda done, total: calls.append((done, total)))
+    # Queries (a few words, several tokens each) reach 4 content tokens: encoded stock and calibrated.
+    assert len(list((tmp_path / "positional").glob("*.npy"))) == 2 + 2
+    assert calls[-1][0] == calls[-1][1] == 2 * 12 + 2 * 4
+    assert len(sweep.settings) == 2

@@ -81,6 +81,7 @@ def test_metrics_and_paired_intervals_match_a_plain_bootstrap_loop():
     ndcg_b = ndcg_at_10(ranks_b).reshape(n_passages, 3)
     assert [stock.metrics[g] for g in ("begin", "middle", "end")] == pytest.approx(ndcg_a.mean(0).tolist())
     assert stock.metrics["hm"] == pytest.approx(float(harmonic_mean(ndcg_a.mean(0))))
+    assert stock.metrics["gap"] == pytest.approx(ndcg_a[:, 0].mean() - ndcg_a[:, 2].mean())
     assert calibrated.diff["psi"] == pytest.approx(float(positional_sensitivity(ndcg_b.mean(0))
                                                          - positional_sensitivity(ndcg_a.mean(0))))
     assert stock.diff == {k: 0.0 for k in stock.diff} and all(lo == hi == 0.0 for lo, hi in stock.diff_ci.values())
@@ -91,6 +92,7 @@ def test_metrics_and_paired_intervals_match_a_plain_bootstrap_loop():
     means_a, means_b = ndcg_a[draws].mean(1), ndcg_b[draws].mean(1)
     expected = {
         "begin": np.percentile(means_a[:, 0], [2.5, 97.5]),
+        "gap": np.percentile(means_a[:, 0] - means_a[:, 2], [2.5, 97.5]),
         "hm": np.percentile(harmonic_mean(means_a), [2.5, 97.5]),
         "psi": np.percentile(positional_sensitivity(means_a), [2.5, 97.5]),
     }
@@ -149,7 +151,7 @@ def test_a_sweep_survives_a_round_trip_through_its_file(tmp_path):
     assert np.array_equal(again.settings[1].per_passage, results[1].per_passage)
     entry = sweep.entries()[1]
     assert {"lambda", "basket", "layers", "ndcg10", "hm", "psi", "ci", "truncated_share", "max_seq_length"} <= set(entry)
-    assert set(entry["ndcg10"]) == {"begin", "middle", "end", "all"} and set(entry["ci"]["diff"]) >= {"hm", "psi"}
+    assert set(entry["ndcg10"]) == {"begin", "middle", "end", "all"} and set(entry["ci"]["diff"]) >= {"gap", "hm", "psi"}
 
 
 def test_length_buckets_follow_posir():
