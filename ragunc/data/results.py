@@ -389,7 +389,7 @@ def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str,
 
 
 DOCUMENTS = "__ragunc_documents"  # the view aggregate_chunk_rows leaves: per-document statistics
-_SPAN_BITS = 256  # repeated chunk_index found from bits in documents whose indices span at most this many
+_SPAN_BITS = 64  # documents whose chunk_index spans at most this many: repeats found from the bits of an integer
 
 
 def aggregate_chunk_rows(
@@ -431,10 +431,11 @@ def aggregate_chunk_rows(
             "arg_min(y, chunk_index) AS first_y",
             "arg_max(y, chunk_index) AS last_y",
             "max(chunk_index) - min(chunk_index) + 1 AS index_span",
-            # Within a span of at most _SPAN_BITS indices, chunk_index mod _SPAN_BITS is one bit
-            # per distinct index: fewer bits than chunks means a repeated chunk_index, exactly.
-            f"bit_count(bitstring_agg(CAST(chunk_index % {_SPAN_BITS} AS INTEGER), 0, {_SPAN_BITS - 1})) "
-            "AS index_distinct",
+            # Within a span of at most 64 indices, chunk_index mod 64 is one bit per distinct
+            # index: fewer bits than chunks means a repeated chunk_index, exactly.  (A fixed-size
+            # state: DuckDB spills it, unlike bitstring_agg's, which ran out of memory on
+            # shuffled rows.)
+            f"bit_count(bit_or(CAST(1 AS UBIGINT) << CAST(chunk_index % {_SPAN_BITS} AS UBIGINT))) AS index_distinct",
         ]
     if has_type:
         aggs += ["min(doc_type) AS doc_type", "max(doc_type) AS doc_type_max"]

@@ -84,7 +84,10 @@ def test_progress_reaches_its_total(tmp_path, rows):
     write_results(rows, tmp_path / "rows.parquet")
     calls = []
     aggregate([tmp_path / "rows.parquet"], tmp_path / "docs.parquet", progress=lambda done, total: calls.append((done, total)))
-    assert calls and calls[-1] == (300, 300)  # three passes: sums, repeated chunk_id, neighbours
+    # Passes: sums, repeated chunk_id, neighbours, and repeated chunk_index in documents spanning over 64 indices.
+    long_documents = (rows.groupby(["config", "doc_id"])["chunk_index"].agg(np.ptp) >= 64).any()
+    passes = 4 if long_documents else 3
+    assert calls and calls[-1] == (100 * passes, 100 * passes)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
 
 
@@ -192,10 +195,10 @@ def test_neighbour_products_follow_chunk_index_with_and_without_gaps(monkeypatch
     assert gaps == any(np.any(np.diff(i) > 1) for i in index)
 
 
-@pytest.mark.parametrize("span", [10, 255, 256, 257, 5000])
+@pytest.mark.parametrize("span", [10, 63, 64, 65, 5000])
 @pytest.mark.parametrize("repeat", [False, True])
 def test_a_repeated_chunk_index_is_found_in_short_and_long_documents(span, repeat):
-    """Documents whose indices span up to 256 are checked from bits, longer ones from sorted hashes."""
+    """Documents whose indices span up to 64 are checked from bits, longer ones from sorted hashes."""
     index = np.r_[0, np.sort(np.random.default_rng(span).choice(np.arange(1, span - 1), 4, replace=False)), span - 1]
     if repeat:
         index[3] = index[2]
