@@ -122,12 +122,15 @@ def aggregate(
             documents = con.execute(
                 f"SELECT config, count(*), min(doc_id) FROM {DOCUMENTS} GROUP BY config ORDER BY config"
             ).fetchall()
-            for config, n_docs, doc in documents:
-                if n_docs < 2:
-                    raise per_document.single_document_error(name, config, doc)
-            _write(con, Path(out), out_kind)
         except duckdb.Error as exc:
             raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+        for config, n_docs, doc in documents:
+            if n_docs < 2:
+                raise per_document.single_document_error(name, config, doc)
+        try:
+            _write(con, Path(out), out_kind)
+        except duckdb.Error as exc:
+            raise OSError(f"cannot write {out}: {_first_line(exc)}") from None
     return AggregateSummary(
         out=str(out), file_type=out_kind, files=len(files), rows=n_rows,
         documents={config: int(n) for config, n, _ in documents},

@@ -34,15 +34,13 @@ import numpy as np
 import pandas as pd
 
 from ..stats.sample import ClusterSample
-from .reader import DataError, listing, rows_phrase
+from .reader import SHOWN_ROWS, DataError, listing, rows_phrase
 
 FORMAT_COLUMN = "ragunc_per_document"
 FORMAT_VERSION = 1
-DEFAULT_CONFIG = "default"
+DEFAULT_CONFIG = "default"  # the config of a table without a config column (chunk rows too)
 REQUIRED = ("doc_id", "chunks", "sum_y", "sum_y2")
 NEIGHBOURS = ("sum_y_next", "first_y", "last_y")  # all three or none (they need chunk_index)
-COLUMNS = (FORMAT_COLUMN, "config", "doc_id", "chunks", "sum_y", "sum_y2", *NEIGHBOURS, "doc_type")
-_SHOWN_ROWS = 5
 
 
 def is_per_document(columns) -> bool:
@@ -133,7 +131,7 @@ def validated(
     for column, what, mask in problems:
         rows = np.flatnonzero(mask)
         if rows.size:
-            shown = (rows[:_SHOWN_ROWS] + 1).tolist()
+            shown = (rows[:SHOWN_ROWS] + 1).tolist()
             lines.append(f"column {column!r}: {rows.size} {what}: {rows_phrase(shown, rows.size)}")
     if lines:
         raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")

@@ -7,6 +7,9 @@ raise the same error without importing each other.
 from __future__ import annotations
 
 
+SHOWN_ROWS = 5  # how many offending rows (or documents) a message names
+
+
 class DataError(ValueError):
     """Bad input: the message names the column and the first offending rows (1-based data rows)."""
 

@@ -33,6 +33,8 @@ import pandas as pd
 
 from ..stats.sample import ClusterSample
 from . import per_document
+from .per_document import DEFAULT_CONFIG
+from .reader import SHOWN_ROWS as _SHOWN_ROWS
 from .reader import DataError
 from .reader import listing as _listing
 from .reader import rows_phrase as _rows_phrase
@@ -40,7 +42,6 @@ from .reader import rows_phrase as _rows_phrase
 REQUIRED = ("doc_id", "y")
 OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type")
 FILE_TYPES = ("csv", "parquet", "jsonl")
-DEFAULT_CONFIG = "default"
 
 _SUFFIXES = {
     ".csv": "csv",
@@ -51,7 +52,6 @@ _SUFFIXES = {
     ".ndjson": "jsonl",
     ".json": "jsonl",  # JSON lines or one array of records: DuckDB tells them apart
 }
-_SHOWN_ROWS = 5
 # DuckDB spills to disk beyond its memory limit.  A load keeps its arrays in Python as
 # well, so it gives DuckDB little: a 10M-row load peaks under 0.5 GB RSS, 180 MB of them
 # the imported libraries.  ``ragunc aggregate`` keeps nothing in Python and gives more.
@@ -469,7 +469,11 @@ def aggregate_chunk_rows(
         if has_cid:
             counts["cid_dup"], counts["cid_empty"] = passes.run(_repeated_hashes_sql(rows, "chunk_id")).fetchone()
         if any(counts.values()):
+            (threads,) = con.execute("SELECT current_setting('threads')").fetchone()
             _raise_on_violations(con, relation, resolved, counts, name, by_file=by_file)
+            # Back only after a hash collision: the error pass's single thread is not kept.
+            con.execute(f"SET threads = {int(threads)}")
+            con.execute("SET preserve_insertion_order = false")
         exact = has_ci and _keys_collide(con)
         if has_ci:
             passes.run(_neighbours_sql(rows, exact=exact, contiguous=gaps == 0))

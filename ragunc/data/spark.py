@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import per_document
-from .reader import DataError
-from .results import _CHECKS, DEFAULT_CONFIG, _resolve_columns
+from .per_document import DEFAULT_CONFIG
+from .reader import SHOWN_ROWS, DataError
+from .results import _CHECKS, _resolve_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-_SHOWN_DOCUMENTS = 5
 _SOURCE = "the Spark DataFrame"
 
 
@@ -37,8 +37,8 @@ def per_document_statistics(
 
     ``chunks`` holds the data contract's columns (``doc_id``, ``y``; optional
     ``chunk_id``, ``chunk_index``, ``config``, ``doc_type``; text columns are parsed
-    as the file loaders parse them).  With ``check`` (the default) one Spark job
-    counts every violation the file loaders count and raises :class:`DataError`
+    as the file loaders parse them).  With ``check`` (the default) a Spark job (two
+    with chunk_id) counts every violation the file loaders count and raises :class:`DataError`
     naming the column, the count and the first documents at fault (Spark rows have
     no order to number); the aggregation itself stays lazy.
     """
@@ -117,7 +117,7 @@ def per_document_statistics(
 
 def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: bool, has_cid: bool,
            has_type: bool) -> None:
-    """Count every violation (one job; more only to name documents when some are found)."""
+    """Count every violation (one job, a second for repeated chunk_id; more only to name documents at fault)."""
     from pyspark.sql import functions as F
 
     per_document_counts = {flag: F.col(flag) for flag in flags}
@@ -125,7 +125,7 @@ def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: boo
         per_document_counts["ci_dup"] = F.col("ci_dup")
     if has_type:
         per_document_counts["type_varies"] = (F.col("doc_type") != F.col("doc_type_max")).cast("long")
-    counted = documents.select("config", "doc_id", "chunks", *(c.alias(k) for k, c in per_document_counts.items()))
+    counted = documents.select("config", "doc_id", *(c.alias(k) for k, c in per_document_counts.items()))
     by_config = counted.groupBy("config").agg(
         F.count(F.lit(1)).alias("documents"), F.min("doc_id").alias("first_doc"),
         *(F.sum(key).alias(key) for key in per_document_counts),
@@ -134,7 +134,7 @@ def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: boo
         raise DataError(f"{_SOURCE} has no data rows")
     totals = {key: sum(row[key] or 0 for row in by_config) for key in per_document_counts}
     if has_cid:
-        repeats = typed.where(F.col("chunk_id").isNotNull()).groupBy("config", "doc_id", "chunk_id").count()
+        repeats = typed.where(~F.col("cid_empty")).groupBy("config", "doc_id", "chunk_id").count()
         repeats = repeats.where(F.col("count") > 1).select(
             "config", "doc_id", (F.col("count") - 1).alias("cid_dup"))
         totals["cid_dup"] = repeats.agg(F.sum("cid_dup")).first()[0] or 0
@@ -145,7 +145,7 @@ def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: boo
             continue
         where = repeats if key == "cid_dup" else counted
         examples = [(r["config"], r["doc_id"]) for r in where.where(F.col(key) > 0).select("config", "doc_id")
-                    .distinct().orderBy("config", "doc_id").limit(_SHOWN_DOCUMENTS).collect()]
+                    .distinct().orderBy("config", "doc_id").limit(SHOWN_ROWS).collect()]
         if key == "type_varies":  # counted per document here, not per row
             message = "{n} document(s) with more than one doc_type"
         shown = ", ".join(f"({c!r}, {d!r})" for c, d in examples)

@@ -209,3 +209,21 @@ def test_a_repeated_chunk_index_is_found_in_short_and_long_documents(span, repea
             results_from_frame(frame)
     else:
         assert results_from_frame(frame).sample().lag_cross.tolist() == [5.0, 1.0]
+
+
+def test_a_repeated_hash_that_is_only_a_collision_lets_the_load_go_on(monkeypatch, rows):
+    import ragunc.data.results as results
+
+    # As if two different chunk_ids had hashed alike: the exact error pass finds nothing.
+    monkeypatch.setattr(results, "_repeated_hashes_sql", lambda rows, column, only=None: "SELECT 1, 0")
+    clean = rows.iloc[:3000]
+    got = results_from_frame(clean)
+    monkeypatch.undo()
+    want = results_from_frame(clean)
+    assert_same(got, want)
+
+
+def test_an_output_that_cannot_be_written_is_an_os_error(tmp_path, rows):
+    write_results(rows.iloc[:2000], tmp_path / "rows.parquet")
+    with pytest.raises(OSError, match=r"cannot write .*missing-folder.*docs\.parquet"):
+        aggregate([tmp_path / "rows.parquet"], tmp_path / "missing-folder" / "docs.parquet")
