@@ -43,7 +43,7 @@ def _oracle_rank(scores: np.ndarray, target: int) -> int:
 def test_hand_computed_scores():
     docs = [["a", "b", "a"], ["b", "c"], ["c", "c", "d", "e"], ["f"]]
     index = bm25_index(docs)
-    n, avgdl, k1, b = 4, 10 / 4, 1.5, 0.75
+    avgdl, k1, b = 10 / 4, 1.5, 0.75  # four documents of 3, 2, 4 and 1 terms
     # df: a 1, b 2, c 2 -> idf(b)=idf(c)=log(2.5/2.5)=0, idf(a)=log(3.5/1.5)
     idf_a = math.log(3.5) - math.log(1.5)
     idf_d = idf_a
