@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -183,3 +184,11 @@ def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
         for config, words in st.session_state.get(_COMPUTED, {}).items()
         if config not in known
     }
+
+
+def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
+    """An uploaded corpus file, read through a temporary file whose name gives the loaders its format."""
+    with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:
+        file = Path(folder) / name
+        file.write_bytes(data)
+        return ragunc.corpus.load_corpus(file)

@@ -6,11 +6,13 @@ and loads it only when a new one runs.
 """
 from __future__ import annotations
 
-import tempfile
+import hashlib
 from pathlib import Path
 
 import streamlit as st
 
+from dashboard.cache import cached
+from dashboard.sources import uploaded_corpus
 from ragunc import positional
 from ragunc.corpus import load_corpus
 from ragunc.present import positional_figures as figures
@@ -21,24 +23,6 @@ RUNNING = "pb_running"  # session state: a run started and has not finished (a S
 LAMBDAS = (0.25, 0.5, 0.75, 1.0)
 CORPORA = {"stdlib": "Python standard library docs (embedded)", "upload": "Upload a corpus (.jsonl / .csv)",
            "path": "A folder or file on this machine"}
-
-
-@st.cache_data(show_spinner=False)
-def bundled_sweep(path: str, mtime: float) -> positional.PositionalSweep:
-    return positional.load_sweep(path)
-
-
-@st.cache_data(show_spinner=False, max_entries=2)
-def uploaded_corpus(name: str, data: bytes):
-    with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:
-        file = Path(folder) / name
-        file.write_bytes(data)
-        return load_corpus(file)
-
-
-@st.cache_resource(show_spinner="Loading the encoder…", max_entries=2)
-def encoder(model: str | None, pooling: str | None, max_seq_length: int | None):
-    return positional.load_encoder(model, pooling=pooling, max_seq_length=max_seq_length)
 
 
 def _corpus():
@@ -52,7 +36,9 @@ def _corpus():
         if upload is None:
             st.info("Upload a corpus to run on it.")
             return None
-        return uploaded_corpus(upload.name, upload.getvalue())
+        data = upload.getvalue()
+        return cached(uploaded_corpus, upload.name, data, key=(upload.name, hashlib.sha1(data).hexdigest()),
+                      kept=2)
     path = st.text_input("Folder of .txt/.md/.html files, or a .jsonl/.csv file", key="pb_path")
     if not path:
         st.info("Give a folder or a file on this machine.")
@@ -101,7 +87,8 @@ def run_section() -> None:
     st.session_state[RUNNING] = True
     st.button("Stop", key="pb_stop", help="Stops the run at the next batch; what is encoded stays cached.")
     bar = st.progress(0.0, text="Loading the encoder…")
-    model = encoder(options.pop("model"), options.pop("pooling"), options.pop("max_seq_length"))
+    model = cached(positional.load_encoder, kept=2, spinner="Loading the encoder…", model=options.pop("model"),
+                   pooling=options.pop("pooling"), max_seq_length=options.pop("max_seq_length"))
     sweep = positional.positional_sweep(
         corpus, encoder=model, settings=settings, **options,
         progress=lambda done, total: bar.progress(min(1.0, done / total), text=f"Encoded {done:,} of {total:,} texts"),
@@ -161,7 +148,7 @@ st.caption("Dense encoders often retrieve a passage less well when the answer si
 sweep = st.session_state.get(RESULT)
 if sweep is None:
     if BUNDLED.exists():
-        show(bundled_sweep(str(BUNDLED), BUNDLED.stat().st_mtime), bundled=True)
+        show(cached(positional.load_sweep, BUNDLED, key=BUNDLED.stat().st_mtime), bundled=True)
     else:
         st.info("The bundled results are not in this checkout; run a setting below.")
 else:

@@ -67,6 +67,14 @@ def test_peek_columns_reads_the_file_type_as_the_loader_does():
     assert str(peeked.value) == str(loaded.value) and "unknown file type for 'r.xlsx'" in str(peeked.value)
 
 
+def test_an_uploaded_corpus_is_read_by_the_format_its_name_gives():
+    rows = b'{"doc_id": "a", "text": "one two"}\n{"doc_id": "b", "text": "three"}\n'
+    corpus = sources.uploaded_corpus("docs.jsonl.gz", gzip.compress(rows))
+    assert list(corpus.doc_ids) == ["a", "b"]
+    with pytest.raises(DataError, match="unknown corpus format"):
+        sources.uploaded_corpus("docs.xlsx", rows)
+
+
 CALLS: list[tuple] = []
 
 
