@@ -105,7 +105,7 @@ def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
     runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
     qrels = load_qrels(args.qrels, chunk_map=chunk_map)
     result = compare_runs(
-        runs, qrels, args.k, args.baseline, names=args.run_names, metric=args.metric or "recall", order=args.order,
+        runs, qrels, None, args.k, args.baseline, names=args.run_names, metric=args.metric or "recall", order=args.order,
         group_col=args.group_col, all_pairs=bool(args.all_pairs), adjust=args.adjust or "maxt",
         estimator=args.estimator or "micro", level=args.level, boot=args.boot, rng=args.seed,
     )

@@ -58,10 +58,10 @@ class RunComparison:
 def compare_runs(
     runs: Mapping[str, Run],
     qrels: Qrels,
+    judged: Mapping[str, JudgedRun] | None,
     k: int,
     baseline: str,
     *,
-    judged: Mapping[str, JudgedRun] | None = None,
     names: Sequence[str] | None = None,
     metric: str = "recall",
     order: str = TRUNCATE_DEDUP,
@@ -75,7 +75,8 @@ def compare_runs(
 ) -> RunComparison:
     """Every run (or ``names``, the baseline added) against ``baseline`` on ``metric`` at cutoff ``k``.
 
-    ``judged`` (``judge(run, qrels)`` per run) may be passed by a caller that keeps it.
+    ``judged`` holds ``judge(run, qrels)`` per run, passed in so that a caller keeping it judges once
+    (None, or a run missing from it: judged here).
     ``group_col`` names a column constant within each query (qrels first, then the baseline
     run) whose values are the clusters; None: every query is its own cluster.
     """

@@ -41,7 +41,7 @@ def hand_runs():
 
 def test_hand_computed_three_runs_four_groups():
     runs, qrels = hand_runs()
-    r = compare_runs(runs, qrels, 1, "A", metric="hit", group_col="source", adjust="holm")
+    r = compare_runs(runs, qrels, None, 1, "A", metric="hit", group_col="source", adjust="holm")
     assert (r.n_queries, r.n_clusters, r.dropped) == (8, 4, 1)
     assert [e.config for e in r.comparison.configs] == ["A", "B", "C"]  # the baseline, then the others in file order
     assert [e.dropped for e in r.comparison.configs] == [1, 1, 0]  # q9: listed by A and B, not by C
@@ -71,7 +71,7 @@ def test_hand_computed_three_runs_four_groups():
 
 def test_hand_computed_macro_is_the_mean_over_groups():
     runs, qrels = hand_runs()
-    r = compare_runs(runs, qrels, 1, "A", metric="hit", group_col="source", estimator="macro", adjust="none")
+    r = compare_runs(runs, qrels, None, 1, "A", metric="hit", group_col="source", estimator="macro", adjust="none")
     # Group means of A [1, 1/2, 0, 1/3], of B [1, 1, 1/2, 2/3]: differences [0, 1/2, 1/2, 1/3].
     diff = np.array([0, 1 / 2, 1 / 2, 1 / 3])
     b = next(c for c in r.comparison.comparisons if c.b == "B")
@@ -100,7 +100,7 @@ def random_runs(seed: int, n_runs: int = 4, n_queries: int = 90, n_groups: int =
 @pytest.mark.parametrize("metric", ["recall", "ndcg"])
 def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_per_query_difference(metric):
     runs, qrels = random_runs(1)
-    r = compare_runs(runs, qrels, 4, "r0", metric=metric, group_col="source", adjust="none")
+    r = compare_runs(runs, qrels, None, 4, "r0", metric=metric, group_col="source", adjust="none")
     queries = r.query_id
     groups = query_groups(runs["r0"], qrels, "source", queries)
     score = {name: pd.Series(metric_scores(judge(run, qrels), metric, 4), index=run.query_id).reindex(queries)
@@ -114,7 +114,7 @@ def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_per_query_difference
 
 def test_holm_p_values_are_statsmodels_multipletests():
     runs, qrels = random_runs(2, n_runs=5)
-    r = compare_runs(runs, qrels, 3, "r2", group_col="source", adjust="holm", all_pairs=True)
+    r = compare_runs(runs, qrels, None, 3, "r2", group_col="source", adjust="holm", all_pairs=True)
     assert len(r.comparison.comparisons) == 10
     raw = [c.p_value for c in r.comparison.comparisons]
     assert [c.p_adjusted for c in r.comparison.comparisons] == pytest.approx(multipletests(raw, method="holm")[1])
@@ -122,7 +122,7 @@ def test_holm_p_values_are_statsmodels_multipletests():
 
 def test_maxt_is_the_config_comparison_of_the_same_per_group_sums():
     runs, qrels = random_runs(3)
-    r = compare_runs(runs, qrels, 3, "r1", names=["r3", "r0"], group_col="source", boot=300, rng=11)
+    r = compare_runs(runs, qrels, None, 3, "r1", names=["r3", "r0"], group_col="source", boot=300, rng=11)
     groups = query_groups(runs["r1"], qrels, "source", r.query_id)
     samples = {name: scores_sample(pd.Series(metric_scores(judge(runs[name], qrels), "recall", 3),
                                              index=runs[name].query_id).reindex(r.query_id).to_numpy(), groups)
@@ -139,7 +139,7 @@ def test_maxt_is_the_config_comparison_of_the_same_per_group_sums():
 
 def test_without_groups_every_query_is_a_cluster():
     runs, qrels = random_runs(4, n_runs=2)
-    r = compare_runs(runs, qrels, 3, "r0", adjust="none")
+    r = compare_runs(runs, qrels, None, 3, "r0", adjust="none")
     assert r.n_clusters == r.n_queries == 90 and r.group_col is None
     d = (pd.Series(metric_scores(judge(runs["r1"], qrels), "recall", 3), index=runs["r1"].query_id)
          - pd.Series(metric_scores(judge(runs["r0"], qrels), "recall", 3), index=runs["r0"].query_id)).to_numpy()
@@ -148,7 +148,7 @@ def test_without_groups_every_query_is_a_cluster():
 
 def test_to_dict_mirrors_the_compare_contract():
     runs, qrels = hand_runs()
-    d = compare_runs(runs, qrels, 1, "B", metric="hit", group_col="source", boot=50, rng=0).to_dict()
+    d = compare_runs(runs, qrels, None, 1, "B", metric="hit", group_col="source", boot=50, rng=0).to_dict()
     for key in ("metric", "k", "n_queries", "n_clusters", "dropped", "runs", "comparisons"):
         assert key in d
     assert list(d["runs"][0]) == ["run", "estimate", "cluster", "dropped"]
@@ -161,22 +161,22 @@ def test_to_dict_mirrors_the_compare_contract():
 def test_bad_inputs_are_named():
     runs, qrels = hand_runs()
     with pytest.raises(ValueError, match=r"run\(s\) \['Z'\] not among the runs \['A', 'B', 'C'\]"):
-        compare_runs(runs, qrels, 1, "Z")
+        compare_runs(runs, qrels, None, 1, "Z")
     with pytest.raises(ValueError, match=r"run\(s\) \['Y'\] not among"):
-        compare_runs(runs, qrels, 1, "A", names=["Y"])
+        compare_runs(runs, qrels, None, 1, "A", names=["Y"])
     with pytest.raises(ValueError, match="at least 2 runs"):
-        compare_runs(runs, qrels, 1, "A", names=["A"])
+        compare_runs(runs, qrels, None, 1, "A", names=["A"])
     with pytest.raises(ValueError, match="metric must be one of"):
-        compare_runs(runs, qrels, 1, "A", metric="map")
+        compare_runs(runs, qrels, None, 1, "A", metric="map")
     with pytest.raises(ValueError, match="missing column tag"):
         runs_from_frame(pd.DataFrame({"query_id": ["q"], "rank": [1], "chunk_id": ["c"], "doc_id": ["d"]}), "tag")
     # Runs that share no query.
     left = run_from_frame(pd.DataFrame({"query_id": ["q1"], "rank": [1], "chunk_id": ["c"], "doc_id": ["dq1"]}))
     right = run_from_frame(pd.DataFrame({"query_id": ["q2"], "rank": [1], "chunk_id": ["c"], "doc_id": ["dq2"]}))
     with pytest.raises(ValueError, match=r"share no query with relevant items.*L 1, R 1"):
-        compare_runs({"L": left, "R": right}, qrels, 1, "L")
+        compare_runs({"L": left, "R": right}, qrels, None, 1, "L")
     # One group of queries: no cluster-level SE.
     with pytest.raises(ValueError, match="in 1 group.*at least 2 groups"):
         compare_runs(runs, qrels_from_frame(pd.DataFrame({"query_id": ["q2", "q3"], "doc_id": ["dq2", "dq3"],
                                                           "relevance": 1, "source": "g2"})),
-                     1, "A", group_col="source")
+                     None, 1, "A", group_col="source")
