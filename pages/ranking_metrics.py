@@ -132,8 +132,10 @@ if len(names) > 1:
             f"{level:.0%} interval": [_ci_text(r.cluster) for r in many.comparison.configs],
             "queries dropped": [r.dropped for r in many.comparison.configs],
         }), hide_index=True)
-        st.dataframe(comparison_table(many.comparison).rename(columns={"difference (pp)": "difference (points)"}),
-                     hide_index=True)
+        table = comparison_table(many.comparison).rename(columns={"difference (pp)": "difference (points)"})
+        # The adjusted p-value beside the intervals it goes with, where a narrow page shows it without scrolling.
+        st.dataframe(table[["comparison", "difference (points)", "paired interval", "simultaneous interval",
+                            "p adjusted", "naive interval", "p"]], hide_index=True)
         st.download_button("Comparison (JSON, as `ragunc recall RUN ... --baseline --json`)",
                            json_text(many.to_dict()), f"runs_{metric}_k{k}.json", "application/json")
     shown = st.selectbox("One run in detail (below)", names,

@@ -98,4 +98,5 @@ def per_query_difference_figure(table: pd.DataFrame) -> go.Figure:
 def runs_forest_figure(result: RunComparison) -> go.Figure:
     """Several runs' differences against the baseline: the config comparison's forest plot, on shared queries."""
     return forest_figure(result.comparison, x=f"{result.metric}@{result.k}, points",
-                         units=f"{result.n_queries:,} shared queries in {result.n_clusters:,} groups")
+                         units=f"{result.n_queries:,} shared queries in {result.n_clusters:,} groups",
+                         naive="naive (queries independent, unpaired)")
