@@ -51,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="column naming each row's run, splitting a file into several runs (a TREC run: tag)")
     many.add_argument("--baseline", metavar="RUN", help="the run every other run is compared with")
     many.add_argument("--runs", dest="run_names", nargs="+", metavar="RUN", help="these runs only (and the baseline)")
-    many.add_argument("--all-pairs", action="store_true", default=None, help="every pair, not only against the baseline")
+    many.add_argument("--all-pairs", action="store_true", default=None,
+                      help="every pair, not only against the baseline")
     many.add_argument("--adjust", choices=ADJUSTMENTS,
                       help="simultaneous intervals and adjusted p-values (default maxt)")
     many.add_argument("--metric", choices=METRICS, help="per-query metric compared (default recall)")
@@ -67,7 +68,8 @@ def _recall(args: argparse.Namespace) -> int:
         return _compare_runs(args, chunk_map)
     given = [flag for dest, flag in MANY_RUNS_ONLY.items() if getattr(args, dest) is not None]
     if given:
-        raise DataError(f"{', '.join(given)}: only for comparing several runs; name the baseline run with --baseline RUN")
+        raise DataError(f"{', '.join(given)}: only for comparing several runs; "
+                        "name the baseline run with --baseline RUN")
     if len(args.run_files) > 1 or args.runs_col:
         runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
         if len(runs) > 1:
@@ -76,7 +78,6 @@ def _recall(args: argparse.Namespace) -> int:
         (run,) = runs.values()
     else:
         run = load_run(args.run_files[0], chunk_map=chunk_map)
-    args.run = args.run_files[0]
     qrels = load_qrels(args.qrels, chunk_map=chunk_map)
     judged = judge(run, qrels)
     groups = query_groups(run, qrels, args.group_col, judged.query_id) if args.group_col else None
@@ -92,7 +93,7 @@ def _recall(args: argparse.Namespace) -> int:
             judged_b.query_id, recall(judged_b, args.k, order=args.order),
         )
         groups_ab = query_groups(run, qrels, args.group_col, queries) if args.group_col else None
-        result = compare_scores(a, b, groups_ab, names=(args.run, args.compare), level=args.level,
+        result = compare_scores(a, b, groups_ab, names=(args.run_files[0], args.compare), level=args.level,
                                 boot=args.boot, rng=args.seed)
         payload["comparison"] = {**result.to_dict(), "n_queries": int((~np.isnan(a) & ~np.isnan(b)).sum())}
     emit(payload, as_json=args.json, table=_table)
@@ -105,8 +106,8 @@ def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
     runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
     qrels = load_qrels(args.qrels, chunk_map=chunk_map)
     result = compare_runs(
-        runs, qrels, None, args.k, args.baseline, names=args.run_names, metric=args.metric or "recall", order=args.order,
-        group_col=args.group_col, all_pairs=bool(args.all_pairs), adjust=args.adjust or "maxt",
+        runs, qrels, None, args.k, args.baseline, names=args.run_names, metric=args.metric or "recall",
+        order=args.order, group_col=args.group_col, all_pairs=bool(args.all_pairs), adjust=args.adjust or "maxt",
         estimator=args.estimator or "micro", level=args.level, boot=args.boot, rng=args.seed,
     )
     emit(result.to_dict(), as_json=args.json, table=_runs_table)
@@ -174,4 +175,3 @@ def _runs_table(d: dict) -> str:
         f"queries dropped for not being in every run: {d['dropped']} (per run: {dropped})",
         "", rows_text(rows), "", f"adjustment: {adjust}", rows_text(comps),
     ])
-

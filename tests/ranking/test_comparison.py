@@ -107,7 +107,8 @@ def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_per_query_difference
              for name, run in runs.items()}
     for comp in r.comparison.comparisons:
         diff = (score[comp.b] - score[comp.a]).to_numpy(dtype=float)
-        fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(groups)[0]})
+        fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster",
+                                                        cov_kwds={"groups": pd.factorize(groups)[0]})
         assert comp.difference == pytest.approx(fit.params[0])
         assert comp.paired.se == pytest.approx(fit.bse[0])  # G/(G-1) small-sample factor on both sides
 
