@@ -2,7 +2,8 @@
 
 ``sources``      the per-chunk data sources of the sidebar (bundled sample, upload, synthetic population,
                  chunk sizes computed live) and the column peek of an upload
-``run_sources``  the run and qrels of the Ranking metrics page (bundled sample run, the seed's example, upload)
+``run_sources``  the runs and qrels of the Ranking metrics page (bundled sample run and runs, the seed's example,
+                 upload)
 ``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through, and ``figure(...)``
 ``url_state``    controls bound to the URL's query parameters (``bind``, ``sync_url``, ``clamp``, ``one_of``, ...)
 ``widgets``      controls shared by pages (confidence level, seed, K, estimator, config, B/R choices), page intro

@@ -1,6 +1,7 @@
-"""The run and qrels of the Ranking metrics page: the bundled sample run, the seed's worked example, an upload.
+"""The runs and qrels of the Ranking metrics page: the bundled sample run, the bundled several runs on the
+same queries, the seed's worked example, an upload (one run, or several told apart by a column).
 
-Each is judged once (``ragunc.ranking.metrics.judge``) per cheap key through :func:`dashboard.cache.cached`.
+Each run is judged once (``ragunc.ranking.metrics.judge``) per cheap key through :func:`dashboard.cache.cached`.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ragunc.data.runs import (
     Run,
     load_chunk_map,
     load_qrels,
-    load_run,
+    load_runs,
     qrels_from_frame,
     run_from_frame,
 )
@@ -26,8 +27,12 @@ from .sources import SAMPLE_DIR, named_buffer
 
 SAMPLE_RUN = SAMPLE_DIR / "stdlib_run_100w.csv.gz"
 SAMPLE_QRELS = SAMPLE_DIR / "stdlib_qrels_100w.csv.gz"
+SAMPLE_RUNS = SAMPLE_DIR / "stdlib_runs.csv.gz"  # made by sample_data/make_stdlib_runs.py
+SAMPLE_RUNS_QRELS = SAMPLE_DIR / "stdlib_runs_qrels.csv.gz"
+SAMPLE_RUNS_COL, SAMPLE_RUNS_BASELINE = "run", "100w"
 KINDS = {  # URL value -> label
     "sample": "Sample run (stdlib docs, 100-word chunks)",
+    "runs": "Sample runs (stdlib docs: 50/100/200-word chunks, two BM25 settings)",
     "seed": "The seed's example (manual / faq)",
     "upload": "Upload a run and qrels",
 }
@@ -45,33 +50,40 @@ SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "f
 
 @dataclass(frozen=True)
 class RunSource:
-    """A judged run and its qrels, a cheap cache ``key``, and the page's defaults for them."""
+    """Judged runs by name (one for a single run) and their qrels, a cheap cache ``key``, the page's defaults."""
 
     key: str
-    run: Run
+    runs: dict[str, Run]
     qrels: Qrels
-    judged: JudgedRun
+    judged: dict[str, JudgedRun]
     default_group: str | None  # the group-by column the page opens on
     default_k: int
+    default_baseline: str | None = None  # the run the others are compared with (None: the first)
 
 
-def _judged(run: Run, qrels: Qrels) -> tuple[Run, Qrels, JudgedRun]:
-    return run, qrels, judge(run, qrels)
+def _judged(runs: dict[str, Run], qrels: Qrels) -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
+    return runs, qrels, {name: judge(run, qrels) for name, run in runs.items()}
 
 
-def _sample_run() -> tuple[Run, Qrels, JudgedRun]:
-    return _judged(load_run(SAMPLE_RUN), load_qrels(SAMPLE_QRELS))
+def _sample_run() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
+    return _judged(load_runs(SAMPLE_RUN), load_qrels(SAMPLE_QRELS))
 
 
-def _seed_example() -> tuple[Run, Qrels, JudgedRun]:
-    return _judged(run_from_frame(SEED_RUN, source="seed run"), qrels_from_frame(SEED_QRELS, source="seed qrels"))
+def _sample_runs() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
+    return _judged(load_runs(SAMPLE_RUNS, runs_col=SAMPLE_RUNS_COL), load_qrels(SAMPLE_RUNS_QRELS))
 
 
-def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, str, str | None]):
+def _seed_example() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
+    run = run_from_frame(SEED_RUN, source="seed run")
+    return _judged({"seed": run}, qrels_from_frame(SEED_QRELS, source="seed qrels"))
+
+
+def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, str, str | None],
+                  runs_col: str | None):
     run_name, qrels_name, map_name = names
     chunk_map = load_chunk_map(named_buffer(map_name, data[2])) if map_name else None
-    run = load_run(named_buffer(run_name, data[0]), chunk_map=chunk_map)
-    return _judged(run, load_qrels(named_buffer(qrels_name, data[1]), chunk_map=chunk_map))
+    runs = load_runs(named_buffer(run_name, data[0]), runs_col=runs_col, chunk_map=chunk_map)
+    return _judged(runs, load_qrels(named_buffer(qrels_name, data[1]), chunk_map=chunk_map))
 
 
 def seed_example() -> RunSource:
@@ -92,19 +104,27 @@ def load(kind: str) -> RunSource | None:
             return seed_example()
         judged = cached(_sample_run, kept=1, spinner="Loading the sample run…")
         return RunSource("sample", *judged, default_group="doc_id", default_k=5)
+    if kind == "runs":
+        if not (SAMPLE_RUNS.is_file() and SAMPLE_RUNS_QRELS.is_file()):
+            st.info("The sample runs are not bundled in this checkout yet; showing the seed's example instead.")
+            return seed_example()
+        judged = cached(_sample_runs, kept=1, spinner="Loading the sample runs…")
+        return RunSource("runs", *judged, default_group="doc_id", default_k=5, default_baseline=SAMPLE_RUNS_BASELINE)
     left, middle, right = st.columns(3)
     run_file = left.file_uploader("Run (query_id, rank or score, chunk_id, doc_id; or TREC run)", type=UPLOAD_TYPES)
     qrels_file = middle.file_uploader("Qrels (query_id, doc_id/chunk_id, relevance; or TREC qrels)", type=UPLOAD_TYPES)
     map_file = right.file_uploader("Chunk map (chunk_id, doc_id), optional", type=["csv", "gz", "jsonl", "json"])
+    runs_col = left.text_input("Column naming the runs (several runs in one file), optional",
+                               help="A TREC run's 6th column is tag; a table may have a column such as run.").strip()
     if run_file is None or qrels_file is None:
         st.info("Upload a run and its qrels to evaluate them.")
         return None
     data = (run_file.getvalue(), qrels_file.getvalue(), map_file.getvalue() if map_file else None)
     names = (run_file.name, qrels_file.name, map_file.name if map_file else None)
-    digest = hashlib.sha1(b"\0".join(d or b"" for d in data) + repr(names).encode()).hexdigest()
+    digest = hashlib.sha1(b"\0".join(d or b"" for d in data) + repr((names, runs_col)).encode()).hexdigest()
     try:
         judged = cached(_uploaded_run, data, key=digest, kept=UPLOADS_KEPT, spinner="Validating the upload…",
-                        names=names)
+                        names=names, runs_col=runs_col or None)
     except ValueError as exc:
         st.error(f"Cannot use this upload: {exc}")
         return None

@@ -11,13 +11,19 @@ from dashboard.cache import cached
 from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, sync_url
 from ragunc.data.serialize import json_text
 from ragunc.present import ranking_figures
+from ragunc.present.summary import comparison_table
 from ragunc.ranking import metrics
+from ragunc.ranking.comparison import compare_runs
 from ragunc.ranking.metrics import ranked_list
 from ragunc.ranking.overview import ranking_overview
+from ragunc.stats.linearization import ESTIMATORS
+from ragunc.stats.multiple import ADJUSTMENTS
 
-PER_SOURCE = ("rk_k", "rk_group")  # controls whose default depends on the run: reset when the source changes
+# Controls whose default depends on the run: reset when the source changes.
+PER_SOURCE = ("rk_k", "rk_group", "rk_run", "rk_baseline")
 NO_GROUP = "(none: every query is its own group)"
 BOOTS = (200, 500, 1000, 2000)
+ADJUST_LABELS = {"maxt": "max-|t| cluster bootstrap", "holm": "Holm (Bonferroni intervals)", "none": "none"}
 RANKED_LIST_HEADERS = {"chunk_rank": "chunk rank", "first_seen": "first time this document appears",
                        "doc_rank": "document rank (first-seen order)"}
 METRIC_LABELS = {"recall": "Recall@k", "hit": "Hit@k", "precision": "Precision@k", "rr": "MRR@k", "ndcg": "nDCG@k",
@@ -38,6 +44,10 @@ a query whose result list is empty scores 0.
 Queries generated from the same source document are not independent, so beside the **naive** interval (queries as
 independent draws) the **cluster** interval treats each group of queries as one sampling unit; **DEFF** is the ratio
 of the two variances.
+
+With **several runs** on the same queries (e.g. the bundled sample runs, or an upload with a column naming the run),
+each run is compared with a baseline on the queries every run answered: the paired difference keeps each group of
+queries together, and simultaneous intervals and adjusted p-values allow for making several comparisons at once.
 """
 UNDEFINED = "undefined (fewer than 2 groups)"
 
@@ -50,8 +60,9 @@ kind = st.radio("Run and qrels", list(run_sources.KINDS), format_func=run_source
 loaded = run_sources.load(kind)
 if loaded is None:
     stop()
-run, qrels, judged = loaded.run, loaded.qrels, loaded.judged
-longest = judged.longest_list
+qrels = loaded.qrels
+names = list(loaded.runs)
+longest = max(j.longest_list for j in loaded.judged.values())
 
 with st.sidebar:
     st.header("Ranking metrics")
@@ -61,7 +72,8 @@ with st.sidebar:
     order = st.radio("Order reported with intervals", metrics.ORDERS,
                      key=bind("rk_order", metrics.TRUNCATE_DEDUP, fix=one_of(metrics.ORDERS, metrics.TRUNCATE_DEDUP)),
                      help="truncate-dedup is what a k-chunk context holds")
-    candidates = list(dict.fromkeys([*qrels.query_attrs.columns, *run.query_attrs.columns]))
+    first_run = loaded.runs[loaded.default_baseline or names[0]]
+    candidates = list(dict.fromkeys([*qrels.query_attrs.columns, *first_run.query_attrs.columns]))
     options = [NO_GROUP, *candidates]
     default = loaded.default_group if loaded.default_group in options else NO_GROUP
     group_col = st.selectbox(
@@ -73,9 +85,68 @@ with st.sidebar:
     seed = widgets.seed_input("Bootstrap seed")
 
 group_col = None if group_col == NO_GROUP else group_col
+
+
+def _ci_text(est) -> str:
+    low, high = est.ci
+    return UNDEFINED if math.isnan(est.se) else f"{low:.3f} – {high:.3f}"
+
+
+if len(names) > 1:
+    st.subheader(f"{len(names)} runs on the same queries: which is better, and how sure?")
+    baseline_default = loaded.default_baseline if loaded.default_baseline in names else names[0]
+    cols = st.columns(4)
+    baseline = cols[0].selectbox("Baseline run", names,
+                                 key=bind("rk_baseline", baseline_default, fix=one_of(names, baseline_default)))
+    available = [m for m in metrics.METRICS if m != "chunk_recall" or qrels.has_chunks]
+    metric = cols[1].selectbox("Metric", available, format_func=lambda m: METRIC_LABELS.get(m, m),
+                               key=bind("rk_metric", "recall", fix=one_of(available, "recall")))
+    adjust = cols[2].selectbox("Adjustment", ADJUSTMENTS, format_func=ADJUST_LABELS.get,
+                               key=bind("rk_adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")))
+    estimator = cols[3].selectbox("Mean", ESTIMATORS, format_func={"micro": "over queries (micro)",
+                                                                 "macro": "over groups (macro)"}.get,
+                                  key=bind("rk_estimator", "micro", fix=one_of(ESTIMATORS, "micro")))
+    cols = st.columns([3, 1])
+    # Not in the URL (a list); one key per source, so another source's names never linger.
+    chosen = cols[0].multiselect("Runs compared (the baseline is always in)", names, default=names,
+                                 key=f"rk_runs:{loaded.key}")
+    all_pairs = cols[1].toggle("All pairs", key=bind("rk_pairs", False, parse=parse_bool))
+    try:
+        many = cached(compare_runs, loaded.runs, qrels, loaded.judged, key=loaded.key, k=k, baseline=baseline,
+                      names=tuple(chosen), metric=metric, order=order,
+                      group_col=group_col, all_pairs=all_pairs, adjust=adjust, estimator=estimator, level=level,
+                      boot=boot, rng=seed)
+    except ValueError as exc:
+        st.error(str(exc))
+    else:
+        st.markdown(
+            f"**{many.n_queries:,} queries** shared by every run, in **{many.n_clusters:,} groups**"
+            + (f" by `{group_col}`" if group_col else " (every query its own group)")
+            + f"; **{many.dropped:,} dropped** for not being in every run."
+        )
+        st.plotly_chart(ranking_figures.runs_forest_figure(many), key="runs_forest")
+        st.dataframe(pd.DataFrame({
+            "run": [r.config for r in many.comparison.configs],
+            METRIC_LABELS.get(metric, metric): [round(r.estimate, 4) for r in many.comparison.configs],
+            "cluster SE": [widgets.number(r.cluster.se, ".4f") for r in many.comparison.configs],
+            f"{level:.0%} interval": [_ci_text(r.cluster) for r in many.comparison.configs],
+            "queries dropped": [r.dropped for r in many.comparison.configs],
+        }), hide_index=True)
+        table = comparison_table(many.comparison).rename(columns={"difference (pp)": "difference (points)"})
+        # The adjusted p-value beside the intervals it goes with, where a narrow page shows it without scrolling.
+        st.dataframe(table[["comparison", "difference (points)", "paired interval", "simultaneous interval",
+                            "p adjusted", "naive interval", "p"]], hide_index=True)
+        st.download_button("Comparison (JSON, as `ragunc recall RUN ... --baseline --json`)",
+                           json_text(many.to_dict()), f"runs_{metric}_k{k}.json", "application/json")
+    shown = st.selectbox("One run in detail (below)", names,
+                         key=bind("rk_run", baseline, fix=one_of(names, baseline)))
+else:
+    shown = names[0]
+run, judged = loaded.runs[shown], loaded.judged[shown]
+
 try:
-    overview = cached(ranking_overview, run, qrels, judged, key=loaded.key, k=k, order=order, group_col=group_col,
-                      level=level, boot=boot, rng=seed)
+    overview = cached(ranking_overview, run, qrels, judged, key=(loaded.key, shown), k=k, order=order,
+                      group_col=group_col, level=level, boot=boot, rng=seed)
 except ValueError as exc:
     stop(str(exc))
 report = overview.recall
@@ -94,16 +165,11 @@ st.markdown(
 )
 
 
-def _interval_text(est) -> str:
-    low, high = est.ci
-    return UNDEFINED if math.isnan(est.se) else f"{low:.3f} – {high:.3f}"
-
-
 st.subheader(f"{level:.0%} intervals for Recall@{k} ({order})")
 st.dataframe(pd.DataFrame({
     "interval": ["naive (queries independent)", "cluster (groups of queries)", "cluster bootstrap"],
     "SE": [widgets.number(est.se, ".4f") for est in (report.naive, report.cluster, report.bootstrap)],
-    "CI": [_interval_text(report.naive), _interval_text(report.cluster), _interval_text(report.bootstrap)],
+    "CI": [_ci_text(report.naive), _ci_text(report.cluster), _ci_text(report.bootstrap)],
 }), hide_index=True)
 st.markdown("DEFF (cluster variance / naive variance): "
             + (UNDEFINED if math.isnan(report.deff) else f"**{report.deff:.2f}**"))

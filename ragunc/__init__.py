@@ -16,9 +16,9 @@ A layer imports only layers below it (``tests/test_architecture.py`` holds it to
 __version__ = "0.1.0"
 
 from .corpus import Corpus, load_corpus, stdlib_corpus
-from .data import DataError, Results, load_qrels, load_results, load_run, results_from_frame
+from .data import DataError, Results, load_qrels, load_results, load_run, load_runs, results_from_frame
 from .evalset import OpenAIGenerator, add_questions, build_evalset, evaluate_evalset, load_evalset
-from .ranking import judge, recall_report
+from .ranking import compare_runs, judge, recall_report
 from .retrieval import chunk_eval
 from .stats import (
     ClusterSample,
@@ -37,8 +37,8 @@ from .stats import (
 
 __all__ = [
     "ClusterSample", "Corpus", "CoverageResult", "DataError", "IntervalReport", "OpenAIGenerator", "Results",
-    "add_questions", "build_evalset", "chunk_eval", "compare_configs", "coverage_experiment", "diagnostics", "estimate",
-    "evaluate_evalset", "interval_report", "judge", "load_corpus", "load_evalset", "load_qrels", "load_results",
-    "load_run", "paired_comparison", "plan_difference", "plan_documents", "recall_report", "results_from_frame", "stdlib_corpus",
-    "synthesize",
+    "add_questions", "build_evalset", "chunk_eval", "compare_configs", "compare_runs", "coverage_experiment",
+    "diagnostics", "estimate", "evaluate_evalset", "interval_report", "judge", "load_corpus", "load_evalset",
+    "load_qrels", "load_results", "load_run", "load_runs", "paired_comparison", "plan_difference", "plan_documents",
+    "recall_report", "results_from_frame", "stdlib_corpus", "synthesize",
 ]

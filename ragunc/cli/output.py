@@ -35,6 +35,12 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable
         bar.close()
 
 
+def rows_text(rows: list[tuple[str, ...]]) -> str:
+    """Rows of cells as left-aligned columns (the first row a header)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
 def seed_arg(text: str) -> int:
     """argparse type of ``--seed``: numpy seeds are non-negative integers."""
     value = int(text)

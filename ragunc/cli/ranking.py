@@ -1,14 +1,27 @@
-"""CLI command ``ragunc recall``: document-level Recall@k of a run, each document counted once, with intervals."""
+"""CLI command ``ragunc recall``: document-level Recall@k of a run, each document counted once, with intervals.
+
+With ``--baseline`` it compares several runs (several files, or one file split by ``--runs-col``)
+on the queries they share: every run's mean metric and its difference from the baseline with
+paired, simultaneous and naive intervals (:func:`ragunc.ranking.comparison.compare_runs`).
+"""
 from __future__ import annotations
 
 import argparse
 
 import numpy as np
 
-from ..data.runs import load_chunk_map, load_qrels, load_run, query_groups
-from ..ranking.metrics import ORDERS, TRUNCATE_DEDUP, judge, recall
+from ..data.reader import DataError, listing
+from ..data.runs import load_chunk_map, load_qrels, load_run, load_runs, query_groups
+from ..ranking.comparison import compare_runs
+from ..ranking.metrics import METRICS, ORDERS, TRUNCATE_DEDUP, judge, recall
 from ..ranking.uncertainty import align_scores, compare_scores, recall_report
-from .output import emit, seed_arg
+from ..stats.linearization import ESTIMATORS
+from ..stats.multiple import ADJUSTMENTS
+from .output import emit, rows_text, seed_arg
+
+# Options of the many-runs comparison (dest -> flag): without --baseline they are an error, not ignored.
+MANY_RUNS_ONLY = {"run_names": "--runs", "all_pairs": "--all-pairs", "adjust": "--adjust", "metric": "--metric",
+                  "estimator": "--estimator"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "beside the naive per-chunk sum, with naive and cluster intervals over queries."
         ),
     )
-    p.add_argument("run", help="run: CSV/JSONL (query_id, rank|score, chunk_id, doc_id) or TREC run format")
+    p.add_argument("run_files", metavar="RUN", nargs="+",
+                   help="run: CSV/JSONL (query_id, rank|score, chunk_id, doc_id) or TREC run format; "
+                        "several with --baseline (each named by its file name without suffixes)")
     p.add_argument("qrels", help="qrels: CSV/JSONL (query_id, doc_id and/or chunk_id, relevance) or TREC qrels")
     p.add_argument("--k", type=int, required=True, help="cutoff in chunks (>= 1)")
     p.add_argument("--chunk-map", help="CSV/JSONL chunk_id -> doc_id (needed when the run has no doc_id)")
@@ -31,13 +46,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
     p.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default %(default)s)")
     p.add_argument("--compare", metavar="RUN_B", help="a second run on the same queries: paired difference B - A")
+    many = p.add_argument_group("several runs", "compare runs on the queries they share (needs --baseline)")
+    many.add_argument("--runs-col", metavar="COL",
+                      help="column naming each row's run, splitting a file into several runs (a TREC run: tag)")
+    many.add_argument("--baseline", metavar="RUN", help="the run every other run is compared with")
+    many.add_argument("--runs", dest="run_names", nargs="+", metavar="RUN", help="these runs only (and the baseline)")
+    many.add_argument("--all-pairs", action="store_true", default=None,
+                      help="every pair, not only against the baseline")
+    many.add_argument("--adjust", choices=ADJUSTMENTS,
+                      help="simultaneous intervals and adjusted p-values (default maxt)")
+    many.add_argument("--metric", choices=METRICS, help="per-query metric compared (default recall)")
+    many.add_argument("--estimator", choices=ESTIMATORS,
+                      help="micro: mean over queries; macro: mean over groups of their queries' mean (default micro)")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
     p.set_defaults(func=_recall)
 
 
 def _recall(args: argparse.Namespace) -> int:
     chunk_map = load_chunk_map(args.chunk_map) if args.chunk_map else None
-    run = load_run(args.run, chunk_map=chunk_map)
+    if args.baseline is not None:
+        return _compare_runs(args, chunk_map)
+    given = [flag for dest, flag in MANY_RUNS_ONLY.items() if getattr(args, dest) is not None]
+    if given:
+        raise DataError(f"{', '.join(given)}: only for comparing several runs; "
+                        "name the baseline run with --baseline RUN")
+    if len(args.run_files) > 1 or args.runs_col:
+        runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
+        if len(runs) > 1:
+            raise DataError(f"{len(runs)} runs ({listing(runs)}): compare them with --baseline RUN, "
+                            "or give one run")
+        (run,) = runs.values()
+    else:
+        run = load_run(args.run_files[0], chunk_map=chunk_map)
     qrels = load_qrels(args.qrels, chunk_map=chunk_map)
     judged = judge(run, qrels)
     groups = query_groups(run, qrels, args.group_col, judged.query_id) if args.group_col else None
@@ -53,10 +93,24 @@ def _recall(args: argparse.Namespace) -> int:
             judged_b.query_id, recall(judged_b, args.k, order=args.order),
         )
         groups_ab = query_groups(run, qrels, args.group_col, queries) if args.group_col else None
-        result = compare_scores(a, b, groups_ab, names=(args.run, args.compare), level=args.level,
+        result = compare_scores(a, b, groups_ab, names=(args.run_files[0], args.compare), level=args.level,
                                 boot=args.boot, rng=args.seed)
         payload["comparison"] = {**result.to_dict(), "n_queries": int((~np.isnan(a) & ~np.isnan(b)).sum())}
     emit(payload, as_json=args.json, table=_table)
+    return 0
+
+
+def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
+    if args.compare:
+        raise DataError("--compare compares two run files; with --baseline give every run as a RUN argument")
+    runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
+    qrels = load_qrels(args.qrels, chunk_map=chunk_map)
+    result = compare_runs(
+        runs, qrels, None, args.k, args.baseline, names=args.run_names, metric=args.metric or "recall",
+        order=args.order, group_col=args.group_col, all_pairs=bool(args.all_pairs), adjust=args.adjust or "maxt",
+        estimator=args.estimator or "micro", level=args.level, boot=args.boot, rng=args.seed,
+    )
+    emit(result.to_dict(), as_json=args.json, table=_runs_table)
     return 0
 
 
@@ -98,3 +152,26 @@ def _table(d: dict) -> str:
     else:
         lines.append(f"({len(per_query)} per-query scores: use --json)")
     return "\n".join(lines)
+
+
+def _runs_table(d: dict) -> str:
+    def ci(part: dict) -> str:
+        low, high = part["ci"]
+        return "undefined" if low is None else f"[{low:.3f}, {high:.3f}]"
+
+    adjust = {"maxt": f"max-|t| cluster bootstrap, B={d['boot']}", "holm": "Holm (Bonferroni intervals)",
+              "none": "none"}[d["adjust"]]
+    groups = f"{d['n_clusters']} groups by {d['group_col']}" if d["group_col"] else "every query its own group"
+    dropped = ", ".join(f"{r['run']} {r['dropped']}" for r in d["runs"])
+    rows = [("run", "estimate", "cluster se", "interval")]
+    rows += [(r["run"], _num(r["estimate"], ".4f"), _num(r["cluster"]["se"], ".4f"), ci(r["cluster"]))
+             for r in d["runs"]]
+    comps = [("b - a", "difference", "naive interval", "paired se", "paired interval", "simultaneous", "p adjusted")]
+    comps += [(f"{c['b']} - {c['a']}", f"{c['difference']:+.4f}", ci(c["naive"]), _num(c["paired"]["se"], ".4f"),
+               ci(c["paired"]), ci(c["simultaneous"]), _num(c["p_adjusted"], ".4g")) for c in d["comparisons"]]
+    return "\n".join([
+        f"{d['metric']}@{d['k']} ({d['order']}, {d['estimator']}) of {len(d['runs'])} runs on the {d['n_queries']} "
+        f"queries they share ({groups}; {d['level']:.0%} intervals)",
+        f"queries dropped for not being in every run: {d['dropped']} (per run: {dropped})",
+        "", rows_text(rows), "", f"adjustment: {adjust}", rows_text(comps),
+    ])

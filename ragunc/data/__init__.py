@@ -19,12 +19,24 @@ from .results import (
     results_from_frame,
     write_results,
 )
-from .runs import Qrels, Run, load_chunk_map, load_qrels, load_run, qrels_from_frame, query_groups, run_from_frame
+from .runs import (
+    Qrels,
+    Run,
+    load_chunk_map,
+    load_qrels,
+    load_run,
+    load_runs,
+    qrels_from_frame,
+    query_groups,
+    run_from_frame,
+    runs_from_frame,
+)
 from .serialize import json_text, jsonable
 
 __all__ = [
     "CONTRACT_COLUMNS", "OPTIONAL", "REQUIRED", "RESULT_SUFFIXES", "ColumnCheck", "DataError", "FileFormat",
     "Qrels", "Results", "Run", "Table", "check_columns", "detect", "infer_file_type", "json_text", "jsonable",
-    "load_chunk_map", "load_qrels", "load_results", "load_run", "peek_columns", "qrels_from_frame", "query_groups",
-    "read_table", "results_from_frame", "rows_phrase", "run_from_frame", "write_results",
+    "load_chunk_map", "load_qrels", "load_results", "load_run", "load_runs", "peek_columns", "qrels_from_frame",
+    "query_groups", "read_table", "results_from_frame", "rows_phrase", "run_from_frame", "runs_from_frame",
+    "write_results",
 ]

@@ -17,10 +17,11 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
-from .reader import SHOWN_ROWS, DataError, read_table, rows_phrase, source_name
+from .reader import SHOWN_ROWS, DataError, listing, read_table, rows_phrase, source_name
 
 TREC_RUN_COLUMNS = ("query_id", "q0", "chunk_id", "rank", "score", "tag")
 TREC_QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
+RUN_NAME_COLUMNS = ("tag", "run")  # columns that name a row's run: several values mean several runs in one table
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,14 @@ def run_from_frame(
     """
     name = source
     frame = frame.reset_index(drop=True)
+    for col in RUN_NAME_COLUMNS:
+        if col in frame.columns and frame[col].nunique() > 1:
+            names = pd.unique(frame[col].astype(str))
+            raise DataError(
+                f"{name}: column {col} names {names.size} runs ({listing(names[:SHOWN_ROWS])}"
+                f"{', ...' if names.size > SHOWN_ROWS else ''}); load them as several runs "
+                f"(load_runs(..., runs_col={col!r}); CLI: --runs-col {col})"
+            )
     hint = "" if chunk_map is not None else "; without doc_id, give a chunk map (chunk_id -> doc_id)"
     _require(frame, ("query_id", "chunk_id"), name)
     if "rank" not in frame.columns and "score" not in frame.columns:
@@ -219,6 +228,70 @@ def load_run(
         chunk_map = load_chunk_map(chunk_map)
     frame = read_table(source, file_type, trec_columns=TREC_RUN_COLUMNS).frame
     return run_from_frame(frame, chunk_map=chunk_map, source=source_name(source))
+
+
+def runs_from_frame(
+    frame: pd.DataFrame, runs_col: str, *, chunk_map: dict[str, str] | None = None, source: str = "<run>"
+) -> dict[str, Run]:
+    """Several runs in one table, told apart by ``runs_col`` (a TREC run's ``tag``, or e.g. ``run``).
+
+    Each run (in first-seen order) is validated by :func:`run_from_frame`; its errors name the
+    run, and their row numbers count that run's rows.
+    """
+    _require(frame, (runs_col,), source, hint=f" (runs_col {runs_col!r}: the column naming each row's run)")
+    frame = frame.reset_index(drop=True)
+    _no_blanks(frame, (runs_col,), source)
+    labels = frame[runs_col].astype(str)
+    return {
+        str(name): run_from_frame(part.drop(columns=runs_col), chunk_map=chunk_map,
+                                  source=f"{source} [run {name!r}, rows of that run]")
+        for name, part in frame.groupby(labels, sort=False)
+    }
+
+
+def run_name(source: str | os.PathLike | BinaryIO) -> str:
+    """The name a run file gives its run: the file name without directory, ``.gz`` and its type suffix.
+
+    ``runs/bm25_k1.2.csv.gz``: ``bm25_k1.2``.
+    """
+    base = os.path.basename(source_name(source))
+    stem = base[:-3] if base.lower().endswith(".gz") else base
+    return os.path.splitext(stem)[0] or base
+
+
+def load_runs(
+    sources,
+    *,
+    runs_col: str | None = None,
+    chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
+    file_type: str | None = None,
+) -> dict[str, Run]:
+    """Runs by name from one or several files (a path or file-like, or a sequence of them).
+
+    Without ``runs_col`` every file is one run named by :func:`run_name`; with it, every file is
+    split by that column (:func:`runs_from_frame`).  Names must be unique across the files.
+    """
+    if isinstance(sources, (str, os.PathLike)) or hasattr(sources, "read"):
+        sources = [sources]
+    if chunk_map is not None and not isinstance(chunk_map, dict):
+        chunk_map = load_chunk_map(chunk_map)
+    runs: dict[str, Run] = {}
+    origin: dict[str, str] = {}
+    for source in sources:
+        frame = read_table(source, file_type, trec_columns=TREC_RUN_COLUMNS).frame
+        name = source_name(source)
+        found = (runs_from_frame(frame, runs_col, chunk_map=chunk_map, source=name) if runs_col
+                 else {run_name(source): run_from_frame(frame, chunk_map=chunk_map, source=name)})
+        for run, value in found.items():
+            if run in runs:
+                raise DataError(
+                    f"run {run!r} of {name} is also in {origin[run]}: run names must be unique "
+                    + (f"(the {runs_col} values)" if runs_col else "(the file names without suffixes)")
+                )
+            runs[run], origin[run] = value, name
+    if not runs:
+        raise DataError("no run to load: give at least one run file")
+    return runs
 
 
 # -- qrels -----------------------------------------------------------------------------------------------------

@@ -498,12 +498,17 @@ def comparison_figure(result: ComparisonResult) -> go.Figure:
 ADJUSTMENT_LABELS = {"maxt": "max-|t| bootstrap", "holm": "Bonferroni (Holm)", "none": "unadjusted"}
 
 
-def forest_figure(result: MultipleComparison) -> go.Figure:
-    """Every difference b − a with its naive, paired and simultaneous intervals, one row per comparison."""
+def forest_figure(result: MultipleComparison, *, units: str | None = None, x: str = "percentage points",
+                  naive: str = "naive binomial (unpaired)") -> go.Figure:
+    """Every difference b − a with its naive, paired and simultaneous intervals, one row per comparison.
+
+    ``units`` says what the differences were measured on (default: the shared documents),
+    ``x`` the unit of the differences (shown ×100), ``naive`` the naive interval's legend.
+    """
     labels = [f"{c.b} − {c.a}" for c in result.comparisons]
     rows = np.arange(len(labels), dtype=float)
     series = (
-        ("naive binomial (unpaired)", method_color("naive"), "naive", -0.22),
+        (naive, method_color("naive"), "naive", -0.22),
         ("paired cluster", method_color("cluster"), "paired", 0.0),
         (f"simultaneous paired ({ADJUSTMENT_LABELS[result.adjust]})", OKABE_ITO["reddish_purple"],
          "simultaneous", 0.22),
@@ -523,9 +528,9 @@ def forest_figure(result: MultipleComparison) -> go.Figure:
         ))
     shape, label = _vline(0.0, "no difference")
     fig.update_layout(_layout(
-        title=(f"Differences against {result.baseline} on {result.n_docs:,} shared documents "
-               f"({result.estimator}, {result.level:.0%})"),
-        x="difference (percentage points)", y="", height=180 + 70 * len(labels),
+        title=(f"{'Differences of every pair' if result.all_pairs else f'Differences against {result.baseline}'} "
+               f"on {units or f'{result.n_docs:,} shared documents'} ({result.estimator}, {result.level:.0%})"),
+        x=f"difference ({x})", y="", height=180 + 70 * len(labels),
         shapes=[shape], annotations=[label],
     ))
     fig.update_yaxes(tickvals=rows, ticktext=labels, autorange="reversed")

@@ -8,9 +8,10 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..ranking.comparison import RunComparison
 from ..ranking.metrics import DEDUP_TRUNCATE, TRUNCATE_DEDUP
 from ..ranking.uncertainty import RecallReport
-from .figures import OKABE_ITO, method_color, method_label
+from .figures import OKABE_ITO, forest_figure, method_color, method_label
 
 SERIES = (  # column of recall_curve, label, colour, dash, marker
     ("truncate_dedup", f"{TRUNCATE_DEDUP}: documents in the top-k chunks", OKABE_ITO["blue"], "solid", "circle"),
@@ -92,3 +93,10 @@ def per_query_difference_figure(table: pd.DataFrame) -> go.Figure:
     fig.update_layout(barmode="group")
     return _layout(fig, title="Per query: how far each alternative lands above truncate-dedup",
                    x="score − truncate-dedup recall", y="queries")
+
+
+def runs_forest_figure(result: RunComparison) -> go.Figure:
+    """Several runs' differences against the baseline: the config comparison's forest plot, on shared queries."""
+    return forest_figure(result.comparison, x=f"{result.metric}@{result.k}, points",
+                         units=f"{result.n_queries:,} shared queries in {result.n_clusters:,} groups",
+                         naive="naive (queries independent, unpaired)")

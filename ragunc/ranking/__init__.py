@@ -1,6 +1,9 @@
 """Ranking: judged runs, document-level metrics (truncate, then deduplicate), and their uncertainty
 over grouped queries through the stats layer.  May import ``data`` and ``stats``."""
 
-from .metrics import ORDERS, TRUNCATE_DEDUP, DEDUP_TRUNCATE, JudgedRun, judge, metric_table, ranked_list, recall
+from .comparison import RunComparison, compare_runs
+from .metrics import (
+    DEDUP_TRUNCATE, METRICS, ORDERS, TRUNCATE_DEDUP, JudgedRun, judge, metric_scores, metric_table, ranked_list, recall,
+)
 from .overview import RankingOverview, ranking_overview
 from .uncertainty import RecallReport, compare_scores, recall_curve, recall_report

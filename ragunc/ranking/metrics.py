@@ -224,19 +224,25 @@ def chunk_recall(j: JudgedRun, k: int) -> np.ndarray:
     return _undefined_without_relevant(found / np.maximum(j.n_relevant_chunks, 1), j.n_relevant_chunks)
 
 
+_ORDERED_METRICS = {"recall": recall, "hit": hit_rate, "precision": precision, "rr": reciprocal_rank, "ndcg": ndcg}
+METRICS = (*_ORDERED_METRICS, "chunk_recall")  # the per-query metrics by name (columns of ``metric_table``)
+
+
+def metric_scores(j: JudgedRun, metric: str, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+    """One metric of :data:`METRICS` per query at cutoff ``k`` (``chunk_recall`` has no order)."""
+    if metric == "chunk_recall":
+        return chunk_recall(j, k)
+    if metric not in _ORDERED_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
+    return _ORDERED_METRICS[metric](j, k, order=order)
+
+
 def metric_table(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> pd.DataFrame:
     """Every metric per query (NaN where a query has no relevant items), one row per query."""
-    table = {
-        "query_id": j.query_id,
-        "n_relevant": j.n_relevant,
-        "recall": recall(j, k, order=order),
-        "hit": hit_rate(j, k, order=order),
-        "precision": precision(j, k, order=order),
-        "rr": reciprocal_rank(j, k, order=order),
-        "ndcg": ndcg(j, k, order=order),
-    }
-    if j.chunk_gain is not None:
-        table["chunk_recall"] = chunk_recall(j, k)
+    table = {"query_id": j.query_id, "n_relevant": j.n_relevant}
+    for name in METRICS:
+        if name != "chunk_recall" or j.chunk_gain is not None:
+            table[name] = metric_scores(j, name, k, order=order)
     table["naive_sum"] = naive_recall_sum(j, k)
     return pd.DataFrame(table)
 

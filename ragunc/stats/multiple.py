@@ -137,23 +137,29 @@ def _shared(samples: Sequence[ClusterSample]) -> tuple[np.ndarray, list[ClusterS
     return shared, aligned
 
 
-def _compare_configs_iv(samples, baseline, configs, adjust, estimator, level, boot):
+def comparison_names(available, baseline, chosen, adjust, estimator, level, boot, *, what: str = "config") -> list[str]:
+    """Validate a many-way comparison's options; the names compared, ``baseline`` first.
+
+    ``available`` are the names there are (configs, runs: ``what`` says which in the errors),
+    ``chosen`` a subset of them or None for all.
+    """
     check_options(estimator, level)
     if adjust not in ADJUSTMENTS:
         raise ValueError(f"adjust must be one of {ADJUSTMENTS}, got {adjust!r}")
     if adjust == "maxt" and (isinstance(boot, bool) or not isinstance(boot, (int, np.integer)) or boot < 2):
         raise ValueError(f"boot must be a whole number >= 2 for the max-t bootstrap, got {boot!r}")
-    names = list(samples) if configs is None else list(dict.fromkeys(configs))
-    unknown = [c for c in [*names, baseline] if c not in samples]
+    available = list(available)
+    names = available if chosen is None else list(dict.fromkeys(chosen))
+    unknown = list(dict.fromkeys(c for c in [*names, baseline] if c not in available))
     if unknown:
-        raise ValueError(f"config(s) {unknown} not among {list(samples)}")
+        raise ValueError(f"{what}(s) {unknown} not among the {what}s {available}")
     if baseline not in names:
         names.insert(0, baseline)
-    else:  # the baseline first: the order of the configs table and of the comparisons
+    else:  # the baseline first: the order of the estimates table and of the comparisons
         names.remove(baseline)
         names.insert(0, baseline)
     if len(names) < 2:
-        raise ValueError(f"a comparison needs at least 2 configs, got {names}")
+        raise ValueError(f"a comparison needs at least 2 {what}s, got {names} (the {what}s: {available})")
     return names
 
 
@@ -174,11 +180,37 @@ def compare_configs(
     Differences are ``b - baseline`` for every other config ``b`` (every pair ``b - a`` in
     config order with ``all_pairs``).  The FPC uses the first known population_docs.
     """
-    names = _compare_configs_iv(samples, baseline, configs, adjust, estimator, level, boot)
+    names = comparison_names(samples, baseline, configs, adjust, estimator, level, boot)
     shared, aligned = _shared([samples[c] for c in names])
     k = shared.size
     if k < 2:
         raise ValueError(f"configs {names} share {k} document(s); a paired comparison needs at least 2")
+    return compare_aligned(
+        dict(zip(names, aligned)), dropped=[samples[c].n_docs - k for c in names], all_pairs=all_pairs,
+        adjust=adjust, estimator=estimator, level=level, boot=boot, rng=rng,
+    )
+
+
+def compare_aligned(
+    samples: Mapping[str, ClusterSample],
+    *,
+    dropped: Sequence[int],
+    all_pairs: bool = False,
+    adjust: str = "maxt",
+    estimator: str = "micro",
+    level: float = 0.95,
+    boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> MultipleComparison:
+    """The comparison of samples already aligned cluster by cluster (the same ``doc_id``, in one order).
+
+    The first name is the baseline.  ``dropped[i]`` is what the caller left out of sample i to
+    align it (documents for configs, queries for ranking runs).  Options are those of
+    :func:`compare_configs`, already validated (:func:`comparison_names`); at least 2 clusters.
+    """
+    names = list(samples)
+    aligned = [samples[c] for c in names]
+    k = aligned[0].n_docs
     population = next((s.population_docs for s in aligned if s.population_docs is not None), None)
     fpc = finite_population_correction(k, population)
     z = float(special.ndtri(0.5 + level / 2))
@@ -232,12 +264,12 @@ def compare_configs(
             config=c, estimate=float(est[i]),
             cluster=IntervalEstimate("cluster_normal", float(se_config[i]),
                                      (float(est[i] - z * se_config[i]), float(est[i] + z * se_config[i]))),
-            dropped=samples[c].n_docs - k,
+            dropped=int(dropped[i]),
         )
         for i, c in enumerate(names)
     )
     return MultipleComparison(
-        estimator=estimator, level=level, adjust=adjust, baseline=baseline, all_pairs=all_pairs, n_docs=k,
+        estimator=estimator, level=level, adjust=adjust, baseline=names[0], all_pairs=all_pairs, n_docs=k,
         configs=estimates, comparisons=comparisons, critical_value=crit,
         boot=boot if adjust == "maxt" else 0, population_docs=population,
     )

@@ -130,3 +130,66 @@ def test_other_metrics_are_means_over_queries_with_relevant_documents(open_page)
     assert means["Recall@k"] == pytest.approx(0.5) and means["Hit@k"] == pytest.approx(1.0)
     assert means["Precision@k"] == pytest.approx(1 / 3) and means["MRR@k"] == pytest.approx(1.0)
     assert means["naive per-chunk sum"] == pytest.approx(1.5)
+
+
+SAMPLE_RUNS = SAMPLE_RUN.with_name("stdlib_runs.csv.gz")
+
+
+@pytest.mark.skipif(not SAMPLE_RUNS.is_file(), reason="sample runs not built in this checkout")
+def test_sample_runs_show_every_run_against_the_baseline(open_page):
+    from ragunc.data.runs import load_qrels, load_runs
+    from ragunc.ranking.comparison import compare_runs
+
+    at = open_page(PAGE, rk_source="runs")
+    assert not at.exception and not at.error
+    assert any(s.value == "4 runs on the same queries: which is better, and how sure?" for s in at.subheader)
+    shared = next(m.value for m in at.markdown if "shared by every run" in m.value)
+    assert "**2,000 queries**" in shared and "by `doc_id`" in shared and "**0 dropped**" in shared
+    estimates, comparisons = at.dataframe[0].value, at.dataframe[1].value
+    assert list(estimates["run"]) == ["100w", "50w", "200w", "100w-k0.9-b0.4"]
+    assert list(comparisons["comparison"]) == ["50w − 100w", "200w − 100w", "100w-k0.9-b0.4 − 100w"]
+    assert {"paired interval", "simultaneous interval", "p adjusted"} <= set(comparisons.columns)
+    k = at.sidebar.slider[0].value
+    want = compare_runs(load_runs(SAMPLE_RUNS, runs_col="run"), load_qrels(SAMPLE_RUNS.with_name(
+        "stdlib_runs_qrels.csv.gz")), None, k, "100w", group_col="doc_id", adjust="none")
+    assert list(estimates["Recall@k"]) == pytest.approx([round(r.estimate, 4) for r in want.comparison.configs])
+    assert list(comparisons["difference (points)"]) == pytest.approx(
+        [round(100 * c.difference, 2) for c in want.comparison.comparisons])
+    assert at.selectbox(key="rk_baseline").value == "100w"
+    # Another baseline and Holm: the comparisons follow; the detail below shows the chosen run.
+    at.selectbox(key="rk_baseline").set_value("50w").run()
+    at.selectbox(key="rk_adjust").set_value("holm").run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[1].value["comparison"])[0] == "100w − 50w"
+    assert at.query_params["rk_baseline"] == "50w" and at.query_params["rk_adjust"] == "holm"
+    at.selectbox(key="rk_run").set_value("200w").run()
+    assert numbers(at)[0] == f"{want.comparison.configs[2].estimate:.3f}"  # the detail is 200w's
+
+
+@pytest.mark.skipif(not SAMPLE_RUNS.is_file(), reason="sample runs not built in this checkout")
+def test_a_link_to_a_missing_run_falls_back_and_one_run_left_is_an_error(open_page):
+    at = open_page(PAGE, rk_source="runs", rk_baseline="nope")
+    assert not at.exception and at.selectbox(key="rk_baseline").value == "100w"
+    at.multiselect[0].set_value(["100w"]).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "at least 2 runs" in at.error[0].value
+    assert at.metric  # the single-run detail below still shows
+
+
+def test_upload_with_a_runs_column(open_page):
+    at = open_page(PAGE)
+    at.radio[0].set_value(UPLOAD).run()
+    rows = "".join(f"{r},q{i},1,c{i}{r},{'b' if (i + len(r)) % 3 else 'a'}{i}\n" for r in ("bm25", "dense", "hybrid")
+                   for i in range(12))
+    qrels = "query_id,doc_id,relevance,topic\n" + "".join(f"q{i},a{i},1,t{i % 4}\n" for i in range(12))
+    at.file_uploader[0].set_value(("runs.csv", ("tag,query_id,rank,chunk_id,doc_id\n" + rows).encode(), "text/csv"))
+    at.file_uploader[1].set_value(("qrels.csv", qrels.encode(), "text/csv"))
+    at.run()
+    assert len(at.error) == 1 and "column tag names 3 runs" in at.error[0].value  # told what to do, no traceback
+    at.text_input[0].set_value("run").run()
+    assert len(at.error) == 1 and "missing column run" in at.error[0].value
+    at.text_input[0].set_value("tag").run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[0].value["run"]) == ["bm25", "dense", "hybrid"]
+    shared = next(m.value for m in at.markdown if "shared by every run" in m.value)
+    assert "**12 queries**" in shared

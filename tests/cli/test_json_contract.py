@@ -101,6 +101,9 @@ CASES = {
     "compare": ["compare", "{binary}", "--a", "a", "--b", "b", "--boot", "100", "--seed", "4"],
     "recall_grouped": ["recall", "{run}", "{qrels}", "--k", "1", "--group-col", "source",
                        "--boot", "100", "--seed", "6", "--compare", "{run_b}"],
+    # issue 12 (Deliver 2): several runs against a baseline, runs named by their file names
+    "recall_runs": ["recall", "{run}", "{run_b}", "{qrels}", "--k", "1", "--group-col", "source",
+                    "--baseline", "run_b", "--boot", "100", "--seed", "6"],
 }
 
 

@@ -171,3 +171,73 @@ def test_a_reader_that_stops_early_is_not_an_error():
     err = proc.stderr.read().decode()
     assert proc.wait() == 1
     assert err == ""
+
+
+@pytest.fixture
+def three_runs(tmp_path):
+    """Runs a, b, c on 24 queries in 6 groups, as three files and as one file with a ``run`` column."""
+    rng = np.random.default_rng(12)
+    found = {"a": rng.random(24) < 0.4, "b": rng.random(24) < 0.7, "c": rng.random(24) < 0.45}
+    table = []
+    for name, hits in found.items():
+        rows = [f"q{i},1,{name}{i},{'rel' if hit else 'other'}{i}\n" for i, hit in enumerate(hits)]
+        (tmp_path / f"{name}.csv").write_text("query_id,rank,chunk_id,doc_id\n" + "".join(rows))
+        table += [f"{name},{row}" for row in rows]
+    (tmp_path / "all.csv").write_text("run,query_id,rank,chunk_id,doc_id\n" + "".join(table))
+    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance,source\n"
+                                        + "".join(f"q{i},rel{i},1,s{i % 6}\n" for i in range(24)))
+    return tmp_path, found
+
+
+def test_several_runs_against_a_baseline(three_runs, capsys):
+    path, found = three_runs
+    files = [path / f"{n}.csv" for n in "abc"]
+    d = run_json(capsys, "recall", *files, path / "qrels.csv", "--k", 1, "--baseline", "b", "--group-col", "source",
+                 "--adjust", "holm")
+    assert [r["run"] for r in d["runs"]] == ["b", "a", "c"]
+    assert [(c["a"], c["b"]) for c in d["comparisons"]] == [("b", "a"), ("b", "c")]
+    assert (d["metric"], d["k"], d["n_queries"], d["n_clusters"], d["dropped"]) == ("recall", 1, 24, 6, 0)
+    diff = found["a"].astype(float) - found["b"]
+    assert d["comparisons"][0]["difference"] == pytest.approx(diff.mean())
+    # Equal group sizes: the paired SE is the SE of the mean of the groups' mean differences.
+    assert d["comparisons"][0]["paired"]["se"] == pytest.approx(stats.sem([diff[g::6].mean() for g in range(6)]))
+    one_file = run_json(capsys, "recall", path / "all.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run",
+                        "--baseline", "b", "--group-col", "source", "--adjust", "holm")
+    assert one_file == d
+    pairs = run_json(capsys, "recall", path / "all.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run",
+                     "--baseline", "a", "--runs", "c", "--all-pairs", "--metric", "hit", "--boot", 100)
+    assert [r["run"] for r in pairs["runs"]] == ["a", "c"] and pairs["metric"] == "hit" and pairs["boot"] == 100
+    assert main(["recall", str(path / "all.csv"), str(path / "qrels.csv"), "--k", "1", "--runs-col", "run",
+                 "--baseline", "a", "--boot", "100"]) == 0
+    table = capsys.readouterr().out
+    assert "3 runs on the 24 queries they share" in table and "c - a" in table and "dropped" in table
+
+
+def test_several_runs_bad_inputs_are_one_line_errors(three_runs, capsys):
+    path, _ = three_runs
+    all_csv, qrels = str(path / "all.csv"), str(path / "qrels.csv")
+    cases = [
+        (["--runs-col", "run", "--baseline", "zz"], "run(s) ['zz'] not among the runs ['a', 'b', 'c']"),
+        (["--runs-col", "tag", "--baseline", "a"], "missing column tag"),
+        ([], "column run names 3 runs ('a', 'b', 'c')"),
+        (["--runs-col", "run"], "3 runs ('a', 'b', 'c'): compare them with --baseline RUN"),
+        (["--runs-col", "run", "--runs", "a", "--all-pairs"], "--runs, --all-pairs: only for comparing several runs"),
+        (["--runs-col", "run", "--baseline", "a", "--compare", str(path / "b.csv")], "--compare compares two"),
+    ]
+    for extra, message in cases:
+        assert main(["recall", all_csv, qrels, "--k", "1", *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, (extra, err)
+    (path / "other.csv").write_text("query_id,rank,chunk_id,doc_id\nx1,1,c,rel1\n")
+    assert main(["recall", str(path / "a.csv"), str(path / "other.csv"), qrels, "--k", "1", "--baseline", "a"]) == 2
+    assert "share no query with relevant items" in capsys.readouterr().err
+
+
+def test_one_run_of_a_runs_column_is_the_single_run_report(three_runs, capsys):
+    path, _ = three_runs
+    (path / "only_b.csv").write_text("".join(line for line in (path / "all.csv").read_text().splitlines(True)
+                                             if not line.startswith(("a,", "c,"))))
+    split = run_json(capsys, "recall", path / "only_b.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run",
+                     "--boot", 50)
+    plain = run_json(capsys, "recall", path / "b.csv", path / "qrels.csv", "--k", 1, "--boot", 50)
+    assert split == plain

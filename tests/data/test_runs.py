@@ -14,9 +14,12 @@ from ragunc.data.runs import (
     load_chunk_map,
     load_qrels,
     load_run,
+    load_runs,
     qrels_from_frame,
     query_groups,
     run_from_frame,
+    run_name,
+    runs_from_frame,
 )
 
 
@@ -233,3 +236,46 @@ def test_run_errors_are_data_errors_naming_the_rows(tmp_path):
     (tmp_path / "run.csv").write_text("query_id,rank,chunk_id,doc_id\n" + "".join(f"q,x,c{i},D\n" for i in range(8)))
     with pytest.raises(DataError, match=r"run\.csv: column rank is not a number in rows 1, 2, 3, 4, 5 and 3 more$"):
         load_run(tmp_path / "run.csv")
+
+
+# -- several runs ------------------------------------------------------------------------------------------------
+
+TAGGED_TREC = ("q1 Q0 c1 1 2.0 bm25\nq1 Q0 c2 2 1.0 bm25\n"
+               "q1 Q0 c2 1 3.0 dense\nq1 Q0 c1 2 2.5 dense\nq2 Q0 c3 1 1.0 dense\n")
+
+
+def test_a_trec_file_splits_by_its_tag(tmp_path):
+    (tmp_path / "runs.trec").write_text(TAGGED_TREC)
+    runs = load_runs(tmp_path / "runs.trec", runs_col="tag", chunk_map={"c1": "A", "c2": "B", "c3": "C"})
+    assert list(runs) == ["bm25", "dense"]
+    assert list(runs["bm25"].chunk_id) == ["c1", "c2"] and list(runs["bm25"].query_id) == ["q1"]
+    assert list(runs["dense"].doc_id) == ["B", "A", "C"] and list(runs["dense"].query_id) == ["q1", "q2"]
+
+
+def test_one_run_loader_refuses_several_runs_and_names_the_column(tmp_path):
+    (tmp_path / "runs.trec").write_text(TAGGED_TREC)
+    with pytest.raises(ValueError, match=r"column tag names 2 runs \('bm25', 'dense'\).*--runs-col tag"):
+        load_run(tmp_path / "runs.trec", chunk_map={"c1": "A", "c2": "B", "c3": "C"})
+    with pytest.raises(ValueError, match=r"column run names 2 runs \('x', 'y'\)"):
+        run_from_frame(pd.DataFrame({"run": ["x", "y"], "query_id": "q", "rank": [1, 1], "chunk_id": ["a", "b"],
+                                     "doc_id": "A"}))
+
+
+def test_several_files_are_named_by_their_stems_and_names_must_differ(tmp_path):
+    (tmp_path / "a").mkdir()
+    for path in ("bm25_k1.2.csv", "dense.csv.gz"):
+        frame([("q", 1, "c", "A")]).to_csv(tmp_path / path, index=False)
+    (tmp_path / "a" / "dense.jsonl").write_text('{"query_id": "q", "rank": 1, "chunk_id": "c", "doc_id": "A"}\n')
+    runs = load_runs([tmp_path / "bm25_k1.2.csv", tmp_path / "dense.csv.gz"])
+    assert list(runs) == ["bm25_k1.2", "dense"] and run_name("x/y/run.trec") == "run"
+    with pytest.raises(ValueError, match=r"run 'dense' of .*a/dense.jsonl is also in .*dense.csv.gz"):
+        load_runs([tmp_path / "dense.csv.gz", tmp_path / "a" / "dense.jsonl"])
+
+
+def test_errors_in_one_of_several_runs_name_that_run():
+    table = pd.DataFrame({"run": ["x", "y", "y"], "query_id": "q", "rank": [1, 1, 1], "chunk_id": ["a", "b", "c"],
+                          "doc_id": "A"})
+    with pytest.raises(ValueError, match=r"\[run 'y', rows of that run\]: ties without scores: equal rank.*rows 1, 2"):
+        runs_from_frame(table, "run")
+    with pytest.raises(ValueError, match="column run is empty in row 2"):
+        runs_from_frame(table.assign(run=["x", None, "y"]), "run")

@@ -256,3 +256,15 @@ def test_a_link_restores_the_ranking_view(app_url, browser):
         "1.000", "1.000", "2.000"]
     _screenshot(page, "ranking_metrics.png")
     page.close()
+
+
+def test_the_sample_runs_show_the_forest_plot_and_adjusted_p_values(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/ranking_metrics?rk_source=runs&rk_adjust=holm", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator("h3", has_text="4 runs on the same queries").count() == 1
+    assert page.locator(".js-plotly-plot", has_text="Differences against 100w on 2,000 shared queries").count() == 1
+    assert page.locator('[data-testid="stMarkdownContainer"]', has_text="shared by every run").count() >= 1
+    _screenshot(page, "ranking_runs.png")
+    page.close()
