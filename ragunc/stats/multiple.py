@@ -12,7 +12,8 @@ Simultaneous intervals and adjusted p-values across the comparisons:
 * ``maxt``: a single-step max-|t| cluster bootstrap (Westfall and Young 1993): documents are
   drawn with replacement once per replicate for all configs together, every difference is
   recomputed on those draws, and the quantile of ``max_j |t*_j|`` is the common critical value;
-  the adjusted p-value of comparison j is the share of replicates with ``max |t*| >= |t_j|``;
+  the adjusted p-value of comparison j is ``(1 + #{max |t*| >= |t_j|}) / (B + 1)``, the observed
+  sample counted among the replicates (Davison and Hinkley 1997, eq. 4.11), so never 0 with finite B;
 * ``none``: each comparison's own interval and p-value.
 """
 from __future__ import annotations
@@ -244,7 +245,7 @@ def compare_aligned(
         boot_se = np.sqrt(residual_variance(resid[ib] - resid[ia]) * (k - 1) / k)
         null = np.sort(max_t_null(reps, diff, boot_se))
         crit = float(np.quantile(null, level))
-        p_adj = (boot - np.searchsorted(null, t_obs, side="left")) / boot
+        p_adj = (1 + boot - np.searchsorted(null, t_obs, side="left")) / (boot + 1)
 
     half = crit * se
     comparisons = tuple(

@@ -116,6 +116,15 @@ def test_maxt_is_between_marginal_and_bonferroni_and_p_values_are_ordered():
     assert np.all(np.diff(np.array([c.p_adjusted for c in r.comparisons])[order]) >= 0)
 
 
+def test_maxt_p_value_counts_the_observed_sample_among_the_replicates():
+    # A difference far beyond every replicate: the Monte Carlo p-value is 1/(B + 1), never 0 (Davison-Hinkley 4.11)
+    samples, _ = chunk_configs(7, k=60, shifts=(0, 0.6))
+    r = compare_configs(samples, "c0", adjust="maxt", boot=199, rng=0)
+    c = r.comparisons[0]
+    assert c.difference / c.paired.se > 10
+    assert r.comparisons[0].p_adjusted == pytest.approx(1 / 200)
+
+
 def test_bad_inputs_are_named():
     samples, _ = chunk_configs(6)
     with pytest.raises(ValueError, match="adjust must be one of"):
