@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import sources
+from dashboard import routing, sources
 from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
 from ragunc.data import (
     CONTRACT_COLUMNS,
@@ -137,6 +137,7 @@ def main() -> None:
         page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide"
     )
     new_run()
+    routing.entered_through_app()
     pages = {
         name: st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES

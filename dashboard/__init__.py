@@ -6,6 +6,7 @@
                  upload)
 ``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through, and ``figure(...)``
 ``url_state``    controls bound to the URL's query parameters (``bind``, ``sync_url``, ``clamp``, ``one_of``, ...)
+``routing``      every page under app.py's router, also for a first visitor's deep link
 ``widgets``      controls shared by pages (confidence level, seed, K, estimator, config, B/R choices), page intro
 
 No statistics here: every number comes from ``ragunc``.  It is importable wherever app.py runs

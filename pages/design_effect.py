@@ -6,12 +6,15 @@ import streamlit as st
 
 from dashboard import sources, widgets
 from dashboard.cache import cached
+from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
 from ragunc.present.summary import figures_html, json_text
 from ragunc.stats.coverage import coverage_experiment, iid_control
 from ragunc.stats.diagnostics import diagnostics, k_over_rho
 from ragunc.stats.sample import document_rates
+
+require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 REPS = (200, 500, 1000, 2000)
 BOOTS = (200, 500, 1000)

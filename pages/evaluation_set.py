@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.cache import cached
+from dashboard.routing import require_app
 from ragunc.evalset import (
     DEFAULT_MIX,
     QUESTION_TYPES,
@@ -28,6 +29,8 @@ from ragunc.evalset import (
     load_evalset,
 )
 from ragunc.present import evalset_figures
+
+require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 WORK = Path(tempfile.gettempdir()) / "ragunc-evalset"  # sets and uploaded corpora; a rebuild resumes from here
 CORPORA = {"stdlib": "Python standard library documentation", "upload": "Upload a corpus"}

@@ -6,12 +6,15 @@ import streamlit as st
 
 from dashboard import sources, widgets
 from dashboard.cache import cached
+from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
 from ragunc.present import figures
 from ragunc.present.summary import comparison_reading, comparison_table, figures_html, json_text
 from ragunc.stats.multiple import ADJUSTMENTS, compare_configs
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_difference, plan_from_pilot
+
+require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 BOOTS = (200, 500, 1000, 2000)
 ADJUST_LABELS = {"maxt": "max-|t| cluster bootstrap", "holm": "Holm (Bonferroni intervals)", "none": "none"}

@@ -12,10 +12,13 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard.cache import cached
+from dashboard.routing import require_app
 from dashboard.sources import uploaded_corpus
 from ragunc import positional
 from ragunc.corpus import load_corpus
 from ragunc.present import positional_figures as figures
+
+require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 BUNDLED = Path(__file__).resolve().parents[1] / "sample_data" / "positional_stdlib.json"
 RESULT = "pb_sweep"  # session state: the sweep on screen when it is not the bundled one

@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard import run_sources, widgets
 from dashboard.cache import cached
+from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, sync_url
 from ragunc.data.serialize import json_text
 from ragunc.present import ranking_figures
@@ -18,6 +19,8 @@ from ragunc.ranking.metrics import ranked_list
 from ragunc.ranking.overview import ranking_overview
 from ragunc.stats.linearization import ESTIMATORS
 from ragunc.stats.multiple import ADJUSTMENTS
+
+require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 # Controls whose default depends on the run: reset when the source changes.
 PER_SOURCE = ("rk_k", "rk_group", "rk_run", "rk_baseline")

@@ -5,6 +5,7 @@ import streamlit as st
 
 from dashboard import sources, widgets
 from dashboard.cache import cached, figure
+from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, parse_bool, stop, sync_url
 from ragunc.present import figures
 from ragunc.present import summary as report
@@ -13,6 +14,8 @@ from ragunc.stats.intervals import interval_report
 from ragunc.stats.linearization import estimate
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.sample import draw_sample
+
+require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 BOOTS = (200, 500, 1000, 2000, 5000)
 REPS = (200, 500, 1000, 2000, 5000)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,13 +41,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def app_url():
+@contextmanager
+def _served_app():
+    """``streamlit run app.py`` on a free loopback port; yields its URL once healthy."""
     if not Path(CHROMIUM).exists():
         _unavailable(f"Debian chromium not found at {CHROMIUM}")
     port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
-    log = open(ARTIFACTS / "streamlit.log", "w")
+    log = open(ARTIFACTS / f"streamlit-{port}.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
@@ -73,6 +75,12 @@ def app_url():
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    with _served_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +197,22 @@ def test_a_shared_link_reproduces_the_view(app_url, browser):
     assert page.get_by_text("90% intervals").count() >= 1
     _screenshot(page, "explorer_shared_link.png")
     page.close()
+
+
+def test_a_first_visitors_deep_link_runs_under_the_router(browser):
+    # A fresh server (Streamlit starts in its pages/-folder mode) whose very first request is a page's link:
+    # the page must still come with app.py's titled menu and data sidebar, not as a lone v1 page.
+    with _served_app() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/design_effect?sim=0", timeout=TIMEOUT_MS)
+        page.wait_for_selector('h1:has-text("Design effect")', timeout=TIMEOUT_MS)
+        _wait_idle(page)
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        assert nav.get_by_text("Uncertainty explorer", exact=True).count() == 1
+        assert nav.get_by_text("app", exact=True).count() == 0
+        assert page.locator('[data-testid="stSidebar"]').get_by_text("Source", exact=True).count() == 1
+        assert page.url.rstrip("/").split("?")[0].endswith("/design_effect")
+        page.close()
 
 
 @pytest.mark.parametrize(
