@@ -453,13 +453,13 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
                 ),
                 row=row, col=col,
             )
+    fig.update_layout(_layout(title="Finer chunks: more chunks per sample, not more information", x="", y="",
+                              height=640))
     fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w:.0f}" for w in words], title_text="words per chunk")
     fig.update_yaxes(title_text="variance ratio", row=1, col=1)
     fig.update_yaxes(title_text="ρ", row=1, col=2)
     fig.update_yaxes(title_text="chunks", rangemode="tozero", row=2, col=1)
     fig.update_yaxes(title_text="percentage points", rangemode="tozero", row=2, col=2)
-    fig.update_layout(_layout(title="Finer chunks: more chunks per sample, not more information", x="", y="",
-                              height=640))
     return fig
 
 
