@@ -165,17 +165,23 @@ def can_compute_sizes(source: DataSource) -> bool:
     return source.key == "sample" and source.results.source.startswith("stdlib")
 
 
-def _stdlib_chunk_sample(*, words: int, progress=None) -> ClusterSample:
-    # Looked up on the packages at call time, so that a test can stand in for the pipeline.
-    frame = ragunc.retrieval.chunk_eval(ragunc.corpus.stdlib_corpus(), chunk_words=words, progress=progress)
+# The corpus and the pipeline are looked up on the packages at call time, so that a test can stand in for them.
+def _stdlib_tokens() -> ragunc.retrieval.CorpusTokens:
+    return ragunc.retrieval.tokenize_corpus(ragunc.corpus.stdlib_corpus())
+
+
+def _stdlib_chunk_sample(tokens: ragunc.retrieval.CorpusTokens, *, words: int, progress=None) -> ClusterSample:
+    frame = ragunc.retrieval.chunk_eval(tokens, chunk_words=words, progress=progress)
     return results_from_frame(frame, source=f"stdlib corpus, {words} words").sample(f"{words}w")
 
 
 def compute_size(words: int) -> ClusterSample:
     """The stdlib corpus at ``words`` per chunk through the retrieval pipeline: a progress bar the first
     time, then cached (and listed in this session's :func:`computed_sizes`)."""
-    sample = cached(_stdlib_chunk_sample, kept=SIZES_KEPT, progress_label=f"Chunking and retrieving at {words} words…",
-                    words=int(words))
+    # What does not depend on the size (the corpus, its tokens) is read and tokenised once.
+    tokens = cached(_stdlib_tokens, kept=1, spinner="Reading and tokenising the stdlib corpus…")
+    sample = cached(_stdlib_chunk_sample, tokens, key="stdlib", kept=SIZES_KEPT,
+                    progress_label=f"Chunking and retrieving at {words} words…", words=int(words))
     st.session_state.setdefault(_COMPUTED, {})[sample.config] = int(words)
     return sample
 
