@@ -150,28 +150,41 @@ def require_results() -> tuple[DataSource, Results]:
 
 # ---------------------------------------------------------------- chunk sizes computed live (stdlib sample only)
 
+# The word counts the explorer's slider offers on the bundled stdlib sample (bench/bench_recompute.py
+# measures a new size at 25-400 words against the 2 s target).
+SIZE_GRID = (25, 50, 75, 100, 150, 200, 300, 400)
+SIZE_RANGE = (20, 1000)  # a shared link may carry any size in this range (the pipeline's time grows below 25)
+
+
+def chunk_words(config: str) -> int | None:
+    """The words per chunk a config names (``"75w"`` -> 75), None for any other config."""
+    return int(config[:-1]) if config.endswith("w") and config[:-1].isdigit() else None
+
 
 def can_compute_sizes(source: DataSource) -> bool:
-    """Whether "compute another size" applies: the source is the bundled stdlib sample."""
+    """Whether new chunk sizes can be computed: the source is the bundled stdlib sample."""
     return source.key == "sample" and source.results.source.startswith("stdlib")
 
 
-def _stdlib_chunk_sample(*, words: int, progress=None) -> ClusterSample:
-    # Looked up on the packages at call time, so that a test can stand in for the pipeline.
-    frame = ragunc.retrieval.chunk_eval(ragunc.corpus.stdlib_corpus(), chunk_words=words, progress=progress)
+# The corpus and the pipeline are looked up on the packages at call time, so that a test can stand in for them.
+def _stdlib_tokens() -> ragunc.retrieval.CorpusTokens:
+    return ragunc.retrieval.tokenize_corpus(ragunc.corpus.stdlib_corpus())
+
+
+def _stdlib_chunk_sample(tokens: ragunc.retrieval.CorpusTokens, *, words: int, progress=None) -> ClusterSample:
+    frame = ragunc.retrieval.chunk_eval(tokens, chunk_words=words, progress=progress)
     return results_from_frame(frame, source=f"stdlib corpus, {words} words").sample(f"{words}w")
 
 
-def _chunk_size(words: int) -> ClusterSample:
-    return cached(_stdlib_chunk_sample, kept=SIZES_KEPT, progress_label=f"Chunking and retrieving at {words} words…",
-                  words=int(words))
-
-
-def compute_size(words: int) -> str:
-    """Run the retrieval pipeline at ``words`` per chunk on the stdlib corpus (cached); returns its config."""
-    sample = _chunk_size(words)
+def compute_size(words: int) -> ClusterSample:
+    """The stdlib corpus at ``words`` per chunk through the retrieval pipeline: a progress bar the first
+    time, then cached (and listed in this session's :func:`computed_sizes`)."""
+    # What does not depend on the size (the corpus, its tokens) is read and tokenised once.
+    tokens = cached(_stdlib_tokens, kept=1, spinner="Reading and tokenising the stdlib corpus…")
+    sample = cached(_stdlib_chunk_sample, tokens, key="stdlib", kept=SIZES_KEPT,
+                    progress_label=f"Chunking and retrieving at {words} words…", words=int(words))
     st.session_state.setdefault(_COMPUTED, {})[sample.config] = int(words)
-    return sample.config
+    return sample
 
 
 def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
@@ -179,11 +192,15 @@ def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
     if not can_compute_sizes(source):
         return {}
     known = set(source.results.configs)
-    return {
-        config: _chunk_size(words)
-        for config, words in st.session_state.get(_COMPUTED, {}).items()
-        if config not in known
-    }
+    return {config: compute_size(words) for config, words in st.session_state.get(_COMPUTED, {}).items()
+            if config not in known}
+
+
+def size_populations(source: DataSource, results: Results) -> dict[int, ClusterSample]:
+    """Every chunk size at hand (words -> population): the data's sized configs and the sizes computed so far."""
+    sized = {chunk_words(config): results.sample(config) for config in results.configs if chunk_words(config)}
+    sized.update({chunk_words(config): sample for config, sample in computed_sizes(source).items()})
+    return dict(sorted(sized.items()))
 
 
 def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:

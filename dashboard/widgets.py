@@ -19,8 +19,6 @@ from .url_state import bind, clamp, one_of
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 ESTIMATORS = ("micro", "macro")
 SEED_MAX = 2**31 - 1
-OTHER_SIZE = "Compute another size…"
-_NEXT_CONFIG = "_ragunc_next_config"  # session_state: the config to select on the next run (after computing it)
 
 
 def page_intro(title: str, explanation: str, *, caption: str | None = None) -> None:
@@ -80,33 +78,41 @@ def config_select(label: str, configs: list[str], *, options: list[str] | None =
                         key=bind("config", default, fix=one_of(options or configs, default)))
 
 
+def _size_label(config: str) -> str:
+    return f"{sources.chunk_words(config)} words"
+
+
 def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSample:
-    """The chunk size to explore: a config of the data, a size computed in this session, or for the bundled
-    stdlib sample "Compute another size…" (a word count and a button); returns that config's population."""
+    """The chunk size to explore (``?config=``); returns that config's population.
+
+    On the bundled stdlib sample a slider over :data:`dashboard.sources.SIZE_GRID` (plus the bundled
+    sizes, those computed in this session and a size a shared link names): a size not bundled is
+    computed when first chosen, with a progress bar, then cached. Other data keep their own configs:
+    a slider when they are all word counts ("50w", "100w", ...), else a select box.
+    """
     configs = list(results.configs)
-    computable = sources.can_compute_sizes(source)
-    computed = sources.computed_sizes(source)
-    wanted = st.query_params.get("config", "")
-    if ("config" not in st.session_state and wanted not in configs and wanted not in computed
-            and wanted[:-1].isdigit() and wanted.endswith("w") and 20 <= int(wanted[:-1]) <= 1000 and computable):
-        # A shared link to a computed size: compute it again so the link shows the same view.
-        sources.compute_size(int(wanted[:-1]))
-        computed = sources.computed_sizes(source)
-    if _NEXT_CONFIG in st.session_state:
-        st.session_state["config"] = st.session_state.pop(_NEXT_CONFIG)
-    config = config_select(
-        "Chunk size (config)", configs, options=configs + list(computed) + ([OTHER_SIZE] if computable else []),
-        help="The configs present in the data; for the bundled stdlib sample you can compute another size.",
-    )
-    if config == OTHER_SIZE:
-        words = st.number_input("Words per chunk", 20, 1000, step=10, key=bind("words", 75, parse=int, fix=clamp(20, 1000)))
-        if st.button("Compute this chunk size", type="primary"):
-            # The selectbox already exists in this run: switch to the new size on the next one.
-            st.session_state[_NEXT_CONFIG] = sources.compute_size(int(words))
-            st.rerun()
-        config = default_config(configs)
-        st.info(f"Pick a word count and compute it; meanwhile {config} is shown.")
-    return computed.get(config) or results.sample(config)
+    default = default_config(configs)
+    label, help_text = "Chunk size", "Words per chunk: each size is a config of the data (the population explored)."
+    if not sources.can_compute_sizes(source):
+        if len(configs) > 1 and all(sources.chunk_words(c) for c in configs):
+            config = choice_slider(label, sorted(configs, key=sources.chunk_words), key="config", default=default,
+                                   format_func=_size_label, help=help_text)
+        else:
+            config = config_select("Chunk size (config)", configs, help=help_text)
+        return results.sample(config)
+    sizes = set(sources.SIZE_GRID) | {sources.chunk_words(c) for c in configs}
+    sizes |= {sources.chunk_words(c) for c in sources.computed_sizes(source)}
+    linked = sources.chunk_words(st.query_params.get("config", ""))
+    low, high = sources.SIZE_RANGE
+    if "config" not in st.session_state and linked is not None and low <= linked <= high:
+        sizes.add(linked)  # a shared link to a size off the grid opens on it
+    config = choice_slider(label, [f"{w}w" for w in sorted(sizes)], key="config", default=default,
+                           format_func=_size_label,
+                           help=help_text + " Sizes not bundled are computed on the stdlib corpus when chosen "
+                                            "(about a second), then kept for the session.")
+    if config in configs:
+        return results.sample(config)
+    return sources.compute_size(sources.chunk_words(config))
 
 
 def number(value: float | None, fmt: str) -> str:

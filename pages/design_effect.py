@@ -1,4 +1,5 @@
-"""Page "Design effect": DEFF against chunks per document, the ICC on the data, the iid control, two-stage sampling."""
+"""Page "Design effect": DEFF against chunks per document and chunk size, the ICC on the data, the iid control,
+two-stage sampling."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,9 +10,9 @@ from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
-from ragunc.present.summary import figures_html, json_text
+from ragunc.present.summary import chunk_size_reading, chunk_size_table, figures_html, json_text
 from ragunc.stats.coverage import coverage_experiment, iid_control
-from ragunc.stats.diagnostics import diagnostics, k_over_rho
+from ragunc.stats.diagnostics import chunk_size_diagnostics, diagnostics, k_over_rho
 from ragunc.stats.sample import document_rates
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
@@ -35,9 +36,8 @@ widgets.page_intro("Design effect", EXPLANATION)
 
 with st.sidebar:
     st.header("Design effect")
-    configs = list(results.configs)
-    config = widgets.config_select("Chunk size (config)", configs)
-    population = results.sample(config)
+    population = widgets.chunk_size_select(source, results)
+    config = population.config
     n_docs = population.n_docs
     k = widgets.k_slider(n_docs - 1, n_docs)
     reps = widgets.choice_slider("R: repetitions", REPS, key="de_reps", default=500)
@@ -64,10 +64,11 @@ tiles[4].metric("Neighbour corr.", widgets.number(d.lag1_autocorr, ".3f"),
 tiles[5].metric("doc_type share", widgets.number(d.doc_type_share, ".1%"),
                 help="Share of the variance of document rates explained by the document type.")
 
+every_config = {**results.samples, **sources.computed_sizes(source)}
 observed = {
     name: (diag.mean_size, diag.deff)
-    for name, diag in ((n, cached(diagnostics, results.sample(n), key=(source.key, n), estimator="micro"))
-                       for n in configs)
+    for name, diag in ((n, cached(diagnostics, p, key=(source.key, n), estimator="micro"))
+                       for n, p in every_config.items())
 }
 m_max = max(2 * max(m for m, _ in observed.values()), 20.0)
 exports = {"figures": {}, "results": {"diagnostics": d.to_dict()}}
@@ -80,6 +81,18 @@ st.markdown(
     f"they are cut. Circles: the DEFF measured on each chunk size in the data (measured DEFF also "
     f"reflects unequal document sizes, which the curve ignores)."
 )
+
+sizes = sources.size_populations(source, results)
+if sizes:
+    st.subheader("Chunk size: every size computed so far")
+    size_k = min(k, *(p.n_docs for p in sizes.values()))
+    by_size = cached(chunk_size_diagnostics, sizes, key=(source.key, tuple(sizes)), k=size_k)
+    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config))
+    exports["figures"]["chunk_size"] = size_fig
+    exports["results"]["chunk_sizes"] = [row.to_dict() for row in by_size]
+    st.plotly_chart(size_fig, key="size_chart")
+    st.markdown(chunk_size_reading(by_size))
+    st.dataframe(chunk_size_table(by_size), hide_index=True, key="size_table")
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:

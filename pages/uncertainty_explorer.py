@@ -131,8 +131,9 @@ def _one_page_report() -> str:
     # With several configs, the report says which one, and how sure (explored config as the baseline).
     many = None
     if len(results.configs) >= 2:
+        baseline = population.config if population.config in results.configs else widgets.default_config(results.configs)
         many = cached(compare_configs, results.samples, key=(source.key, tuple(results.configs)),
-                      baseline=population.config, estimator=estimator, level=level, rng=seed)
+                      baseline=baseline, estimator=estimator, level=level, rng=seed)
     return report.summary_page(rep, figs, coverage=result, comparison=many, context=context)
 
 

@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from scipy import stats
 
 from ..stats.coverage import CoverageResult
-from ..stats.diagnostics import deff_equal_size, k_over_rho
+from ..stats.diagnostics import ChunkSizeDiagnostics, deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.multiple import MultipleComparison
@@ -406,6 +406,61 @@ def deff_curve_figure(
         fig, title="More chunks per document buy less and less information",
         x="chunks per document (m)", y="DEFF (variance ratio)", height=420,
     )
+
+
+def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | None = None) -> go.Figure:
+    """DEFF, ICC, effective n and the SD of the micro estimate against words per chunk (one point per size).
+
+    Effective n is drawn beside the chunks a sample holds, the micro SD beside the binomial SD
+    (chunks counted as independent trials); ``current`` (words) is ringed in every panel.
+    """
+    if not rows:
+        raise ValueError("chunk_size_figure needs at least one chunk size")
+    k = rows[0].k
+    words = np.array([r.words for r in rows], dtype=float)
+    fig = make_subplots(
+        rows=2, cols=2, horizontal_spacing=0.12, vertical_spacing=0.2,
+        subplot_titles=("Design effect (DEFF)", "Intraclass correlation (ICC)",
+                        f"Chunks and effective n in K = {k} documents", f"SD of the micro estimate, K = {k}"),
+    )
+    panels = [
+        (1, 1, "deff", "DEFF", OKABE_ITO["blue"], "solid", "%{y:.2f}", 1.0),
+        (1, 2, "icc", "ICC", OKABE_ITO["bluish_green"], "solid", "%{y:.3f}", 1.0),
+        (2, 1, "chunks_per_sample", "chunks per sample (what the binomial counts)", OKABE_ITO["vermillion"],
+         "dot", "%{y:,.0f}", 1.0),
+        (2, 1, "n_eff", "effective n = chunks / DEFF", OKABE_ITO["blue"], "solid", "%{y:,.1f}", 1.0),
+        (2, 2, "binomial_sd", "binomial SD (chunks as independent trials)", OKABE_ITO["vermillion"], "dot",
+         "%{y:.2f} pp", 100.0),
+        (2, 2, "micro_sd", "micro SD (documents sampled, linearization)", OKABE_ITO["blue"], "solid",
+         "%{y:.2f} pp", 100.0),
+    ]
+    for row, col, field, name, color, dash, fmt, scale in panels:
+        values = scale * np.array([getattr(r, field) for r in rows], dtype=float)
+        fig.add_trace(
+            go.Scatter(
+                x=words, y=values, mode="lines+markers", name=name, showlegend=row == 2,
+                line={"color": color, "dash": dash, "width": 3}, marker={"color": color, "size": 9},
+                hovertemplate=f"%{{x:.0f}} words per chunk<br>{name}: {fmt}<extra></extra>",
+            ),
+            row=row, col=col,
+        )
+        if current is not None and current in words:
+            at = int(np.flatnonzero(words == current)[0])
+            fig.add_trace(
+                go.Scatter(
+                    x=[current], y=[values[at]], mode="markers", showlegend=False, hoverinfo="skip",
+                    marker={"color": "rgba(0,0,0,0)", "size": 18, "line": {"color": REFERENCE_COLOR, "width": 2}},
+                ),
+                row=row, col=col,
+            )
+    fig.update_layout(_layout(title="Finer chunks: more chunks per sample, not more information", x="", y="",
+                              height=640))
+    fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w:.0f}" for w in words], title_text="words per chunk")
+    fig.update_yaxes(title_text="variance ratio", row=1, col=1)
+    fig.update_yaxes(title_text="ρ", row=1, col=2)
+    fig.update_yaxes(title_text="chunks", rangemode="tozero", row=2, col=1)
+    fig.update_yaxes(title_text="percentage points", rangemode="tozero", row=2, col=2)
+    return fig
 
 
 def document_rates_figure(rates: Mapping[str, np.ndarray], *, bins: int = 30) -> go.Figure:

@@ -4,4 +4,13 @@ chunk → query → BM25 → per-chunk-results pipeline.  May import ``data``, `
 from .bm25 import BM25Index, Tokenizer, bm25_index, tokenize, top_k
 from .chunking import Chunks, chunk_corpus, chunk_text
 from .known_item import QueryModel, QuerySet, read_query_file, simulate_known_item
-from .pipeline import ChunkEval, chunk_eval, chunk_eval_parts, prepare_retrieval, qrels, top_k_run
+from .pipeline import (
+    ChunkEval,
+    CorpusTokens,
+    chunk_eval,
+    chunk_eval_parts,
+    prepare_retrieval,
+    qrels,
+    tokenize_corpus,
+    top_k_run,
+)

@@ -1,8 +1,9 @@
 """BM25 Okapi over sparse matrices, returning what ``rank_bm25.BM25Okapi`` returns.
 
-Scores are one sparse product ``Q @ W``: ``Q`` holds query-term counts (terms repeated
-in a query count with multiplicity, as in rank-bm25), ``W[t, c]`` the BM25 weight of
-term ``t`` in chunk ``c``. Queries go in batches so the product's memory stays bounded.
+Scores are the product ``Q @ W``: ``Q`` holds query-term counts (terms repeated in a
+query count with multiplicity, as in rank-bm25), ``W[t, c]`` the BM25 weight of term
+``t`` in chunk ``c``. :func:`rank_targets` forms only the scores that can matter (MaxScore
+pruning) and :func:`top_k` whole rows, in batches so memory stays bounded.
 Ties are broken by the lower chunk position, as ``numpy.argmax`` over rank-bm25 scores does.
 """
 from __future__ import annotations
@@ -222,6 +223,15 @@ def _row_ids(indptr: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
 
 
+# A query is scored on its candidate chunks when its essential terms list at most this share of the
+# chunks, otherwise densely: past that, the bookkeeping per candidate costs more than a dense row.
+PRUNED_SHARE = 1 / 32
+# Terms in at least this share of the chunks keep a dense row of weights (looked up, not searched).
+FREQUENT_SHARE = 1 / 64
+# Sums of upper bounds this much below a target's score stay below it despite rounding.
+_PRUNE_MARGIN = 1 + 1e-9
+
+
 def rank_targets(
     index: BM25Index,
     queries: sp.csr_matrix,
@@ -236,85 +246,163 @@ def rank_targets(
     Rank = 1 + chunks scoring higher + chunks tying at a lower position; ranks above
     ``cutoff`` are NaN. Chunks no query term matches score exactly 0 (as in rank-bm25).
     ``max_entries`` bounds the score entries of one batch (memory).
+
+    Exact, and pruned as MaxScore prunes (Turtle & Flood, 1995): with nonnegative weights, set
+    aside a query's terms of smallest upper bound ``q_t · max_c W[t, c]`` while those bounds sum
+    to less than the target's score; a chunk holding none of the other (*essential*) terms
+    scores below the target, so it neither beats nor ties it and is not the top chunk. A query
+    whose essential terms list few chunks is scored on those chunks only, any other densely
+    over all chunks. Every score is the sum ``Q @ W`` forms, term by term in the query row's
+    stored order, so equal scores tie exactly as in the product.
     """
     targets = np.asarray(targets, dtype=np.int64)
+    queries = sp.csr_matrix(queries)
     n_queries, n_chunks = queries.shape[0], index.n_chunks
     if len(targets) != n_queries:
         raise ValueError(f"{len(targets)} targets for {n_queries} queries")
-    batch = _batch_size(n_chunks, max_entries)
+    weights = _Weights.of(index, max_entries=max_entries // 2)
+    target_score = weights.scores(queries, np.arange(n_queries), targets)
+    essential, work = _essential_terms(queries, weights.matrix, target_score)
+    pruned = work <= n_chunks * PRUNED_SHARE
+    # Copies: eliminate_zeros works in place on the arrays it was given.
+    candidates = sp.csr_matrix((essential.astype(np.float64), queries.indices.copy(), queries.indptr.copy()),
+                               shape=queries.shape)
+    candidates.eliminate_zeros()
     rank = np.empty(n_queries, dtype=np.float64)
     top = np.empty(n_queries, dtype=np.int64)
-    target_score = np.empty(n_queries, dtype=np.float64)
-    weights = index.weights
-    for start in range(0, n_queries, batch):
-        stop = min(start + batch, n_queries)
-        scores = (queries[start:stop] @ weights).tocsr()
-        r, t, v = _rank_batch(scores, targets[start:stop], n_chunks)
-        rank[start:stop], top[start:stop], target_score[start:stop] = r, t, v
+    done = 0
+    for rows in _batches(pruned, work, np.diff(queries.indptr), n_chunks, max_entries):
+        if pruned[rows[0]]:
+            rank[rows], top[rows] = _rank_pruned(queries, weights, candidates[rows] @ weights.matrix, rows,
+                                                 targets[rows], target_score[rows])
+        else:
+            rank[rows], top[rows] = _rank_dense(queries, weights, rows, targets[rows])
+        done += len(rows)
         if progress is not None:
-            progress(stop, n_queries)
+            progress(done, n_queries)
     rank[rank > cutoff] = np.nan
     return RankResult(rank=rank, top=top, target_score=target_score)
 
 
-def _segment_rows(indptr: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Row of each entry position in a CSR layout."""
-    return np.searchsorted(indptr, positions, side="right") - 1
+@dataclass(frozen=True)
+class _Weights:
+    """An index's weights (terms x chunks) arranged for lookups: a key per entry, dense rows of frequent terms."""
+
+    matrix: sp.csr_matrix  # columns sorted within rows
+    keys: np.ndarray  # term * n_chunks + chunk per stored entry, ascending
+    row_of: np.ndarray  # per term, its row in ``dense`` or -1
+    dense: np.ndarray  # (frequent terms, n_chunks)
+
+    @classmethod
+    def of(cls, index: BM25Index, *, max_entries: int) -> "_Weights":
+        matrix = index.weights if index.weights.has_sorted_indices else index.weights.sorted_indices()
+        n_terms, n_chunks = matrix.shape
+        df = np.diff(matrix.indptr)
+        frequent = np.argsort(-df, kind="stable")[: _batch_size(n_chunks, max_entries)]
+        frequent = np.sort(frequent[df[frequent] >= n_chunks * FREQUENT_SHARE])
+        row_of = np.full(n_terms, -1, dtype=np.int64)
+        row_of[frequent] = np.arange(len(frequent))
+        return cls(matrix, _row_ids(matrix.indptr) * n_chunks + matrix.indices, row_of, matrix[frequent].toarray())
+
+    def at(self, terms: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+        """``W[terms[i], chunks[i]]``, 0 where the chunk lacks the term."""
+        n_chunks = self.matrix.shape[1]
+        row = self.row_of[terms]
+        value = self.dense.reshape(-1)[np.maximum(row, 0) * n_chunks + chunks] if len(self.dense) else np.zeros(len(terms))
+        rare = np.flatnonzero(row < 0)
+        if len(rare):
+            wanted = terms[rare].astype(np.int64) * n_chunks + chunks[rare]
+            pos = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+            value[rare] = np.where(self.keys[pos] == wanted, self.matrix.data[pos], 0.0)
+        return value
+
+    def scores(self, queries: sp.csr_matrix, rows: np.ndarray, chunks: np.ndarray) -> np.ndarray:
+        """Score of chunk ``chunks[i]`` for query row ``rows[i]``, added up term by term as ``Q @ W`` does."""
+        start, lengths = queries.indptr[rows], np.diff(queries.indptr)[rows]
+        score = np.zeros(len(rows))
+        for slot in range(int(lengths.max(initial=0))):
+            live = np.flatnonzero(lengths > slot)
+            pos = start[live] + slot
+            score[live] += queries.data[pos] * self.at(queries.indices[pos], chunks[live])
+        return score
 
 
-def _rank_batch(scores: sp.csr_matrix, targets: np.ndarray, n_chunks: int):
-    """Ranks and top-1 of one batch of sparse score rows (implicit entries score 0).
+def _essential_terms(queries: sp.csr_matrix, matrix: sp.csr_matrix, target_score: np.ndarray):
+    """Which stored query entries are essential, and per query the postings they list (``inf``: score
+    densely, as for a target scoring <= 0, or negative weights or counts, where nothing can be set aside)."""
+    n_queries = queries.shape[0]
+    if matrix.data.min(initial=0.0) < 0 or queries.data.min(initial=1.0) <= 0:
+        return np.ones(queries.nnz, dtype=bool), np.full(n_queries, np.inf)
+    rows = _row_ids(queries.indptr)
+    bound = queries.data * matrix.max(axis=1).toarray().ravel()[queries.indices]
+    order = np.lexsort((bound, rows))  # rows kept in place; within each, smallest bound first
+    lengths = np.diff(queries.indptr)
+    running, cumulative = np.zeros(n_queries), np.empty(queries.nnz)
+    for slot in range(int(lengths.max(initial=0))):
+        live = np.flatnonzero(lengths > slot)
+        pos = queries.indptr[live] + slot
+        running[live] += bound[order[pos]]
+        cumulative[order[pos]] = running[live]
+    essential = ~(cumulative * _PRUNE_MARGIN < target_score[rows])
+    postings = np.diff(matrix.indptr)[queries.indices]
+    work = np.bincount(rows, weights=np.where(essential, postings, 0), minlength=n_queries).astype(np.float64)
+    work[target_score <= 0] = np.inf
+    return essential, work
 
-    Full passes over the entries are few and elementwise; per-entry work beyond them is
-    limited to the entries that beat or tie the target (few when ranks are small).
+
+def _batches(pruned: np.ndarray, work: np.ndarray, lengths: np.ndarray, n_chunks: int, max_entries: int):
+    """Row batches, each all dense or all pruned (of about ``max_entries`` candidates, longest queries first)."""
+    dense = np.flatnonzero(~pruned)
+    step = _batch_size(n_chunks, max_entries)
+    yield from (dense[i : i + step] for i in range(0, len(dense), step))
+    light = np.flatnonzero(pruned)
+    light = light[np.argsort(-lengths[light], kind="stable")]
+    batch = np.cumsum(work[light]) // max_entries
+    yield from (part for part in np.split(light, np.flatnonzero(np.diff(batch)) + 1) if len(part))
+
+
+def _rank_pruned(queries, weights: _Weights, candidates: sp.csr_matrix, rows, targets, target_score):
+    """Ranks and top-1 from each query's candidate chunks (its target among them, scoring > 0);
+    ``rows`` longest query first, so the candidates still adding a term at each slot are a prefix."""
+    indptr, cols = candidates.indptr, candidates.indices
+    local = _row_ids(indptr)
+    lengths = np.diff(queries.indptr)[rows]
+    start = queries.indptr[rows][local]
+    score = np.zeros(len(cols))
+    for slot in range(int(lengths.max(initial=0))):
+        live = indptr[np.count_nonzero(lengths > slot)]
+        pos = start[:live] + slot
+        score[:live] += queries.data[pos] * weights.at(queries.indices[pos], cols[:live])
+    v = target_score[local]
+    higher = np.bincount(local, weights=score > v, minlength=len(rows))
+    tie_below = np.bincount(local, weights=(score == v) & (cols < targets[local]), minlength=len(rows))
+    best = np.maximum.reduceat(score, indptr[:-1])
+    top = np.minimum.reduceat(np.where(score == best[local], cols, weights.matrix.shape[1]), indptr[:-1])
+    return 1 + higher + tie_below, top
+
+
+def _rank_dense(queries, weights: _Weights, rows, targets):
+    """Ranks and top-1 from the dense score rows of ``rows`` (unmatched chunks score 0).
+
+    One query at a time: its score row stays in cache, where a batch of rows would spill it.
     """
-    n = scores.shape[0]
-    indptr, cols, vals = scores.indptr, scores.indices, scores.data
-    nnz = np.diff(indptr)
-    implicit = n_chunks - nnz  # chunks with score exactly 0
-    # Target score: its explicit entry, or 0.
-    found = np.flatnonzero(cols == np.repeat(targets.astype(cols.dtype), nnz))
-    v = np.zeros(n)
-    v[_segment_rows(indptr, found)] = vals[found]
-    v_rep = np.repeat(v, nnz)
-    win = np.flatnonzero(vals > v_rep)  # entries scoring above their row's target
-    win_rows = _segment_rows(indptr, win)
-    higher = np.bincount(win_rows, minlength=n) + np.where(v < 0, implicit, 0)
-    tied = np.flatnonzero(vals == v_rep)
-    tied_rows = _segment_rows(indptr, tied)
-    tied_below = cols[tied] < targets[tied_rows]
-    tie_below = np.bincount(tied_rows, weights=tied_below, minlength=n).astype(np.int64)
-    zero = np.flatnonzero(v == 0)
-    if len(zero):
-        # A target scoring 0 also ties with every implicit chunk before it.
-        in_zero = np.flatnonzero(np.repeat(v == 0, nnz))
-        zero_rows = _segment_rows(indptr, in_zero)
-        explicit_below = np.bincount(zero_rows, weights=cols[in_zero] < targets[zero_rows], minlength=n)
-        tie_below[zero] += targets[zero] - explicit_below[zero].astype(np.int64)
-    rank = (1 + higher + tie_below).astype(np.float64)
-
-    # Top-1: the best of the entries above the target, lowest column among equals;
-    # with none above, the lowest column tying the target (the target itself at most).
-    top = targets.copy()
-    if len(tied):
-        first_tie = np.full(n, n_chunks, dtype=np.int64)
-        np.minimum.at(first_tie, tied_rows, cols[tied])
-        has_tie = first_tie < n_chunks
-        top[has_tie] = np.minimum(top[has_tie], first_tie[has_tie])
-    best = v.copy()
-    if len(win):
-        starts = np.flatnonzero(np.diff(win_rows, prepend=-1))
-        seg_rows = win_rows[starts]
-        seg_max = np.maximum.reduceat(vals[win], starts)
-        at_max = np.where(vals[win] == np.repeat(seg_max, np.diff(np.append(starts, len(win)))), cols[win], n_chunks)
-        top[seg_rows] = np.minimum.reduceat(at_max, starts)
-        best[seg_rows] = seg_max
-    for i in np.flatnonzero((implicit > 0) & (best <= 0)):
-        # Only with non-positive scores (negative idf): an implicit zero may win; use the dense row.
-        dense = np.zeros(n_chunks)
-        dense[cols[indptr[i] : indptr[i + 1]]] = vals[indptr[i] : indptr[i + 1]]
-        top[i] = int(np.argmax(dense))
-    return rank, top, v
+    matrix = weights.matrix
+    n_chunks = matrix.shape[1]
+    rank, top = np.empty(len(rows)), np.empty(len(rows), dtype=np.int64)
+    score, term_score = np.empty(n_chunks), np.empty(n_chunks)
+    for i, (row, target) in enumerate(zip(rows.tolist(), targets.tolist())):
+        score.fill(0.0)
+        for pos in range(queries.indptr[row], queries.indptr[row + 1]):
+            term, count = queries.indices[pos], queries.data[pos]
+            if weights.row_of[term] >= 0:
+                score += np.multiply(weights.dense[weights.row_of[term]], count, out=term_score)
+            else:
+                first, last = matrix.indptr[term], matrix.indptr[term + 1]
+                score[matrix.indices[first:last]] += count * matrix.data[first:last]
+        v = score[target]
+        rank[i] = 1 + np.count_nonzero(score > v) + np.count_nonzero(score[:target] == v)
+        top[i] = score.argmax()
+    return rank, top
 
 
 def top_k(

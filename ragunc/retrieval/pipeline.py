@@ -15,6 +15,7 @@ file (queries clustered by the document of their relevant chunk).
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ import scipy.sparse as sp
 from ..corpus.loaders import load_corpus
 from ..corpus.model import Corpus
 from .bm25 import (
+    TOKEN_PATTERN,
     BM25Index,
     build_index,
     encode,
@@ -62,8 +64,58 @@ class Retrieval:
         return self.index.query_matrix(self.tokenizer(t) for t in texts)
 
 
+# The default tokenizer's tokens, and a mark after every word: a corpus is tokenised once, word by word.
+_TOKENS_AND_WORD_ENDS = re.compile(TOKEN_PATTERN.pattern + "| ", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class CorpusTokens:
+    """A corpus tokenised once for every chunk size, by the default tokenizer (:func:`~ragunc.retrieval.bm25.tokenize`).
+
+    Chunks end between whitespace-separated words and the tokenizer (lowercase, ``\\w+``)
+    never joins two words, so a chunk's tokens are its words' tokens in order, and the
+    vocabulary in order of first appearance is the corpus's: what tokenising each chunk gives.
+    """
+
+    corpus: Corpus
+    term_ids: np.ndarray  # every token of the corpus, documents in order
+    vocabulary: pd.Index  # term -> id, in order of first appearance
+    word_tokens: np.ndarray  # offset of each word's first token in term_ids (all words, then the end)
+    doc_words: np.ndarray  # offset of each document's first word (then the end)
+
+    def chunk_terms(self, chunks: Chunks) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+        """``(term ids, offsets, vocabulary)`` of ``chunks`` (as :func:`~ragunc.retrieval.bm25.encode` gives)."""
+        start = self.doc_words[chunks.doc_pos] + chunks.chunk_index * (chunks.chunk_words - chunks.overlap)
+        end = np.minimum(start + chunks.chunk_words, self.doc_words[chunks.doc_pos + 1])
+        first, lengths = self.word_tokens[start], self.word_tokens[end] - self.word_tokens[start]
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        positions = np.repeat(first - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return self.term_ids[positions], offsets, self.vocabulary
+
+
+def tokenize_corpus(corpus: Corpus | str | os.PathLike | pd.DataFrame) -> CorpusTokens:
+    """The corpus's tokens, word by word, for :func:`prepare_retrieval` at any chunk size."""
+    corpus = load_corpus(corpus)
+    tokens, per_word = [], []
+    for text in corpus.texts:
+        words = text.split()
+        items = np.array(_TOKENS_AND_WORD_ENDS.findall(" ".join(words).lower()), dtype=object)
+        word_end = items == " "
+        per_word.append(np.bincount(np.cumsum(word_end)[~word_end], minlength=len(words)))
+        tokens.append(items[~word_end])
+    codes, vocabulary = pd.factorize(np.concatenate(tokens))
+    word_counts = np.array([len(w) for w in per_word], dtype=np.int64)
+    return CorpusTokens(
+        corpus=corpus,
+        term_ids=codes.astype(np.int64),
+        vocabulary=pd.Index(vocabulary),
+        word_tokens=np.concatenate([[0], np.cumsum(np.concatenate(per_word))]).astype(np.int64),
+        doc_words=np.concatenate([[0], np.cumsum(word_counts)]),
+    )
+
+
 def prepare_retrieval(
-    corpus: Corpus | str | os.PathLike | pd.DataFrame,
+    corpus: CorpusTokens | Corpus | str | os.PathLike | pd.DataFrame,
     *,
     chunk_words: int = 100,
     overlap: int = 0,
@@ -72,11 +124,19 @@ def prepare_retrieval(
     b: float = 0.75,
     epsilon: float = 0.25,
 ) -> Retrieval:
-    """Chunk ``corpus`` and build the BM25 index over all chunks."""
-    corpus = load_corpus(corpus)
+    """Chunk ``corpus`` and build the BM25 index over all chunks.
+
+    A :class:`CorpusTokens` (from :func:`tokenize_corpus`) skips tokenising again when the
+    tokenizer is the default one.
+    """
+    tokens = corpus if isinstance(corpus, CorpusTokens) else None
+    corpus = tokens.corpus if tokens is not None else load_corpus(corpus)
     chunks = chunk_corpus(corpus, chunk_words, overlap)
     tokenizer = tokenizer or tokenize
-    term_ids, offsets, vocabulary = encode([tokenizer(text) for text in chunks.texts])
+    if tokens is not None and tokenizer is tokenize:
+        term_ids, offsets, vocabulary = tokens.chunk_terms(chunks)
+    else:
+        term_ids, offsets, vocabulary = encode([tokenizer(text) for text in chunks.texts])
     index = build_index(term_ids, offsets, vocabulary, k1=k1, b=b, epsilon=epsilon)
     tf = term_frequencies(term_ids, offsets, len(vocabulary))
     return Retrieval(chunks=chunks, index=index, tf=tf, tokenizer=tokenizer)
@@ -157,7 +217,7 @@ def per_query_results(
     return frame
 
 
-def chunk_eval(corpus: Corpus | str | os.PathLike | pd.DataFrame, **options) -> pd.DataFrame:
+def chunk_eval(corpus: CorpusTokens | Corpus | str | os.PathLike | pd.DataFrame, **options) -> pd.DataFrame:
     """Per-chunk BM25 results of ``corpus`` in the data contract (:func:`chunk_eval_parts`' ``results``).
 
     Takes the keyword options of :func:`chunk_eval_parts`, which declares them once.
@@ -175,7 +235,7 @@ class ChunkEval:
 
 
 def chunk_eval_parts(
-    corpus: Corpus | str | os.PathLike | pd.DataFrame,
+    corpus: CorpusTokens | Corpus | str | os.PathLike | pd.DataFrame,
     *,
     chunk_words: int = 100,
     overlap: int = 0,

@@ -1,8 +1,13 @@
 """AppTest of the Uncertainty explorer page: K, B and chunk size move the figures; simulations are cached."""
 from __future__ import annotations
 
+import base64
 import functools
 import json
+import platform
+from collections.abc import Iterator
+
+import numpy as np
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -10,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 import ragunc.corpus
 import ragunc.retrieval
 import ragunc.stats.coverage
-from dashboard import cache
-from ragunc.data.results import results_from_frame
+from dashboard import cache, sources
+from ragunc.data.results import load_results, results_from_frame
 from ragunc.present import summary
 from ragunc.stats.intervals import interval_report
 
@@ -24,6 +29,13 @@ def _charts(at: AppTest) -> dict[str, dict]:
 
 def _interval_chart(at: AppTest) -> dict:
     return next(spec for spec in _charts(at).values() if "intervals for" in spec["layout"]["title"]["text"])
+
+
+def _array(value) -> np.ndarray:
+    """A trace array from the figure JSON (plotly writes numpy arrays as base64 typed arrays)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value, dtype=float)
 
 
 def _bounds(spec: dict) -> dict[str, tuple[float, float]]:
@@ -45,25 +57,30 @@ def two_configs(open_app, chunk_rows, upload):
 class _Pipeline:
     """Stands in for the retrieval pipeline, which has its own tests: here only the page's wiring is under test.
 
-    Returns ``frame``, records ``(corpus, chunk_words)`` of every call and reports progress as it goes.
+    Returns ``frame`` (or ``frame(chunk_words)``), records ``(corpus, chunk_words)`` of every call and the
+    progress it reports as it goes.
     """
 
     def __init__(self):
-        self.frame, self.calls = None, []
+        self.frame, self.calls, self.progress = None, [], []
 
     def __call__(self, corpus, *, chunk_words, progress=None, **options):
         self.calls.append((corpus, chunk_words))
         for done in range(1, 4):
+            self.progress.append((done, 3))
             progress(done, 3)
-        return self.frame
+        return self.frame(chunk_words) if callable(self.frame) else self.frame
 
 
 @pytest.fixture()
-def pipeline(monkeypatch) -> _Pipeline:
+def pipeline(monkeypatch) -> Iterator[_Pipeline]:
     stand_in = _Pipeline()
     monkeypatch.setattr(ragunc.corpus, "stdlib_corpus", lambda **kw: "corpus")
+    monkeypatch.setattr(ragunc.retrieval, "tokenize_corpus", lambda corpus: corpus)
     monkeypatch.setattr(ragunc.retrieval, "chunk_eval", stand_in)
-    return stand_in
+    cache._stores.clear()  # the stores are the server's: no stand-in result may reach another test
+    yield stand_in
+    cache._stores.clear()
 
 
 def test_page_loads_on_its_own_with_the_default_data(open_page):
@@ -123,10 +140,11 @@ def test_moving_b_changes_the_bootstrap_interval_only(two_configs):
 
 def test_changing_chunk_size_changes_the_figures(two_configs, tile):
     at, frame = two_configs
-    assert at.selectbox(key="config").options == ["100w", "50w"]
+    # An upload keeps its own sizes (no computing), on a slider ordered by words.
+    assert at.select_slider(key="config").options == ["50 words", "100 words"]
     chunks_100 = tile(at, "Chunks")
     before = _interval_chart(at)
-    at.selectbox(key="config").set_value("50w").run()
+    at.select_slider(key="config").set_value("50w").run()
     assert not at.exception
     assert tile(at, "Chunks") != chunks_100
     assert _bounds(_interval_chart(at)) != _bounds(before)
@@ -170,46 +188,96 @@ def test_reading_updates_with_the_numbers(two_configs):
     assert next(m.value for m in at.markdown if "carry about as much information" in m.value) != reading
 
 
-def test_compute_another_chunk_size_adds_it_to_the_choices(pipeline, chunk_rows, open_app):
-    pipeline.frame = chunk_rows(n_docs=60, seed=9).assign(config="137w")
-    at = open_app(sim="0")
-    if "Compute another size…" not in at.selectbox(key="config").options:
+def _bundled_stdlib(at: AppTest) -> None:
+    if "25 words" not in at.select_slider(key="config").options:
         pytest.skip("the bundled stdlib sample is not present")
-    at.selectbox(key="config").set_value("Compute another size…").run()
-    at.number_input(key="words").set_value(137).run()
-    at.button[0].click().run()
-    assert not at.exception
-    assert pipeline.calls == [("corpus", 137)]
-    assert at.selectbox(key="config").value == "137w"
-    assert "137w" in at.selectbox(key="config").options
-    assert at.slider(key="k").max == 60
-    at.slider(key="k").set_value(30).run()  # the computed size stays selectable across reruns
-    assert at.selectbox(key="config").value == "137w" and not at.exception
+
+
+def test_the_slider_offers_the_size_grid_on_the_bundled_sample(pipeline, open_app):
+    at = open_app(sim="0")
+    _bundled_stdlib(at)
+    assert at.select_slider(key="config").options == [f"{w} words" for w in sources.SIZE_GRID]
+    assert at.select_slider(key="config").value == "100w" and pipeline.calls == []  # bundled: nothing computed
+
+
+def test_moving_the_slider_to_a_new_size_computes_it_and_changes_the_figures(pipeline, chunk_rows, open_app, tile):
+    pipeline.frame = chunk_rows(n_docs=60, seed=9).assign(config="75w")
+    at = open_app(sim="0")
+    _bundled_stdlib(at)
+    chunks_100, before = tile(at, "Chunks"), _interval_chart(at)
+    at.select_slider(key="config").set_value("75w").run()
+    assert not at.exception and not at.error
+    assert pipeline.calls == [("corpus", 75)]
+    assert at.query_params["config"] in ("75w", ["75w"])  # the URL carries the size
+    assert tile(at, "Chunks") != chunks_100 and _bounds(_interval_chart(at)) != _bounds(before)
+    assert at.slider(key="k").max == 60  # the population is the computed size's
+    at.select_slider(key="config").set_value("100w").run()
+    at.select_slider(key="config").set_value("75w").run()  # back again: cached for the session
+    assert pipeline.calls == [("corpus", 75)] and not at.exception
 
 
 def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(
     pipeline, chunk_rows, monkeypatch, open_app
 ):
-    pipeline.frame = chunk_rows(n_docs=40, seed=4).assign(config="75w")
+    pipeline.frame = chunk_rows(n_docs=40, seed=4).assign(config="150w")
     at = open_app(sim="0")
-    if "Compute another size…" not in at.selectbox(key="config").options:
-        pytest.skip("the bundled stdlib sample is not present")
+    _bundled_stdlib(at)
     monkeypatch.setattr(cache, "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
-    at.selectbox(key="config").set_value("Compute another size…").run()
-    at.number_input(key="words").set_value(75).run()
-    at.button[0].click().run()
+    at.select_slider(key="config").set_value("150w").run()
     assert not at.exception
-    assert at.selectbox(key="config").value == "75w"
+    assert pipeline.progress == [(1, 3), (2, 3), (3, 3)]
     at.slider(key="k").set_value(12).run()
-    assert not at.exception and at.selectbox(key="config").value == "75w"
+    assert not at.exception and at.select_slider(key="config").value == "150w"
 
 
-def test_a_link_to_a_computed_size_computes_it_again(pipeline, chunk_rows, open_app):
-    pipeline.frame = chunk_rows(n_docs=50, seed=5).assign(config="85w")
-    at = open_app(sim="0", config="85w", k="17")
-    if "Compute another size…" not in at.selectbox(key="config").options:
-        pytest.skip("the bundled stdlib sample is not present")
+def test_a_link_with_a_size_not_computed_yet_computes_it(pipeline, chunk_rows, open_app):
+    pipeline.frame = chunk_rows(n_docs=50, seed=5).assign(config="300w")
+    at = open_app(sim="0", config="300w", k="17")
+    _bundled_stdlib(at)
     assert not at.exception
-    assert [words for _, words in pipeline.calls] == [85]
-    assert at.selectbox(key="config").value == "85w" and at.slider(key="k").value == 17
+    assert [words for _, words in pipeline.calls] == [300]
+    assert at.select_slider(key="config").value == "300w" and at.slider(key="k").value == 17
     assert at.slider(key="k").max == 50
+
+
+def test_a_link_with_a_size_off_the_grid_opens_on_it(pipeline, chunk_rows, open_app):
+    pipeline.frame = chunk_rows(n_docs=50, seed=6).assign(config="85w")
+    at = open_app(sim="0", config="85w")
+    _bundled_stdlib(at)
+    assert [words for _, words in pipeline.calls] == [85]
+    assert "85 words" in at.select_slider(key="config").options
+    at.slider(key="k").set_value(11).run()  # stays on the slider once computed
+    assert at.select_slider(key="config").value == "85w" and not at.exception
+
+
+def test_the_design_effect_page_lists_every_size_computed_so_far(pipeline, chunk_rows, open_app, switch_page):
+    frames = {75: chunk_rows(n_docs=60, seed=9).assign(config="75w"),
+              300: chunk_rows(n_docs=60, seed=3).assign(config="300w")}
+    pipeline.frame = lambda words: frames[words]
+    at = open_app(sim="0")
+    _bundled_stdlib(at)
+    for size in ("75w", "300w"):
+        at.select_slider(key="config").set_value(size).run()
+    switch_page(at, "design_effect.py")
+    assert not at.exception and not at.error
+    every = [50, 75, 100, 200, 300]  # the bundled sizes and the two computed
+    table = next(d.value for d in at.dataframe if "words per chunk" in d.value.columns)
+    assert table["words per chunk"].tolist() == every
+    chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Finer chunks" in c.proto.spec)
+    deff = next(t for t in chart["data"] if t.get("name") == "DEFF")
+    np.testing.assert_array_equal(_array(deff["x"]), every)
+    np.testing.assert_allclose(_array(deff["y"]), table["DEFF"], atol=5e-4)
+    assert at.select_slider(key="config").value == "300w"  # the size explored is the page's too
+    assert pipeline.calls == [("corpus", 75), ("corpus", 300)]  # the page reuses the session's results
+
+
+def test_in_app_computation_at_100_words_is_the_bundled_file():
+    # The real pipeline, as the slider runs it, reproduces the bundled sample (same Python, same stdlib).
+    meta = json.loads((sources.SAMPLE_DIR / "stdlib_meta.json").read_text())
+    if (platform.python_version(), platform.python_implementation()) != (meta["python"], meta["implementation"]):
+        pytest.skip(f"the bundled sample was rendered from Python {meta['python']}'s standard library")
+    computed = sources._stdlib_chunk_sample(sources._stdlib_tokens(), words=100)
+    bundled = load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").sample("100w")
+    assert computed.config == bundled.config and computed.n_chunks == bundled.n_chunks
+    for field in ("total", "size", "sumsq"):
+        np.testing.assert_array_equal(getattr(computed, field), getattr(bundled, field))

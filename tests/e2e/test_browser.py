@@ -241,33 +241,27 @@ def test_dark_theme_renders(app_url, browser):
     page.close()
 
 
-def test_computing_another_chunk_size_in_the_browser(app_url, browser):
-    """Chunk the stdlib corpus at 75 words for real; the next reruns (a K move) must not fail."""
+def test_moving_the_chunk_size_slider_computes_a_new_size_in_the_browser(app_url, browser):
+    """Chunk the stdlib corpus at 75 words for real (one step left of 100 on the slider); the next
+    reruns (a K move) must not fail."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{app_url}/?sim=0", timeout=TIMEOUT_MS)
     _wait_idle(page)
-    config = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Chunk size")
-    if config.count() == 0 or "Compute another size" not in _options(page, config):
+    size = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(has_text="Chunk size")
+    if size.count() == 0 or "25 words" not in size.inner_text():
         page.close()
-        pytest.skip("the bundled stdlib sample or the retrieval pipeline is not present")
-    page.get_by_role("option", name="Compute another size…").click()
-    _wait_idle(page)
-    page.get_by_role("button", name="Compute this chunk size").click()
+        pytest.skip("the bundled stdlib sample is not present")
+    size.locator('input[type="range"]').focus()
+    page.keyboard.press("ArrowLeft")
     page.wait_for_url(re.compile(r"[?&]config=75w(&|$)"), timeout=TIMEOUT_MS)
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
+    assert "75 words" in size.inner_text()
     _move_k(page, 1)
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert re.search(r"[?&]config=75w(&|$)", page.url)  # still on the computed size
     page.close()
-
-
-def _options(page, selectbox) -> str:
-    """Open a selectbox and return its options' text (the list stays open for a click)."""
-    selectbox.click()
-    page.wait_for_selector('[role="option"]', timeout=TIMEOUT_MS)
-    return " ".join(page.locator('[role="option"]').all_inner_texts())
 
 
 def test_a_link_restores_the_ranking_view(app_url, browser):

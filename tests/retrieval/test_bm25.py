@@ -11,6 +11,7 @@ from rank_bm25 import BM25Okapi
 
 from ragunc.corpus.model import corpus_from_frame
 from ragunc.corpus.stdlib import build_stdlib_frame
+from ragunc.retrieval import bm25
 from ragunc.retrieval.bm25 import (
     STOPWORDS,
     Tokenizer,
@@ -108,23 +109,68 @@ def test_top_k_is_rank_bm25_order_with_lower_position_on_ties(stdlib_chunks):
         np.testing.assert_allclose(scores[i], expected[order], rtol=1e-6)
 
 
+# rank_targets scores a query on its candidate chunks (MaxScore) or densely; these shares force either path.
+ALL_PRUNED, ALL_DENSE = 1.0, 0.0
+
+
+@pytest.mark.parametrize("share", [ALL_PRUNED, ALL_DENSE])
 @settings(max_examples=60, deadline=None)
 @given(
     docs=st.lists(st.lists(st.sampled_from("abcdef"), min_size=0, max_size=6), min_size=2, max_size=8),
     data=st.data(),
 )
-def test_ranks_match_brute_force_on_random_collections(docs, data):
+def test_ranks_match_brute_force_on_random_collections(share, docs, data):
     assume(any(docs))  # rank-bm25 divides by the mean length
     index, oracle = bm25_index(docs), BM25Okapi(docs)
     n_queries = data.draw(st.integers(1, 5))
     queries = [data.draw(st.lists(st.sampled_from("abcdefg"), min_size=1, max_size=4)) for _ in range(n_queries)]
     targets = np.array([data.draw(st.integers(0, len(docs) - 1)) for _ in range(n_queries)])
-    result = rank_targets(index, index.query_matrix(queries), targets, cutoff=100)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bm25, "PRUNED_SHARE", share)
+        result = rank_targets(index, index.query_matrix(queries), targets, cutoff=100)
     for i, query in enumerate(queries):
         expected = oracle.get_scores(query)
         np.testing.assert_allclose(index.get_scores(query), expected, rtol=1e-9, atol=1e-12)
         assert result.rank[i] == _oracle_rank(expected, targets[i])
         assert result.top[i] == int(np.argmax(expected))
+
+
+@pytest.mark.parametrize("share", [ALL_PRUNED, ALL_DENSE, bm25.PRUNED_SHARE])
+def test_pruned_and_dense_ranks_equal_the_full_product_exactly(stdlib_chunks, share):
+    # Scores of the whole product, ranked by brute force: rank_targets must reproduce them bit for bit
+    # (the same sums in the same order), ties included; the collection has duplicated chunks.
+    index = bm25_index(stdlib_chunks)
+    rng = np.random.default_rng(11)
+    targets = rng.integers(0, len(stdlib_chunks), size=300)
+    queries = [list(rng.choice(stdlib_chunks[t], size=rng.integers(1, 6))) + (["the"] if i % 3 else [])
+               for i, t in enumerate(targets)]
+    matrix = index.query_matrix(queries)
+    full = (matrix @ index.weights).toarray()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bm25, "PRUNED_SHARE", share)
+        result = rank_targets(index, matrix, targets, cutoff=len(stdlib_chunks), max_entries=5_000)
+    expected_rank = [_oracle_rank(full[i], t) for i, t in enumerate(targets)]
+    np.testing.assert_array_equal(result.rank, expected_rank)
+    np.testing.assert_array_equal(result.top, full.argmax(axis=1))
+    np.testing.assert_array_equal(result.target_score, full[np.arange(len(targets)), targets])
+    assert len(set(map(tuple, stdlib_chunks))) < len(stdlib_chunks)  # exact ties exist to be broken
+
+
+def test_pruning_sets_aside_only_terms_that_cannot_reach_the_target():
+    # Chunk 0 holds the rare term "r" (high bound) and "c"; "c" is everywhere, its bound small.
+    docs = [["r", "c"], ["c", "x"], ["c", "y"], ["c", "z"], ["w", "x"], ["w", "y"]]
+    index = bm25_index(docs)
+    matrix = index.query_matrix([["r", "c"], ["c"]])
+    weights = bm25._Weights.of(index, max_entries=100)
+    target_score = weights.scores(matrix, np.arange(2), np.array([0, 1]))
+    essential, work = bm25._essential_terms(matrix, weights.matrix, target_score)
+    r, c = index.vocabulary.get_loc("r"), index.vocabulary.get_loc("c")
+    bound = index.weights.max(axis=1).toarray().ravel()
+    assert bound[c] < target_score[0]  # "c" alone cannot reach chunk 0's score ...
+    assert matrix.indices[:2].tolist() == sorted([r, c])
+    assert essential[:2].tolist() == ([True, False] if r < c else [False, True])  # ... so only "r" is essential
+    assert work[0] == 1  # "r" lists one chunk
+    assert essential[2] and work[1] == 4  # "c" alone: its four chunks are the candidates
 
 
 def test_tokenizer_defaults_and_options():

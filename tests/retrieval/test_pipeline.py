@@ -12,7 +12,8 @@ from rank_bm25 import BM25Okapi
 from ragunc.corpus.model import corpus_from_frame
 from ragunc.corpus.stdlib import build_stdlib_frame
 from ragunc.data.results import results_from_frame
-from ragunc.retrieval.bm25 import tokenize
+from ragunc.retrieval.bm25 import encode, tokenize
+from ragunc.retrieval.chunking import chunk_corpus
 from ragunc.retrieval.known_item import QueryModel
 from ragunc.retrieval.pipeline import (
     QRELS_COLUMNS,
@@ -22,6 +23,7 @@ from ragunc.retrieval.pipeline import (
     prepare_retrieval,
     qrels,
     simulated_queries,
+    tokenize_corpus,
     top_k_run,
     user_queries,
 )
@@ -178,3 +180,31 @@ def test_several_questions_about_one_chunk_stay_a_loadable_file(corpus, tmp_path
     sample = results_from_frame(frame).sample()
     assert sample.n_chunks == 3 and sample.n_docs == 2  # queries clustered by document
     assert sample.total.sum() == frame["y"].sum()
+
+
+@pytest.mark.parametrize(("chunk_words", "overlap"), [(10, 0), (40, 0), (25, 7)])
+def test_tokens_computed_once_give_the_chunks_own_tokens(corpus, chunk_words, overlap):
+    # Tokenising the corpus once, word by word, is what tokenising every chunk's text gives.
+    tokens = tokenize_corpus(corpus)
+    chunks = chunk_corpus(corpus, chunk_words, overlap)
+    ids, offsets, vocabulary = tokens.chunk_terms(chunks)
+    expected_ids, expected_offsets, expected_vocabulary = encode([tokenize(t) for t in chunks.texts])
+    np.testing.assert_array_equal(ids, expected_ids)
+    np.testing.assert_array_equal(offsets, expected_offsets)
+    assert vocabulary.equals(expected_vocabulary)
+    reused, fresh = (chunk_eval(c, chunk_words=chunk_words, overlap=overlap, rng=2) for c in (tokens, corpus))
+    pd.testing.assert_frame_equal(reused, fresh)
+
+
+def test_tokens_of_words_whose_case_depends_on_neighbours():
+    # Final sigma, a dotted capital I that lowercases to two characters, punctuation inside and between
+    # words; each text is long enough to be cut across chunks at every size tried.
+    texts = ["ΟΔΟΣ ΟΔΟΣ.ΑΣ İstanbul  don't\tstop-here", "ΣΑΣ Σ x_y ...  ¿qué? ΑΣ'Σ"]
+    frame = pd.DataFrame({"doc_id": ["a", "b"], "doc_type": ["x", "x"], "text": [" ".join([t] * 7) for t in texts]})
+    corpus = corpus_from_frame(frame, source="edge cases")
+    for chunk_words, overlap in ((10, 0), (11, 0), (13, 4)):
+        chunks = chunk_corpus(corpus, chunk_words, overlap)
+        assert len(chunks) > 4
+        ids, offsets, vocabulary = tokenize_corpus(corpus).chunk_terms(chunks)
+        got = [list(vocabulary[ids[offsets[i]:offsets[i + 1]]]) for i in range(len(chunks))]
+        assert got == [tokenize(t) for t in chunks.texts]

@@ -1,0 +1,99 @@
+"""chunk_size_diagnostics: one row per chunk size, checked by hand and against repeated sampling."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragunc.stats.diagnostics import chunk_size_diagnostics
+from ragunc.stats.sample import ClusterSample
+
+
+def _population(hits_per_doc: list[list[int]], config: str) -> ClusterSample:
+    total = [sum(h) for h in hits_per_doc]
+    size = [len(h) for h in hits_per_doc]
+    return ClusterSample(doc_id=np.array([f"d{i}" for i in range(len(size))]), total=np.array(total, float),
+                         size=np.array(size), sumsq=np.array(total, float), config=config)
+
+
+# The same four documents cut in two ways: 10 chunks in all at the coarse size, 20 at the fine one.
+COARSE = _population([[1, 1], [1, 0, 0], [0], [1, 1, 0, 0]], "200w")
+FINE = _population([[1, 1, 1, 1], [1, 1, 0, 0, 0, 0], [0, 0], [1, 1, 1, 0, 0, 0, 0, 0]], "100w")
+
+
+def _by_hand(y: list[list[int]], k: int) -> dict:
+    flat = np.concatenate([np.array(d, float) for d in y])
+    n, d_docs = len(flat), len(y)
+    m = np.array([len(d) for d in y], float)
+    total = np.array([sum(d) for d in y], float)
+    p = flat.mean()
+    m_bar = m.mean()
+    # Ratio linearization: e_d = (Y_d - p m_d) / m_bar; variance of the whole corpus (D documents), no FPC.
+    e = (total - p * m) / m_bar
+    v_d = (e**2).sum() / (d_docs * (d_docs - 1))
+    deff = v_d / (p * (1 - p) / n)
+    # ANOVA ICC from the chunks themselves.
+    means = total / m
+    msb = (m * (means - p) ** 2).sum() / (d_docs - 1)
+    msw = sum(((np.array(d) - means[i]) ** 2).sum() for i, d in enumerate(y)) / (n - d_docs)
+    m0 = (n - (m**2).sum() / n) / (d_docs - 1)
+    return {
+        "estimate": p, "mean_size": m_bar, "chunks_per_sample": k * m_bar, "deff": deff,
+        "icc": (msb - msw) / (msb + (m0 - 1) * msw), "n_eff": k * m_bar / deff,
+        "micro_sd": np.sqrt((1 - k / d_docs) * (e**2).sum() / (d_docs - 1) / k),
+        "binomial_sd": np.sqrt(p * (1 - p) / (k * m_bar)),
+    }
+
+
+def test_rows_match_hand_computation_smallest_size_first():
+    rows = chunk_size_diagnostics({200: COARSE, 100: FINE}, k=2)
+    assert [r.words for r in rows] == [100, 200]
+    cuts = {100: [[1, 1, 1, 1], [1, 1, 0, 0, 0, 0], [0, 0], [1, 1, 1, 0, 0, 0, 0, 0]],
+            200: [[1, 1], [1, 0, 0], [0], [1, 1, 0, 0]]}
+    for row in rows:
+        expected = _by_hand(cuts[row.words], k=2)
+        assert (row.k, row.n_docs) == (2, 4)
+        assert row.n_chunks == sum(map(len, cuts[row.words]))
+        for field, value in expected.items():
+            assert getattr(row, field) == pytest.approx(value, rel=1e-12), field
+
+
+def test_micro_sd_is_the_sd_over_repeated_samples_of_k_documents():
+    # The linearization SD approximates the spread of the micro estimate over many samples of K documents.
+    rng = np.random.default_rng(3)
+    d, k = 400, 25
+    size = rng.integers(1, 40, d)
+    rate = rng.beta(0.6, 1.8, d)
+    total = rng.binomial(size, rate).astype(float)
+    population = ClusterSample(doc_id=np.arange(d).astype(str), total=total, size=size, sumsq=total)
+    row = chunk_size_diagnostics({50: population}, k=k)[0]
+    draws = rng.random((20_000, d)).argsort(axis=1)[:, :k]  # samples without replacement
+    estimates = total[draws].sum(1) / size[draws].sum(1)
+    assert row.micro_sd == pytest.approx(estimates.std(), rel=0.06)
+    assert row.binomial_sd < row.micro_sd  # clustered documents: counting chunks understates the spread
+
+
+def test_finer_chunks_add_chunks_not_information():
+    # Splitting every chunk in two with the same hits: twice the chunks per sample, the same SD and effective n
+    # up to the within-document part, and a binomial SD that shrinks by about sqrt(2).
+    rng = np.random.default_rng(8)
+    d = 300
+    size = rng.integers(1, 20, d)
+    total = rng.binomial(size, rng.beta(0.5, 1.5, d)).astype(float)
+    coarse = ClusterSample(doc_id=np.arange(d).astype(str), total=total, size=size, sumsq=total)
+    fine = ClusterSample(doc_id=np.arange(d).astype(str), total=2 * total, size=2 * size, sumsq=2 * total)
+    small, large = chunk_size_diagnostics({50: fine, 100: coarse}, k=20)
+    assert small.chunks_per_sample == pytest.approx(2 * large.chunks_per_sample)
+    assert small.micro_sd == pytest.approx(large.micro_sd, rel=1e-12)
+    assert small.binomial_sd == pytest.approx(large.binomial_sd / np.sqrt(2), rel=1e-12)
+    assert small.n_eff == pytest.approx(large.n_eff, rel=1e-12) and small.deff == pytest.approx(2 * large.deff)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="at least one chunk size"):
+        chunk_size_diagnostics({})
+    with pytest.raises(ValueError, match="positive word counts, got \\['100w'\\]"):
+        chunk_size_diagnostics({"100w": FINE})
+    with pytest.raises(ValueError, match="k must be an integer >= 2"):
+        chunk_size_diagnostics({100: FINE}, k=1)
+    with pytest.raises(ValueError, match="100 words: 4 documents"):
+        chunk_size_diagnostics({100: FINE}, k=5)
