@@ -6,6 +6,7 @@ input is a :class:`DataError` naming the file, the column and the rows.  One rea
 peek alike.  May import ``stats`` (the per-document sample it builds) and nothing else of ragunc.
 """
 
+from .per_document import is_per_document
 from .reader import RESULT_SUFFIXES, DataError, FileFormat, Table, detect, peek_columns, read_table, rows_phrase
 from .results import (
     CONTRACT_COLUMNS,
@@ -24,7 +25,7 @@ from .serialize import json_text, jsonable
 
 __all__ = [
     "CONTRACT_COLUMNS", "OPTIONAL", "REQUIRED", "RESULT_SUFFIXES", "ColumnCheck", "DataError", "FileFormat",
-    "Qrels", "Results", "Run", "Table", "check_columns", "detect", "infer_file_type", "json_text", "jsonable",
+    "Qrels", "Results", "Run", "Table", "check_columns", "detect", "infer_file_type", "is_per_document", "json_text", "jsonable",
     "load_chunk_map", "load_qrels", "load_results", "load_run", "peek_columns", "qrels_from_frame", "query_groups",
     "read_table", "results_from_frame", "rows_phrase", "run_from_frame", "write_results",
 ]
