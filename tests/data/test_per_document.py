@@ -77,20 +77,33 @@ def test_rows_in_any_order_and_an_in_memory_frame_give_the_same_samples():
 
 
 def test_every_command_gives_the_same_json_from_either_file(tmp_path, capsys):
-    rows = chunk_rows(seed=4)
+    rows = chunk_rows(seed=4, configs=("100w", "50w", "25w"))
     write_results(rows, tmp_path / "chunks.csv")
     write_results(per_document_frame(results_from_frame(rows).samples), tmp_path / "stats.parquet")
+    # one file per chunk size, as plan and compare read several
+    for config, block in rows.groupby("config"):
+        write_results(block, tmp_path / f"chunks-{config}.csv")
+        write_results(per_document_frame(results_from_frame(block).samples), tmp_path / f"stats-{config}.parquet")
     commands = [
         ["interval", "--config", "100w", "--boot", "300", "--population-docs", "400", "--seed", "7"],
         ["interval", "--config", "50w", "--estimator", "macro", "--boot", "200"],
         ["simulate", "--config", "100w", "--k", "10", "--reps", "200", "--boot", "50", "--seed", "7"],
         ["plan", "--config", "50w", "--half-width", "0.05"],
+        ["plan", "--difference", "0.05", "--a", "50w", "--b", "100w"],
         ["compare", "--a", "50w", "--b", "100w", "--boot", "200", "--seed", "7"],
+        ["compare", "--baseline", "50w", "--boot", "200", "--seed", "7"],
     ]
     for command, *options in commands:
         outputs = []
-        for path in (tmp_path / "chunks.csv", tmp_path / "stats.parquet"):
-            assert main([command, str(path), *options, "--json"]) == 0
+        for paths in ([tmp_path / "chunks.csv"], [tmp_path / "stats.parquet"]):
+            assert main([command, *map(str, paths), *options, "--json"]) == 0
+            outputs.append(json.loads(capsys.readouterr().out))
+        assert outputs[0] == outputs[1], command
+    for command, *options in commands[4:]:  # the several-file form too
+        outputs = []
+        for stem in ("chunks-{}.csv", "stats-{}.parquet"):
+            paths = [tmp_path / stem.format(c) for c in ("100w", "50w", "25w")]
+            assert main([command, *map(str, paths), *options, "--json"]) == 0
             outputs.append(json.loads(capsys.readouterr().out))
         assert outputs[0] == outputs[1], command
 
