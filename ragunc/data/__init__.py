@@ -1,9 +1,13 @@
-"""The data contract: reading files, per-chunk results, runs and qrels, JSON serialisation.
+"""The data contract: reading files, per-chunk results, per-document statistics, runs and qrels, JSON serialisation.
 
 Owns the validation boundary: everything above it assumes clean arrays, and every bad
 input is a :class:`DataError` naming the file, the column and the rows.  One reader
 (:mod:`.reader`) says what every file is, for every loader and the dashboard's column
-peek alike.  May import ``stats`` (the per-document sample it builds) and nothing else of ragunc.
+peek alike.  Chunk rows aggregate to per-document statistics (:mod:`.per_document`, a
+file format of its own) in DuckDB (:mod:`.results`, out of core over many files:
+:mod:`.aggregate`) or on Spark (:mod:`.spark`, the optional extra ``spark``; pyspark is
+imported only there).  May import ``stats`` (the per-document sample it builds) and
+nothing else of ragunc.
 """
 
 from .per_document import is_per_document
