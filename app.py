@@ -17,6 +17,7 @@ from ragunc.data import (
     RESULT_SUFFIXES,
     DataError,
     check_columns,
+    is_per_document,
 )
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
@@ -41,10 +42,11 @@ OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py"}  # 
 
 def _upload_source() -> sources.DataSource | None:
     upload = st.file_uploader(
-        "Per-chunk results (CSV, Parquet or JSONL; .gz allowed)",
+        "Per-chunk results or per-document statistics (CSV, Parquet or JSONL; .gz allowed)",
         type=list(RESULT_SUFFIXES),
         key="upload_file",
-        help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required.",
+        help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
+             "Or one row per document, as `ragunc aggregate` or Spark writes it.",
     )
     if upload is None:
         st.caption("No file yet: the pages show the bundled sample until you upload one.")
@@ -54,6 +56,8 @@ def _upload_source() -> sources.DataSource | None:
     try:
         present = sources.peek_columns(upload.name, data)
     except DataError:  # unreadable: the loader says why, in the words `ragunc interval` uses
+        return sources.upload_source(upload.name, data)
+    if is_per_document(present):  # already per document: no chunk columns to map
         return sources.upload_source(upload.name, data)
     columns = {}
     with st.expander("Column mapping", expanded=bool(check_columns(present).missing)):

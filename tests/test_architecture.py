@@ -39,8 +39,11 @@ CONFINED = {
     "openai": "evalset",
     "anthropic": "evalset",
     "litellm": "evalset",
-    "pyspark": "data",
+    "pyspark": "data",  # data/spark.py, an optional extra: imported inside its function (see below)
 }
+# The rule against imports inside functions is about ragunc's own modules (a cycle dodged).  A
+# third-party optional extra (pyspark) is imported where it is used, so that importing ragunc
+# never needs it; the last test here checks that importing every module leaves it unloaded.
 
 
 def _imports(path: pathlib.Path, package_root: pathlib.Path) -> Iterable[tuple[str, int, bool]]:
@@ -161,6 +164,19 @@ def test_the_checker_catches_a_forbidden_import(tmp_path, file, source, expected
     (root / file).write_text(source)
     problems = layer_violations(root)
     assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_an_optional_extra_may_be_imported_inside_a_function_of_its_layer_only(tmp_path):
+    root = tmp_path / "ragunc"
+    for layer in ALLOWED:
+        (root / layer).mkdir(parents=True)
+        (root / layer / "__init__.py").write_text('"""x"""\n')
+    lazy = "def f():\n    from pyspark.sql import functions\n"
+    (root / "data" / "spark.py").write_text(lazy)
+    assert layer_violations(root) == []
+    (root / "stats" / "spark.py").write_text(lazy)
+    (problem,) = layer_violations(root)
+    assert "stats/spark.py:2 imports pyspark (only data/ may)" in problem
 
 
 def test_the_cycle_finder_finds_a_cycle(tmp_path):

@@ -10,10 +10,10 @@ import argparse
 import os
 import sys
 
-from . import core, evalset, positional, ranking, retrieval, synth
+from . import aggregate, core, evalset, positional, ranking, retrieval, synth
 from ..data.results import DataError
 
-COMMAND_GROUPS = (core, synth, retrieval, ranking, evalset, positional)
+COMMAND_GROUPS = (core, synth, aggregate, retrieval, ranking, evalset, positional)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -76,19 +76,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser, *, config: bool = True, several: bool = False) -> None:
     if several:  # configs split over files (one per chunk size) are read as one
         p.add_argument("file", metavar="FILE", nargs="+",
-                       help="per-chunk results: CSV, Parquet or JSONL (optionally .gz); several files are merged")
+                       help="per-chunk results or per-document statistics (ragunc aggregate): CSV, Parquet or "
+                            "JSONL (optionally .gz); several files are merged")
     else:
-        p.add_argument("file", metavar="FILE", help="per-chunk results: CSV, Parquet or JSONL (optionally .gz)")
+        p.add_argument("file", metavar="FILE", help="per-chunk results or per-document statistics "
+                       "(ragunc aggregate): CSV, Parquet or JSONL (optionally .gz)")
     p.add_argument("--estimator", choices=ESTIMATORS, default="micro", help="default: %(default)s")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     if config:
         p.add_argument("--config", help="config to use when the file holds several")
-    p.add_argument("--column", action="append", type=_mapping, default=[], metavar="NAME=COLUMN",
+    p.add_argument("--column", action="append", type=column_mapping, default=[], metavar="NAME=COLUMN",
                    help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)")
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
 
 
-def _mapping(text: str) -> tuple[str, str]:
+def column_mapping(text: str) -> tuple[str, str]:
+    """argparse type of ``--column NAME=COLUMN`` (``ragunc aggregate`` takes it too)."""
     name, sep, column = text.partition("=")
     if not sep or not name or not column:
         raise argparse.ArgumentTypeError(f"expected NAME=COLUMN (e.g. y=hit1), got {text!r}")

@@ -103,8 +103,9 @@ def source_name(source) -> str:
 def rows_phrase(rows, n: int | None = None) -> str:
     """``"row 3"``, ``"rows 3, 7"`` or ``"rows 3, 7, 9, 12, 15 and 12 more"``.
 
-    ``rows`` holds 1-based data-row numbers (at least the first :data:`SHOWN_ROWS`)
-    or is a boolean mask over the data rows; ``n`` is how many rows there are in all
+    ``rows`` holds 1-based data-row numbers (at least the first :data:`SHOWN_ROWS`),
+    or labels of rows as text (``"3 (part-1.parquet)"``: rows of several files), or
+    is a boolean mask over the data rows; ``n`` is how many rows there are in all
     (default: as many as given).
     """
     rows = np.asarray(rows)
@@ -113,7 +114,8 @@ def rows_phrase(rows, n: int | None = None) -> str:
     n = int(rows.size if n is None else n)
     shown = rows[:SHOWN_ROWS]
     more = f" and {n - shown.size} more" if n > shown.size else ""
-    return f"row{'s' if n > 1 else ''} {', '.join(str(int(r)) for r in shown)}{more}"
+    labels = (str(r) if rows.dtype.kind in "OUS" else str(int(r)) for r in shown)
+    return f"row{'s' if n > 1 else ''} {', '.join(labels)}{more}"
 
 
 def listing(items) -> str:

@@ -10,11 +10,12 @@ the document), ``config`` and ``doc_type`` (:data:`REQUIRED`, :data:`OPTIONAL`;
 :func:`check_columns` says what a header lacks).
 
 Rows are aggregated once into per-(config, document) sums, counting every
-violation on the way; with ``chunk_index`` a window pass sorts each document's
-chunks for the neighbour products, and with ``chunk_id`` a hashed pass looks
-for repeated keys.  (One merged pass measured slower on files in document
-order.)  Only when a count is nonzero does a slower, single-threaded pass look
-up the offending row numbers.
+violation on the way; passes over hashed keys look for repeated chunk_index
+and chunk_id, and with ``chunk_index`` one more pass pairs each chunk with the
+next for the neighbour products.  Only when a count is nonzero does a slower,
+single-threaded pass look up the offending row numbers.  The sums are the per-document
+statistics of :mod:`ragunc.data.per_document`, which builds the samples; a
+file already in that format is read as it is.
 """
 from __future__ import annotations
 
@@ -22,25 +23,29 @@ import os
 import shlex
 import shutil
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 import duckdb
-import numpy as np
 import pandas as pd
 
 from ..stats.sample import ClusterSample
+from . import per_document
+from .per_document import DEFAULT_CONFIG
 from .reader import SHOWN_ROWS, DataError, FileFormat, detect, infer_file_type, listing, rows_phrase, source_name
 
 REQUIRED = ("doc_id", "y")
 OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type")
 CONTRACT_COLUMNS = REQUIRED + OPTIONAL
-DEFAULT_CONFIG = "default"
 
-_MEMORY_LIMIT = "768MB"  # DuckDB spills beyond this: a 10M-row load peaks near 1 GB RSS, under the 1.5 GB target
+# DuckDB spills to disk beyond its memory limit.  A load keeps its arrays in Python as
+# well, so it gives DuckDB little: a 10M-row load peaks under 0.5 GB RSS, 180 MB of them
+# the imported libraries.  ``ragunc aggregate`` keeps nothing in Python and gives more.
+_MEMORY_LIMIT = "256MB"
 _ROW = "__ragunc_row"  # 1-based data-row number, only on the error path
 
 
@@ -158,11 +163,11 @@ def _spooled(stream: BinaryIO, name: str) -> Iterator[Path]:
 
 
 @contextmanager
-def _connection() -> Iterator[duckdb.DuckDBPyConnection]:
+def _connection(memory_limit: str = _MEMORY_LIMIT) -> Iterator[duckdb.DuckDBPyConnection]:
     with tempfile.TemporaryDirectory(prefix="ragunc-duckdb-") as spill, duckdb.connect(
         config={
             "threads": min(os.cpu_count() or 1, 4),  # more threads buy little here and each wants buffer memory
-            "memory_limit": _MEMORY_LIMIT,
+            "memory_limit": memory_limit,
             "temp_directory": spill,
             "preserve_insertion_order": False,  # the fast pass never needs row order
         }
@@ -383,83 +388,210 @@ def _typed_rows(resolved: dict[str, str], types: dict[str, str], relation: str, 
 
 def _aggregate(con: duckdb.DuckDBPyConnection, relation: str, columns: dict[str, str] | None, name: str) -> Results:
     types = _columns_of(con, relation, name)
+    # ---- per-document statistics (ragunc/data/per_document.py) are read as they are, not aggregated
+    if per_document.is_per_document(types):
+        con.execute("SET preserve_insertion_order = true")  # file order: row numbers in messages
+        try:
+            raw = con.execute(f"SELECT * FROM {relation}").fetchnumpy()
+        except duckdb.Error as exc:
+            raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+        stats = per_document.validated(raw, name, mapping=columns)
+        return Results(samples=per_document.samples(stats), n_rows=int(stats["chunks"].sum()), source=name)
+    # ---- chunk rows
+    n_rows = aggregate_chunk_rows(con, relation, columns, name, types=types)
+    try:
+        per_doc = con.execute(f"SELECT * FROM {DOCUMENTS} ORDER BY config, doc_id").fetchnumpy()
+    except duckdb.Error as exc:
+        raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+    return Results(samples=per_document.samples(per_doc), n_rows=n_rows, source=name)
+
+
+DOCUMENTS = "__ragunc_documents"  # the view aggregate_chunk_rows leaves: per-document statistics
+_SPAN_BITS = 64  # documents whose chunk_index spans at most this many: repeats found from the bits of an integer
+
+
+def aggregate_chunk_rows(
+    con: duckdb.DuckDBPyConnection,
+    relation: str,
+    columns: dict[str, str] | None,
+    name: str,
+    *,
+    types: dict[str, str] | None = None,
+    by_file: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Validate chunk rows and aggregate them into the temporary view ``DOCUMENTS``; returns the row count.
+
+    The view has the columns of :mod:`ragunc.data.per_document` (less its version
+    marker), one row per (config, doc_id).  Everything stays in DuckDB, which spills
+    to disk beyond its memory limit, so the rows may be any number of files.
+    ``by_file``: the relation reads several files, and row numbers in messages count
+    each file's rows.  ``progress(done, total)`` follows the passes over the rows.
+    """
+    types = types if types is not None else _columns_of(con, relation, name)
     resolved = _resolve_columns(types, columns, name)
     rows = _typed_rows(resolved, types, relation)
     has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
+    passes = _Passes(con, progress, 1 + has_ci + has_cid)
 
-    flags = [key for key, *_ in _CHECKS if key in _flag_columns(resolved)]
+    # Per-row checks, counted together (the error pass counts each exactly); chunk_id's is
+    # counted in its own pass, which reads that column anyway (it is the widest to read).
+    flags = [key for key, *_ in _CHECKS if key in _flag_columns(resolved) - {"cid_empty"}]
     aggs = [
-        "count(*) AS size",
-        "sum(y) AS total",
-        "sum(y * y) AS sumsq",
-    ] + [f"count(*) FILTER (WHERE {key}) AS {key}" for key in flags]
+        "hash(config, doc_id) AS key",
+        "count(*) AS chunks",
+        "sum(y) AS sum_y",
+        "sum(y * y) AS sum_y2",
+        f"count(*) FILTER (WHERE {' OR '.join(flags)}) AS violations",
+    ]
     if has_ci:
-        aggs += ["arg_min(y, chunk_index) AS first", "arg_max(y, chunk_index) AS last", "hash(config, doc_id) AS key"]
+        aggs += [
+            "arg_min(y, chunk_index) AS first_y",
+            "arg_max(y, chunk_index) AS last_y",
+            "max(chunk_index) - min(chunk_index) + 1 AS index_span",
+            # Within a span of at most 64 indices, chunk_index mod 64 is one bit per distinct
+            # index: fewer bits than chunks means a repeated chunk_index, exactly.  (A fixed-size
+            # state: DuckDB spills it, unlike bitstring_agg's, which ran out of memory on
+            # shuffled rows.)
+            f"bit_count(bit_or(CAST(1 AS UBIGINT) << CAST(chunk_index % {_SPAN_BITS} AS UBIGINT))) AS index_distinct",
+        ]
     if has_type:
         aggs += ["min(doc_type) AS doc_type", "max(doc_type) AS doc_type_max"]
-    query = f"SELECT config, doc_id, {', '.join(aggs)} FROM ({rows}) GROUP BY config, doc_id ORDER BY config, doc_id"
     try:
-        per_doc = con.execute(query).fetchnumpy()
-        n_rows = int(per_doc["size"].sum())
-        if n_rows and has_ci:
-            per_doc |= _neighbours(con, rows, per_doc["key"], exact=_keys_collide(per_doc["key"]))
-        if n_rows and has_cid:
-            # Repeated hashes of (config, doc_id, chunk_id).  Equal keys hash equal, so zero is
-            # exact; a rare 64-bit collision only sends us to the exact error pass, which then
-            # finds nothing.  Grouping on the hash is cheaper than counting distinct strings.
-            (cid_dup,) = con.execute(
-                f"SELECT count(*) FROM (SELECT hash(config, doc_id, chunk_id) AS h FROM ({rows}) "
-                "WHERE chunk_id IS NOT NULL GROUP BY h HAVING count(*) > 1)"
+        passes.run(
+            f"CREATE OR REPLACE TEMP TABLE __ragunc_sums AS "
+            f"SELECT config, doc_id, {', '.join(aggs)} FROM ({rows}) GROUP BY config, doc_id"
+        )
+        n_rows, violations, type_varies, gaps, ci_dup, long_spans = con.execute(
+            "SELECT coalesce(sum(chunks), 0), coalesce(sum(violations), 0), "
+            + ("count(*) FILTER (WHERE doc_type <> doc_type_max), " if has_type else "0, ")
+            + (f"count(*) FILTER (WHERE index_span <> chunks), "
+               f"coalesce(sum(chunks - index_distinct) FILTER (WHERE index_span <= {_SPAN_BITS}), 0), "
+               f"count(*) FILTER (WHERE index_span > {_SPAN_BITS}) " if has_ci else "0, 0, 0 ")
+            + "FROM __ragunc_sums"
+        ).fetchone()
+        if n_rows == 0:
+            raise DataError(f"{name} has no data rows")
+        counts = {key: int(violations) for key in flags} | {"type_varies": int(type_varies), "ci_dup": int(ci_dup)}
+        # Repeated hashes of (config, doc_id, chunk_id), and of (config, doc_id, chunk_index) in
+        # documents whose span the bits above do not cover.  Equal keys hash equal, so zero is
+        # exact; a rare 64-bit collision only sends us to the exact error pass, which then finds
+        # nothing.  Sorting the hashes measured cheaper than grouping on them, and both far
+        # cheaper than counting distinct strings.
+        if long_spans:
+            passes.n += 1
+            repeats, _ = passes.run(_repeated_hashes_sql(
+                rows, "chunk_index", only=f"SELECT key FROM __ragunc_sums WHERE index_span > {_SPAN_BITS}")
             ).fetchone()
+            counts["ci_dup"] += repeats
+        if has_cid:
+            counts["cid_dup"], counts["cid_empty"] = passes.run(_repeated_hashes_sql(rows, "chunk_id")).fetchone()
+        if any(counts.values()):
+            (threads,) = con.execute("SELECT current_setting('threads')").fetchone()
+            _raise_on_violations(con, relation, resolved, counts, name, by_file=by_file)
+            # Back only after a hash collision: the error pass's single thread is not kept.
+            con.execute(f"SET threads = {int(threads)}")
+            con.execute("SET preserve_insertion_order = false")
+        exact = has_ci and _keys_collide(con)
+        if has_ci:
+            passes.run(_neighbours_sql(rows, exact=exact, contiguous=gaps == 0))
     except duckdb.Error as exc:
         raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
 
-    if n_rows == 0:
-        raise DataError(f"{name} has no data rows")
-    counts = {key: int(np.asarray(per_doc[key]).sum()) for key in flags}
-    if has_ci:
-        counts["ci_dup"] = int(per_doc["ci_dup"].sum())
-    if has_cid:
-        counts["cid_dup"] = int(cid_dup)
-    if has_type:
-        counts["type_varies"] = int((per_doc["doc_type"] != per_doc["doc_type_max"]).sum())
-    if any(counts.values()):
-        _raise_on_violations(con, relation, resolved, counts, name)
-
-    samples = {}
-    config_col = np.asarray(per_doc["config"], dtype=object)
-    for config in pd.unique(config_col):
-        idx = np.flatnonzero(config_col == config)
-        samples[str(config)] = _sample(per_doc, idx, str(config), has_ci, has_type, name)
-    return Results(samples=samples, n_rows=n_rows, source=name)
+    kept = ["config", "doc_id", "chunks", "sum_y", "sum_y2"]
+    kept += ["coalesce(sum_y_next, 0) AS sum_y_next", "first_y", "last_y"] * has_ci + ["doc_type"] * has_type
+    joined = (f"__ragunc_sums LEFT JOIN __ragunc_neighbours USING ({'config, doc_id' if exact else 'key'})"
+              if has_ci else "__ragunc_sums")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {DOCUMENTS} AS SELECT {', '.join(kept)} FROM {joined}")
+    return int(n_rows)
 
 
-def _keys_collide(keys: np.ndarray) -> bool:
-    return np.unique(keys).size < keys.size
+def _keys_collide(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether two documents share the 64-bit hash of (config, doc_id)."""
+    (distinct, total) = con.execute("SELECT count(DISTINCT key), count(*) FROM __ragunc_sums").fetchone()
+    return distinct < total
 
 
-def _neighbours(con: duckdb.DuckDBPyConnection, rows: str, keys: np.ndarray, *, exact: bool) -> dict[str, np.ndarray]:
-    """lag_cross and the count of repeated chunk_index, aligned with ``keys`` (per-document hashes).
+def _repeated_hashes_sql(rows: str, column: str, *, only: str | None = None) -> str:
+    """Rows that repeat the hash of (config, doc_id, ``column``) of another row, and rows where it is empty.
 
-    One window sort per document in chunk_index order.  Partitioning by the
-    64-bit hash of (config, doc_id) instead of the strings makes it about 2.5x
-    faster; should two documents share a hash (``exact``), their chunks would
-    interleave, so then the slower string partition is used.
+    The hashes are sorted, each beside the next; ``only``: a query of the document
+    keys to look at.
     """
-    order = np.argsort(keys, kind="stable")
-    sel, part = ("config, doc_id", "config, doc_id") if exact else ("hash(config, doc_id) AS part", "part")
-    result = con.execute(
-        f"SELECT {part}, coalesce(sum(y * y_next), 0) AS lag_cross, "
-        "count(*) FILTER (WHERE ci_next = chunk_index) AS ci_dup "
-        f"FROM (SELECT {sel}, y, chunk_index, lead(y) OVER w AS y_next, lead(chunk_index) OVER w AS ci_next "
-        f"FROM ({rows}) WINDOW w AS (PARTITION BY {part} ORDER BY chunk_index)) "
-        f"GROUP BY {part} ORDER BY {part}"
-    ).fetchnumpy()
-    if exact:  # groups are (config, doc_id) in the main query's order
-        return {"lag_cross": result["lag_cross"], "ci_dup": result["ci_dup"]}
-    where = np.empty_like(order)
-    where[order] = np.arange(order.size)  # rank of each document's key = its row in `result`
-    return {"lag_cross": result["lag_cross"][where], "ci_dup": result["ci_dup"][where]}
+    where = f" WHERE hash(config, doc_id) IN ({only})" if only else ""
+    empty = {"chunk_id": "cid_empty", "chunk_index": "ci_bad"}[column]
+    # An empty value gets no hash: the NULLs are the empty rows (a second column in the sort costs more).
+    return (
+        "SELECT count(*) FILTER (WHERE h = h_next), count(*) FILTER (WHERE h IS NULL) "
+        "FROM (SELECT h, lead(h) OVER (ORDER BY h) AS h_next FROM (SELECT CASE WHEN "
+        f"NOT {empty} THEN hash(config, doc_id, {column}) END AS h FROM ({rows}){where}))"
+    )
+
+
+def _neighbours_sql(rows: str, *, exact: bool, contiguous: bool) -> str:
+    """The table of sum_y_next, Σ y_i·y_(i+1) over chunks that follow each other in chunk_index order.
+
+    Runs on checked rows (no repeated chunk_index).  When every document's
+    chunk_index runs without gaps (``contiguous``, the usual case), a chunk's
+    successor is the chunk at chunk_index + 1: a hash join of the rows with y != 0
+    (for 0/1 results, the hits alone) replaces the sort.  Otherwise all rows are
+    sorted by (document, chunk_index) and each is paired with the next.  The
+    document is the 64-bit hash of (config, doc_id); should two documents share
+    a hash (``exact``), their chunks would mix, so then the strings are used.
+    """
+    part = "config, doc_id" if exact else "key"
+    select = "config, doc_id" if exact else "hash(config, doc_id) AS key"
+    if contiguous:
+        nonzero = f"SELECT {select}, chunk_index, y FROM ({rows}) WHERE y <> 0"
+        same_document = " AND ".join(f"a.{c} = b.{c}" for c in part.split(", "))
+        return (
+            f"CREATE OR REPLACE TEMP TABLE __ragunc_neighbours AS SELECT {', '.join(f'a.{c}' for c in part.split(', '))}, "
+            f"sum(a.y * b.y) AS sum_y_next FROM ({nonzero}) a JOIN ({nonzero}) b "
+            f"ON {same_document} AND a.chunk_index = b.chunk_index - 1 GROUP BY ALL"
+        )
+    same = "config_next = config AND doc_next = doc_id" if exact else "key_next = key"
+    successors = (
+        "lead(config) OVER w AS config_next, lead(doc_id) OVER w AS doc_next" if exact
+        else "lead(key) OVER w AS key_next"
+    )
+    return (
+        f"CREATE OR REPLACE TEMP TABLE __ragunc_neighbours AS SELECT {part}, "
+        f"sum(y * y_next) FILTER (WHERE {same}) AS sum_y_next "
+        f"FROM (SELECT {part}, y, chunk_index, {successors}, lead(y) OVER w AS y_next "
+        f"FROM (SELECT {select}, y, chunk_index FROM ({rows})) WINDOW w AS (ORDER BY {part}, chunk_index)) "
+        f"GROUP BY {part}"
+    )
+
+
+class _Passes:
+    """Runs the passes over the rows, reporting ``progress(done, total)`` from DuckDB's own progress."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, progress: Callable[[int, int], None] | None, n: int):
+        self.con, self.progress, self.n, self.done = con, progress, n, 0
+
+    def run(self, sql: str) -> duckdb.DuckDBPyConnection:
+        if self.progress is None:
+            return self.con.execute(sql)
+        # DuckDB measures a running query's progress, read from another thread (it never prints it here).
+        self.con.execute("SET enable_progress_bar = true")
+        self.con.execute("SET enable_progress_bar_print = false")
+        finished = threading.Event()
+
+        def poll() -> None:
+            while not finished.wait(0.25):
+                percent = self.con.query_progress()
+                if percent >= 0:
+                    self.progress(100 * self.done + int(percent), 100 * self.n)
+
+        watcher = threading.Thread(target=poll, daemon=True)
+        watcher.start()
+        try:
+            return self.con.execute(sql)
+        finally:
+            finished.set()
+            watcher.join()
+            self.done += 1
+            self.progress(100 * self.done, 100 * self.n)
 
 
 def _flag_columns(resolved: dict[str, str]) -> set[str]:
@@ -473,37 +605,26 @@ def _flag_columns(resolved: dict[str, str]) -> set[str]:
     return flags
 
 
-def _sample(per_doc: dict, idx: np.ndarray, config: str, has_ci: bool, has_type: bool, name: str) -> ClusterSample:
-    def floats(key):
-        return np.asarray(per_doc[key][idx], dtype=np.float64)
-
-    return ClusterSample(
-        doc_id=np.asarray(per_doc["doc_id"][idx], dtype=str),
-        total=floats("total"),
-        size=np.asarray(per_doc["size"][idx], dtype=np.int64),
-        sumsq=floats("sumsq"),
-        lag_cross=floats("lag_cross") if has_ci else None,
-        first=floats("first") if has_ci else None,
-        last=floats("last") if has_ci else None,
-        doc_type=np.asarray(per_doc["doc_type"][idx], dtype=str) if has_type else None,
-        config=config,
-    )
-
-
 # ---------------------------------------------------------------- error path
 
 
-def _raise_on_violations(con, relation, resolved, counts, name) -> None:
+def _raise_on_violations(con, relation, resolved, counts, name, *, by_file: bool = False) -> None:
     """Second pass, single-threaded so row_number() follows file order: find the offending rows.
 
-    Returns quietly only when the fast pass's hashed duplicate count was a collision.
+    ``by_file``: the relation reads several files; a row is then named by its number
+    in its file and the file's name.  Returns quietly only when the fast pass's hashed
+    duplicate count was a collision.
     """
     con.execute("SET threads = 1")
     con.execute("SET preserve_insertion_order = true")
-    numbered = f"(SELECT row_number() OVER () AS {_ROW}, * FROM {relation})"
-    rows = _typed_rows(resolved, _columns_of(con, numbered, name), numbered, keep=(_ROW,))
+    file_column = ", filename AS __ragunc_file" if by_file else ""
+    numbered = f"(SELECT row_number() OVER () AS {_ROW}{file_column}, * FROM {relation})"
+    keep = (_ROW, "__ragunc_file") if by_file else (_ROW,)
+    rows = _typed_rows(resolved, _columns_of(con, numbered, name), numbered, keep=keep)
+    label = (f"CAST(row_number() OVER (PARTITION BY __ragunc_file ORDER BY {_ROW}) AS VARCHAR) "
+             "|| ' (' || __ragunc_file || ')'") if by_file else _ROW
     ranked = (
-        f"SELECT *, "
+        f"SELECT *, {label} AS __ragunc_label, "
         f"row_number() OVER (PARTITION BY config, doc_id, "
         f"{'chunk_id' if 'chunk_id' in resolved else 'NULL'} ORDER BY {_ROW}) AS cid_rank, "
         f"row_number() OVER (PARTITION BY config, doc_id, "
@@ -520,7 +641,7 @@ def _raise_on_violations(con, relation, resolved, counts, name) -> None:
     found = [(key, contract, message) for key, contract, message in _CHECKS if counts.get(key)]
     selects = ", ".join(
         f"count(*) FILTER (WHERE {predicates.get(key, key)}), "
-        f"list({_ROW} ORDER BY {_ROW}) FILTER (WHERE {predicates.get(key, key)})[1:{SHOWN_ROWS}]"
+        f"list(__ragunc_label ORDER BY {_ROW}) FILTER (WHERE {predicates.get(key, key)})[1:{SHOWN_ROWS}]"
         for key, *_ in found
     )
     located = con.execute(f"SELECT {selects} FROM ({ranked})").fetchone()
@@ -533,4 +654,6 @@ def _raise_on_violations(con, relation, resolved, counts, name) -> None:
             column += f" (file column {resolved[contract]!r})"
         lines.append(f"column {column}: {message.format(n=n)}: {rows_phrase(first, n)}")
     if lines:
-        raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
+        counted = "each file's data rows" if by_file else "data rows"
+        raise DataError(f"{name}: " + "; ".join(lines) + f" (row numbers count {counted} from 1)")
+

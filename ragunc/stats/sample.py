@@ -116,8 +116,10 @@ def draw_sample(population: ClusterSample, k: int, rng: np.random.Generator | in
     d = population.n_docs
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
         raise ValueError(f"k must be a whole number of documents from 1 to the population's {d}, got {k!r}")
-    order = np.random.default_rng(rng).permutation(d)[:k]
-    return population.subset(np.sort(order)).with_population(d)
+    # O(K) for K small beside D (numpy draws a set of K indices, Floyd's way, rather than permuting
+    # all D): a K-slider move on a million documents costs milliseconds.  No shuffle: sorted anyway.
+    chosen = np.random.default_rng(rng).choice(d, size=k, replace=False, shuffle=False)
+    return population.subset(np.sort(chosen)).with_population(d)
 
 
 def document_rates(sample: ClusterSample) -> np.ndarray:

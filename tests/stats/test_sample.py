@@ -44,6 +44,20 @@ def test_every_k_subset_is_equally_likely():
     assert stats.chisquare(list(counts.values())).pvalue > 1e-3
 
 
+def test_a_small_k_from_a_large_population_includes_every_document_equally_often():
+    # K well below D/50 of D > 10,000: numpy's draw of K indices without permuting all D (the O(K) path).
+    d, k, draws = 20_000, 100, 4_000
+    large = ClusterSample(np.arange(d).astype(str), np.zeros(d), np.ones(d, dtype=int), np.zeros(d))
+    rng = np.random.default_rng(5)
+    counts = np.zeros(d, dtype=int)
+    for _ in range(draws):
+        drawn = draw_sample(large, k, rng=rng)
+        assert drawn.n_docs == k and np.unique(drawn.doc_id).size == k
+        counts[drawn.doc_id.astype(int)] += 1
+    assert counts.sum() == draws * k
+    assert stats.chisquare(counts).pvalue > 1e-3  # each document in k/d of the draws, about 20 times
+
+
 def test_a_census_drawn_this_way_has_no_sampling_error():
     census = draw_sample(POPULATION, 10, rng=0)
     report = interval_report(census, boot=20, rng=0)
