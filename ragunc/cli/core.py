@@ -13,7 +13,7 @@ from ..stats.multiple import ADJUSTMENTS, compare_configs
 from ..stats.paired import paired_comparison
 from ..stats.planning import plan_difference, plan_documents
 from ..stats.sample import ClusterSample
-from .output import emit, progress_bar, seed_arg
+from .output import emit, progress_bar, rows_text, seed_arg
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -198,11 +198,6 @@ def _ci(ci) -> str:
     return f"[{_num(ci[0])}, {_num(ci[1])}]"
 
 
-def _rows(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
-
-
 def _interval_table(d: dict) -> str:
     fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
     reps = sorted({d[m.json_path[0]]["reps"] for m in interval_methods() if m.resamples})
@@ -222,7 +217,7 @@ def _interval_table(d: dict) -> str:
         ("lag-1 autocorrelation", _num(g["lag1_autocorr"], ".3f")),
         ("doc_type share", _num(g["doc_type_share"], ".3f")),
     ]
-    return "\n".join([head, "", recommended, rec["reason"], "", _rows(rows), "", _rows(diag)])
+    return "\n".join([head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)])
 
 
 def _simulate_table(d: dict) -> str:
@@ -250,12 +245,12 @@ def _simulate_table(d: dict) -> str:
          f"{_num(d['bernoulli_n_empirical'], '.1f')} / {_num(d['bernoulli_n_linearization'], '.1f')}"),
         ("mean chunks per sample", _num(d["mean_chunks"], ".1f")),
     ]
-    return "\n".join([head, "", _rows(rows), "", _rows(figures)])
+    return "\n".join([head, "", rows_text(rows), "", rows_text(figures)])
 
 
 def _plan_table(d: dict) -> str:
     fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
-    return _rows([
+    return rows_text([
         ("target half-width", f"{d['half_width']} at {d['level']:.0%} ({d['estimator']}, {fpc})"),
         ("documents needed", str(d["docs_needed"])),
         ("chunks expected", _num(d["chunks_expected"], ".0f")),
@@ -274,7 +269,7 @@ def _compare_table(d: dict) -> str:
         (f"paired bootstrap ({d['bootstrap']['reps']})", _num(d["bootstrap"]["se"]), _ci(d["bootstrap"]["ci"])),
         ("naive (unpaired chunks)", _num(d["naive"]["se"]), _ci(d["naive"]["ci"])),
     ]
-    return "\n".join([head, "", _rows(rows)])
+    return "\n".join([head, "", rows_text(rows)])
 
 
 def _compare_many_table(d: dict) -> str:
@@ -292,12 +287,12 @@ def _compare_many_table(d: dict) -> str:
     comps += [(f"{c['b']} - {c['a']}", f"{c['difference']:+.4f}", _ci(c["naive"]["ci"]), _num(c["paired"]["se"]),
                _ci(c["paired"]["ci"]), _ci(c["simultaneous"]["ci"]), _num(c["p_adjusted"], ".4g"))
               for c in d["comparisons"]]
-    return "\n".join([head, "", _rows(configs), "", f"adjustment: {adjust}", _rows(comps)])
+    return "\n".join([head, "", rows_text(configs), "", f"adjustment: {adjust}", rows_text(comps)])
 
 
 def _difference_plan_table(d: dict) -> str:
     fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
-    return _rows([
+    return rows_text([
         ("difference to detect", f"{d['difference']:+.4f} ({d['config_b']} - {d['config_a']}, "
                                  f"pilot {d['pilot_difference']:+.4f}, {d['estimator']}, {fpc})"),
         ("power, level", f"{d['power']:.0%} at a two-sided {1 - d['level']:.0%} test"),
