@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .bootstrap_kernels import pivot_tails, pivots, ratio_replicates
 from .linearization import cluster_variance, point_estimate
 
 
@@ -158,36 +159,32 @@ def replicates(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE.
 
-    Documents are resampled with replacement.  The SE of each replicate (for the
-    studentized interval) comes from resampled sums of the second moments, so it
-    costs gathers, not a loop: micro ``sum (y - p m)^2 = Syy - 2 p Sym + p^2 Smm``,
-    macro ``sum (r - mean)^2 = Srr - Sr^2 / K``.
+    Documents are resampled with replacement (compiled: :func:`ratio_replicates`).  The
+    SE of each replicate (for the studentized interval) comes from resampled sums of the
+    second moments, so it costs sums, not a loop: micro ``sum (y - p m)^2 = Syy - 2 p Sym
+    + p^2 Smm``; macro is the same ratio with ``y`` the rate and ``m`` = 1 (mean of K
+    rates, ``sum (r - mean)^2 = Srr - 2 mean Sr + mean^2 K``).  The draws do not depend
+    on ``with_se``.
     """
-    k = np.shape(total)[-1]
+    rng = np.random.default_rng(rng)
+    total = np.asarray(total, dtype=float)
+    lead, k = total.shape[:-1], total.shape[-1]
     if estimator == "micro":
-        total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
-        if not with_se:
-            y, m = resampled_sums([total, size], reps, rng)
-            return y / m, None
-        y, m, yy, ym, mm = resampled_sums([total, size, total**2, total * size, size**2], reps, rng)
-        theta = y / m
-        scale = yy + theta**2 * mm
-        ss = yy - 2 * theta * ym + theta**2 * mm
-        norm = k / (k - 1) / m**2
+        y, m = total, np.broadcast_to(np.asarray(size, dtype=float), total.shape)
     else:
-        rate = np.asarray(total, dtype=float) / size
-        if not with_se:
-            (r,) = resampled_sums([rate], reps, rng)
-            return r / k, None
-        r, rr = resampled_sums([rate, rate**2], reps, rng)
-        theta = r / k
-        scale = rr
-        ss = rr - r**2 / k
-        norm = 1 / (k * (k - 1))
-    # When every drawn document is alike the terms cancel exactly in theory, and
-    # to rounding noise (~1e-16 * scale) in floating point: that noise is no SE.
-    ss = np.where(ss > 1e-12 * scale, ss, 0.0)
-    return theta, np.sqrt(ss * norm)
+        y = total / size
+        m = np.ones_like(y)
+    theta, se = ratio_replicates(y.reshape(-1, k), m.reshape(-1, k), reps, rng, with_se)
+    return theta.reshape(lead + (reps,)), None if se is None else se.reshape(lead + (reps,))
+
+
+def _rows(theta_star, se_star, theta_hat):
+    """Replicates and their SEs as (rows, reps) and the estimate as (rows,), for the compiled pivots."""
+    theta_star, se_star = np.asarray(theta_star, dtype=float), np.asarray(se_star, dtype=float)
+    reps = theta_star.shape[-1]
+    theta = np.broadcast_to(np.asarray(theta_hat, dtype=float), theta_star.shape[:-1])
+    return (np.ascontiguousarray(theta_star.reshape(-1, reps)), np.ascontiguousarray(se_star.reshape(-1, reps)),
+            np.ascontiguousarray(theta.reshape(-1)))
 
 
 def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") -> np.ndarray:
@@ -201,19 +198,15 @@ def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") ->
     the upper bound then sat just above the estimate (coverage 72% on rare hits).
     On the logit scale ``(logit theta* - logit theta) theta* (1 - theta*) / se*``;
     a replicate at 0 or 1 has se* = 0 and is infinite in the same way.
+    Compiled (:func:`ragunc.stats.bootstrap_kernels.pivots`), one formula with the
+    tails :func:`studentized_quantiles` reads.
     """
-    theta = np.asarray(theta_hat, dtype=float)[..., None]
-    dev = theta_star - theta
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if scale == "linear":
-            t = dev / se_star  # se* = +0: IEEE gives the infinity of dev's sign (0/0: NaN, fixed below)
-        else:
-            t = (special.logit(theta_star) - special.logit(theta)) * (theta_star * (1 - theta_star)) / se_star
-    alike = se_star == 0
-    if alike.any():
-        t[alike] = np.copysign(np.inf, dev[alike])
-        t[alike & (dev == 0)] = 0.0
-    return t
+    ts, ss, theta = _rows(theta_star, se_star, theta_hat)
+    return pivots(ts, ss, theta, scale == "logit").reshape(np.shape(theta_star))
+
+
+# Pivots kept per tail by studentized_quantiles before it sorts them all instead.
+MAX_TAIL = 64
 
 
 def studentized_quantiles(theta_star, se_star, theta_hat, level: float, scale: str = "linear"):
@@ -221,12 +214,24 @@ def studentized_quantiles(theta_star, se_star, theta_hat, level: float, scale: s
 
     Infinite pivots count like any other replicate, so a quantile is infinite
     when more than alpha/2 of the replicates are (see :func:`studentized_interval`).
+    Only the order statistics either side of each quantile's position are needed: the
+    compiled kernel keeps the few smallest and largest pivots (:func:`pivot_tails`)
+    rather than sorting all of them (a sort when a tail would hold more than
+    :data:`MAX_TAIL`, i.e. low levels).
     """
-    t = studentized_pivots(theta_star, se_star, theta_hat, scale)
-    t.sort(-1)
     alpha = (1 - level) / 2
-    lead = t.shape[:-1]
-    return sorted_quantile(t, np.full(lead, alpha)), sorted_quantile(t, np.full(lead, 1 - alpha))
+    b = np.shape(theta_star)[-1]
+    lead = np.shape(theta_star)[:-1]
+    low_q, high_q = np.full(lead, alpha), np.full(lead, 1 - alpha)
+    n_low = min(b, int(np.floor(alpha * (b - 1))) + 2)
+    n_high = min(b, b - int(np.floor((1 - alpha) * (b - 1))))
+    if max(n_low, n_high) > MAX_TAIL:
+        t = studentized_pivots(theta_star, se_star, theta_hat, scale)
+        t.sort(-1)
+        return sorted_quantile(t, low_q), sorted_quantile(t, high_q)
+    low, high = pivot_tails(*_rows(theta_star, se_star, theta_hat), scale == "logit", n_low, n_high)
+    return (_quantile_of_order_statistics(low.reshape(lead + (n_low,)), low_q, b, 0),
+            _quantile_of_order_statistics(high.reshape(lead + (n_high,)), high_q, b, b - n_high))
 
 
 def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, scale: str = "linear"):
@@ -272,7 +277,17 @@ def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:
     -inf and +inf, the nearer one).  ``count`` (per leading row) limits it to the first
     ``count`` sorted entries, e.g. the finite ones when NaNs were sorted last; fewer than one gives NaN.
     """
-    b = np.asarray(sorted_reps.shape[-1] if count is None else count)
+    b = sorted_reps.shape[-1] if count is None else count
+    return _quantile_of_order_statistics(sorted_reps, q, b, 0)
+
+
+def _quantile_of_order_statistics(order_stats: np.ndarray, q, b, first: int) -> np.ndarray:
+    """:func:`sorted_quantile` of ``b`` sorted replicates of which ``order_stats`` holds those from ``first`` on.
+
+    The positions either side of ``q (b - 1)`` must lie in ``order_stats`` (a tail of
+    the sorted replicates, or all of them with ``first`` = 0).
+    """
+    b = np.asarray(b)
     q = np.asarray(q, dtype=float)
     # BCa levels are NaN when every replicate lies on one side of the estimate and
     # the acceleration is non-zero: the bound is undefined, not an extreme replicate.
@@ -281,8 +296,9 @@ def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:
     lo = np.floor(pos).astype(np.int64)
     hi = np.minimum(lo + 1, np.maximum(b - 1, 0))
     frac = pos - lo
-    x_lo = np.take_along_axis(sorted_reps, lo[..., None], -1)[..., 0]
-    x_hi = np.take_along_axis(sorted_reps, hi[..., None], -1)[..., 0]
+    lo, hi = np.maximum(lo - first, 0), np.maximum(hi - first, 0)  # undefined rows: any entry, masked below
+    x_lo = np.take_along_axis(order_stats, lo[..., None], -1)[..., 0]
+    x_hi = np.take_along_axis(order_stats, hi[..., None], -1)[..., 0]
     with np.errstate(invalid="ignore"):
         between = x_lo + frac * (x_hi - x_lo)
         # Towards an infinity (studentized pivots of resamples without spread): that infinity;
