@@ -159,23 +159,10 @@ def replicates(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE.
 
-    Documents are resampled with replacement (compiled: :func:`ratio_replicates`).  The
-    SE of each replicate (for the studentized interval) comes from resampled sums of the
-    second moments, so it costs sums, not a loop: micro ``sum (y - p m)^2 = Syy - 2 p Sym
-    + p^2 Smm``; macro is the same ratio with ``y`` the rate and ``m`` = 1 (mean of K
-    rates, ``sum (r - mean)^2 = Srr - 2 mean Sr + mean^2 K``).  The draws do not depend
-    on ``with_se``.
+    See :func:`resample`, which also returns what the interval kernels read off them.
     """
-    rng = np.random.default_rng(rng)
-    total = np.asarray(total, dtype=float)
-    lead, k = total.shape[:-1], total.shape[-1]
-    if estimator == "micro":
-        y, m = total, np.broadcast_to(np.asarray(size, dtype=float), total.shape)
-    else:
-        y = total / size
-        m = np.ones_like(y)
-    theta, se = ratio_replicates(y.reshape(-1, k), m.reshape(-1, k), reps, rng, with_se)
-    return theta.reshape(lead + (reps,)), None if se is None else se.reshape(lead + (reps,))
+    boot = resample(total, size, estimator=estimator, reps=reps, rng=rng, with_se=with_se)
+    return boot.replicates, boot.replicate_se
 
 
 def _rows(theta_star, se_star, theta_hat):
@@ -198,15 +185,41 @@ def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") ->
     the upper bound then sat just above the estimate (coverage 72% on rare hits).
     On the logit scale ``(logit theta* - logit theta) theta* (1 - theta*) / se*``;
     a replicate at 0 or 1 has se* = 0 and is infinite in the same way.
-    Compiled (:func:`ragunc.stats.bootstrap_kernels.pivots`), one formula with the
-    tails :func:`studentized_quantiles` reads.
+    Compiled: one formula with the tails that :func:`resample` keeps (``pivot_tails``).
     """
     ts, ss, theta = _rows(theta_star, se_star, theta_hat)
     return pivots(ts, ss, theta, scale == "logit").reshape(np.shape(theta_star))
 
 
-# Pivots kept per tail by studentized_quantiles before it sorts them all instead.
-MAX_TAIL = 64
+def tail_size(level: float, reps: int) -> int:
+    """Order statistics :func:`resample` keeps at each end of the replicates (and of the pivots).
+
+    Twice what the (alpha/2, 1 - alpha/2) quantiles read, and at least 64, so that the
+    BCa levels, shifted from those by the bias and the acceleration, usually fall
+    inside too; a quantile outside its tail sorts its rows (:func:`tail_quantile`).
+    """
+    alpha = (1 - level) / 2
+    return min(reps, max(64, 2 * (int(np.floor(alpha * (reps - 1))) + 2)))
+
+
+def tail_quantile(low: np.ndarray, high: np.ndarray, reps: int, q, sorted_rows) -> np.ndarray:
+    """:func:`sorted_quantile` ``q`` of ``reps`` values per row, from their smallest ``low`` and largest ``high``.
+
+    ``sorted_rows(mask)`` gives the whole sorted rows of ``mask``, for the rows whose
+    quantile position lies in neither tail.
+    """
+    q = np.broadcast_to(np.asarray(q, dtype=float), low.shape[:-1])
+    n_low, n_high = low.shape[-1], high.shape[-1]
+    pos = np.clip(np.where(np.isfinite(q), q, 0.0), 0.0, 1.0) * (reps - 1)
+    lo = np.floor(pos)
+    in_low, in_high = lo + 1 < n_low, lo >= reps - n_high
+    from_low = _quantile_of_order_statistics(low, q, reps, 0)
+    from_high = _quantile_of_order_statistics(high, q, reps, reps - n_high)
+    out = np.where(in_low, from_low, from_high)
+    rest = ~(in_low | in_high) & np.isfinite(q)
+    if rest.any():
+        out[rest] = sorted_quantile(sorted_rows(rest), q[rest])
+    return out
 
 
 def studentized_quantiles(theta_star, se_star, theta_hat, level: float, scale: str = "linear"):
@@ -214,28 +227,16 @@ def studentized_quantiles(theta_star, se_star, theta_hat, level: float, scale: s
 
     Infinite pivots count like any other replicate, so a quantile is infinite
     when more than alpha/2 of the replicates are (see :func:`studentized_interval`).
-    Only the order statistics either side of each quantile's position are needed: the
-    compiled kernel keeps the few smallest and largest pivots (:func:`pivot_tails`)
-    rather than sorting all of them (a sort when a tail would hold more than
-    :data:`MAX_TAIL`, i.e. low levels).
     """
+    t = studentized_pivots(theta_star, se_star, theta_hat, scale)
+    t.sort(-1)
     alpha = (1 - level) / 2
-    b = np.shape(theta_star)[-1]
-    lead = np.shape(theta_star)[:-1]
-    low_q, high_q = np.full(lead, alpha), np.full(lead, 1 - alpha)
-    n_low = min(b, int(np.floor(alpha * (b - 1))) + 2)
-    n_high = min(b, b - int(np.floor((1 - alpha) * (b - 1))))
-    if max(n_low, n_high) > MAX_TAIL:
-        t = studentized_pivots(theta_star, se_star, theta_hat, scale)
-        t.sort(-1)
-        return sorted_quantile(t, low_q), sorted_quantile(t, high_q)
-    low, high = pivot_tails(*_rows(theta_star, se_star, theta_hat), scale == "logit", n_low, n_high)
-    return (_quantile_of_order_statistics(low.reshape(lead + (n_low,)), low_q, b, 0),
-            _quantile_of_order_statistics(high.reshape(lead + (n_high,)), high_q, b, b - n_high))
+    lead = t.shape[:-1]
+    return sorted_quantile(t, np.full(lead, alpha)), sorted_quantile(t, np.full(lead, 1 - alpha))
 
 
-def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, scale: str = "linear"):
-    """Studentized (bootstrap-t) bounds, clipped to [0, 1], batch-wise; NaN where ``se_hat`` is 0.
+def studentized_bounds(t_lo, t_hi, theta_hat, se_hat, scale: str = "linear"):
+    """Studentized (bootstrap-t) bounds from the pivots' quantiles, clipped to [0, 1]; NaN where ``se_hat`` is 0.
 
     linear: ``[theta - q_hi se, theta - q_lo se]``; logit: the same on the logit
     scale with ``se / (theta (1 - theta))``, mapped back (inside (0, 1) by
@@ -247,7 +248,6 @@ def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, s
     """
     theta = np.asarray(theta_hat, dtype=float)
     se_hat = np.asarray(se_hat, dtype=float)
-    t_lo, t_hi = studentized_quantiles(theta_star, se_star, theta, level, scale)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if scale == "linear":
             lower, upper = np.clip(theta - t_hi * se_hat, 0, 1), np.clip(theta - t_lo * se_hat, 0, 1)
@@ -257,6 +257,12 @@ def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, s
             lower, upper = special.expit(centre - t_hi * spread), special.expit(centre - t_lo * spread)
             defined = (se_hat > 0) & (theta > 0) & (theta < 1)
     return np.where(defined, lower, np.nan), np.where(defined, upper, np.nan)
+
+
+def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, scale: str = "linear"):
+    """Studentized bounds (:func:`studentized_bounds`) of replicates and their SEs, batch-wise."""
+    t_lo, t_hi = studentized_quantiles(theta_star, se_star, theta_hat, level, scale)
+    return studentized_bounds(t_lo, t_hi, theta_hat, se_hat, scale)
 
 
 def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
@@ -282,10 +288,10 @@ def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:
 
 
 def _quantile_of_order_statistics(order_stats: np.ndarray, q, b, first: int) -> np.ndarray:
-    """:func:`sorted_quantile` of ``b`` sorted replicates of which ``order_stats`` holds those from ``first`` on.
+    """:func:`sorted_quantile` of ``b`` sorted values of which ``order_stats`` holds those from ``first`` on.
 
-    The positions either side of ``q (b - 1)`` must lie in ``order_stats`` (a tail of
-    the sorted replicates, or all of them with ``first`` = 0).
+    Rows whose positions either side of ``q (b - 1)`` are not in ``order_stats`` get
+    a meaningless number (:func:`tail_quantile` picks the rows whose positions are).
     """
     b = np.asarray(b)
     q = np.asarray(q, dtype=float)
@@ -296,7 +302,8 @@ def _quantile_of_order_statistics(order_stats: np.ndarray, q, b, first: int) -> 
     lo = np.floor(pos).astype(np.int64)
     hi = np.minimum(lo + 1, np.maximum(b - 1, 0))
     frac = pos - lo
-    lo, hi = np.maximum(lo - first, 0), np.maximum(hi - first, 0)  # undefined rows: any entry, masked below
+    last = order_stats.shape[-1] - 1
+    lo, hi = np.clip(lo - first, 0, last), np.clip(hi - first, 0, last)
     x_lo = np.take_along_axis(order_stats, lo[..., None], -1)[..., 0]
     x_hi = np.take_along_axis(order_stats, hi[..., None], -1)[..., 0]
     with np.errstate(invalid="ignore"):
@@ -309,19 +316,13 @@ def _quantile_of_order_statistics(order_stats: np.ndarray, q, b, first: int) -> 
         return np.where(defined, np.where(infinite, towards, between), np.nan)
 
 
-def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: float):
-    """BCa-adjusted lower/upper quantile levels (Efron), bias from replicates, acceleration from the jackknife."""
-    theta = np.asarray(theta_hat)[..., None]
-    b = sorted_reps.shape[-1]
-    # Ties count half, as scipy's percentile-of-score does.  A replicate that
-    # redraws the sample's own documents equals theta in exact arithmetic but,
-    # summed in another order from float rates (macro, or scores), can land an
-    # ulp either side; at small K such replicates are several per cent of B, so
-    # they are matched within a rounding tolerance of K-term sums.
-    largest = np.abs(sorted_reps[..., [0, -1]]).max(-1, keepdims=True)  # sorted: the ends
-    tol = 8 * np.finfo(float).eps * np.shape(jack)[-1] * largest
-    below = (sorted_reps < theta - tol).sum(-1) + (sorted_reps <= theta + tol).sum(-1)
-    z0 = special.ndtri(below / (2 * b))
+def bca_levels(below, reps: int, jack: np.ndarray, level: float):
+    """BCa-adjusted lower/upper quantile levels (Efron): bias from the replicates, acceleration from the jackknife.
+
+    ``below``: replicates below the estimate, ties counted half (as scipy's
+    percentile-of-score does; :func:`resample` matches them within a rounding tolerance).
+    """
+    z0 = special.ndtri(np.asarray(below) / reps)
     dev = jack.mean(-1, keepdims=True) - jack
     num = (dev**3).sum(-1)
     den = 6 * ((dev**2).sum(-1)) ** 1.5
@@ -340,9 +341,9 @@ def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: floa
 
 @dataclass(frozen=True)
 class Replicates:
-    """What every bootstrap kernel reads: one batch's replicates and the sample's own figures.
+    """What every bootstrap kernel reads: one batch's replicates, what is read off them, and the sample's figures.
 
-    Arrays have the batch's leading shape, replicates on the last axis.
+    Arrays have the batch's leading shape, replicates (or their order statistics) on the last axis.
     """
 
     total: np.ndarray  # (..., K) the sample's documents
@@ -350,54 +351,87 @@ class Replicates:
     estimator: str
     level: float
     theta: np.ndarray  # (...,) the sample's estimate
-    sorted: np.ndarray  # (..., B) the replicates, sorted
-    # Only with_se (the studentized kernels), in resampling order so that they pair up:
-    replicates: np.ndarray | None  # (..., B) the replicates
-    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate
+    replicates: np.ndarray  # (..., B) in resampling order
+    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate (with_se only)
+    sd: np.ndarray  # (...,) SD of the replicates
+    below: np.ndarray  # (...,) replicates below the estimate, ties counted half
+    low: np.ndarray  # (..., n) the n smallest replicates, ascending (n = tail_size)
+    high: np.ndarray  # (..., n) the n largest, ascending
+    # with_se only: the n smallest and largest studentized pivots, linear and logit scale
+    pivot_tails: dict[str, tuple[np.ndarray, np.ndarray]] | None
 
     @property
     def n_docs(self) -> int:
         return self.total.shape[-1]
+
+    @property
+    def reps(self) -> int:
+        return self.replicates.shape[-1]
+
+    def quantile(self, q) -> np.ndarray:
+        """Quantile ``q`` (broadcast over leading axes) of the replicates, as :func:`sorted_quantile`."""
+        return tail_quantile(self.low, self.high, self.reps, q, lambda rows: np.sort(self.replicates[rows], -1))
+
+    def pivot_quantile(self, q, scale: str) -> np.ndarray:
+        """Quantile ``q`` of the studentized pivots on ``scale`` ("linear" or "logit")."""
+        low, high = self.pivot_tails[scale]
+        theta = np.broadcast_to(self.theta, self.replicates.shape[:-1])
+        return tail_quantile(low, high, self.reps, q, lambda rows: np.sort(studentized_pivots(
+            self.replicates[rows], self.replicate_se[rows], theta[rows], scale), -1))
 
 
 def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps: int = 1000,
              rng: np.random.Generator | int | None = None, with_se: bool = True) -> Replicates:
     """Resample the documents of each row ``reps`` times (with replacement), for the bootstrap kernels.
 
-    ``with_se`` also resamples the second moments for each replicate's SE (what the
-    studentized kernels need; three more resampled sums) and keeps the replicates in
-    resampling order beside them.  The draws do not depend on it.
+    Compiled (:func:`ratio_replicates`), one stream per row from ``rng``.  Micro is the
+    ratio sum y* / sum m*; macro the same with ``y`` the rate and ``m`` = 1 (the mean
+    of K rates).  ``with_se`` also resamples the second moments for each replicate's
+    linearization SE (what the studentized kernels need), so it costs sums, not a
+    loop: ``sum (y - t m)^2 = Syy - 2 t Sym + t^2 Smm``; and keeps the tails of the
+    studentized pivots on both scales.  The draws do not depend on it.
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
-    total, size = np.asarray(total, dtype=float), np.asarray(size)
-    boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=with_se)
-    if with_se:
-        ordered = np.sort(boot, -1)
+    rng = np.random.default_rng(rng)
+    total = np.asarray(total, dtype=float)
+    size = np.broadcast_to(np.asarray(size), total.shape)
+    lead, k = total.shape[:-1], total.shape[-1]
+    theta = point_estimate(total, size, estimator)
+    if estimator == "micro":
+        y, m = total, size.astype(float)
     else:
-        boot.sort(-1)  # in place: nothing needs the resampling order
-        ordered, boot = boot, None
+        y = total / size
+        m = np.ones_like(y)
+    n = tail_size(level, reps)
+    flat_theta = np.broadcast_to(theta, lead).reshape(-1)
+    boot, boot_se, low, high, below, sd = ratio_replicates(
+        y.reshape(-1, k), m.reshape(-1, k), flat_theta, reps, rng, with_se, n)
+    tails = None
+    if with_se:
+        lin_low, lin_high, logit_low, logit_high = pivot_tails(boot, boot_se, np.ascontiguousarray(flat_theta),
+                                                               n, logit=True)
+        tails = {"linear": (lin_low.reshape(lead + (-1,)), lin_high.reshape(lead + (-1,))),
+                 "logit": (logit_low.reshape(lead + (-1,)), logit_high.reshape(lead + (-1,)))}
     return Replicates(
-        total=total, size=size, estimator=estimator, level=level,
-        theta=point_estimate(total, size, estimator), sorted=ordered, replicates=boot, replicate_se=boot_se,
+        total=total, size=size, estimator=estimator, level=level, theta=theta,
+        replicates=boot.reshape(lead + (reps,)),
+        replicate_se=None if boot_se is None else boot_se.reshape(lead + (reps,)),
+        sd=sd.reshape(lead), below=below.reshape(lead),
+        low=low.reshape(lead + (-1,)), high=high.reshape(lead + (-1,)), pivot_tails=tails,
     )
 
 
 def percentile(boot: Replicates):
     """Percentile interval; the SE is the SD of the replicates."""
     alpha = (1 - boot.level) / 2
-    lead = boot.theta.shape
-    return (
-        boot.sorted.std(-1, ddof=1),
-        sorted_quantile(boot.sorted, np.full(lead, alpha)),
-        sorted_quantile(boot.sorted, np.full(lead, 1 - alpha)),
-    )
+    return boot.sd, boot.quantile(alpha), boot.quantile(1 - alpha)
 
 
 def bca(boot: Replicates):
     """Bias-corrected and accelerated percentile interval (Efron), acceleration from the jackknife."""
-    lo_q, hi_q = bca_levels(boot.sorted, boot.theta, jackknife(boot.total, boot.size, boot.estimator), boot.level)
-    return None, sorted_quantile(boot.sorted, lo_q), sorted_quantile(boot.sorted, hi_q)
+    lo_q, hi_q = bca_levels(boot.below, boot.reps, jackknife(boot.total, boot.size, boot.estimator), boot.level)
+    return None, boot.quantile(lo_q), boot.quantile(hi_q)
 
 
 def _studentized(boot: Replicates, scale: str):
@@ -405,7 +439,9 @@ def _studentized(boot: Replicates, scale: str):
     if boot.n_docs < 3:
         return None, np.full(theta.shape, np.nan), np.full(theta.shape, np.nan)
     se_hat = np.sqrt(cluster_variance(boot.total, boot.size, boot.estimator))
-    return (None, *studentized_interval(boot.replicates, boot.replicate_se, theta, se_hat, boot.level, scale))
+    alpha = (1 - boot.level) / 2
+    t_lo, t_hi = boot.pivot_quantile(alpha, scale), boot.pivot_quantile(1 - alpha, scale)
+    return (None, *studentized_bounds(t_lo, t_hi, theta, se_hat, scale))
 
 
 def studentized(boot: Replicates):
