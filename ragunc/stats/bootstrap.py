@@ -9,12 +9,12 @@ Python loop runs over replicates; rows are processed in batches only to cap memo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special
 
-from .bootstrap_kernels import pivot_tails, pivots, ratio_replicates
+from .bootstrap_kernels import pivots, ratio_replicates, sort_rows
 from .linearization import cluster_variance, point_estimate
 
 
@@ -157,12 +157,30 @@ def resampled_sums(
 def replicates(
     total, size, *, estimator: str = "micro", reps: int, rng=None, with_se: bool = True
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE.
+    """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE, in resampling order.
 
-    See :func:`resample`, which also returns what the interval kernels read off them.
+    Documents are resampled with replacement, compiled (:func:`ratio_replicates`), one
+    stream per row from ``rng``.  Micro is the ratio sum y* / sum m*; macro the same
+    with ``y`` the rate and ``m`` = 1 (the mean of K rates).  The SE of each replicate
+    (for the studentized interval) comes from resampled sums of the second moments, so
+    it costs sums, not a loop: ``sum (y - t m)^2 = Syy - 2 t Sym + t^2 Smm``.  The draws
+    do not depend on ``with_se``.
     """
-    boot = resample(total, size, estimator=estimator, reps=reps, rng=rng, with_se=with_se)
-    return boot.replicates, boot.replicate_se
+    boot, boot_se, _, _ = _ratio_replicates(total, size, estimator, reps, rng, with_se)
+    return boot, boot_se
+
+
+def _ratio_replicates(total, size, estimator, reps, rng, with_se):
+    """:func:`ratio_replicates` on a batch's leading shape: ``(replicates, SEs or None, below, sd)``."""
+    rng = np.random.default_rng(rng)
+    total = np.asarray(total, dtype=float)
+    size = np.broadcast_to(np.asarray(size, dtype=float), total.shape)
+    lead, k = total.shape[:-1], total.shape[-1]
+    y, m = (total, size) if estimator == "micro" else (total / size, np.ones(total.shape))
+    theta = np.broadcast_to(point_estimate(total, size, estimator), lead).reshape(-1)
+    boot, boot_se, below, sd = ratio_replicates(y.reshape(-1, k), m.reshape(-1, k), theta, reps, rng, with_se)
+    return (boot.reshape(lead + (reps,)), None if boot_se is None else boot_se.reshape(lead + (reps,)),
+            below.reshape(lead), sd.reshape(lead))
 
 
 def _rows(theta_star, se_star, theta_hat):
@@ -185,54 +203,11 @@ def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") ->
     the upper bound then sat just above the estimate (coverage 72% on rare hits).
     On the logit scale ``(logit theta* - logit theta) theta* (1 - theta*) / se*``;
     a replicate at 0 or 1 has se* = 0 and is infinite in the same way.
-    Compiled: one formula with the tails that :func:`resample` keeps (``pivot_tails``).
+    Compiled (:func:`ragunc.stats.bootstrap_kernels.pivots`).
     """
     ts, ss, theta = _rows(theta_star, se_star, theta_hat)
-    return pivots(ts, ss, theta, scale == "logit").reshape(np.shape(theta_star))
-
-
-def tail_size(level: float, reps: int) -> int:
-    """Order statistics :func:`resample` keeps at each end of the replicates (and of the pivots).
-
-    Twice what the (alpha/2, 1 - alpha/2) quantiles read, and at least 64, so that the
-    BCa levels, shifted from those by the bias and the acceleration, usually fall
-    inside too; a quantile outside its tail sorts its rows (:func:`tail_quantile`).
-    """
-    alpha = (1 - level) / 2
-    return min(reps, max(64, 2 * (int(np.floor(alpha * (reps - 1))) + 2)))
-
-
-def tail_quantile(low: np.ndarray, high: np.ndarray, reps: int, q, sorted_rows) -> np.ndarray:
-    """:func:`sorted_quantile` ``q`` of ``reps`` values per row, from their smallest ``low`` and largest ``high``.
-
-    ``sorted_rows(mask)`` gives the whole sorted rows of ``mask``, for the rows whose
-    quantile position lies in neither tail.
-    """
-    q = np.broadcast_to(np.asarray(q, dtype=float), low.shape[:-1])
-    n_low, n_high = low.shape[-1], high.shape[-1]
-    pos = np.clip(np.where(np.isfinite(q), q, 0.0), 0.0, 1.0) * (reps - 1)
-    lo = np.floor(pos)
-    in_low, in_high = lo + 1 < n_low, lo >= reps - n_high
-    from_low = _quantile_of_order_statistics(low, q, reps, 0)
-    from_high = _quantile_of_order_statistics(high, q, reps, reps - n_high)
-    out = np.where(in_low, from_low, from_high)
-    rest = ~(in_low | in_high) & np.isfinite(q)
-    if rest.any():
-        out[rest] = sorted_quantile(sorted_rows(rest), q[rest])
-    return out
-
-
-def studentized_quantiles(theta_star, se_star, theta_hat, level: float, scale: str = "linear"):
-    """Quantiles (alpha/2, 1 - alpha/2) of :func:`studentized_pivots`, batch-wise.
-
-    Infinite pivots count like any other replicate, so a quantile is infinite
-    when more than alpha/2 of the replicates are (see :func:`studentized_interval`).
-    """
-    t = studentized_pivots(theta_star, se_star, theta_hat, scale)
-    t.sort(-1)
-    alpha = (1 - level) / 2
-    lead = t.shape[:-1]
-    return sorted_quantile(t, np.full(lead, alpha)), sorted_quantile(t, np.full(lead, 1 - alpha))
+    linear, logit = pivots(ts, ss, theta, linear=scale == "linear", logit=scale == "logit")
+    return (linear if scale == "linear" else logit).reshape(np.shape(theta_star))
 
 
 def studentized_bounds(t_lo, t_hi, theta_hat, se_hat, scale: str = "linear"):
@@ -259,12 +234,6 @@ def studentized_bounds(t_lo, t_hi, theta_hat, se_hat, scale: str = "linear"):
     return np.where(defined, lower, np.nan), np.where(defined, upper, np.nan)
 
 
-def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, scale: str = "linear"):
-    """Studentized bounds (:func:`studentized_bounds`) of replicates and their SEs, batch-wise."""
-    t_lo, t_hi = studentized_quantiles(theta_star, se_star, theta_hat, level, scale)
-    return studentized_bounds(t_lo, t_hi, theta_hat, se_hat, scale)
-
-
 def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
     """Leave-one-document-out estimates (..., K), in closed form."""
     total = np.asarray(total, dtype=float)
@@ -283,17 +252,7 @@ def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:
     -inf and +inf, the nearer one).  ``count`` (per leading row) limits it to the first
     ``count`` sorted entries, e.g. the finite ones when NaNs were sorted last; fewer than one gives NaN.
     """
-    b = sorted_reps.shape[-1] if count is None else count
-    return _quantile_of_order_statistics(sorted_reps, q, b, 0)
-
-
-def _quantile_of_order_statistics(order_stats: np.ndarray, q, b, first: int) -> np.ndarray:
-    """:func:`sorted_quantile` of ``b`` sorted values of which ``order_stats`` holds those from ``first`` on.
-
-    Rows whose positions either side of ``q (b - 1)`` are not in ``order_stats`` get
-    a meaningless number (:func:`tail_quantile` picks the rows whose positions are).
-    """
-    b = np.asarray(b)
+    b = np.asarray(sorted_reps.shape[-1] if count is None else count)
     q = np.asarray(q, dtype=float)
     # BCa levels are NaN when every replicate lies on one side of the estimate and
     # the acceleration is non-zero: the bound is undefined, not an extreme replicate.
@@ -302,10 +261,8 @@ def _quantile_of_order_statistics(order_stats: np.ndarray, q, b, first: int) -> 
     lo = np.floor(pos).astype(np.int64)
     hi = np.minimum(lo + 1, np.maximum(b - 1, 0))
     frac = pos - lo
-    last = order_stats.shape[-1] - 1
-    lo, hi = np.clip(lo - first, 0, last), np.clip(hi - first, 0, last)
-    x_lo = np.take_along_axis(order_stats, lo[..., None], -1)[..., 0]
-    x_hi = np.take_along_axis(order_stats, hi[..., None], -1)[..., 0]
+    x_lo = np.take_along_axis(sorted_reps, lo[..., None], -1)[..., 0]
+    x_hi = np.take_along_axis(sorted_reps, hi[..., None], -1)[..., 0]
     with np.errstate(invalid="ignore"):
         between = x_lo + frac * (x_hi - x_lo)
         # Towards an infinity (studentized pivots of resamples without spread): that infinity;
@@ -343,7 +300,7 @@ def bca_levels(below, reps: int, jack: np.ndarray, level: float):
 class Replicates:
     """What every bootstrap kernel reads: one batch's replicates, what is read off them, and the sample's figures.
 
-    Arrays have the batch's leading shape, replicates (or their order statistics) on the last axis.
+    Arrays have the batch's leading shape, replicates on the last axis.
     """
 
     total: np.ndarray  # (..., K) the sample's documents
@@ -351,14 +308,13 @@ class Replicates:
     estimator: str
     level: float
     theta: np.ndarray  # (...,) the sample's estimate
-    replicates: np.ndarray  # (..., B) in resampling order
-    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate (with_se only)
-    sd: np.ndarray  # (...,) SD of the replicates
-    below: np.ndarray  # (...,) replicates below the estimate, ties counted half
-    low: np.ndarray  # (..., n) the n smallest replicates, ascending (n = tail_size)
-    high: np.ndarray  # (..., n) the n largest, ascending
-    # with_se only: the n smallest and largest studentized pivots, linear and logit scale
-    pivot_tails: dict[str, tuple[np.ndarray, np.ndarray]] | None
+    sorted: np.ndarray  # (..., B) the replicates, sorted
+    sd: np.ndarray  # (...,) their SD
+    below: np.ndarray  # (...,) how many lie below the estimate, ties counted half
+    # Only with_se (the studentized kernels), in resampling order so that they pair up:
+    replicates: np.ndarray | None  # (..., B) the replicates
+    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate
+    _pivots: dict = field(default_factory=dict, repr=False, compare=False)  # scale -> sorted pivots, when first read
 
     @property
     def n_docs(self) -> int:
@@ -366,72 +322,55 @@ class Replicates:
 
     @property
     def reps(self) -> int:
-        return self.replicates.shape[-1]
+        return self.sorted.shape[-1]
 
-    def quantile(self, q) -> np.ndarray:
-        """Quantile ``q`` (broadcast over leading axes) of the replicates, as :func:`sorted_quantile`."""
-        return tail_quantile(self.low, self.high, self.reps, q, lambda rows: np.sort(self.replicates[rows], -1))
-
-    def pivot_quantile(self, q, scale: str) -> np.ndarray:
-        """Quantile ``q`` of the studentized pivots on ``scale`` ("linear" or "logit")."""
-        low, high = self.pivot_tails[scale]
-        theta = np.broadcast_to(self.theta, self.replicates.shape[:-1])
-        return tail_quantile(low, high, self.reps, q, lambda rows: np.sort(studentized_pivots(
-            self.replicates[rows], self.replicate_se[rows], theta[rows], scale), -1))
+    def sorted_pivots(self, scale: str) -> np.ndarray:
+        """The studentized pivots (:func:`studentized_pivots`) on ``scale``, sorted (computed once)."""
+        if scale not in self._pivots:
+            t = studentized_pivots(self.replicates, self.replicate_se, self.theta, scale)
+            sort_rows(t.reshape(-1, self.reps))
+            self._pivots[scale] = t
+        return self._pivots[scale]
 
 
 def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps: int = 1000,
              rng: np.random.Generator | int | None = None, with_se: bool = True) -> Replicates:
     """Resample the documents of each row ``reps`` times (with replacement), for the bootstrap kernels.
 
-    Compiled (:func:`ratio_replicates`), one stream per row from ``rng``.  Micro is the
-    ratio sum y* / sum m*; macro the same with ``y`` the rate and ``m`` = 1 (the mean
-    of K rates).  ``with_se`` also resamples the second moments for each replicate's
-    linearization SE (what the studentized kernels need), so it costs sums, not a
-    loop: ``sum (y - t m)^2 = Syy - 2 t Sym + t^2 Smm``; and keeps the tails of the
-    studentized pivots on both scales.  The draws do not depend on it.
+    See :func:`replicates`.  ``with_se`` also resamples the second moments for each
+    replicate's SE (what the studentized kernels need) and keeps the replicates in
+    resampling order beside them.  The draws do not depend on it.
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
-    rng = np.random.default_rng(rng)
-    total = np.asarray(total, dtype=float)
-    size = np.broadcast_to(np.asarray(size), total.shape)
-    lead, k = total.shape[:-1], total.shape[-1]
-    theta = point_estimate(total, size, estimator)
-    if estimator == "micro":
-        y, m = total, size.astype(float)
-    else:
-        y = total / size
-        m = np.ones_like(y)
-    n = tail_size(level, reps)
-    flat_theta = np.broadcast_to(theta, lead).reshape(-1)
-    boot, boot_se, low, high, below, sd = ratio_replicates(
-        y.reshape(-1, k), m.reshape(-1, k), flat_theta, reps, rng, with_se, n)
-    tails = None
+    total, size = np.asarray(total, dtype=float), np.asarray(size)
+    boot, boot_se, below, sd = _ratio_replicates(total, size, estimator, reps, rng, with_se)
     if with_se:
-        lin_low, lin_high, logit_low, logit_high = pivot_tails(boot, boot_se, np.ascontiguousarray(flat_theta),
-                                                               n, logit=True)
-        tails = {"linear": (lin_low.reshape(lead + (-1,)), lin_high.reshape(lead + (-1,))),
-                 "logit": (logit_low.reshape(lead + (-1,)), logit_high.reshape(lead + (-1,)))}
+        ordered = boot.copy()
+    else:
+        ordered, boot = boot, None  # sorted in place: nothing needs the resampling order
+    sort_rows(ordered.reshape(-1, reps))
     return Replicates(
-        total=total, size=size, estimator=estimator, level=level, theta=theta,
-        replicates=boot.reshape(lead + (reps,)),
-        replicate_se=None if boot_se is None else boot_se.reshape(lead + (reps,)),
-        sd=sd.reshape(lead), below=below.reshape(lead),
-        low=low.reshape(lead + (-1,)), high=high.reshape(lead + (-1,)), pivot_tails=tails,
+        total=total, size=size, estimator=estimator, level=level, theta=point_estimate(total, size, estimator),
+        sorted=ordered, sd=sd, below=below, replicates=boot, replicate_se=boot_se,
     )
 
 
 def percentile(boot: Replicates):
     """Percentile interval; the SE is the SD of the replicates."""
     alpha = (1 - boot.level) / 2
-    return boot.sd, boot.quantile(alpha), boot.quantile(1 - alpha)
+    lead = boot.theta.shape
+    return (
+        boot.sd,
+        sorted_quantile(boot.sorted, np.full(lead, alpha)),
+        sorted_quantile(boot.sorted, np.full(lead, 1 - alpha)),
+    )
 
 
 def bca(boot: Replicates):
     """Bias-corrected and accelerated percentile interval (Efron), acceleration from the jackknife."""
     lo_q, hi_q = bca_levels(boot.below, boot.reps, jackknife(boot.total, boot.size, boot.estimator), boot.level)
-    return None, boot.quantile(lo_q), boot.quantile(hi_q)
+    return None, sorted_quantile(boot.sorted, lo_q), sorted_quantile(boot.sorted, hi_q)
 
 
 def _studentized(boot: Replicates, scale: str):
@@ -439,8 +378,9 @@ def _studentized(boot: Replicates, scale: str):
     if boot.n_docs < 3:
         return None, np.full(theta.shape, np.nan), np.full(theta.shape, np.nan)
     se_hat = np.sqrt(cluster_variance(boot.total, boot.size, boot.estimator))
+    t = boot.sorted_pivots(scale)
     alpha = (1 - boot.level) / 2
-    t_lo, t_hi = boot.pivot_quantile(alpha, scale), boot.pivot_quantile(1 - alpha, scale)
+    t_lo, t_hi = sorted_quantile(t, np.full(theta.shape, alpha)), sorted_quantile(t, np.full(theta.shape, 1 - alpha))
     return (None, *studentized_bounds(t_lo, t_hi, theta, se_hat, scale))
 
 
