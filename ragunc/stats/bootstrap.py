@@ -9,7 +9,7 @@ Python loop runs over replicates; rows are processed in batches only to cap memo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -166,21 +166,22 @@ def replicates(
     it costs sums, not a loop: ``sum (y - t m)^2 = Syy - 2 t Sym + t^2 Smm``.  The draws
     do not depend on ``with_se``.
     """
-    boot, boot_se, _, _ = _ratio_replicates(total, size, estimator, reps, rng, with_se)
+    boot, boot_se, _, _, _ = _ratio_replicates(total, size, estimator, reps, rng, keep_se=with_se)
     return boot, boot_se
 
 
-def _ratio_replicates(total, size, estimator, reps, rng, with_se):
-    """:func:`ratio_replicates` on a batch's leading shape: ``(replicates, SEs or None, below, sd)``."""
+def _ratio_replicates(total, size, estimator, reps, rng, *, keep_se=False, scales=()):
+    """:func:`ratio_replicates` on a batch's leading shape: ``(replicates, SEs or None, {scale: pivots}, below, sd)``."""
     rng = np.random.default_rng(rng)
     total = np.asarray(total, dtype=float)
     size = np.broadcast_to(np.asarray(size, dtype=float), total.shape)
     lead, k = total.shape[:-1], total.shape[-1]
     y, m = (total, size) if estimator == "micro" else (total / size, np.ones(total.shape))
     theta = np.broadcast_to(point_estimate(total, size, estimator), lead).reshape(-1)
-    boot, boot_se, below, sd = ratio_replicates(y.reshape(-1, k), m.reshape(-1, k), theta, reps, rng, with_se)
+    boot, boot_se, t, below, sd = ratio_replicates(y.reshape(-1, k), m.reshape(-1, k), theta, reps, rng,
+                                                   keep_se=keep_se, scales=scales)
     return (boot.reshape(lead + (reps,)), None if boot_se is None else boot_se.reshape(lead + (reps,)),
-            below.reshape(lead), sd.reshape(lead))
+            {scale: v.reshape(lead + (reps,)) for scale, v in t.items()}, below.reshape(lead), sd.reshape(lead))
 
 
 def _rows(theta_star, se_star, theta_hat):
@@ -296,6 +297,10 @@ def bca_levels(below, reps: int, jack: np.ndarray, level: float):
         )
 
 
+# The scales of the studentized pivots, one per studentized method.
+PIVOT_SCALES = ("linear", "logit")
+
+
 @dataclass(frozen=True)
 class Replicates:
     """What every bootstrap kernel reads: one batch's replicates, what is read off them, and the sample's figures.
@@ -311,10 +316,8 @@ class Replicates:
     sorted: np.ndarray  # (..., B) the replicates, sorted
     sd: np.ndarray  # (...,) their SD
     below: np.ndarray  # (...,) how many lie below the estimate, ties counted half
-    # Only with_se (the studentized kernels), in resampling order so that they pair up:
-    replicates: np.ndarray | None  # (..., B) the replicates
-    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate
-    _pivots: dict = field(default_factory=dict, repr=False, compare=False)  # scale -> sorted pivots, when first read
+    # Only with_se (the studentized kernels): scale -> the pivots (studentized_pivots), sorted
+    sorted_pivots: dict[str, np.ndarray] | None
 
     @property
     def n_docs(self) -> int:
@@ -324,35 +327,25 @@ class Replicates:
     def reps(self) -> int:
         return self.sorted.shape[-1]
 
-    def sorted_pivots(self, scale: str) -> np.ndarray:
-        """The studentized pivots (:func:`studentized_pivots`) on ``scale``, sorted (computed once)."""
-        if scale not in self._pivots:
-            t = studentized_pivots(self.replicates, self.replicate_se, self.theta, scale)
-            sort_rows(t.reshape(-1, self.reps))
-            self._pivots[scale] = t
-        return self._pivots[scale]
-
 
 def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps: int = 1000,
              rng: np.random.Generator | int | None = None, with_se: bool = True) -> Replicates:
     """Resample the documents of each row ``reps`` times (with replacement), for the bootstrap kernels.
 
     See :func:`replicates`.  ``with_se`` also resamples the second moments for each
-    replicate's SE (what the studentized kernels need) and keeps the replicates in
-    resampling order beside them.  The draws do not depend on it.
+    replicate's SE and keeps its studentized pivots on both scales (what the
+    studentized kernels need), computed in the same pass.  The draws do not depend on it.
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
     total, size = np.asarray(total, dtype=float), np.asarray(size)
-    boot, boot_se, below, sd = _ratio_replicates(total, size, estimator, reps, rng, with_se)
-    if with_se:
-        ordered = boot.copy()
-    else:
-        ordered, boot = boot, None  # sorted in place: nothing needs the resampling order
-    sort_rows(ordered.reshape(-1, reps))
+    boot, _, t, below, sd = _ratio_replicates(total, size, estimator, reps, rng,
+                                              scales=PIVOT_SCALES if with_se else ())
+    for values in (boot, *t.values()):
+        sort_rows(values.reshape(-1, reps))  # in place: nothing needs the resampling order
     return Replicates(
         total=total, size=size, estimator=estimator, level=level, theta=point_estimate(total, size, estimator),
-        sorted=ordered, sd=sd, below=below, replicates=boot, replicate_se=boot_se,
+        sorted=boot, sd=sd, below=below, sorted_pivots=t if with_se else None,
     )
 
 
@@ -378,7 +371,7 @@ def _studentized(boot: Replicates, scale: str):
     if boot.n_docs < 3:
         return None, np.full(theta.shape, np.nan), np.full(theta.shape, np.nan)
     se_hat = np.sqrt(cluster_variance(boot.total, boot.size, boot.estimator))
-    t = boot.sorted_pivots(scale)
+    t = boot.sorted_pivots[scale]
     alpha = (1 - boot.level) / 2
     t_lo, t_hi = sorted_quantile(t, np.full(theta.shape, alpha)), sorted_quantile(t, np.full(theta.shape, 1 - alpha))
     return (None, *studentized_bounds(t_lo, t_hi, theta, se_hat, scale))

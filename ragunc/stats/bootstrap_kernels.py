@@ -65,18 +65,45 @@ def _replicate(sy, sm, syy, sym, smm, with_se, norm):
 
 
 @njit(inline="always", error_model="numpy")
-def _moments(t, theta, tol):
-    """``(2 if below theta, 1 if a tie within tol, else 0;  t - theta)``: what the BCa bias and the SD accumulate."""
+def _pivot(theta_star, se_star, theta, logit_theta, logit):
+    """t* = (theta* - theta) / se* (``logit``: on the logit scale); se* = 0 gives +-inf by the sign (0 when equal)."""
+    dev = theta_star - theta
+    if se_star == 0:
+        if dev == 0:
+            return 0.0
+        return np.inf if dev > 0 else -np.inf
+    if logit:
+        return (np.log(theta_star / (1 - theta_star)) - logit_theta) * (theta_star * (1 - theta_star)) / se_star
+    return dev / se_star
+
+
+@njit(inline="always", error_model="numpy")
+def _record(r, b, t, se, theta, logit_theta, tol, theta_out, se_out, linear_out, logit_out):
+    """Store replicate ``b`` of row ``r`` (its SE and pivots where asked: a non-empty array).
+
+    Returns what the BCa bias and the SD accumulate: 2 below ``theta``, 1 a tie
+    within ``tol``, else 0; and ``t - theta``.
+    """
+    theta_out[r, b] = t
+    if se_out.shape[1] > 0:
+        se_out[r, b] = se
+    if linear_out.shape[1] > 0:
+        linear_out[r, b] = _pivot(t, se, theta, logit_theta, False)
+    if logit_out.shape[1] > 0:
+        logit_out[r, b] = _pivot(t, se, theta, logit_theta, True)
     return (2 if t < theta - tol else (1 if t <= theta + tol else 0)), t - theta
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta_out, se_out, below, sd):
+def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta_out, se_out, linear_out,
+                            logit_out, below, sd):
     """Fill ``theta_out[r, b]`` = sum y* / sum m* over K documents drawn with replacement, and its SE.
 
     With ``pairs`` one index into the K*K table of pairwise sums draws two documents
     (a pair of independent uniform indices is exactly a uniform index into that
-    table), plus one single draw when K is odd; two indices per 64-bit word.  Also
+    table), plus one single draw when K is odd; two indices per 64-bit word.  With
+    ``with_se``, the replicate's SE and studentized pivots (into the arrays that are
+    not empty: ``se_out``, ``linear_out``, ``logit_out``).  Also
     ``below[r]``: replicates below the estimate ``theta``, ties counted half (times 2,
     an integer), and ``sd[r]``, their SD (moments about the estimate, near which they
     lie: no cancellation).  A replicate that redraws the sample's own documents equals
@@ -105,6 +132,8 @@ def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta
                     table[e, 3] += yj * mj
                     table[e, 4] += mj * mj
         state = seeds[r]
+        th, eps = theta[r], tol[r]
+        lt = np.log(th / (1 - th))
         word = np.uint64(0)
         count, s1, s2 = 0, 0.0, 0.0
         for b in range(reps):
@@ -131,10 +160,7 @@ def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta
                 sym += yj * mj
                 smm += mj * mj
             t, se = _replicate(sy, sm, syy, sym, smm, with_se, norm)
-            theta_out[r, b] = t
-            if with_se:
-                se_out[r, b] = se
-            c, dev = _moments(t, theta[r], tol[r])
+            c, dev = _record(r, b, t, se, th, lt, eps, theta_out, se_out, linear_out, logit_out)
             count += c
             s1 += dev
             s2 += dev * dev
@@ -143,7 +169,8 @@ def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shifts, theta_out, se_out, below, sd):
+def _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shifts, theta_out, se_out, linear_out,
+                             logit_out, below, sd):
     """:func:`_ratio_replicates_float` for non-negative integer y and m, packed: the same draws, the same sums.
 
     The five columns go into two int64 words, ``y | m`` and ``y^2 | y m | m^2``, at
@@ -173,6 +200,8 @@ def _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shif
         else:
             table0[:], table1[:] = single0, single1
         state = seeds[r]
+        th, eps = theta[r], tol[r]
+        lt = np.log(th / (1 - th))
         count, s1, s2 = 0, 0.0, 0.0
         for b in range(reps):
             # two accumulators per word: independent chains of additions
@@ -195,28 +224,12 @@ def _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shif
             a1 += c1
             t, se = _replicate(float(a0 & mask_y), float(a0 >> s_m), float(a1 & mask_yy),
                                float((a1 >> s_ym) & mask_ym), float(a1 >> s_mm), with_se, norm)
-            theta_out[r, b] = t
-            if with_se:
-                se_out[r, b] = se
-            c, dev = _moments(t, theta[r], tol[r])
+            c, dev = _record(r, b, t, se, th, lt, eps, theta_out, se_out, linear_out, logit_out)
             count += c
             s1 += dev
             s2 += dev * dev
         below[r] = count
         sd[r] = np.sqrt(max(s2 - s1 * s1 / reps, 0.0) / (reps - 1))
-
-
-@njit(inline="always", error_model="numpy")
-def _pivot(theta_star, se_star, theta, logit_theta, logit):
-    """t* = (theta* - theta) / se* (``logit``: on the logit scale); se* = 0 gives +-inf by the sign (0 when equal)."""
-    dev = theta_star - theta
-    if se_star == 0:
-        if dev == 0:
-            return 0.0
-        return np.inf if dev > 0 else -np.inf
-    if logit:
-        return (np.log(theta_star / (1 - theta_star)) - logit_theta) * (theta_star * (1 - theta_star)) / se_star
-    return dev / se_star
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
@@ -269,14 +282,16 @@ def _packed_shifts(y: np.ndarray, m: np.ndarray, k: int, with_se: bool) -> np.nd
     return np.array([bits[0], s_ym, s_mm], dtype=np.int64)
 
 
-def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, with_se: bool):
+def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_se: bool = False,
+                     scales: tuple[str, ...] = ()):
     """Replicates (rows, reps) of sum y / sum m over documents resampled with replacement, and what is read off them.
 
     ``y``, ``m``: (rows, K); ``theta`` (rows,): each row's estimate.  Returns
-    ``(replicates, their SEs or None, below, sd)``: ``below`` counts the replicates
-    below the estimate, ties half (see :func:`_ratio_replicates_float`).  Each row gets
-    its own 64-bit seed from ``rng``, whether or not the SEs are asked for, so the
-    replicates do not depend on ``with_se``.
+    ``(replicates, SEs or None, {scale: pivots}, below, sd)``: the replicates' SEs
+    with ``keep_se``, their studentized pivots on each of ``scales`` ("linear",
+    "logit"), and ``below``, how many lie below the estimate, ties half (see
+    :func:`_ratio_replicates_float`).  Each row gets its own 64-bit seed from
+    ``rng``, whatever is asked for, so the replicates do not depend on it.
     """
     rows, k = y.shape
     seeds = rng.bit_generator.random_raw(rows)
@@ -286,20 +301,23 @@ def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, with_se: 
     with np.errstate(divide="ignore", invalid="ignore"):
         largest = np.nan_to_num(np.abs(y / m).max(-1, initial=0.0))
     tol = 8 * np.finfo(float).eps * k * largest
+    with_se = keep_se or bool(scales)
     replicates = np.empty((rows, reps))
-    se = np.empty((rows, reps)) if with_se else np.empty((rows, 0))
+    se, linear, logit = (np.empty((rows, reps if wanted else 0)) for wanted in
+                         (keep_se, "linear" in scales, "logit" in scales))
     below, sd = np.empty(rows, dtype=np.int64), np.empty(rows)
     pairs = k >= 2 and 2 * k <= reps and k * k <= MAX_PAIR_TABLE
     shifts = _packed_shifts(y, m, k, with_se)
 
-    def kernel(y, m, theta, tol, seeds, replicates, se, below, sd):
+    def kernel(y, m, theta, tol, seeds, *out):
         if shifts is None:
-            _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, replicates, se, below, sd)
+            _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, *out)
         else:
-            _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shifts, replicates, se, below, sd)
+            _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shifts, *out)
 
-    _on_row_blocks(kernel, rows, rows * reps, (y, m, theta, tol, seeds, replicates, se, below, sd))
-    return replicates, (se if with_se else None), below / 2, sd
+    _on_row_blocks(kernel, rows, rows * reps, (y, m, theta, tol, seeds, replicates, se, linear, logit, below, sd))
+    chosen = {"linear": linear, "logit": logit}
+    return replicates, (se if keep_se else None), {s: chosen[s] for s in scales}, below / 2, sd
 
 
 def pivots(theta_star: np.ndarray, se_star: np.ndarray, theta: np.ndarray, *, linear: bool = True,
