@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=40, help="slider moves timed per row")
     parser.add_argument("--docs", type=int, nargs="+", default=[1300, 100_000])
     parser.add_argument("--sim-moves", type=int, default=5, help="moves to never-simulated K values")
+    parser.add_argument("--new-k", type=int, default=70, help="the first never-simulated K (then K + 1, ...)")
     args = parser.parse_args()
 
     rng = np.random.default_rng(1)
@@ -113,10 +114,10 @@ def main() -> None:
         analytic = _time_moves(analytic_app, ks)
 
         sim_app = _app(n_docs, simulate=True)
-        seen = sorted(set(ks))[:4]
+        seen = [k for k in sorted(set(ks)) if not args.new_k <= k < args.new_k + args.sim_moves][:4]
         _time_moves(sim_app, seen)  # simulate these K once
         cached = _time_moves(sim_app, [seen[i % len(seen)] for i in range(args.moves)])
-        fresh = _time_moves(sim_app, [70 + i for i in range(args.sim_moves)])
+        fresh = _time_moves(sim_app, [args.new_k + i for i in range(args.sim_moves)])
 
         ref_p50 = float(np.percentile(ref, 50))
         print(f"D = {n_docs:,} documents (first load with data generation {load_s:.1f} s); "

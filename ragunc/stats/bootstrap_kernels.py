@@ -17,9 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-# Entries of one row's pair table (K * K, so K <= 64): at most 5 float64 sums each,
-# 160 kB, within the L2 cache; a larger sample draws documents one at a time.
-MAX_PAIR_TABLE = 1 << 12
+# Entries of one row's pair table (K * K, so K <= 90): two int64 words (packed) or 5 float64 sums each,
+# 128 or 320 kB, within the L2 cache; a larger sample draws documents one at a time.
+MAX_PAIR_TABLE = 1 << 13
 # Replicates a thread is given at least: below that a thread costs more than it saves.
 MIN_THREAD_REPLICATES = 1 << 15
 # Bits of one packed word: its fields' sums never overflow a signed int64.
