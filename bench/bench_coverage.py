@@ -3,9 +3,15 @@
 Prints ragunc's time beside a per-repetition Python loop around
 ``scipy.stats.bootstrap(method="percentile", vectorized statistic)`` measured in
 the same run (timed on a subset of repetitions and extrapolated), and the
-seed's figures read off the result.  Targets: <= 0.5 s and >= 8x the loop (which
-computes percentile intervals only: compared with ragunc's percentile + BCa run;
-the default run adds the studentized bootstrap and is timed beside it).
+seed's figures read off the result.  Targets (issue 13): the default run
+(percentile, BCa and both studentized intervals) <= 0.1 s on 2 cores and still
+>= 8x the loop (which computes percentile intervals only); the percentile + BCa
+run is timed beside it.  Before the compiled kernels (numpy gathers) the default
+run was 4.7x the loop and percentile + BCa 10x: >= 3x faster means >= 14x.
+
+Timings on a machine shared with other jobs swing by 2-3x from one second to the
+next: each figure is the best of ``--repeat`` runs, ragunc and the loop
+interleaved, so that both see the same load.
 
     python bench/bench_coverage.py [--reps 2000] [--boot 1000] [--loop-reps 40]
 """
@@ -51,34 +57,30 @@ def main() -> None:
           f"sizes CV {population.size.std() / population.size.mean():.2f}, max {population.size.max()}")
     print(f"K={args.k}, R={args.reps}, B={args.boot}: {args.reps * args.boot:,} bootstrap replicates")
 
-    def best(studentized: bool):
-        coverage_experiment(population, k=args.k, reps=50, boot=args.boot, rng=99)  # warm-up
-        times = []
-        for i in range(args.repeat):
+    coverage_experiment(population, k=args.k, reps=50, boot=args.boot, rng=99)  # warm-up (kernels loaded)
+    lean, full, loops = [], [], []
+    for i in range(args.repeat):
+        for studentized, times in ((False, lean), (True, full)):
             t0 = time.perf_counter()
             result = coverage_experiment(population, k=args.k, reps=args.reps, boot=args.boot, rng=i,
                                          studentized=studentized)
             times.append(time.perf_counter() - t0)
-        return min(times), statistics.median(times), result
-
-    ours, ours_median, _ = best(studentized=False)
-    full, full_median, result = best(studentized=True)
-
-    loops = []
-    for i in range(args.repeat):
         t0 = time.perf_counter()
         scipy_loop(population, args.k, args.loop_reps, args.boot, np.random.default_rng(i))
         loops.append((time.perf_counter() - t0) / args.loop_reps * args.reps)
-    loop = min(loops)
+    ours, full_best, loop = min(lean), min(full), min(loops)
 
-    print(f"ragunc, percentile + BCa        {ours:8.3f} s  (best of {args.repeat}; median {ours_median:.3f} s)"
-          f"   target <= 0.5 s: {'met' if ours <= 0.5 else 'MISSED'}")
-    print(f"ragunc, + studentized (default) {full:8.3f} s  (best of {args.repeat}; median {full_median:.3f} s)"
-          f"   target <= 0.5 s: {'met' if full <= 0.5 else 'MISSED'}")
+    def met(ok: bool) -> str:
+        return "met" if ok else "MISSED"
+
+    print(f"ragunc, percentile + BCa        {ours:8.3f} s  (best of {args.repeat}; median {statistics.median(lean):.3f} s)")
+    print(f"ragunc, default run             {full_best:8.3f} s  (best of {args.repeat}; median "
+          f"{statistics.median(full):.3f} s)   target <= 0.1 s: {met(full_best <= 0.1)}")
     print(f"scipy.stats.bootstrap loop      {loop:8.3f} s  (best of {args.repeat}, each extrapolated from "
           f"{args.loop_reps} repetitions; median {statistics.median(loops):.3f} s)")
-    print(f"speed-up, percentile + BCa      {loop / ours:8.1f} x   target >= 8x: {'met' if loop / ours >= 8 else 'MISSED'}")
-    print(f"speed-up, with studentized      {loop / full:8.1f} x   (three more resampled sums per replicate)")
+    print(f"speed-up, percentile + BCa      {loop / ours:8.1f} x   (numpy gathers: 10x)")
+    print(f"speed-up, default run           {loop / full_best:8.1f} x   target >= 8x: {met(loop / full_best >= 8)}; "
+          f"{loop / full_best / 4.7:.1f}x the numpy gathers' 4.7x (target >= 3x: {met(loop / full_best >= 3 * 4.7)})")
     print()
     print("coverage (nominal 95%):  " + "  ".join(f"{m} {c:.3f}" for m, c in result.coverage.items()))
     print(f"SD empirical {result.sd_empirical:.4f}, linearization {result.linearization_sd:.4f}, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import sources, widgets
-from dashboard.cache import cached, figure
+from dashboard.cache import cached, coverage_progress, figure
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, parse_bool, stop, sync_url
 from ragunc.present import figures
@@ -67,7 +67,8 @@ if not simulate:
 elif k >= n_docs:
     coverage_note = f"K = D = {n_docs:,}: every document is in the sample, there is nothing to resample."
 else:
-    result = cached(coverage_experiment, population, key=population_key, progress_label="Coverage simulation",
+    result = cached(coverage_experiment, population, key=population_key,
+                    progress_label=coverage_progress("Coverage simulation", reps=reps, boot=boot, k=k),
                     k=k, reps=reps, boot=boot, estimator=estimator, level=level, rng=seed)
 
 # ---------------------------------------------------------------- render

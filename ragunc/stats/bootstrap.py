@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from .bootstrap_kernels import pivots, ratio_replicates, sort_rows
 from .linearization import cluster_variance, point_estimate
 
 
@@ -156,38 +157,40 @@ def resampled_sums(
 def replicates(
     total, size, *, estimator: str = "micro", reps: int, rng=None, with_se: bool = True
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE.
+    """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE, in resampling order.
 
-    Documents are resampled with replacement.  The SE of each replicate (for the
-    studentized interval) comes from resampled sums of the second moments, so it
-    costs gathers, not a loop: micro ``sum (y - p m)^2 = Syy - 2 p Sym + p^2 Smm``,
-    macro ``sum (r - mean)^2 = Srr - Sr^2 / K``.
+    Documents are resampled with replacement, compiled (:func:`ratio_replicates`), one
+    stream per row from ``rng``.  Micro is the ratio sum y* / sum m*; macro the same
+    with ``y`` the rate and ``m`` = 1 (the mean of K rates).  The SE of each replicate
+    (for the studentized interval) comes from resampled sums of the second moments, so
+    it costs sums, not a loop: ``sum (y - t m)^2 = Syy - 2 t Sym + t^2 Smm``.  The draws
+    do not depend on ``with_se``.
     """
-    k = np.shape(total)[-1]
-    if estimator == "micro":
-        total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
-        if not with_se:
-            y, m = resampled_sums([total, size], reps, rng)
-            return y / m, None
-        y, m, yy, ym, mm = resampled_sums([total, size, total**2, total * size, size**2], reps, rng)
-        theta = y / m
-        scale = yy + theta**2 * mm
-        ss = yy - 2 * theta * ym + theta**2 * mm
-        norm = k / (k - 1) / m**2
-    else:
-        rate = np.asarray(total, dtype=float) / size
-        if not with_se:
-            (r,) = resampled_sums([rate], reps, rng)
-            return r / k, None
-        r, rr = resampled_sums([rate, rate**2], reps, rng)
-        theta = r / k
-        scale = rr
-        ss = rr - r**2 / k
-        norm = 1 / (k * (k - 1))
-    # When every drawn document is alike the terms cancel exactly in theory, and
-    # to rounding noise (~1e-16 * scale) in floating point: that noise is no SE.
-    ss = np.where(ss > 1e-12 * scale, ss, 0.0)
-    return theta, np.sqrt(ss * norm)
+    boot, boot_se, _, _, _ = _ratio_replicates(total, size, estimator, reps, rng, keep_se=with_se)
+    return boot, boot_se
+
+
+def _ratio_replicates(total, size, estimator, reps, rng, *, keep_se=False, scales=()):
+    """:func:`ratio_replicates` on a batch's leading shape: ``(replicates, SEs or None, {scale: pivots}, below, sd)``."""
+    rng = np.random.default_rng(rng)
+    total = np.asarray(total, dtype=float)
+    size = np.broadcast_to(np.asarray(size, dtype=float), total.shape)
+    lead, k = total.shape[:-1], total.shape[-1]
+    y, m = (total, size) if estimator == "micro" else (total / size, np.ones(total.shape))
+    theta = np.broadcast_to(point_estimate(total, size, estimator), lead).reshape(-1)
+    boot, boot_se, t, below, sd = ratio_replicates(y.reshape(-1, k), m.reshape(-1, k), theta, reps, rng,
+                                                   keep_se=keep_se, scales=scales)
+    return (boot.reshape(lead + (reps,)), None if boot_se is None else boot_se.reshape(lead + (reps,)),
+            {scale: v.reshape(lead + (reps,)) for scale, v in t.items()}, below.reshape(lead), sd.reshape(lead))
+
+
+def _rows(theta_star, se_star, theta_hat):
+    """Replicates and their SEs as (rows, reps) and the estimate as (rows,), for the compiled pivots."""
+    theta_star, se_star = np.asarray(theta_star, dtype=float), np.asarray(se_star, dtype=float)
+    reps = theta_star.shape[-1]
+    theta = np.broadcast_to(np.asarray(theta_hat, dtype=float), theta_star.shape[:-1])
+    return (np.ascontiguousarray(theta_star.reshape(-1, reps)), np.ascontiguousarray(se_star.reshape(-1, reps)),
+            np.ascontiguousarray(theta.reshape(-1)))
 
 
 def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") -> np.ndarray:
@@ -201,36 +204,15 @@ def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") ->
     the upper bound then sat just above the estimate (coverage 72% on rare hits).
     On the logit scale ``(logit theta* - logit theta) theta* (1 - theta*) / se*``;
     a replicate at 0 or 1 has se* = 0 and is infinite in the same way.
+    Compiled (:func:`ragunc.stats.bootstrap_kernels.pivots`).
     """
-    theta = np.asarray(theta_hat, dtype=float)[..., None]
-    dev = theta_star - theta
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if scale == "linear":
-            t = dev / se_star  # se* = +0: IEEE gives the infinity of dev's sign (0/0: NaN, fixed below)
-        else:
-            t = (special.logit(theta_star) - special.logit(theta)) * (theta_star * (1 - theta_star)) / se_star
-    alike = se_star == 0
-    if alike.any():
-        t[alike] = np.copysign(np.inf, dev[alike])
-        t[alike & (dev == 0)] = 0.0
-    return t
+    ts, ss, theta = _rows(theta_star, se_star, theta_hat)
+    linear, logit = pivots(ts, ss, theta, linear=scale == "linear", logit=scale == "logit")
+    return (linear if scale == "linear" else logit).reshape(np.shape(theta_star))
 
 
-def studentized_quantiles(theta_star, se_star, theta_hat, level: float, scale: str = "linear"):
-    """Quantiles (alpha/2, 1 - alpha/2) of :func:`studentized_pivots`, batch-wise.
-
-    Infinite pivots count like any other replicate, so a quantile is infinite
-    when more than alpha/2 of the replicates are (see :func:`studentized_interval`).
-    """
-    t = studentized_pivots(theta_star, se_star, theta_hat, scale)
-    t.sort(-1)
-    alpha = (1 - level) / 2
-    lead = t.shape[:-1]
-    return sorted_quantile(t, np.full(lead, alpha)), sorted_quantile(t, np.full(lead, 1 - alpha))
-
-
-def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, scale: str = "linear"):
-    """Studentized (bootstrap-t) bounds, clipped to [0, 1], batch-wise; NaN where ``se_hat`` is 0.
+def studentized_bounds(t_lo, t_hi, theta_hat, se_hat, scale: str = "linear"):
+    """Studentized (bootstrap-t) bounds from the pivots' quantiles, clipped to [0, 1]; NaN where ``se_hat`` is 0.
 
     linear: ``[theta - q_hi se, theta - q_lo se]``; logit: the same on the logit
     scale with ``se / (theta (1 - theta))``, mapped back (inside (0, 1) by
@@ -242,7 +224,6 @@ def studentized_interval(theta_star, se_star, theta_hat, se_hat, level: float, s
     """
     theta = np.asarray(theta_hat, dtype=float)
     se_hat = np.asarray(se_hat, dtype=float)
-    t_lo, t_hi = studentized_quantiles(theta_star, se_star, theta, level, scale)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if scale == "linear":
             lower, upper = np.clip(theta - t_hi * se_hat, 0, 1), np.clip(theta - t_lo * se_hat, 0, 1)
@@ -293,19 +274,13 @@ def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:
         return np.where(defined, np.where(infinite, towards, between), np.nan)
 
 
-def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: float):
-    """BCa-adjusted lower/upper quantile levels (Efron), bias from replicates, acceleration from the jackknife."""
-    theta = np.asarray(theta_hat)[..., None]
-    b = sorted_reps.shape[-1]
-    # Ties count half, as scipy's percentile-of-score does.  A replicate that
-    # redraws the sample's own documents equals theta in exact arithmetic but,
-    # summed in another order from float rates (macro, or scores), can land an
-    # ulp either side; at small K such replicates are several per cent of B, so
-    # they are matched within a rounding tolerance of K-term sums.
-    largest = np.abs(sorted_reps[..., [0, -1]]).max(-1, keepdims=True)  # sorted: the ends
-    tol = 8 * np.finfo(float).eps * np.shape(jack)[-1] * largest
-    below = (sorted_reps < theta - tol).sum(-1) + (sorted_reps <= theta + tol).sum(-1)
-    z0 = special.ndtri(below / (2 * b))
+def bca_levels(below, reps: int, jack: np.ndarray, level: float):
+    """BCa-adjusted lower/upper quantile levels (Efron): bias from the replicates, acceleration from the jackknife.
+
+    ``below``: replicates below the estimate, ties counted half (as scipy's
+    percentile-of-score does; :func:`resample` matches them within a rounding tolerance).
+    """
+    z0 = special.ndtri(np.asarray(below) / reps)
     dev = jack.mean(-1, keepdims=True) - jack
     num = (dev**3).sum(-1)
     den = 6 * ((dev**2).sum(-1)) ** 1.5
@@ -322,9 +297,13 @@ def bca_levels(sorted_reps: np.ndarray, theta_hat, jack: np.ndarray, level: floa
         )
 
 
+# The scales of the studentized pivots, one per studentized method.
+PIVOT_SCALES = ("linear", "logit")
+
+
 @dataclass(frozen=True)
 class Replicates:
-    """What every bootstrap kernel reads: one batch's replicates and the sample's own figures.
+    """What every bootstrap kernel reads: one batch's replicates, what is read off them, and the sample's figures.
 
     Arrays have the batch's leading shape, replicates on the last axis.
     """
@@ -335,35 +314,38 @@ class Replicates:
     level: float
     theta: np.ndarray  # (...,) the sample's estimate
     sorted: np.ndarray  # (..., B) the replicates, sorted
-    # Only with_se (the studentized kernels), in resampling order so that they pair up:
-    replicates: np.ndarray | None  # (..., B) the replicates
-    replicate_se: np.ndarray | None  # (..., B) linearization SE of each replicate
+    sd: np.ndarray  # (...,) their SD
+    below: np.ndarray  # (...,) how many lie below the estimate, ties counted half
+    # Only with_se (the studentized kernels): scale -> the pivots (studentized_pivots), sorted
+    sorted_pivots: dict[str, np.ndarray] | None
 
     @property
     def n_docs(self) -> int:
         return self.total.shape[-1]
+
+    @property
+    def reps(self) -> int:
+        return self.sorted.shape[-1]
 
 
 def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps: int = 1000,
              rng: np.random.Generator | int | None = None, with_se: bool = True) -> Replicates:
     """Resample the documents of each row ``reps`` times (with replacement), for the bootstrap kernels.
 
-    ``with_se`` also resamples the second moments for each replicate's SE (what the
-    studentized kernels need; three more resampled sums) and keeps the replicates in
-    resampling order beside them.  The draws do not depend on it.
+    See :func:`replicates`.  ``with_se`` also resamples the second moments for each
+    replicate's SE and keeps its studentized pivots on both scales (what the
+    studentized kernels need), computed in the same pass.  The draws do not depend on it.
     """
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
     total, size = np.asarray(total, dtype=float), np.asarray(size)
-    boot, boot_se = replicates(total, size, estimator=estimator, reps=reps, rng=rng, with_se=with_se)
-    if with_se:
-        ordered = np.sort(boot, -1)
-    else:
-        boot.sort(-1)  # in place: nothing needs the resampling order
-        ordered, boot = boot, None
+    boot, _, t, below, sd = _ratio_replicates(total, size, estimator, reps, rng,
+                                              scales=PIVOT_SCALES if with_se else ())
+    for values in (boot, *t.values()):
+        sort_rows(values.reshape(-1, reps))  # in place: nothing needs the resampling order
     return Replicates(
-        total=total, size=size, estimator=estimator, level=level,
-        theta=point_estimate(total, size, estimator), sorted=ordered, replicates=boot, replicate_se=boot_se,
+        total=total, size=size, estimator=estimator, level=level, theta=point_estimate(total, size, estimator),
+        sorted=boot, sd=sd, below=below, sorted_pivots=t if with_se else None,
     )
 
 
@@ -372,7 +354,7 @@ def percentile(boot: Replicates):
     alpha = (1 - boot.level) / 2
     lead = boot.theta.shape
     return (
-        boot.sorted.std(-1, ddof=1),
+        boot.sd,
         sorted_quantile(boot.sorted, np.full(lead, alpha)),
         sorted_quantile(boot.sorted, np.full(lead, 1 - alpha)),
     )
@@ -380,7 +362,7 @@ def percentile(boot: Replicates):
 
 def bca(boot: Replicates):
     """Bias-corrected and accelerated percentile interval (Efron), acceleration from the jackknife."""
-    lo_q, hi_q = bca_levels(boot.sorted, boot.theta, jackknife(boot.total, boot.size, boot.estimator), boot.level)
+    lo_q, hi_q = bca_levels(boot.below, boot.reps, jackknife(boot.total, boot.size, boot.estimator), boot.level)
     return None, sorted_quantile(boot.sorted, lo_q), sorted_quantile(boot.sorted, hi_q)
 
 
@@ -389,7 +371,10 @@ def _studentized(boot: Replicates, scale: str):
     if boot.n_docs < 3:
         return None, np.full(theta.shape, np.nan), np.full(theta.shape, np.nan)
     se_hat = np.sqrt(cluster_variance(boot.total, boot.size, boot.estimator))
-    return (None, *studentized_interval(boot.replicates, boot.replicate_se, theta, se_hat, boot.level, scale))
+    t = boot.sorted_pivots[scale]
+    alpha = (1 - boot.level) / 2
+    t_lo, t_hi = sorted_quantile(t, np.full(theta.shape, alpha)), sorted_quantile(t, np.full(theta.shape, 1 - alpha))
+    return (None, *studentized_bounds(t_lo, t_hi, theta, se_hat, scale))
 
 
 def studentized(boot: Replicates):

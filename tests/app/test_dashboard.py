@@ -166,3 +166,12 @@ def test_pages_holds_only_the_routed_page_scripts_and_nothing_edits_sys_path():
         name for name, _, _ in routed)
     for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
         assert "sys.path" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_coverage_runs_of_default_size_get_no_progress_bar():
+    # The explorer's defaults (R = B = 1,000, K = 20) take about 0.1 s: no bar; R = B = 5,000 at
+    # K = 100 (2.5e9 draws, seconds) keeps one.
+    assert cache.coverage_progress("sim", reps=1000, boot=1000, k=20) is None
+    assert cache.coverage_progress("sim", reps=2000, boot=1000, k=50) is None
+    assert cache.coverage_progress("sim", reps=5000, boot=5000, k=100) == "sim"
+    assert cache.coverage_progress("sim", reps=5000, boot=0, k=30_000) == "sim"  # no bootstrap, huge K

@@ -364,3 +364,83 @@ def test_sorted_quantile_interpolates_towards_infinities():
     both = np.array([-np.inf, np.inf])
     assert sorted_quantile(both, 0.4) == -np.inf and sorted_quantile(both, 0.6) == np.inf
     assert sorted_quantile(np.array([1.0, np.inf]), 0.0) == 1.0
+
+
+# ---------------------------------------------------------------- the compiled kernels (bootstrap_kernels)
+import ragunc.stats.bootstrap_kernels as bk  # noqa: E402
+
+
+@pytest.mark.parametrize(("k", "reps"), [(3, 400), (4, 400), (5, 6), (70, 200)])
+def test_kernel_draws_are_multinomial(k, reps):
+    # y one-hot on document 0 and m = 1: each replicate is (times document 0 was drawn) / K, whose
+    # law is Binomial(K, 1/K).  Covers the pair table with and without its odd single draw, the
+    # single-draw path (2 K > B) and a sample too large for the pair table (K * K > MAX_PAIR_TABLE).
+    rows = 200
+    y = np.zeros((rows, k))
+    y[:, 0] = 1.0
+    m = np.ones((rows, k))
+    boot, *_ = bk.ratio_replicates(y, m, np.full(rows, 1 / k), reps, np.random.default_rng(k))
+    counts = np.rint(boot * k).astype(int).ravel()
+    expected = stats.binom.pmf(np.arange(k + 1), k, 1 / k) * counts.size
+    keep = expected >= 5
+    observed = np.bincount(counts, minlength=k + 1)
+    chi2 = (((observed - expected)[keep]) ** 2 / expected[keep]).sum() + (
+        (observed[~keep].sum() - expected[~keep].sum()) ** 2 / max(expected[~keep].sum(), 1e-9))
+    assert stats.chi2.sf(chi2, keep.sum()) > 1e-4
+
+
+def test_packed_and_float_kernels_draw_and_sum_alike():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 30, (7, 21)).astype(float)
+    m = y + rng.integers(1, 40, (7, 21))
+    theta = y.sum(1) / m.sum(1)
+    seeds = rng.bit_generator.random_raw(7)
+    shifts = bk._packed_shifts(y, m, 21, True)
+    assert shifts is not None
+    outs = []
+    for packed in (True, False):
+        out = [np.empty((7, 300)) for _ in range(4)] + [np.empty(7, dtype=np.int64), np.empty(7)]
+        args = (y, m, theta, np.zeros(7), 300, seeds, True, True)
+        if packed:
+            bk._ratio_replicates_packed(*args, shifts, *out)
+        else:
+            bk._ratio_replicates_float(*args, *out)
+        outs.append(out)
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
+
+
+def test_kernel_results_do_not_depend_on_the_threads(monkeypatch):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 5, (40, 12)).astype(float)
+    m = y + rng.integers(1, 9, (40, 12))
+    theta = y.sum(1) / m.sum(1)
+    monkeypatch.setattr(bk, "MIN_THREAD_REPLICATES", 1)
+    split = bk.ratio_replicates(y, m, theta, 500, np.random.default_rng(0), keep_se=True, scales=("logit",))
+    monkeypatch.setattr(bk, "MIN_THREAD_REPLICATES", 1 << 40)
+    whole = bk.ratio_replicates(y, m, theta, 500, np.random.default_rng(0), keep_se=True, scales=("logit",))
+    for a, b in [(split[0], whole[0]), (split[1], whole[1]), (split[2]["logit"], whole[2]["logit"]),
+                 (split[3], whole[3]), (split[4], whole[4])]:
+        assert np.array_equal(a, b)
+
+
+def test_repetitions_have_independent_resampling_patterns():
+    # Identical samples in every row: each row has its own stream, so their replicates differ and
+    # agree only in distribution (no resampling pattern is shared across repetitions).
+    s = beta_binomial_sample(np.random.default_rng(6), k=20)
+    rows = 300
+    y, m = np.tile(s.total, (rows, 1)), np.tile(s.size.astype(float), (rows, 1))
+    boot, _ = rb.replicates(y, m, reps=400, rng=1, with_se=False)
+    assert len({row.tobytes() for row in boot}) == rows
+    corr = np.corrcoef(boot[:, :200])[np.triu_indices(rows, 1)]
+    assert abs(corr.mean()) < 0.01 and corr.std() == pytest.approx(1 / np.sqrt(200), rel=0.15)
+
+
+def test_kernel_sd_and_ties_match_numpy_on_the_replicates():
+    s = beta_binomial_sample(np.random.default_rng(8), k=15)
+    boot = rb.resample(s.total[None], s.size[None], reps=3000, rng=2, with_se=False)
+    reps, _ = rb.replicates(s.total[None], s.size[None], reps=3000, rng=2, with_se=False)
+    theta = s.total.sum() / s.size.sum()
+    assert boot.sd[0] == pytest.approx(reps[0].std(ddof=1), rel=1e-9)
+    assert boot.below[0] == (reps[0] < theta).sum() + 0.5 * (reps[0] == theta).sum()
+    assert np.array_equal(boot.sorted[0], np.sort(reps[0]))
