@@ -8,14 +8,20 @@ results do not depend on how rows are split across threads.  The kernels release
 and run on row blocks in a small thread pool (numba's own parallel layer is not safe
 when a dashboard calls it from several threads at once).  ``cache=True``: compiled once
 per installation, later processes load them from ``__pycache__``.
+
+numba itself is imported on the first call (:func:`compile_kernels`), not with ragunc: loading
+results or ``ragunc aggregate`` never bootstraps, and numba costs about 54 MB of memory and
+a quarter of a second to import.  Until then each kernel is its plain Python function, marked by
+:func:`_kernel`; compiling replaces them all in this module's namespace at once, so a kernel
+calling another finds the compiled one.
 """
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
 
 # Entries of one row's pair table (K * K, so K <= 90): two int64 words (packed) or 5 float64 sums each,
 # 128 or 320 kB, within the L2 cache; a larger sample draws documents one at a time.
@@ -25,12 +31,40 @@ MIN_THREAD_REPLICATES = 1 << 15
 # Bits of one packed word: its fields' sums never overflow a signed int64.
 WORD_BITS = 62
 
+_KERNELS: dict[str, dict] = {}  # kernel name -> its numba.njit options, in definition order
+_COMPILED = threading.Event()
+_COMPILING = threading.Lock()
+
+
+def _kernel(**options):
+    """Mark a function as a numba kernel with these ``njit`` options (compiled by :func:`compile_kernels`)."""
+    def mark(function):
+        _KERNELS[function.__name__] = options
+        return function
+    return mark
+
+
+def compile_kernels() -> None:
+    """Import numba and replace every kernel by its compiled version (once; later calls return at once)."""
+    if _COMPILED.is_set():
+        return
+    with _COMPILING:
+        if _COMPILED.is_set():
+            return
+        import numba  # third-party, imported where first needed (see the module docstring)
+
+        namespace = globals()
+        for name, options in _KERNELS.items():
+            namespace[name] = numba.njit(**options)(namespace[name])
+        _COMPILED.set()
+
+
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
 
 
-@njit(inline="always", error_model="numpy")
+@_kernel(inline="always", error_model="numpy")
 def _splitmix64(state):
     """``(next state, 64 random bits)``: SplitMix64 (Steele, Lea & Flood 2014; passes BigCrush)."""
     state = state + _GAMMA
@@ -40,13 +74,13 @@ def _splitmix64(state):
     return state, z ^ (z >> np.uint64(31))
 
 
-@njit(inline="always", error_model="numpy")
+@_kernel(inline="always", error_model="numpy")
 def _index(half, n):
     """A uniform index in [0, n) from 32 random bits (multiply-shift, no rejection: bias below n / 2**32)."""
     return (half * np.uint64(n)) >> _SHIFT32
 
 
-@njit(inline="always", error_model="numpy")
+@_kernel(inline="always", error_model="numpy")
 def _replicate(sy, sm, syy, sym, smm, with_se, norm):
     """``(sum y / sum m, its linearization SE)`` from a resample's sums.
 
@@ -64,7 +98,7 @@ def _replicate(sy, sm, syy, sym, smm, with_se, norm):
     return t, np.sqrt(ss * (norm / (sm * sm)))
 
 
-@njit(inline="always", error_model="numpy")
+@_kernel(inline="always", error_model="numpy")
 def _pivot(theta_star, se_star, theta, logit_theta, logit):
     """t* = (theta* - theta) / se* (``logit``: on the logit scale); se* = 0 gives +-inf by the sign (0 when equal)."""
     dev = theta_star - theta
@@ -77,7 +111,7 @@ def _pivot(theta_star, se_star, theta, logit_theta, logit):
     return dev / se_star
 
 
-@njit(inline="always", error_model="numpy")
+@_kernel(inline="always", error_model="numpy")
 def _record(r, b, t, se, theta, logit_theta, tol, theta_out, se_out, linear_out, logit_out):
     """Store replicate ``b`` of row ``r`` (its SE and pivots where asked: a non-empty array).
 
@@ -94,7 +128,7 @@ def _record(r, b, t, se, theta, logit_theta, tol, theta_out, se_out, linear_out,
     return (2 if t < theta - tol else (1 if t <= theta + tol else 0)), t - theta
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
+@_kernel(nogil=True, cache=True, error_model="numpy")
 def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta_out, se_out, linear_out,
                             logit_out, below, sd):
     """Fill ``theta_out[r, b]`` = sum y* / sum m* over K documents drawn with replacement, and its SE.
@@ -168,7 +202,7 @@ def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta
         sd[r] = np.sqrt(max(s2 - s1 * s1 / reps, 0.0) / (reps - 1))
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
+@_kernel(nogil=True, cache=True, error_model="numpy")
 def _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shifts, theta_out, se_out, linear_out,
                              logit_out, below, sd):
     """:func:`_ratio_replicates_float` for non-negative integer y and m, packed: the same draws, the same sums.
@@ -232,7 +266,7 @@ def _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shif
         sd[r] = np.sqrt(max(s2 - s1 * s1 / reps, 0.0) / (reps - 1))
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
+@_kernel(nogil=True, cache=True, error_model="numpy")
 def _pivots(theta_star, se_star, theta, linear_out, logit_out):
     """Pivots of each replicate on the linear scale and (``logit_out`` not empty) the logit scale."""
     rows, reps = theta_star.shape
@@ -293,6 +327,7 @@ def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_s
     :func:`_ratio_replicates_float`).  Each row gets its own 64-bit seed from
     ``rng``, whatever is asked for, so the replicates do not depend on it.
     """
+    compile_kernels()
     rows, k = y.shape
     seeds = rng.bit_generator.random_raw(rows)
     y, m = np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(m, dtype=np.float64)
@@ -323,6 +358,7 @@ def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_s
 def pivots(theta_star: np.ndarray, se_star: np.ndarray, theta: np.ndarray, *, linear: bool = True,
            logit: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Studentized pivots (rows, reps) of replicates and their SEs against each row's ``theta``, on either scale."""
+    compile_kernels()
     rows, reps = theta_star.shape
     lin, log = np.empty((rows, reps if linear else 0)), np.empty((rows, reps if logit else 0))
     _on_row_blocks(_pivots, rows, theta_star.size, (theta_star, se_star, theta, lin, log))

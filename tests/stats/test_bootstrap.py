@@ -395,6 +395,7 @@ def test_packed_and_float_kernels_draw_and_sum_alike():
     m = y + rng.integers(1, 40, (7, 21))
     theta = y.sum(1) / m.sum(1)
     seeds = rng.bit_generator.random_raw(7)
+    bk.compile_kernels()  # the private kernels are called directly here, not through ratio_replicates
     shifts = bk._packed_shifts(y, m, 21, True)
     assert shifts is not None
     outs = []
