@@ -15,4 +15,4 @@ from .multiple import MultipleComparison, compare_configs
 from .paired import ComparisonResult, paired_comparison
 from .planning import DifferencePlan, PlanResult, plan_difference, plan_documents
 from .sample import ClusterSample, finite_population_correction
-from .synthetic import synthesize
+from .synthetic import synthesize, synthesize_chunk_sizes
