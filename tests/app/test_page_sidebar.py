@@ -201,3 +201,15 @@ def test_the_alike_sample_is_offered_and_says_what_it_shows(open_app):
     assert any("naive binomial 95% interval held" in m.value for m in at.markdown)
     at = open_app(sim="0")
     assert any("stdlib sample" in m.value for m in at.markdown)
+
+
+def test_random_bytes_named_csv_say_the_file_is_not_a_table_and_offer_no_mapping(open_app):
+    at = open_app(source="upload", sim="0")
+    data = np.random.default_rng(5).integers(0, 256, 3000, dtype=np.uint8).tobytes()
+    at.file_uploader(key="upload_file").set_value(("noise.csv", data, "text/csv"))
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.startswith("Could not use noise.csv: not a readable table: its first bytes are binary")
+    assert "missing column" not in error.value
+    assert not [box for box in at.selectbox if box.key and box.key.startswith("map_")]  # no column mapping
