@@ -14,7 +14,8 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
 from ragunc.present import lesson as show
 from ragunc.stats.coverage import coverage_experiment
-from ragunc.stats.diagnostics import chunk_size_diagnostics, diagnostics
+from ragunc.stats.design import design
+from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.sample import draw_sample
 
@@ -85,8 +86,8 @@ def step_chunk_size(data, control):
     sizes = sorted(data.cuts, reverse=True)
     words = control.select_slider("Words per chunk", sizes, format_func="{} words".format,
                                   key=bind("ls_words", sizes[-1], parse=int, fix=one_of(sizes, sizes[-1])))
-    rows = cached(chunk_size_diagnostics, data.cuts, key=(data.key, "cuts"), k=K)
-    return show.chunk_size_figure(rows, words), show.chunk_size_sentences(rows, words)
+    designs = {w: cached(design, data.cuts[w], key=(data.key, w), k=K, rng=SEED) for w in sizes}
+    return show.chunk_size_figure(designs, words), show.chunk_size_sentences(designs, words)
 
 
 def step_cluster(data, control):

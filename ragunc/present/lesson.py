@@ -8,14 +8,15 @@ reference lines as layout shapes.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
 from scipy import stats
 
 from ..stats.coverage import CoverageResult
-from ..stats.diagnostics import ChunkSizeDiagnostics, deff_equal_size, k_over_rho
+from ..stats.design import Design
+from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.linearization import estimate
 from ..stats.sample import ClusterSample, document_rates
@@ -43,6 +44,7 @@ HEIGHT = 560
 NAIVE_COLOR = method_color("naive")
 DOCUMENT_COLOR = OKABE_ITO["blue"]
 STACKED = 50  # repetitions drawn in the stacked-interval figures
+LEVEL = 0.95  # the level of the intervals the lesson speaks of
 
 Sentences = tuple[str, str]
 
@@ -373,56 +375,51 @@ def iid_figure(real: CoverageResult, iid: CoverageResult, *, shuffled: bool, n: 
 # ---------------------------------------------------------------- 6. finer chunks
 
 
-def _by_words(rows: Sequence[ChunkSizeDiagnostics], words: int) -> ChunkSizeDiagnostics:
-    for row in rows:
-        if row.words == words:
-            return row
-    raise ValueError(f"no chunk size of {words} words; sizes: {', '.join(str(r.words) for r in rows)}")
-
-
-def chunk_size_sentences(rows: Sequence[ChunkSizeDiagnostics], words: int, *, level: float = 0.95) -> Sentences:
-    """Step 6: the binomial ± shrinks with finer chunks, the real one (documents sampled) does not."""
-    z = _z(level)
-    now, coarse = _by_words(rows, words), max(rows, key=lambda r: r.words)
-    if now is coarse:
+def chunk_size_sentences(designs: Mapping[int, Design], words: int) -> Sentences:
+    """Step 6: the binomial ± shrinks with finer chunks (``designs``: words per chunk -> the design at K);
+    the estimate's spread over samples of documents, and its effective n, do not."""
+    z = _z(LEVEL)
+    now, coarse = designs[words], designs[max(designs)]
+    if words == max(designs):
         return (
-            (f"Cut into {now.words}-word chunks, a sample of {now.k} documents holds {now.chunks_per_sample:,.0f} "
-            f"chunks, and the binomial {level:.0%} interval says ±{100 * z * now.binomial_sd:.2f} points."),
-            (f"Over samples of {now.k} documents the estimate really moves by ±{100 * z * now.micro_sd:.2f} points; "
-            "cut the same documents finer and watch which of the two moves."),
+            f"Cut into {words}-word chunks, a sample of {now.k} documents holds {now.expected_chunks:,.0f} chunks "
+            f"on average, and the binomial {LEVEL:.0%} interval says ±{100 * z * now.binomial_sd:.2f} points.",
+            f"Over repeated samples of {now.k} documents the estimate moves by ±{100 * z * now.sd:.2f} points: its "
+            f"chunks are worth {now.n_eff:,.0f} independent ones. Cut them finer and see which number moves.",
         )
     return (
-        (f"Cut into {now.words}-word chunks instead of {coarse.words}-word ones, a sample of {now.k} documents "
-        f"holds {now.chunks_per_sample:,.0f} chunks instead of {coarse.chunks_per_sample:,.0f}, and the binomial "
-        f"{level:.0%} interval narrows from ±{100 * z * coarse.binomial_sd:.2f} to ±{100 * z * now.binomial_sd:.2f} points."),
-        (f"Over samples of {now.k} documents the estimate really moves by ±{100 * z * now.micro_sd:.2f} points "
-        f"(±{100 * z * coarse.micro_sd:.2f} at {coarse.words} words): the extra chunks add no information."),
+        f"Cut into {words}-word chunks instead of {max(designs)}-word ones, a sample of {now.k} documents holds "
+        f"{now.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}, and the binomial "
+        f"{LEVEL:.0%} interval narrows from ±{100 * z * coarse.binomial_sd:.2f} to ±{100 * z * now.binomial_sd:.2f} points.",
+        f"Over repeated samples of {now.k} documents the estimate still moves by ±{100 * z * now.sd:.2f} points "
+        f"(±{100 * z * coarse.sd:.2f} at {max(designs)} words): its {now.expected_chunks:,.0f} chunks are worth "
+        f"{now.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth {coarse.n_eff:,.0f}.",
     )
 
 
-def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], words: int, *, level: float = 0.95) -> go.Figure:
-    """The binomial ± and the estimate's real ± (linearization SD over samples of K documents) against the
-    chunks a sample holds, one point per chunk size, ``words`` ringed."""
-    z = _z(level)
-    rows = sorted(rows, key=lambda r: r.chunks_per_sample)
-    chunks = np.array([r.chunks_per_sample for r in rows])
-    sizes = [f"{r.words} words" for r in rows]
+def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
+    """The binomial ± and the estimate's ± over repeated samples of K documents against the chunks a
+    sample holds, one point per chunk size (``designs``: words per chunk -> the design at K), ``words`` ringed."""
+    z = _z(LEVEL)
+    sizes = sorted(designs, reverse=True)  # coarsest first: fewest chunks on the left
+    chunks = np.array([designs[w].expected_chunks for w in sizes])
+    labels = [f"{w} words" for w in sizes]
     traces = []
-    for field, name, color, dash in (("micro_sd", "real ±: documents sampled", DOCUMENT_COLOR, "solid"),
-                                     ("binomial_sd", "binomial ±: chunks as independent trials", NAIVE_COLOR, "dot")):
-        values = 100 * z * np.array([getattr(r, field) for r in rows])
+    for field, name, color, dash in (("sd", "over repeated samples of documents", DOCUMENT_COLOR, "solid"),
+                                     ("binomial_sd", "binomial: chunks as independent trials", NAIVE_COLOR, "dot")):
+        values = 100 * z * np.array([getattr(designs[w], field) for w in sizes])
         traces.append({"type": "scatter", "x": chunks, "y": values, "mode": "lines+markers+text", "name": name,
                        "line": {"color": color, "dash": dash, "width": 4}, "marker": {"color": color, "size": 12},
-                       "text": sizes if field == "binomial_sd" else None, "textposition": "bottom center",
-                       "customdata": sizes,
+                       "text": labels if field == "binomial_sd" else None, "textposition": "bottom center",
+                       "customdata": labels,
                        "hovertemplate": "%{customdata}: %{x:,.0f} chunks, ± %{y:.2f} pt<extra></extra>"})
-    now = _by_words(rows, words)
-    traces.append({"type": "scatter", "x": [now.chunks_per_sample] * 2,
-                   "y": [100 * z * now.micro_sd, 100 * z * now.binomial_sd], "mode": "markers", "showlegend": False,
+    now = designs[words]
+    traces.append({"type": "scatter", "x": [now.expected_chunks] * 2,
+                   "y": [100 * z * now.sd, 100 * z * now.binomial_sd], "mode": "markers", "showlegend": False,
                    "hoverinfo": "skip", "marker": {"color": "rgba(0,0,0,0)", "size": 26,
                                                    "line": {"color": REFERENCE_COLOR, "width": 3}}})
-    layout = _layout(x=f"chunks in a sample of {rows[0].k} documents (log scale)",
-                     y=f"± of a {level:.0%} interval (points)")
+    layout = _layout(x=f"chunks in a sample of {now.k} documents (log scale)",
+                     y=f"± of a {LEVEL:.0%} interval (points)")
     layout["xaxis"].update(type="log", tickvals=chunks, ticktext=[f"{c:,.0f}" for c in chunks])
     layout["yaxis"]["rangemode"] = "tozero"
     return go.Figure(data=traces, layout=layout)
