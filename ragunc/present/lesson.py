@@ -62,6 +62,7 @@ def _layout(*, x: str, y: str, height: int = HEIGHT, shapes=(), annotations=(), 
         "xaxis": _axis(x),
         "yaxis": _axis(y),
         "hovermode": "closest",
+        "showlegend": True,  # also when a single trace has points yet (step 2's first draw)
         # below the x axis, so that the labels of reference lines above the plot stay clear of it
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.16, "x": 0, "xanchor": "left",
                    "font": {"size": FONT_SIZE - 2}},
