@@ -93,7 +93,7 @@ def _real(key: str) -> LessonData:
     if not cuts:
         return LessonData(key, source.label, {}, error="no config of these data names a chunk size (e.g. 100w)")
     finest = cuts[min(cuts)]
-    label = (f"Real text, the {source.label}: {finest.n_docs:,} documents, each corpus taken as the population. "
+    label = (f"Real text, the {source.label}: {finest.n_docs:,} documents, the corpus taken as the population. "
              f"Samples are drawn from its {min(cuts)}-word chunks ({finest.n_chunks:,} in all).")
     reference = REFERENCE_WORDS if REFERENCE_WORDS in cuts else max(cuts)
     return LessonData(key, label, cuts, icc_source=f"these documents' {reference}-word chunks")

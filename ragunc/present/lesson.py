@@ -31,12 +31,12 @@ from .figures import (
 
 SEED_TITLE = "Por que 10.000 chunks de 20 documentos não são 10.000 casos"
 STEPS = (
-    "Twenty documents, thousands of chunks",
+    "Twenty documents and all their chunks",
     "Draw other documents, again and again",
     "Where the chance comes from",
     "Alike chunks: ICC, design effect, effective n",
     "The iid control: shuffle the hits",
-    "Finer chunks: more chunks, no more information",
+    "Finer chunks add chunks, not information",
     "What the cluster interval does instead",
 )
 FONT_SIZE = 18
@@ -112,7 +112,7 @@ def sample_sentences(report: IntervalReport, sample: ClusterSample) -> Sentences
         f"are hits, a rate of {100 * report.estimate:.2f}%."),
         (f"Counted as {report.n_chunks:,} independent trials, they give a binomial standard error of "
         f"{100 * naive.se:.2f} points and a {report.level:.0%} interval of ±{100 * _half_width(report, 'naive'):.2f} "
-        "points: the rate looks pinned down."),
+        f"points: this is how sure {report.n_chunks:,} chunks look."),
     )
 
 
@@ -411,7 +411,7 @@ def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
         values = 100 * z * np.array([getattr(designs[w], field) for w in sizes])
         traces.append({"type": "scatter", "x": chunks, "y": values, "mode": "lines+markers+text", "name": name,
                        "line": {"color": color, "dash": dash, "width": 4}, "marker": {"color": color, "size": 12},
-                       "text": labels if field == "binomial_sd" else None, "textposition": "bottom center",
+                       "text": labels if field == "binomial_sd" else None, "textposition": "top center",
                        "customdata": labels,
                        "hovertemplate": "%{customdata}: %{x:,.0f} chunks, ± %{y:.2f} pt<extra></extra>"})
     now = designs[words]
