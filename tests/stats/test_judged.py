@@ -16,6 +16,7 @@ from ragunc.stats.judged import (
     judged_coverage,
     judged_population,
     judged_report,
+    plan_audit,
 )
 from ragunc.stats.sample import ClusterSample
 from ragunc.stats.synthetic import synthesize_judged
@@ -289,3 +290,54 @@ def test_coverage_is_seeded(biased_judge_population):
     b = judged_coverage(biased_judge_population, k=20, reps=50, rng=3)
     assert a.coverage == b.coverage
     np.testing.assert_array_equal(a.estimates["prediction_powered"], b.estimates["prediction_powered"])
+
+
+# ---------------------------------------------------------------- planning an audit
+
+
+@pytest.fixture(scope="module")
+def pilot_population():
+    frame = synthesize_judged(n_docs=300, mean_chunks=12, p=0.2, icc=0.2, false_positive=0.15, judge_spread=0.5,
+                              rng=1)
+    return pd.factorize(frame["doc_id"])[0], frame["y_judge"].to_numpy(), frame["y"].to_numpy()
+
+
+@pytest.mark.parametrize("audit", ["rows", "documents"])
+def test_plan_at_the_pilots_own_half_width_asks_for_the_pilots_audit(pilot_population, audit):
+    doc, f, y = pilot_population
+    rng = np.random.default_rng(0)
+    audited = rng.random(doc.size) < 0.1 if audit == "rows" else (rng.random(300) < 0.15)[doc]
+    pilot = judged_from_rows(doc, f, y, audited, audit=audit)
+    first = plan_audit(pilot, half_width=0.05)
+    report = judged_report(pilot, lam=first.lam, method="cluster")
+    half = 1.959963984540054 * report["prediction_powered"].interval.se
+    plan = plan_audit(pilot, half_width=half * (1 + 1e-9))
+    assert plan.needed == (audited.sum() if audit == "rows" else pilot.n_audited_docs)
+    assert plan.gold_only_needed > plan.needed  # the judge saves audit work
+    assert np.all(np.diff(plan.curve_half_width) <= 1e-12) and np.all(plan.curve_gold_half_width >= plan.curve_half_width - 1e-12)
+    assert plan.agreement == pytest.approx(np.mean(f[audited] == y[audited]))
+    assert plan.correlation == pytest.approx(np.corrcoef(f[audited], y[audited])[0, 1])
+
+
+def test_the_planned_row_audit_reaches_its_half_width(pilot_population):
+    doc, f, y = pilot_population
+    rng = np.random.default_rng(1)
+    # A large pilot (40% of the rows), so that the plan's own sampling error stays under the 5% asked here.
+    plan = plan_audit(judged_from_rows(doc, f, y, rng.random(doc.size) < 0.4), half_width=0.04)
+    share = plan.needed / plan.n_total
+    halves = [1.959963984540054 * judged_report(judged_from_rows(doc, f, y, rng.random(doc.size) < share),
+                                                lam=plan.lam, method="cluster")["prediction_powered"].interval.se
+              for _ in range(100)]
+    assert np.mean(halves) == pytest.approx(0.04, rel=0.05)
+
+
+def test_plan_says_when_no_audit_of_these_documents_suffices(pilot_population):
+    doc, f, y = pilot_population
+    pilot = judged_from_rows(doc, f, y, np.random.default_rng(2).random(doc.size) < 0.1)
+    plan = plan_audit(pilot, half_width=0.01)
+    assert plan.needed is None and plan.gold_only_needed is None
+    assert plan.floor_half_width > 0.01
+    with pytest.raises(ValueError, match="at least 2"):
+        plan_audit(judged_from_rows(doc, f, y, doc == 0), half_width=0.05)
+    with pytest.raises(ValueError, match="half_width"):
+        plan_audit(pilot, half_width=0)
