@@ -9,7 +9,7 @@ Three estimates of the gold mean, each with documents as clusters, micro and mac
 * **prediction-powered** (PPI++: Angelopoulos et al. 2023; Angelopoulos, Duchi and Zrnic
   2023): ``R_G + lambda (R_F - R_H)``, the gold mean of the audited rows corrected by how
   far the judge's mean over every row lies from its mean over the audited ones, with
-  ``lambda`` in [0, 1] chosen to minimise the estimated variance (reported).
+  ``lambda`` in [0, 1] chosen from the data (reported): the least audit variance.
 
 Sums per document (all with documents on the last axis, repetitions on leading axes):
 ``size`` m (rows), ``judge_total`` F and ``judge_sumsq`` (every row); ``audited`` A (rows a
@@ -31,7 +31,10 @@ Phase 2 is the audit, drawn inside the K documents, either
 
 Its variance is ``V = (1 - K/D) V1 + V2``: V1 the between-document variance the judged
 documents themselves carry, V2 the audit's given those documents.  Both are quadratic in
-lambda, so the tuned lambda is the vertex of one parabola (clipped to [0, 1]).
+lambda.  V1 does not depend on lambda, so the tuned lambda is the vertex of V2's parabola,
+clipped to [0, 1]: the slope of the gold labels on the judge's over the audited rows (weighted
+least squares, weights w^2) or over the audited documents' residuals; learnt on every audited
+row, it is steadier than the vertex of the whole estimated variance.
 
 * rows: the ultimate-cluster variance ``V_UC = sum (g + lambda h)^2 / (K (K - 1))`` of
   the linearized residuals ``g = K w (G - R_G A) / sum(w A)`` and ``h = K (w (F - R_F m) /
@@ -239,6 +242,12 @@ class _Parts:
     phase1: np.ndarray | None = None  # documents: S^2 / K of the gold residuals
     residuals: _Quadratic | None = None  # documents: sum of squared residuals of G - lambda H about c A, / sum(w A)^2
 
+    @property
+    def audit_spread(self) -> _Quadratic:
+        """The audit's residual spread, whose vertex is the tuned lambda: V1 does not depend on lambda, and
+        the spread is learnt on every audited row (rows) or audited document (documents)."""
+        return self.spread if self.audit == "rows" else self.residuals
+
     def variance(self, fpc) -> _Quadratic:
         """``(1 - K/D) V1 + V2`` as a quadratic in lambda; ``fpc`` = 1 - K/D."""
         f = np.asarray(fpc, dtype=float)
@@ -324,8 +333,9 @@ def judged_arrays(
                    w=w, audit=audit)
     variance = parts.variance(fpc)
     known = parts.k_a >= 2
-    tuned = variance.vertex() if lam is None else np.broadcast_to(np.asarray(lam, dtype=float), known.shape)
-    tuned = np.where(known, tuned, 1.0)
+    tuned = parts.audit_spread.vertex() if lam is None else np.broadcast_to(np.asarray(lam, dtype=float), known.shape)
+    # Gold on every row: the estimate is the gold one whatever lambda; 0 says the judge is not used.
+    tuned = np.where(parts.share == 1, 0.0, np.where(known, tuned, 1.0))
     # The judge's bias is the gold-only estimate of the mean of f - y over the audited rows.
     bias_parts = _parts(size, judge_total, audited, judge_audited - gold_total,
                         judge_audited_sumsq - 2 * cross + gold_sumsq, judge_audited, judge_audited_sumsq, cross,
@@ -700,12 +710,11 @@ def plan_audit(
         total = pilot.n_rows
         grid = np.unique(np.linspace(1, total, 200).round().astype(int))
         sizes = grid / total  # shares of rows
-        spread = parts.spread
     else:
         total = pilot.n_docs
         grid = np.arange(2, total + 1)
         sizes = grid.astype(float)
-        spread = parts.residuals
+    spread = parts.audit_spread
     lam = float(spread.vertex())
     if pilot.audit == "rows":
         # V_UC estimates V1 + V2 at the pilot's share; what is left of it is V1.

@@ -113,14 +113,20 @@ def test_row_audit_variance_is_the_delta_method_over_documents(estimator):
         assert got.interval.se**2 == pytest.approx(expected, rel=1e-6)
 
 
-def test_tuned_lambda_is_the_least_variance_in_zero_one():
-    doc, f, y, audited = random_judged(5, noise=0.5)  # a noisy judge: the variance is least inside (0, 1)
+def test_tuned_lambda_is_the_audited_rows_regression_slope_clipped_to_zero_one():
+    # Row audit, micro: the audit's variance is least at the slope of y on f over the audited rows.
+    doc, f, y, audited = random_judged(5, noise=0.5)  # a noisy judge: the slope lies inside (0, 1)
     sample = judged_from_rows(doc, f, y, audited)
     report = judged_report(sample)
-    assert 0 < report.lam < 1 and report.lam_tuned
-    se = report["prediction_powered"].interval.se
-    for step in (-0.05, 0.05):
-        assert judged_report(sample, lam=report.lam + step)["prediction_powered"].interval.se > se
+    slope = np.cov(f[audited], y[audited])[0, 1] / np.var(f[audited], ddof=1)
+    assert 0 < slope < 1 and report.lam == pytest.approx(slope) and report.lam_tuned
+    # Macro weighs each audited row by w = 1/m of its document: the Hájek means R_G, R_H weigh by w, the
+    # variance of their mean by w^2, so the slope is sum w^2 (y - R_G)(f - R_H) / sum w^2 (f - R_H)^2.
+    w = 1 / np.bincount(doc)[doc][audited]
+    fa, ya = f[audited], y[audited]
+    r_g, r_h = np.sum(w * ya) / w.sum(), np.sum(w * fa) / w.sum()
+    weighted = np.sum(w**2 * (ya - r_g) * (fa - r_h)) / np.sum(w**2 * (fa - r_h) ** 2)
+    assert judged_report(sample, estimator="macro").lam == pytest.approx(weighted)
     # A judge that says the opposite of the gold label is of no use: lambda is clipped to 0.
     flipped = judged_report(judged_from_rows(doc, 1 - y, y, audited))
     assert flipped.lam == 0 and flipped["prediction_powered"].estimate == flipped["gold_only"].estimate
