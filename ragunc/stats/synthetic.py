@@ -16,6 +16,7 @@ The generative model, all of it vectorised over chunks:
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 
 import numpy as np
@@ -90,25 +91,20 @@ def synthesize_chunk_sizes(
     words: Sequence[int] = (100, 50, 25, 10, 5),
     *,
     base_words: int = 100,
-    n_docs: int = 1300,
-    mean_chunks: float = 25.8,
-    size_cv: float = 0.8,
-    p: float = 0.18,
-    icc: float = 0.3,
-    autocorr: float = 0.17,
-    doc_types: int = 4,
-    doc_type_share: float = 0.126,
     rng: np.random.Generator | int | None = None,
+    **population,
 ) -> dict[int, ClusterSample]:
     """The same synthetic documents cut at several chunk sizes: per-document statistics by words per chunk.
 
-    The documents (lengths, doc_types, rates) are drawn once, as :func:`synthesize` draws them
-    with ``mean_chunks`` chunks of ``base_words`` words: a document of m chunks there is
-    ``base_words * m`` words long, and cut at ``w`` words it has ceil(base_words m / w) chunks.
-    Each size gets chunk outcomes of its own (the Markov chain of :func:`synthesize` over its
-    chunks), since cutting a text anew changes its queries and their hits; the document rates,
-    the part that the draw of documents samples, stay.  At ``base_words`` the statistics are those
-    of ``synthesize(..., rng=rng)`` per document; the other sizes are drawn next, finest first.
+    ``population`` takes :func:`synthesize`'s parameters (n_docs, mean_chunks, size_cv, p, icc,
+    autocorr, doc_types, doc_type_share; its defaults for the others).  The documents (lengths,
+    doc_types, rates) are drawn once, as :func:`synthesize` draws them with ``mean_chunks`` chunks
+    of ``base_words`` words: a document of m chunks there is ``base_words * m`` words long, and cut
+    at ``w`` words it has ceil(base_words m / w) chunks.  Each size gets chunk outcomes of its own
+    (the Markov chain of :func:`synthesize` over its chunks), since cutting a text anew changes its
+    queries and their hits; the document rates, the part that the draw of documents samples, stay.
+    At ``base_words`` the statistics are those of ``synthesize(..., rng=rng)`` per document; the
+    other sizes are drawn next, finest first.
 
     Returns ``{w: ClusterSample}`` (config ``"<w>w"``, with chunk order and doc_type), finest first.
 
@@ -118,14 +114,12 @@ def synthesize_chunk_sizes(
     >>> [int(cuts[w].n_chunks) for w in cuts]
     [4000, 200]
     """
-    _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_share)
-    wanted = sorted({int(w) for w in words})
-    if not wanted or wanted[0] < 1 or int(base_words) != base_words or base_words < 1:
-        raise ValueError(f"words and base_words must be positive word counts, got words={list(words)}, "
-                         f"base_words={base_words}")
+    q, wanted = _synthesize_chunk_sizes_iv(words, base_words, population)
     rng = np.random.default_rng(rng)
-    sizes, types, rates = _documents(n_docs, mean_chunks, size_cv, p, icc, doc_types, doc_type_share, rng)
-    doc_id, doc_type = _doc_names(n_docs), _type_names(types, doc_types)
+    n_docs, autocorr = q["n_docs"], q["autocorr"]
+    sizes, types, rates = _documents(n_docs, q["mean_chunks"], q["size_cv"], q["p"], q["icc"], q["doc_types"],
+                                     q["doc_type_share"], rng)
+    doc_id, doc_type = _doc_names(n_docs), _type_names(types, q["doc_types"])
     base = _markov_chunks(sizes, rates, autocorr, rng)[0]  # first, so that it is synthesize's own draw
     cuts = {}
     for w in wanted:
@@ -133,6 +127,25 @@ def synthesize_chunk_sizes(
         y = base if w == base_words else _markov_chunks(m, rates, autocorr, rng)[0]
         cuts[w] = _per_document(y, m, doc_id, doc_type, f"{w}w")
     return cuts
+
+
+# synthesize's parameters of a population and their defaults, read off its signature (written once).
+_POPULATION = {name: parameter.default for name, parameter in inspect.signature(synthesize).parameters.items()
+               if name not in ("config", "rng")}
+
+
+def _synthesize_chunk_sizes_iv(words, base_words, population) -> tuple[dict, list[int]]:
+    unknown = sorted(set(population) - set(_POPULATION))
+    if unknown:
+        raise TypeError(f"synthesize_chunk_sizes() takes {', '.join(_POPULATION)} as population parameters, "
+                        f"not {', '.join(unknown)}")
+    q = {**_POPULATION, **population}
+    _check(**q)
+    wanted = sorted({int(w) for w in words})
+    if not wanted or wanted[0] < 1 or int(base_words) != base_words or base_words < 1:
+        raise ValueError(f"words and base_words must be positive word counts, got words={list(words)}, "
+                         f"base_words={base_words}")
+    return q, wanted
 
 
 def _documents(n_docs, mean_chunks, size_cv, p, icc, doc_types, doc_type_share, rng):
