@@ -38,7 +38,8 @@ PAGES = (  # file in pages/, title, icon; the first is the default page
     ("evaluation_set.py", "Evaluation set", ":material/quiz:"),
     ("positional_bias.py", "Positional bias", ":material/format_align_left:"),
 )
-OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py", "lesson.py"}  # pages with data of their own, not the per-chunk source
+# pages with data of their own, not the per-chunk source
+OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py", "lesson.py"}
 PROJECTOR = {"lesson.py"}  # pages shown to a room: the sidebar starts collapsed (its toggle stays)
 
 

@@ -22,7 +22,7 @@ from ragunc.stats.sample import draw_sample
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 K = 20  # documents per sample, as in the seed
-R = 500  # repetitions of the simulated steps (tens of milliseconds each; the sentences say R)
+R = 500  # repetitions of the simulated steps: coverage to about ±2 points, and at once (the sentences say R)
 BOOT = 200  # step 1's report also computes bootstrap intervals, which the lesson does not show: few replicates
 # Step 1's draw (draw 1 of step 3): on the synthetic population its 20 documents hold 10,100 chunks, the
 # seed's "10,000"; any seed tells the same story.
@@ -92,7 +92,9 @@ def step_chunk_size(data, control):
 
 def step_cluster(data, control):
     ks = [k for k in KS if k < data.population.n_docs]
-    k = control.select_slider("K: documents per sample", ks, key=bind("ls_k", K, parse=int, fix=one_of(ks, K)))
+    default = K if K in ks else ks[-1]
+    k = control.select_slider("K: documents per sample", ks,
+                              key=bind("ls_k", default, parse=int, fix=one_of(ks, default)))
     result = _coverage(data, k)
     return show.cluster_figure(result), show.cluster_sentences(result)
 

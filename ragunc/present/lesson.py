@@ -105,15 +105,14 @@ def _half_width(report: IntervalReport, method: str) -> float:
 
 def sample_sentences(report: IntervalReport, sample: ClusterSample) -> Sentences:
     """Step 1: the sample's documents, chunks, hits and rate; its binomial SE and interval."""
-    naive = report.interval("naive")
+    se, half = 100 * report.interval("naive").se, 100 * _half_width(report, "naive")
     hits = round(float(sample.total.sum()))
-    return (
-        (f"Here are {report.n_docs} documents cut into {report.n_chunks:,} chunks; {hits:,} of the chunks "
-        f"are hits, a rate of {100 * report.estimate:.2f}%."),
-        (f"Counted as {report.n_chunks:,} independent trials, they give a binomial standard error of "
-        f"{100 * naive.se:.2f} points and a {report.level:.0%} interval of ±{100 * _half_width(report, 'naive'):.2f} "
-        f"points: this is how sure {report.n_chunks:,} chunks look."),
-    )
+    first = (f"Here are {report.n_docs} documents cut into {report.n_chunks:,} chunks; {hits:,} of the chunks "
+             f"are hits, a rate of {100 * report.estimate:.2f}%.")
+    second = (f"Counted as {report.n_chunks:,} independent trials, they give a binomial standard error of "
+              f"{se:.2f} points and a {report.level:.0%} interval of ±{half:.2f} points: this is how sure "
+              f"{report.n_chunks:,} chunks look.")
+    return first, second
 
 
 def sample_figure(report: IntervalReport, sample: ClusterSample, *, documents: bool) -> go.Figure:
@@ -140,7 +139,8 @@ def sample_figure(report: IntervalReport, sample: ClusterSample, *, documents: b
             "name": "each document's own rate (area: its chunks)",
             "marker": {"color": DOCUMENT_COLOR, "size": 8 + 22 * np.sqrt(size / size.max()), "opacity": 0.85},
             "customdata": np.column_stack([size, sample.total[order]]),
-            "hovertemplate": "%{y}<br>%{customdata[1]:,.0f} hits in %{customdata[0]:,} chunks: %{x:.1f}%<extra></extra>",
+            "hovertemplate": "%{y}<br>%{customdata[1]:,.0f} hits in %{customdata[0]:,} chunks: %{x:.1f}%"
+                             "<extra></extra>",
         })
     layout = _layout(x="hit rate (%)", y="", shapes=[_band(est - half, est + half)])
     layout["xaxis"]["range"] = [-2, min(100.0, max(rates.max(), est + half) + 5)]
@@ -156,14 +156,14 @@ def sample_figure(report: IntervalReport, sample: ClusterSample, *, documents: b
 def draws_sentences(result: CoverageResult) -> Sentences:
     """Step 2: the binomial band against the spread of the estimate over the R draws."""
     band = _z(result.level) * result.binomial_sd
-    return (
-        (f"Each dot is the rate of another {result.k} documents drawn from the {result.population_docs:,} "
-        f"(the star is step 1's sample); were the chunks independent, {result.level:.0%} of the dots would "
-        f"land in the band, within ±{100 * band:.2f} points of the population's {100 * result.population_value:.2f}%."),
-        (f"Over R = {result.reps:,} draws their standard deviation is {100 * result.sd_empirical:.2f} points, "
-        f"{result.sd_empirical / result.binomial_sd:.0f} times the binomial {100 * result.binomial_sd:.2f}: "
-        "the estimate moves far more than the chunks suggest."),
-    )
+    first = (f"Each dot is the rate of another {result.k} documents drawn from the {result.population_docs:,} "
+             f"(the star is step 1's sample); were the chunks independent, {result.level:.0%} of the dots would "
+             f"land in the band, within ±{100 * band:.2f} points of the population's "
+             f"{100 * result.population_value:.2f}%.")
+    second = (f"Over R = {result.reps:,} draws their standard deviation is {100 * result.sd_empirical:.2f} points, "
+              f"{result.sd_empirical / result.binomial_sd:.0f} times the binomial {100 * result.binomial_sd:.2f}: "
+              "the estimate moves far more than the chunks suggest.")
+    return first, second
 
 
 def _stack(values: np.ndarray, low: float, width: float) -> tuple[np.ndarray, np.ndarray]:
@@ -188,14 +188,15 @@ def draws_figure(result: CoverageResult, first: float, *, shown: int, bins: int 
     width = (max(values.max(), truth + band) - low) / bins * (1 + 1e-9)
     x, height = _stack(values, low, width)
     size = float(np.clip(0.8 * (HEIGHT - 150) / height.max(), 5, 16))
+    latest = slice(shown - 1, shown) if shown > 1 else slice(0, 0)  # step 1's sample alone: no draw yet
     traces = [
         {"type": "scatter", "x": x[1:shown - 1], "y": height[1:shown - 1], "mode": "markers",
          "name": f"other samples of {result.k} documents ({shown - 1:,} of {result.reps:,} drawn)",
          "marker": {"color": REFERENCE_COLOR, "size": size},
          "customdata": values[1:shown - 1], "hovertemplate": "%{customdata:.2f}%<extra></extra>"},
-        {"type": "scatter", "x": x[shown - 1:shown] if shown > 1 else [], "y": height[shown - 1:shown] if shown > 1 else [],
-         "mode": "markers", "name": "the latest draw", "marker": {"color": DOCUMENT_COLOR, "size": size + 6},
-         "customdata": values[shown - 1:shown], "hovertemplate": "latest: %{customdata:.2f}%<extra></extra>"},
+        {"type": "scatter", "x": x[latest], "y": height[latest], "mode": "markers", "name": "the latest draw",
+         "marker": {"color": DOCUMENT_COLOR, "size": size + 6},
+         "customdata": values[latest], "hovertemplate": "latest: %{customdata:.2f}%<extra></extra>"},
         {"type": "scatter", "x": x[:1], "y": height[:1], "mode": "markers", "name": "step 1's sample",
          "marker": {"color": NAIVE_COLOR, "size": size + 10, "symbol": "star"},
          "customdata": values[:1], "hovertemplate": "step 1's sample: %{customdata:.2f}%<extra></extra>"},
@@ -215,13 +216,12 @@ def census_sentences(population: ClusterSample, sample: ClusterSample, draw: int
     """Step 3: the draw of documents is the only random step; inside a document, a census."""
     rates = 100 * document_rates(population)
     est = 100 * estimate(sample)
-    return (
-        (f"Chance enters at one step only, the draw of {sample.n_docs} documents out of {population.n_docs:,}: "
-        f"draw {draw} picked the {sample.n_docs} coloured ones, whose {sample.n_chunks:,} chunks give {est:.2f}%."),
-        (f"Inside a drawn document every chunk is judged, a census rather than a sample, so judging the same "
-        f"documents again gives {est:.2f}% again; what changes from draw to draw is which documents come in, "
-        f"and their rates run from {rates.min():.0f}% to {rates.max():.0f}%."),
-    )
+    first = (f"Chance enters at one step only, the draw of {sample.n_docs} documents out of {population.n_docs:,}: "
+             f"draw {draw} picked the {sample.n_docs} coloured ones, whose {sample.n_chunks:,} chunks give {est:.2f}%.")
+    second = (f"Inside a drawn document every chunk is judged, a census rather than a sample, so judging the same "
+              f"documents again gives {est:.2f}% again; what changes from draw to draw is which documents come in, "
+              f"and their rates run from {rates.min():.0f}% to {rates.max():.0f}%.")
+    return first, second
 
 
 def census_figure(population: ClusterSample, sample: ClusterSample) -> go.Figure:
@@ -271,13 +271,13 @@ def deff_sentences(rho: float, k: int, m: int, *, where: str) -> Sentences:
     rho = _shown(rho)
     deff = float(deff_equal_size(m, rho))
     chunks = k * m
-    return (
-        (f"Chunks of one document are alike, ρ = {rho:.3f} ({where}), so with m = {m:,} chunks per document "
-        f"the variance is DEFF = 1 + (m − 1)ρ = 1 + {m - 1:,} × {rho:.3f} = {deff:.1f} times the binomial one."),
-        (f"{k} documents of {m:,} chunks, {chunks:,} chunks in all, are then worth {chunks:,} / {deff:.1f} = "
-        f"{chunks / deff:.1f} independent chunks, and no cut however fine takes them past "
-        f"K/ρ = {k} / {rho:.3f} = {float(k_over_rho(k, rho)):.1f}."),
-    )
+    first = (f"Chunks of one document are alike, ρ = {rho:.3f} ({where}), so with m = {m:,} chunks per document "
+             f"the variance is DEFF = 1 + (m − 1)ρ = 1 + {m - 1:,} × {rho:.3f} = {deff:.1f} times the "
+             "binomial one.")
+    second = (f"{k} documents of {m:,} chunks, {chunks:,} chunks in all, are then worth {chunks:,} / {deff:.1f} = "
+              f"{chunks / deff:.1f} independent chunks, and no cut however fine takes them past "
+              f"K/ρ = {k} / {rho:.3f} = {float(k_over_rho(k, rho)):.1f}.")
+    return first, second
 
 
 def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figure:
@@ -320,13 +320,12 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
 
 def iid_sentences(real: CoverageResult, iid: CoverageResult) -> Sentences:
     """Step 5: the binomial interval's coverage with the documents as they are and with the hits shuffled."""
-    return (
-        (f"With the documents as they are, the binomial {real.level:.0%} interval held the population value "
-        f"in {100 * real.coverage['naive']:.0f}% of R = {real.reps:,} samples of {real.k} documents."),
-        (f"Shuffle the hits across all {iid.population_chunks:,} chunks, which leaves no documents to be alike "
-        f"(the iid control), and it holds in {100 * iid.coverage['naive']:.0f}%: the formula is right for "
-        "independent chunks, and the chunks of a document are not independent."),
-    )
+    first = (f"With the documents as they are, the binomial {real.level:.0%} interval held the population value "
+             f"in {100 * real.coverage['naive']:.0f}% of R = {real.reps:,} samples of {real.k} documents.")
+    second = (f"Shuffle the hits across all {iid.population_chunks:,} chunks, which leaves no documents to be alike "
+              f"(the iid control), and it holds in {100 * iid.coverage['naive']:.0f}%: the formula is right for "
+              "independent chunks, and the chunks of a document are not independent.")
+    return first, second
 
 
 def _rows(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -367,7 +366,7 @@ def iid_figure(real: CoverageResult, iid: CoverageResult, *, shuffled: bool, n: 
                    "name": "estimate", "marker": {"color": REFERENCE_COLOR, "size": 5}, "hoverinfo": "skip"})
     line, label = _line(truth, f"population {truth:.2f}%")
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])
-    bounds = np.concatenate([100 * r.lower["naive"][:n] for r in (real, iid)] + [100 * r.upper["naive"][:n] for r in (real, iid)])
+    bounds = np.concatenate([100 * b[:n] for r in (real, iid) for b in (r.lower["naive"], r.upper["naive"])])
     layout["xaxis"]["range"] = [np.nanmin(bounds) - 1, np.nanmax(bounds) + 1]
     layout["yaxis"].update(autorange="reversed")
     return go.Figure(data=traces, layout=layout)
@@ -379,23 +378,21 @@ def iid_figure(real: CoverageResult, iid: CoverageResult, *, shuffled: bool, n: 
 def chunk_size_sentences(designs: Mapping[int, Design], words: int) -> Sentences:
     """Step 6: the binomial ± shrinks with finer chunks (``designs``: words per chunk -> the design at K);
     the estimate's spread over samples of documents, and its effective n, do not."""
-    z = _z(LEVEL)
-    now, coarse = designs[words], designs[max(designs)]
-    if words == max(designs):
-        return (
-            f"Cut into {words}-word chunks, a sample of {now.k} documents holds {now.expected_chunks:,.0f} chunks "
-            f"on average, and the binomial {LEVEL:.0%} interval says ±{100 * z * now.binomial_sd:.2f} points.",
-            f"Over repeated samples of {now.k} documents the estimate moves by ±{100 * z * now.sd:.2f} points: its "
-            f"chunks are worth {now.n_eff:,.0f} independent ones. Cut them finer and see which number moves.",
-        )
-    return (
-        f"Cut into {words}-word chunks instead of {max(designs)}-word ones, a sample of {now.k} documents holds "
-        f"{now.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}, and the binomial "
-        f"{LEVEL:.0%} interval narrows from ±{100 * z * coarse.binomial_sd:.2f} to ±{100 * z * now.binomial_sd:.2f} points.",
-        f"Over repeated samples of {now.k} documents the estimate still moves by ±{100 * z * now.sd:.2f} points "
-        f"(±{100 * z * coarse.sd:.2f} at {max(designs)} words): its {now.expected_chunks:,.0f} chunks are worth "
-        f"{now.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth {coarse.n_eff:,.0f}.",
-    )
+    z, coarsest = 100 * _z(LEVEL), max(designs)
+    now, coarse = designs[words], designs[coarsest]
+    if words == coarsest:
+        first = (f"Cut into {words}-word chunks, a sample of {now.k} documents holds {now.expected_chunks:,.0f} "
+                 f"chunks on average, and the binomial {LEVEL:.0%} interval says ±{z * now.binomial_sd:.2f} points.")
+        second = (f"Over repeated samples of {now.k} documents the estimate moves by ±{z * now.sd:.2f} points: its "
+                  f"chunks are worth {now.n_eff:,.0f} independent ones. Cut them finer and see which number moves.")
+        return first, second
+    first = (f"Cut into {words}-word chunks instead of {coarsest}-word ones, a sample of {now.k} documents holds "
+             f"{now.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}, and the binomial "
+             f"{LEVEL:.0%} interval narrows from ±{z * coarse.binomial_sd:.2f} to ±{z * now.binomial_sd:.2f} points.")
+    second = (f"Over repeated samples of {now.k} documents the estimate still moves by ±{z * now.sd:.2f} points "
+              f"(±{z * coarse.sd:.2f} at {coarsest} words): its {now.expected_chunks:,.0f} chunks are worth "
+              f"{now.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth {coarse.n_eff:,.0f}.")
+    return first, second
 
 
 def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
@@ -432,13 +429,12 @@ def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
 def cluster_sentences(result: CoverageResult) -> Sentences:
     """Step 7: the recommended interval's width and coverage beside the binomial one's."""
     rec = result.recommended
-    return (
-        (f"The interval ragunc recommends ({method_label(rec)}) takes the {result.k} documents, not the chunks, "
-        f"as the sample: ±{50 * result.width[rec]:.2f} points on average at K = {result.k}, where the binomial "
-        f"one says ±{50 * result.width['naive']:.2f}."),
-        (f"It held the population value in {100 * result.coverage[rec]:.0f}% of R = {result.reps:,} samples, the "
-        f"binomial in {100 * result.coverage['naive']:.0f}%; only more documents narrow it, not more chunks."),
-    )
+    first = (f"The interval ragunc recommends ({method_label(rec)}) takes the {result.k} documents, not the chunks, "
+             f"as the sample: ±{50 * result.width[rec]:.2f} points on average at K = {result.k}, where the binomial "
+             f"one says ±{50 * result.width['naive']:.2f}.")
+    second = (f"It held the population value in {100 * result.coverage[rec]:.0f}% of R = {result.reps:,} samples, the "
+              f"binomial in {100 * result.coverage['naive']:.0f}%; only more documents narrow it, not more chunks.")
+    return first, second
 
 
 def cluster_figure(result: CoverageResult, *, n: int = STACKED) -> go.Figure:
@@ -454,7 +450,8 @@ def cluster_figure(result: CoverageResult, *, n: int = STACKED) -> go.Figure:
     x, y = _rows(naive_low, naive_high, np.arange(1, n + 1, dtype=float))
     traces.append({"type": "scatter", "x": x, "y": y, "mode": "lines",
                    "name": f"binomial: {int(naive_held.sum())} of {n} hold",
-                   "line": {"color": REFERENCE_COLOR, "width": 4}, "hovertemplate": "binomial %{x:.2f}%<extra></extra>"})
+                   "line": {"color": REFERENCE_COLOR, "width": 4},
+                   "hovertemplate": "binomial %{x:.2f}%<extra></extra>"})
     truth = 100 * result.population_value
     line, label = _line(truth, f"population {truth:.2f}%")
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])
