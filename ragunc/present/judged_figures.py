@@ -74,8 +74,8 @@ def judged_coverage_figure(result: JudgedCoverage) -> go.Figure:
     cover = np.array([100 * result.coverage[n] for n in ESTIMATES])
     mcse = np.array([100 * result.coverage_mcse[n] for n in ESTIMATES])
     fig = go.Figure(go.Bar(
-        x=cover, y=labels, orientation="h", marker={"color": [ESTIMATE_COLORS[n] for n in ESTIMATES]},
-        error_x={"type": "data", "array": 2 * mcse, "color": REFERENCE_COLOR},
+        x=cover.tolist(), y=labels, orientation="h", marker={"color": [ESTIMATE_COLORS[n] for n in ESTIMATES]},
+        error_x={"type": "data", "array": (2 * mcse).tolist(), "color": REFERENCE_COLOR},
         text=[f"{c:.1f}%" for c in cover], textposition="inside", insidetextanchor="end",
         customdata=np.column_stack([mcse, [100 * result.width[n] for n in ESTIMATES]]),
         hovertemplate="<b>%{y}</b><br>coverage %{x:.1f}% ± %{customdata[0]:.1f} (MC SE)<br>mean width "
@@ -104,13 +104,14 @@ def rank_figure(result: RankResult) -> go.Figure:
     estimate = [f"{100 * c.estimate:.2f}%" for c in order]
     color = OKABE_ITO["blue"]
     fig = go.Figure([
-        go.Scatter(x=rank, y=names, mode="markers", marker={"color": color, "size": 11},
-                   error_x={"type": "data", "symmetric": False, "array": high - rank, "arrayminus": rank - low,
+        go.Scatter(x=rank.tolist(), y=names, mode="markers", marker={"color": color, "size": 11},
+                   error_x={"type": "data", "symmetric": False, "array": (high - rank).tolist(),
+                            "arrayminus": (rank - low).tolist(),
                             "color": color, "thickness": 3, "width": 6},
                    customdata=np.column_stack([low, high, estimate]), xaxis="x", yaxis="y",
                    hovertemplate="<b>%{y}</b> (estimate %{customdata[2]})<br>rank %{x} · "
                                  f"{result.level:.0%} interval %{{customdata[0]}} to %{{customdata[1]}}<extra></extra>"),
-        go.Bar(x=p_best, y=names, orientation="h", marker={"color": OKABE_ITO["bluish_green"]}, xaxis="x2", yaxis="y",
+        go.Bar(x=p_best.tolist(), y=names, orientation="h", marker={"color": OKABE_ITO["bluish_green"]}, xaxis="x2", yaxis="y",
                text=[f"{p:.0f}%" for p in p_best], textposition="outside",
                hovertemplate="<b>%{y}</b><br>P(best) %{x:.1f}%<extra></extra>"),
     ])

@@ -62,4 +62,4 @@ def test_rank_figure_lists_the_best_first():
     assert list(ranks.y) == ["large", "middle", "small"] and list(ranks.x) == [1, 2, 3]
     by_name = {c.config: c for c in result.configs}
     assert list(bars.x) == pytest.approx([100 * by_name[n].p_best for n in ranks.y])
-    assert list(ranks.x + ranks.error_x.array) == [by_name[n].rank_ci[1] for n in ranks.y]
+    assert [x + e for x, e in zip(ranks.x, ranks.error_x.array)] == [by_name[n].rank_ci[1] for n in ranks.y]
