@@ -17,6 +17,7 @@ from ragunc.stats.judged import (
     judged_population,
     judged_report,
     plan_audit,
+    simulated_audit,
 )
 from ragunc.stats.sample import ClusterSample
 from ragunc.stats.synthetic import synthesize_judged
@@ -347,3 +348,20 @@ def test_plan_says_when_no_audit_of_these_documents_suffices(pilot_population):
         plan_audit(judged_from_rows(doc, f, y, doc == 0), half_width=0.05)
     with pytest.raises(ValueError, match="half_width"):
         plan_audit(pilot, half_width=0)
+
+
+def test_one_simulated_audit(biased_judge_population):
+    pop = biased_judge_population
+    rows = simulated_audit(pop, k=300, audit="rows", audit_share=0.25, rng=1)
+    assert rows.n_docs == 300 and rows.judge.population_docs == pop.n_docs and rows.audit == "rows"
+    drawn = np.isin(pop.judge.doc_id, rows.judge.doc_id)
+    share = rows.n_audited / rows.n_rows
+    assert abs(share - 0.25) < 4 * np.sqrt(0.25 * 0.75 / rows.n_rows)
+    assert np.all(rows.gold_total <= pop.gold_total[drawn]) and np.all(rows.cross <= rows.gold_total)
+    docs = simulated_audit(pop, k=40, audit="documents", audit_share=0.3, rng=1)
+    assert docs.n_audited_docs == 12 and docs.audit == "documents"
+    whole = docs.audited > 0
+    np.testing.assert_array_equal(docs.audited[whole], docs.judge.size[whole])
+    assert simulated_audit(pop, k=pop.n_docs, rng=2).n_docs == pop.n_docs  # every document: one sample is fine
+    a, b = simulated_audit(pop, k=30, rng=5), simulated_audit(pop, k=30, rng=5)
+    np.testing.assert_array_equal(a.audited, b.audited)
