@@ -80,6 +80,7 @@ BIAS_METHOD = "cluster_t"
 # What each estimate is called on screen and in tables (a label written once).
 LABELS = {"judge_only": "Judge only", "gold_only": "Audited rows only (gold)",
           "prediction_powered": "Prediction-powered (judge + audit)", "judge_bias": "Judge's bias"}
+AUDIT_LABELS = {"rows": "rows at random in every document", "documents": "whole documents"}
 AUDIT_DESIGNS = {
     "rows": "rows audited at random inside the sampled documents, independently with one probability",
     "documents": "a simple random sample of the sampled documents, each audited whole",
