@@ -5,7 +5,7 @@ import argparse
 
 from ..data.reader import DataError, listing
 from ..data.results import Results
-from ..stats.multiple import compare_configs
+from ..stats.multiple import compare_configs, rank_configs
 from ..stats.paired import paired_comparison
 from .options import (
     COMPARISON_FLAGS,
@@ -23,12 +23,16 @@ from .output import emit, interval_text, number_text, rows_text
 def configure(parser: argparse.ArgumentParser) -> None:
     """``ragunc compare``'s arguments and handler (``func``, returning an exit code)."""
     parser.description = ("Differences on the documents the configs share: paired, simultaneous and naive. "
-                          "--a/--b compare two configs; --baseline compares every config (or those --versus "
-                          "names) with one.")
+                          "--a/--b compare two configs; --baseline compares every config (or those --only "
+                          "names) with one; --rank says which is best: each config's rank interval and P(best).")
     results_options(parser, config=False, several=True)
     parser.add_argument("--a", metavar="CONFIG", help="baseline config of a two-config comparison")
     parser.add_argument("--b", metavar="CONFIG", help="config compared against --a")
-    comparison_options(parser, "config", "documents", old_versus="--configs")
+    many = comparison_options(parser, "config", "documents", former="--configs")
+    many.add_argument("--rank", action="store_true",
+                      help="instead of a baseline: rank the configs (or those --only names), highest estimate "
+                           "first: rank intervals and P(best) from the joint cluster bootstrap (documents "
+                           "resampled whole, shared by all configs)")
     population_option(parser)
     boot_options(parser)
     parser.set_defaults(func=_run)
@@ -36,6 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     results = load_results_of(args)
+    if args.rank:
+        return _rank(args, results)
     if args.baseline is not None:
         return _compare_many(args, results)
     comparison_flags_need_baseline(args, COMPARISON_FLAGS, "config")
@@ -50,8 +56,19 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rank(args: argparse.Namespace, results: Results) -> int:
+    names = list(dict.fromkeys(args.only or results.configs))
+    if len(names) < 2:
+        raise DataError(f"--rank needs at least 2 configs to rank; {results.source} holds "
+                        f"{listing(results.configs)} (column 'config', or one file per config)")
+    result = rank_configs({c: results.sample(c) for c in names}, estimator=args.estimator, level=args.level,
+                          boot=args.boot, rng=args.seed)
+    emit(result.to_dict(), as_json=args.json, table=_rank_table)
+    return 0
+
+
 def _compare_many(args: argparse.Namespace, results: Results) -> int:
-    names = [args.baseline, *(args.versus or results.configs)]
+    names = [args.baseline, *(args.only or results.configs)]
     samples = {c: results.sample(c) for c in dict.fromkeys(names)}
     if args.population_docs is not None:
         samples = {c: s.with_population(args.population_docs) for c, s in samples.items()}
@@ -60,6 +77,15 @@ def _compare_many(args: argparse.Namespace, results: Results) -> int:
                              boot=args.boot, rng=args.seed)
     emit(result.to_dict(), as_json=args.json, table=_many_table)
     return 0
+
+
+def _rank_table(d: dict) -> str:
+    head = (f"{len(d['configs'])} configs ranked on the {d['n_docs']} documents they share ({d['estimator']}; "
+            f"{d['level']:.0%} rank intervals and P(best) from {d['boot']} joint cluster-bootstrap replicates)")
+    rows = [("config", "estimate", "rank", "rank interval", "P(best)")]
+    rows += [(c["config"], number_text(c["estimate"]), str(c["rank"]), f"[{c['rank_ci'][0]}, {c['rank_ci'][1]}]",
+              number_text(c["p_best"], ".3f")) for c in sorted(d["configs"], key=lambda c: (c["rank"], -c["p_best"]))]
+    return "\n".join([head, "", rows_text(rows)])
 
 
 def _two_table(d: dict) -> str:

@@ -4,24 +4,41 @@ from __future__ import annotations
 import argparse
 
 from ..stats.intervals import interval_report
+from ..stats.judged import LABELS, judged_report
 from ..stats.methods import interval_method, interval_methods
-from .options import boot_options, load_sample, population_option, results_options
+from .options import (
+    boot_options,
+    judge_option,
+    judged_sample,
+    load_results_of,
+    population_option,
+    results_options,
+    with_population,
+)
 from .output import emit, interval_text, number_text, rows_text
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """``ragunc interval``'s arguments and handler (``func``, returning an exit code)."""
-    parser.description = "One sample of documents: the estimate, every interval, DEFF, ICC and effective n."
+    parser.description = ("One sample of documents: the estimate, every interval, DEFF, ICC and effective n. With a "
+                          "judge column: the judge's labels, the audited rows' and both together "
+                          "(prediction-powered).")
     results_options(parser)
+    judge_option(parser)
     population_option(parser)
     boot_options(parser)
     parser.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    sample = load_sample(args, args.config)
+    results = load_results_of(args)
+    sample = with_population(args, results.sample(args.config))
     report = interval_report(sample, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
-    emit(report.to_dict(), as_json=args.json, table=interval_table)
+    payload = report.to_dict()
+    if results.judged:  # the report above is of the judge's labels; the audit's estimates join it
+        judged = judged_sample(args, results, sample)
+        payload |= judged_report(judged, estimator=args.estimator, level=args.level).to_dict()
+    emit(payload, as_json=args.json, table=interval_table)
     return 0
 
 
@@ -46,4 +63,23 @@ def interval_table(d: dict) -> str:
         ("lag-1 autocorrelation", number_text(g["lag1_autocorr"], ".3f")),
         ("doc_type share", number_text(g["doc_type_share"], ".3f")),
     ]
-    return "\n".join([head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)])
+    lines = [head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)]
+    if "prediction_powered" in d:
+        lines = [f"the judge's labels (y_judge) on every row: {lines[0]}", *lines[1:], "", _judged_table(d)]
+    return "\n".join(lines)
+
+
+def _judged_table(d: dict) -> str:
+    a = d["audit"]
+    head = (f"audit: {a['n_audited']:,} of {a['n_rows']:,} rows in {a['n_audited_docs']} of {a['n_docs']} documents "
+            f"({a['unit']}: {a['design']})")
+    rows = [("estimate", "", "se", f"{d['level']:.0%} interval")]
+    for name in ("judge_only", "gold_only", "prediction_powered", "judge_bias"):
+        label = LABELS[name] + (f" (lambda = {d[name]['lambda']:.3f})" if name == "prediction_powered" else "")
+        rows.append((label, number_text(d[name]["estimate"]), number_text(d[name]["se"]),
+                     interval_text(d[name]["ci"])))
+    method = f"intervals: {interval_method(d['judged_method']).label}; judge's bias: judge minus gold on the audited rows"
+    lines = [head, "", rows_text(rows), method]
+    if d["judged_note"]:
+        lines += ["", f"note: {d['judged_note']}"]
+    return "\n".join(lines)

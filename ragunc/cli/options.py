@@ -7,10 +7,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
+from ..data.contract import JUDGE
 from ..data.reader import DataError
 from ..data.results import Results, load_results, merge_results
+from ..stats.judged import JudgedSample
 from ..stats.linearization import ESTIMATORS
 from ..stats.multiple import ADJUSTMENTS
 from ..stats.sample import ClusterSample
@@ -18,7 +21,7 @@ from .output import seed_arg
 
 DEFAULT_ADJUSTMENT = "maxt"
 # Flags of a comparison with a baseline (dest -> flag): without --baseline they are an error, not ignored.
-COMPARISON_FLAGS = {"versus": "--versus", "all_pairs": "--all-pairs", "adjust": "--adjust"}
+COMPARISON_FLAGS = {"only": "--only", "all_pairs": "--all-pairs", "adjust": "--adjust"}
 
 
 def results_options(p: argparse.ArgumentParser, *, config: bool = True, several: bool = False) -> None:
@@ -47,6 +50,12 @@ def column_mapping(text: str) -> tuple[str, str]:
     return name, column
 
 
+def judge_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judge-col", metavar="COLUMN",
+                   help="the judge's label or score (in [0, 1]) on every row; y then holds a person's gold "
+                        "labels on the audited rows and is empty elsewhere (same as --column y_judge=COLUMN)")
+
+
 def population_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--population-docs", type=int, metavar="D",
                    help="documents in the population (enables the FPC; none without it)")
@@ -58,30 +67,37 @@ def boot_options(p: argparse.ArgumentParser) -> None:
 
 
 def load_results_of(args: argparse.Namespace) -> Results:
-    """The FILE (or files, merged) of :func:`results_options`, read with its ``--column`` mapping."""
+    """The FILE (or files, merged) of :func:`results_options`, read with its ``--column`` (and ``--judge-col``)."""
     files = args.file if isinstance(args.file, list) else [args.file]
-    return merge_results([load_results(f, columns=dict(args.column) or None) for f in files])
+    columns = dict(args.column)
+    if getattr(args, "judge_col", None):
+        columns[JUDGE] = args.judge_col
+    return merge_results([load_results(f, columns=columns or None) for f in files])
 
 
-def load_sample(args: argparse.Namespace, config: str | None) -> ClusterSample:
-    """The config's sample of FILE, with ``--population-docs`` when the command has it and it is given."""
-    sample = load_results_of(args).sample(config)
+def with_population(args: argparse.Namespace, sample: ClusterSample) -> ClusterSample:
+    """``sample`` with ``--population-docs`` when the command has it and it is given."""
     population = getattr(args, "population_docs", None)
     return sample.with_population(population) if population is not None else sample
 
 
-def comparison_options(p: argparse.ArgumentParser, noun: str, units: str, *, old_versus: str):
-    """``--baseline``, ``--versus``, ``--all-pairs`` and ``--adjust``: several ``noun``s compared on shared ``units``.
+def judged_sample(args: argparse.Namespace, results: Results, sample: ClusterSample) -> JudgedSample:
+    """The config's judged sample, the judge's labels being ``sample`` (with the FPC asked for)."""
+    return dataclasses.replace(results.judged_sample(args.config), judge=sample)
+
+
+def comparison_options(p: argparse.ArgumentParser, noun: str, units: str, *, former: str):
+    """``--baseline``, ``--only``, ``--all-pairs`` and ``--adjust``: several ``noun``s compared on shared ``units``.
 
     ``compare`` (configs on documents) and ``recall`` (runs on queries) spell and explain them
-    alike.  ``old_versus`` is the command's former spelling of ``--versus``, which still works
-    with a note on stderr.  Returns the argument group, for the command's own comparison options.
+    alike.  ``former`` is the command's former spelling of ``--only``, which still works with a
+    note on stderr.  Returns the argument group, for the command's own comparison options.
     """
     group = p.add_argument_group(f"several {noun}s", f"compare {noun}s on the {units} they share (needs --baseline)")
     name = noun.upper()
     group.add_argument("--baseline", metavar=name, help=f"the {noun} every other {noun} is compared with")
-    group.add_argument("--versus", nargs="+", metavar=name, help=f"these {noun}s only (default: every {noun})")
-    group.add_argument(old_versus, dest="versus", nargs="+", metavar=name, action=_Deprecated, new="--versus",
+    group.add_argument("--only", nargs="+", metavar=name, help=f"these {noun}s only (default: every {noun})")
+    group.add_argument(former, dest="only", nargs="+", metavar=name, action=_Deprecated, new="--only",
                        help=argparse.SUPPRESS)
     group.add_argument("--all-pairs", action="store_true", default=None,
                        help="every pair, not only against the baseline")

@@ -43,7 +43,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--compare", metavar="RUN_B", help="a second run on the same queries: paired difference B - A")
     p.add_argument("--runs-col", metavar="COL",
                    help="column naming each row's run, splitting a file into several runs (a TREC run: tag)")
-    many = comparison_options(p, "run", "queries", old_versus="--runs")
+    many = comparison_options(p, "run", "queries", former="--runs")
     many.add_argument("--metric", choices=METRICS, help="per-query metric compared (default recall)")
     many.add_argument("--estimator", choices=ESTIMATORS,
                       help="micro: mean over queries; macro: mean over groups of their queries' mean (default micro)")
@@ -92,7 +92,7 @@ def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
     runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
     qrels = load_qrels(args.qrels, chunk_map=chunk_map)
     result = compare_runs(
-        runs, qrels, None, args.k, args.baseline, names=args.versus, metric=args.metric or "recall",
+        runs, qrels, None, args.k, args.baseline, names=args.only, metric=args.metric or "recall",
         order=args.order, group_col=args.group_col, all_pairs=bool(args.all_pairs),
         adjust=args.adjust or DEFAULT_ADJUSTMENT,
         estimator=args.estimator or "micro", level=args.level, boot=args.boot, rng=args.seed,

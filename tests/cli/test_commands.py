@@ -72,13 +72,13 @@ def _comparison_actions(command: str) -> dict[str, argparse.Action]:
 
 def test_compare_and_recall_spell_a_comparison_with_a_baseline_alike():
     compare, recall = _comparison_actions("compare"), _comparison_actions("recall")
-    for flag in ("--baseline", "--versus", "--all-pairs", "--adjust"):
+    for flag in ("--baseline", "--only", "--all-pairs", "--adjust"):
         a, b = compare[flag], recall[flag]
         assert (a.dest, a.nargs, a.choices, a.default, type(a)) == (b.dest, b.nargs, b.choices, b.default, type(b))
         # the same words, the thing compared named by each command
         assert a.help.replace("config", "run") == b.help, flag
     assert "maxt" in compare["--adjust"].choices and "(default maxt)" in compare["--adjust"].help
-    assert compare["--configs"].dest == recall["--runs"].dest == "versus"  # the former spellings
+    assert compare["--configs"].dest == recall["--runs"].dest == "only"  # the former spellings
     assert compare["--configs"].help == recall["--runs"].help == argparse.SUPPRESS
 
 
