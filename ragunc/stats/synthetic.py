@@ -63,7 +63,7 @@ def synthesize(
     """
     _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_share)
     rng = np.random.default_rng(rng)
-    sizes = _sizes(n_docs, mean_chunks, size_cv, rng)
+    sizes = document_sizes(n_docs, mean_chunks, size_cv, rng)
     types = rng.permutation(np.arange(n_docs) % doc_types)  # equal strata, in random order
     rates = _document_rates(types, doc_types, p, icc, doc_type_share, rng)
     y, chunk_index = _markov_chunks(sizes, rates, autocorr, rng)
@@ -128,7 +128,8 @@ def _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_s
         )
 
 
-def _sizes(n_docs: int, mean_chunks: float, size_cv: float, rng: np.random.Generator) -> np.ndarray:
+def document_sizes(n_docs: int, mean_chunks: float, size_cv: float, rng: np.random.Generator) -> np.ndarray:
+    """Chunks per document, 1 + a count with mean ``mean_chunks - 1`` and coefficient of variation ``size_cv``."""
     extra = mean_chunks - 1.0
     var = (size_cv * mean_chunks) ** 2
     if extra == 0:
