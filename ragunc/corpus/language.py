@@ -98,7 +98,7 @@ def spaced_terms(text: str) -> list[str]:
 class WhitespaceAnalyser:
     """Spaced scripts: whitespace-separated words, lowercase ``\\w+`` terms."""
 
-    description = "whitespace-separated words; terms: lowercase \\w+ runs"
+    description = "whitespace; terms: lowercase \\w+ runs"
     terms = staticmethod(spaced_terms)
     _WORD = re.compile(r"\S+")
 
@@ -183,7 +183,7 @@ class MecabAnalyser(_Segmenter):
         args = f'-d "{unidic_lite.DICDIR}" -r "{unidic_lite.DICDIR}/mecabrc"'
         self._wakati = fugashi.GenericTagger(args + " -Owakati")
         self._tagger = fugashi.Tagger(args)
-        self.description = f"MeCab morphemes (fugashi {_version('fugashi')}, unidic-lite {_version('unidic-lite')})"
+        self.description = f"MeCab with UniDic: fugashi {_version('fugashi')}, unidic-lite {_version('unidic-lite')}"
 
     def segments(self, text: str) -> list[str]:
         return self._wakati.parse(text).split()
@@ -212,7 +212,7 @@ class JiebaAnalyser(_Segmenter):
         jieba.setLogLevel(60)  # no "Building prefix dict" chatter on stderr
         self._tokenizer = jieba.Tokenizer()
         self._pos = posseg.POSTokenizer(self._tokenizer)
-        self.description = f"jieba {_version('jieba')} words"
+        self.description = f"jieba {_version('jieba')}"
 
     def segments(self, text: str) -> list[str]:
         return self._tokenizer.lcut(text)
@@ -271,6 +271,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language("zh", "Chinese", "tokens", "t", _jieba, extra="zh"),
 )
 _BY_CODE = {lang.code: lang for lang in LANGUAGES}
+LANGUAGE_CODES = tuple(_BY_CODE)
 UNIT_SUFFIXES = {lang.suffix: lang.unit for lang in LANGUAGES}  # config letter -> unit name
 
 

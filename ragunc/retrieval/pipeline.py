@@ -28,6 +28,7 @@ from ..corpus.loaders import load_corpus
 from ..corpus.model import Corpus
 from .bm25 import (
     BM25Index,
+    Tokenizer,
     build_index,
     encode,
     query_matrix_from_ids,
@@ -87,6 +88,9 @@ def prepare_retrieval(
     else:
         tokens = load_corpus(corpus)
     chunks = chunk_corpus(tokens, chunk_words, overlap, language=language)
+    if isinstance(tokenizer, Tokenizer) and not chunks.language.language.spaced:
+        raise ValueError(f"stopwords and stemming work on the words of spaced languages; a "
+                         f"{chunks.language.language.label} corpus is indexed by its analyser's {chunks.language.language.unit}")
     if tokenizer is None:
         tokenizer = chunks.language.language.analyser().terms
         term_ids, offsets, vocabulary = tokens.chunk_terms(chunks)
