@@ -41,10 +41,14 @@ CONFINED = {
     "anthropic": "evalset",
     "litellm": "evalset",
     "pyspark": "data",  # data/spark.py, an optional extra: imported inside its function (see below)
+    # The language analysers' segmenters (corpus/language.py; extras ja, zh), imported when one is loaded.
+    "fugashi": "corpus",
+    "unidic_lite": "corpus",
+    "jieba": "corpus",
 }
 # The rule against imports inside functions is about ragunc's own modules (a cycle dodged).  A
 # third-party package may be imported where it is used, so that importing ragunc never loads it:
-# the optional extra pyspark, and numba (stats/bootstrap_kernels.py compiles on the first
+# the optional extras pyspark and the segmenters, and numba (stats/bootstrap_kernels.py compiles on the first
 # bootstrap); the last test here checks that importing every module leaves them unloaded.
 
 
@@ -218,6 +222,7 @@ def test_the_top_level_holds_few_modules():
         ("ranking/bad.py", "import streamlit as st\n", "imports streamlit (never in the library)"),
         ("retrieval/bad.py", "import torch\n", "imports torch (only positional/ may)"),
         ("ranking/bad.py", "from openai import OpenAI\n", "imports openai (only evalset/ may)"),
+        ("retrieval/bad.py", "def f():\n    import fugashi\n", "imports fugashi (only corpus/ may)"),
         ("stats/bad.py", "def f():\n    from .other import g\n", "inside a function"),
     ],
 )
@@ -294,7 +299,8 @@ def test_importing_every_library_module_leaves_streamlit_and_heavy_stacks_unload
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
-        "print(sorted(m for m in ('streamlit', 'torch', 'transformers', 'openai', 'pyspark', 'numba')\n"
+        "print(sorted(m for m in ('streamlit', 'torch', 'transformers', 'openai', 'pyspark', 'numba', 'fugashi',\n"
+        "                        'unidic_lite', 'jieba')\n"
         "             if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

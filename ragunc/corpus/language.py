@@ -154,13 +154,9 @@ class _Segmenter:
                         terms=[t for t in terms if t is not None], term_units=np.flatnonzero(has))
 
 
-def _require(module: str, extra: str, language: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise MissingAnalyser(
-            f"a {language} corpus is segmented by {module}, which is not installed: pip install 'ragunc[{extra}]'"
-        ) from None
+def _missing(label: str, packages: str, extra: str) -> MissingAnalyser:
+    return MissingAnalyser(f"a {label} corpus is segmented by {packages}, which is not installed: "
+                           f"pip install 'ragunc[{extra}]'")
 
 
 def _version(package: str) -> str:
@@ -178,8 +174,11 @@ class MecabAnalyser(_Segmenter):
     """Japanese: MeCab morphemes with the UniDic dictionary of unidic-lite (through fugashi)."""
 
     def __init__(self) -> None:
-        fugashi = _require("fugashi", "ja", "Japanese")
-        unidic_lite = _require("unidic_lite", "ja", "Japanese")
+        try:
+            import fugashi
+            import unidic_lite
+        except ImportError:
+            raise _missing("Japanese", "fugashi with unidic-lite", "ja") from None
         args = f'-d "{unidic_lite.DICDIR}" -r "{unidic_lite.DICDIR}/mecabrc"'
         self._wakati = fugashi.GenericTagger(args + " -Owakati")
         self._tagger = fugashi.Tagger(args)
@@ -207,8 +206,11 @@ class JiebaAnalyser(_Segmenter):
     """Chinese: the words of jieba's default dictionary (with its HMM for unknown words)."""
 
     def __init__(self) -> None:
-        jieba = _require("jieba", "zh", "Chinese")
-        posseg = _require("jieba.posseg", "zh", "Chinese")
+        try:
+            import jieba
+            from jieba import posseg
+        except ImportError:
+            raise _missing("Chinese", "jieba", "zh") from None
         jieba.setLogLevel(60)  # no "Building prefix dict" chatter on stderr
         self._tokenizer = jieba.Tokenizer()
         self._pos = posseg.POSTokenizer(self._tokenizer)
