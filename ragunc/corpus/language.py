@@ -69,7 +69,7 @@ _HAS_WORD_CHAR = re.compile(r"\w")
 # Kana and ideographs among letters at or above which a text is Japanese or Chinese; kana among
 # those at or above which it is Japanese (Japanese prose is about half kana; Chinese has none).
 CJK_SHARE, KANA_SHARE = 0.2, 0.1
-DETECT_DOCS, DETECT_CHARS = 200, 20_000  # detection reads this many documents, spread over the corpus, this far
+DETECT_PIECES, DETECT_CHARS = 200, 2_000  # detection reads this many pieces of this many characters
 
 
 class MissingAnalyser(ValueError):
@@ -131,8 +131,9 @@ class _Segmenter:
     def segments(self, text: str) -> list[str]:
         raise NotImplementedError
 
-    def content_terms(self, text: str) -> list[str]:
-        """Index terms of the content words (nouns, verbs, adjectives, adverbs) of ``text``, in order."""
+    def content_terms(self, text: str, *, nouns: bool = False) -> list[str]:
+        """Index terms of the content words (nouns, verbs, adjectives, adverbs; or ``nouns`` only) of
+        ``text``, in order."""
         raise NotImplementedError
 
     def terms(self, text: str) -> list[str]:
@@ -168,6 +169,7 @@ def _version(package: str) -> str:
 
 # UniDic's parts of speech that carry content; "non-independent" verbs and nouns (する, こと) do not.
 _JA_CONTENT = frozenset({"名詞", "動詞", "形容詞", "形状詞", "副詞"})
+_JA_NOUN = frozenset({"名詞"})
 
 
 class MecabAnalyser(_Segmenter):
@@ -187,11 +189,12 @@ class MecabAnalyser(_Segmenter):
     def segments(self, text: str) -> list[str]:
         return self._wakati.parse(text).split()
 
-    def content_terms(self, text: str) -> list[str]:
+    def content_terms(self, text: str, *, nouns: bool = False) -> list[str]:
+        kinds = _JA_NOUN if nouns else _JA_CONTENT
         out = []
         for word in self._tagger(text):
             feature = word.feature
-            if feature.pos1 in _JA_CONTENT and feature.pos2 != "非自立可能":
+            if feature.pos1 in kinds and feature.pos2 != "非自立可能":
                 term = _index_term(word.surface)
                 if term is not None:
                     out.append(term)
@@ -200,6 +203,7 @@ class MecabAnalyser(_Segmenter):
 
 # jieba's part-of-speech flags of content words: nouns, verbs, adjectives, adverbs, idioms, English words.
 _ZH_CONTENT = ("n", "v", "a", "d", "i", "l", "j", "eng")  # "m" numerals, "r" pronouns, "u" particles: not
+_ZH_NOUN = ("n", "eng")
 
 
 class JiebaAnalyser(_Segmenter):
@@ -219,10 +223,11 @@ class JiebaAnalyser(_Segmenter):
     def segments(self, text: str) -> list[str]:
         return self._tokenizer.lcut(text)
 
-    def content_terms(self, text: str) -> list[str]:
+    def content_terms(self, text: str, *, nouns: bool = False) -> list[str]:
+        kinds = _ZH_NOUN if nouns else _ZH_CONTENT
         out = []
         for pair in self._pos.lcut(text):
-            if pair.flag.startswith(_ZH_CONTENT):
+            if pair.flag.startswith(kinds):
                 term = _index_term(pair.word)
                 if term is not None:
                     out.append(term)
@@ -311,9 +316,16 @@ def detect_language(texts: Iterable[str]) -> str:
 
 
 def sample_texts(texts: Sequence[str]) -> list[str]:
-    """What detection reads of a corpus: up to ``DETECT_DOCS`` documents spread evenly, ``DETECT_CHARS`` each."""
-    picked = np.unique(np.linspace(0, len(texts) - 1, min(len(texts), DETECT_DOCS)).round().astype(int))
-    return [texts[i][:DETECT_CHARS] for i in picked.tolist()] if len(texts) else []
+    """What detection reads of a corpus: ``DETECT_PIECES`` pieces of ``DETECT_CHARS`` characters spread
+    evenly over its text (a long document untranslated in parts is read all along, not at its head)."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    ends = np.cumsum(lengths)
+    if not len(texts) or ends[-1] == 0:
+        return []
+    starts = np.unique(np.linspace(0, ends[-1], DETECT_PIECES, endpoint=False).astype(np.int64))
+    docs = np.searchsorted(ends, starts, side="right")
+    offsets = starts - (ends[docs] - lengths[docs])
+    return [texts[d][o : o + DETECT_CHARS] for d, o in zip(docs.tolist(), offsets.tolist())]
 
 
 @dataclass(frozen=True)

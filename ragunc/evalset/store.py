@@ -104,6 +104,11 @@ class EvalSet:
         path = self.folder / REVIEW / f"{name}.jsonl"
         return read_jsonl(path) if path.exists() else []
 
+    @property
+    def language(self) -> str:
+        """The code of the language the set was built in: its corpus' chunks and words, its prompts."""
+        return self.manifest["language"]["code"]
+
     def corpus(self) -> Corpus:
         """The corpus the set was built from, checked against the manifest's hash."""
         info = self.manifest["corpus"]
