@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from ..data.contract import JUDGE
 from ..data.reader import DataError, listing
 from ..data.results import load_results, merge_results
 from ..stats.coverage import coverage_experiment
 from ..stats.intervals import interval_report
+from ..stats.judged import LABELS, judged_report, plan_audit
 from ..stats.linearization import ESTIMATORS
 from ..stats.methods import interval_method, interval_methods
-from ..stats.multiple import ADJUSTMENTS, compare_configs
+from ..stats.multiple import ADJUSTMENTS, compare_configs, rank_configs
 from ..stats.paired import paired_comparison
 from ..stats.planning import plan_difference, plan_documents
 from ..stats.sample import ClusterSample
@@ -20,9 +23,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add this group's subcommands; each sets func to a handler returning an exit code."""
     p = subparsers.add_parser(
         "interval", help="estimate with naive, Wilson, cluster and cluster-bootstrap intervals",
-        description="One sample of documents: the estimate, every interval, DEFF, ICC and effective n.",
+        description="One sample of documents: the estimate, every interval, DEFF, ICC and effective n. With a "
+                    "judge column: the judge's labels, the audited rows' and both together (prediction-powered).",
     )
     _common(p)
+    _judge(p)
     _population(p)
     _boot(p)
     p.set_defaults(func=_interval)
@@ -42,9 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "plan", help="documents needed for a target half-width",
         description="How many documents (and chunks) a target cluster half-width needs, from this sample, "
-                    "or how many detect a difference between two configs with a given power.",
+                    "or how many detect a difference between two configs with a given power. With a judge "
+                    "column: how many rows (or documents) of the judged ones to audit, from a pilot audit.",
     )
     _common(p, several=True)
+    _judge(p)
     _population(p)
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--half-width", type=float, help="target half-width, e.g. 0.05")
@@ -58,13 +65,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "compare", help="paired comparison of configs on the same documents",
         description="Differences on the documents the configs share: paired, simultaneous and naive. "
-                    "--a/--b compare two configs; --baseline compares every config (or --configs) with one.",
+                    "--a/--b compare two configs; --baseline compares every config (or --configs) with one; "
+                    "--rank says which is best: each config's rank interval and P(best).",
     )
     _common(p, config=False, several=True)
     p.add_argument("--a", metavar="CONFIG", help="baseline config of a two-config comparison")
     p.add_argument("--b", metavar="CONFIG", help="config compared against --a")
     p.add_argument("--baseline", metavar="CONFIG", help="baseline config of a many-config comparison")
-    p.add_argument("--configs", nargs="+", metavar="CONFIG", help="with --baseline: these configs only")
+    p.add_argument("--configs", nargs="+", metavar="CONFIG", help="with --baseline or --rank: these configs only")
+    p.add_argument("--rank", action="store_true",
+                   help="rank the configs (highest estimate first): rank intervals and P(best) from the joint "
+                        "cluster bootstrap (documents resampled whole, shared by all configs)")
     p.add_argument("--all-pairs", action="store_true", help="with --baseline: every pair, not only against it")
     p.add_argument("--adjust", choices=ADJUSTMENTS, default="maxt",
                    help="with --baseline: simultaneous intervals and adjusted p-values (default %(default)s)")
@@ -98,9 +109,18 @@ def column_mapping(text: str) -> tuple[str, str]:
     return name, column
 
 
+def _judge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judge-col", metavar="COLUMN",
+                   help="the judge's label or score (in [0, 1]) on every row; y then holds a person's gold "
+                        "labels on the audited rows and is empty elsewhere (same as --column y_judge=COLUMN)")
+
+
 def _results(args: argparse.Namespace):
     files = args.file if isinstance(args.file, list) else [args.file]
-    return merge_results([load_results(f, columns=dict(args.column) or None) for f in files])
+    columns = dict(args.column)
+    if getattr(args, "judge_col", None):
+        columns[JUDGE] = args.judge_col
+    return merge_results([load_results(f, columns=columns or None) for f in files])
 
 
 def _population(p: argparse.ArgumentParser) -> None:
@@ -114,16 +134,30 @@ def _boot(p: argparse.ArgumentParser) -> None:
 
 
 def _load(args: argparse.Namespace, config: str | None) -> ClusterSample:
-    sample = _results(args).sample(config)
+    return _with_population(args, _results(args).sample(config))
+
+
+def _with_population(args: argparse.Namespace, sample: ClusterSample) -> ClusterSample:
     population = getattr(args, "population_docs", None)
     return sample.with_population(population) if population is not None else sample
 
 
 def _interval(args: argparse.Namespace) -> int:
-    sample = _load(args, args.config)
+    results = _results(args)
+    sample = _with_population(args, results.sample(args.config))
     report = interval_report(sample, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
-    emit(report.to_dict(), as_json=args.json, table=_interval_table)
+    payload = report.to_dict()
+    if results.judged:  # the report above is of the judge's labels; the audit's estimates join it
+        judged = _judged(args, results, sample)
+        payload |= judged_report(judged, estimator=args.estimator, level=args.level).to_dict()
+    emit(payload, as_json=args.json, table=_interval_table)
     return 0
+
+
+def _judged(args: argparse.Namespace, results, sample: ClusterSample):
+    """The config's judged sample, the judge's labels being ``sample`` (with the FPC asked for)."""
+    judged = results.judged_sample(args.config)
+    return dataclasses.replace(judged, judge=sample)
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -138,12 +172,19 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    results = _results(args)
+    if results.judged:
+        if args.half_width is None:
+            raise DataError("with a judge column, plan answers how much to audit for a --half-width")
+        pilot = _judged(args, results, _with_population(args, results.sample(args.config)))
+        result = plan_audit(pilot, half_width=args.half_width, estimator=args.estimator, level=args.level)
+        emit(result.to_dict(), as_json=args.json, table=_audit_plan_table)
+        return 0
     if args.difference is None:
-        result = plan_documents(_load(args, args.config), half_width=args.half_width,
+        result = plan_documents(_with_population(args, results.sample(args.config)), half_width=args.half_width,
                                 estimator=args.estimator, level=args.level)
         emit(result.to_dict(), as_json=args.json, table=_plan_table)
         return 0
-    results = _results(args)
     names = [args.a, args.b]
     if None in names:
         if len(results.configs) != 2:
@@ -161,6 +202,8 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     results = _results(args)
+    if args.rank:
+        return _rank(args, results)
     if args.baseline is not None:
         return _compare_many(args, results)
     if args.a is None or args.b is None:
@@ -171,6 +214,17 @@ def _compare(args: argparse.Namespace) -> int:
         a = a.with_population(args.population_docs)
     result = paired_comparison(a, b, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
     emit(result.to_dict(), as_json=args.json, table=_compare_table)
+    return 0
+
+
+def _rank(args: argparse.Namespace, results) -> int:
+    names = list(dict.fromkeys(args.configs or results.configs))
+    if len(names) < 2:
+        raise DataError(f"--rank needs at least 2 configs to rank; {results.source} holds "
+                        f"{listing(results.configs)} (column 'config', or one file per config)")
+    result = rank_configs({c: results.sample(c) for c in names}, estimator=args.estimator, level=args.level,
+                          boot=args.boot, rng=args.seed)
+    emit(result.to_dict(), as_json=args.json, table=_rank_table)
     return 0
 
 
@@ -217,7 +271,25 @@ def _interval_table(d: dict) -> str:
         ("lag-1 autocorrelation", _num(g["lag1_autocorr"], ".3f")),
         ("doc_type share", _num(g["doc_type_share"], ".3f")),
     ]
-    return "\n".join([head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)])
+    lines = [head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)]
+    if "prediction_powered" in d:
+        lines = [f"the judge's labels (y_judge) on every row: {lines[0]}", *lines[1:], "", _judged_table(d)]
+    return "\n".join(lines)
+
+
+def _judged_table(d: dict) -> str:
+    a = d["audit"]
+    head = (f"audit: {a['n_audited']:,} of {a['n_rows']:,} rows in {a['n_audited_docs']} of {a['n_docs']} documents "
+            f"({a['unit']}: {a['design']})")
+    rows = [("estimate", "", "se", f"{d['level']:.0%} interval")]
+    for name in ("judge_only", "gold_only", "prediction_powered", "judge_bias"):
+        label = LABELS[name] + (f" (lambda = {d[name]['lambda']:.3f})" if name == "prediction_powered" else "")
+        rows.append((label, _num(d[name]["estimate"]), _num(d[name]["se"]), _ci(d[name]["ci"])))
+    method = f"intervals: {interval_method(d['judged_method']).label}; judge's bias: judge minus gold on the audited rows"
+    lines = [head, "", rows_text(rows), method]
+    if d["judged_note"]:
+        lines += ["", f"note: {d['judged_note']}"]
+    return "\n".join(lines)
 
 
 def _simulate_table(d: dict) -> str:
@@ -257,6 +329,32 @@ def _plan_table(d: dict) -> str:
         ("chunks the binomial formula asks for", str(d["naive_chunks_needed"])),
         ("per-document variance s^2", _num(d["doc_variance"], ".5f")),
     ])
+
+
+def _audit_plan_table(d: dict) -> str:
+    what = "rows" if d["unit"] == "rows" else "documents"
+
+    def needed(n):
+        return f"{n:,} of {d['n_total']:,} {what}" if n is not None else "not reachable with these documents"
+
+    agreement = f"agreement {d['agreement']:.1%}, " if d["agreement"] is not None else ""
+    return rows_text([
+        ("target half-width", f"{d['half_width']} at {d['level']:.0%} ({d['estimator']})"),
+        (f"{what} to audit, with the judge", needed(d["needed"])),
+        (f"{what} to audit, audited rows alone", needed(d["gold_only_needed"])),
+        ("half-width of a full audit", _num(d["floor_half_width"])),
+        ("pilot", f"{d['pilot_audited']:,} {what} audited; judge {agreement}correlation {d['correlation']:.2f}, "
+                  f"lambda {d['lambda']:.3f}"),
+    ])
+
+
+def _rank_table(d: dict) -> str:
+    head = (f"{len(d['configs'])} configs ranked on the {d['n_docs']} documents they share ({d['estimator']}; "
+            f"{d['level']:.0%} rank intervals and P(best) from {d['boot']} joint cluster-bootstrap replicates)")
+    rows = [("config", "estimate", "rank", "rank interval", "P(best)")]
+    rows += [(c["config"], _num(c["estimate"]), str(c["rank"]), f"[{c['rank_ci'][0]}, {c['rank_ci'][1]}]",
+              _num(c["p_best"], ".3f")) for c in sorted(d["configs"], key=lambda c: (c["rank"], -c["p_best"]))]
+    return "\n".join([head, "", rows_text(rows)])
 
 
 def _compare_table(d: dict) -> str:
