@@ -224,8 +224,9 @@ def _eval_table(d: dict) -> str:
         f"set              {d['n_questions']} questions: {d['n_answerable']} answerable, {d['n_negatives']} negatives; "
         f"real {o['real']} / synthetic {o['synthetic']} ({o['real_share']:.0%} real)",
         f"retriever        {d['retriever']}",
-        # A manifest written before languages had analysers records the code only.
-        "language         " + (language_text(d["language"]) if "label" in d["language"] else d["language"]["code"]),
+        # A manifest written before languages had analysers records the code only (or nothing).
+        "language         " + (language_text(d["language"]) if "label" in (d["language"] or {})
+                               else (d["language"] or {}).get("code", "not recorded")),
         f"Recall@{k}".ljust(17) + f"{r['recall']:.3f}  naive {_ci(r['naive'])}  cluster {_ci(r['cluster'])} "
         f"over {r['n_groups']} source documents  DEFF {'-' if r['deff'] is None else format(r['deff'], '.2f')}",
     ]

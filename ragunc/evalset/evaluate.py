@@ -188,7 +188,7 @@ class EvalsetReport:
     by_origin: dict[str, dict]
     negatives: NegativesSummary
     results: pd.DataFrame
-    language: dict  # the set's language, as its manifest records it
+    language: dict | None  # the set's language, as its manifest records it
     audit: AuditedRecall | None = None  # with an audit file: recall corrected by the person's verdicts
 
     def to_dict(self) -> dict:
@@ -306,7 +306,7 @@ def evaluate_evalset(
     return EvalsetReport(
         k=int(k), retriever=retriever, level=level, n_questions=len(questions), origin=origin_counts(questions),
         complete=bool(evalset.manifest.get("complete", True)), recall=recall_all, metrics=metrics, by_type=by_type,
-        by_origin=by_origin, negatives=negatives_summary, results=results, language=evalset.manifest["language"],
+        by_origin=by_origin, negatives=negatives_summary, results=results, language=evalset.manifest.get("language"),
         audit=audited,
     )
 

@@ -105,9 +105,10 @@ class EvalSet:
         return read_jsonl(path) if path.exists() else []
 
     @property
-    def language(self) -> str:
-        """The code of the language the set was built in: its corpus' chunks and words, its prompts."""
-        return self.manifest["language"]["code"]
+    def language(self) -> str | None:
+        """The code of the language the set was built in (its corpus' chunks and words, its prompts);
+        None when the manifest records none (the corpus' language is then detected again)."""
+        return self.manifest.get("language", {}).get("code")
 
     def corpus(self) -> Corpus:
         """The corpus the set was built from, checked against the manifest's hash."""
