@@ -17,7 +17,8 @@ from ..evalset.real import add_questions
 from ..evalset.sampling import DEFAULT_MIX, QUESTION_TYPES
 from ..evalset.store import JOURNAL, REVIEW
 from ..evalset.text import LANGUAGES
-from .output import emit, language_text, progress_bar, seed_arg
+from .output import emit, language_text, seed_arg
+from .progress import progress_bar
 
 EXIT_INTERRUPTED = 130
 
@@ -36,14 +37,13 @@ def _count(text: str) -> int:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``evalset`` and its subcommands; each sets ``func`` to a handler returning an exit code."""
-    group = subparsers.add_parser(
-        "evalset", help="build a frozen evaluation set from a corpus, evaluate a retriever on it",
-        description="Generated question -> chunk pairs, filtered (round trip, uniqueness, leakage, "
-        "duplicates), with unanswerable negatives, frozen in a folder you commit.",
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc evalset`` and its subcommands; each sets ``func`` to a handler returning an exit code."""
+    parser.description = (
+        "Generated question -> chunk pairs, filtered (round trip, uniqueness, leakage, "
+        "duplicates), with unanswerable negatives, frozen in a folder you commit."
     )
-    commands = group.add_subparsers(dest="evalset_command", required=True, metavar="SUBCOMMAND")
+    commands = parser.add_subparsers(dest="evalset_command", required=True, metavar="SUBCOMMAND")
     mix = ",".join(f"{t}={w:g}" for t, w in DEFAULT_MIX.items())
 
     p = commands.add_parser(
