@@ -153,7 +153,8 @@ def _show(out: Path) -> None:
 
     st.subheader("Review lists")
     sizes = m["review_lists"]
-    name = st.selectbox("List", [n for n in REVIEW_LISTS if n in sizes], key="es_review",
+    # One selector per set: a browser keeps a keyed selector's label text, and the counts are this set's.
+    name = st.selectbox("List", [n for n in REVIEW_LISTS if n in sizes], key=f"es_review_{_digest([out.name, m['created']])}",
                         format_func=lambda n: f"{n.replace('_', ' ')} ({sizes[n]}): {REVIEW_LISTS[n]}")
     rows = evalset.review(name)
     if rows:
