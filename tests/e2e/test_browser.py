@@ -327,3 +327,28 @@ def test_the_review_list_selector_shows_the_counts_of_the_set_on_screen(app_url,
     assert page.locator('[data-testid="stException"]').count() == 0
     _screenshot(page, "evaluation_set.png")
     page.close()
+
+
+def test_loading_the_encoder_is_said_once(browser):
+    # A fresh server, so the encoder is not cached yet; the page said "Loading the encoder…" twice
+    # (a progress bar's text and a spinner) while it loaded.
+    pytest.importorskip("torch")
+    with _served_app() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/positional_bias", timeout=TIMEOUT_MS)
+        _wait_idle(page, '[data-testid="stPlotlyChart"]')
+        page.get_by_text("Run a new setting").click()
+        box = page.locator('[data-testid="stNumberInput"]').filter(has_text="Passages").locator("input")
+        box.fill("10")
+        box.press("Enter")
+        page.wait_for_timeout(500)
+        _wait_idle(page, '[data-testid="stPlotlyChart"]')
+        page.get_by_role("button", name="Run", exact=True).click()
+        loading = page.locator('[data-testid="stMain"]').get_by_text("Loading the encoder")
+        seen, deadline = [], time.monotonic() + TIMEOUT_MS / 1000
+        while time.monotonic() < deadline and not page.get_by_text("Encoded").count():
+            seen.append(loading.count())
+            page.wait_for_timeout(50)
+        assert max(seen, default=0) >= 1, "never saw the encoder load"
+        assert max(seen) == 1, f"'Loading the encoder…' shown {max(seen)} times at once"
+        page.close()
