@@ -13,7 +13,7 @@ from plotly.subplots import make_subplots
 
 from ..positional.evaluation import CURVE_BINS, PositionalSweep, SettingResult
 from ..positional.passages import POSITION_GROUPS
-from .figures import OKABE_ITO, REFERENCE_COLOR
+from .figures import LEGEND_BELOW, OKABE_ITO, REFERENCE_COLOR
 
 GROUP_STYLE = {  # colour, dash, marker
     "begin": (OKABE_ITO["blue"], "solid", "circle"),
@@ -31,7 +31,7 @@ def _layout(fig: go.Figure, *, title: str, height: int = 400) -> go.Figure:
         height=height,
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
         hovermode="closest",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0, "xanchor": "left"},
+        legend=LEGEND_BELOW,
     )
     return fig
 
