@@ -25,6 +25,7 @@ PAGES_DIR = Path(__file__).resolve().parent / "pages"
 SOURCES = {
     "sample": "Bundled sample: Python stdlib docs",
     "alike": "Bundled sample: alike documents (Debian copyright files)",
+    "judged": "Bundled sample: labels from a judge (stdlib)",
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
@@ -129,6 +130,8 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
         source = _synthetic_source()
     elif kind == "alike":
         source = sources.alike_sample_source()
+    elif kind == "judged":
+        source = sources.judged_sample_source()
     source = source or sources.sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area
