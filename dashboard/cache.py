@@ -131,6 +131,11 @@ def prefetch(compute: Callable, /, *args, key: Hashable = None, kept: int = KEPT
         _IN_FLIGHT[(name, entry)] = _PREFETCHER.submit(run)
 
 
+def wait_for_prefetch() -> None:
+    """Block until every prefetch request made so far has run (for tests and benchmarks)."""
+    _PREFETCHER.submit(lambda: None).result()
+
+
 class _Stale(Exception):
     """A prefetch request overtaken by newer ones before it started."""
 

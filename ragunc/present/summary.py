@@ -261,7 +261,8 @@ def distribution_reading(coverage: CoverageResult) -> str:
     """What the sampling-distribution figure shows: the estimates' real spread against what each SE assumes."""
     naive, cluster = coverage.se_mean.get("naive"), coverage.se_mean.get("cluster")
     text = (f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
-            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points.")
+            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points, a variance "
+            f"{coverage.variance_ratio:.1f} times the binomial variance (the design effect, measured).")
     if naive is not None:
         text += (f" The naive binomial interval acts as if it were {100 * naive:.2f} (the narrow curve)"
                  + (", so it misses the truth often." if naive < 0.8 * coverage.sd_empirical else "."))
@@ -450,10 +451,10 @@ def summary_page(
              if design else "") + _tiles(f"This sample: {report.n_docs:,} documents", sample_tiles(report))
     note = deff_note(design, report) if design else None
     body = (
-        f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>{top}"
-        f"<p>{html.escape(estimate_line(report, metric=metric))}</p>{tiles}"
+        f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>{top}{tiles}"
         + (f"<p class='note'>{html.escape(note)}</p>" if note else "")
-        + f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage, shown_first=True))}"
+        + f"<p>{html.escape(estimate_line(report, metric=metric))}</p>"
+        f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage, shown_first=True))}"
         f"<h3>Why this interval</h3><p>{_inline_markdown(why_this_interval(report))}</p>"
         f"<h2>Reading</h2><ul>{reading}</ul>"
         f"{_comparison_section(comparison, metric)}"
