@@ -32,13 +32,16 @@ DEFAULT_SOURCE = next(iter(SOURCES))
 UNMAPPED = "(none)"
 PAGES = (  # file in pages/, title, icon; the first is the default page
     ("uncertainty_explorer.py", "Uncertainty explorer", ":material/straighten:"),
+    ("lesson.py", "Lesson: why chunks are not cases", ":material/school:"),
     ("design_effect.py", "Design effect", ":material/grid_view:"),
     ("planning_comparison.py", "Planning and comparison", ":material/compare_arrows:"),
     ("ranking_metrics.py", "Ranking metrics", ":material/leaderboard:"),
     ("evaluation_set.py", "Evaluation set", ":material/quiz:"),
     ("positional_bias.py", "Positional bias", ":material/format_align_left:"),
 )
-OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py"}  # pages with data of their own, not the per-chunk source
+# pages with data of their own, not the per-chunk source
+OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py", "lesson.py"}
+PROJECTOR = {"lesson.py"}  # pages shown to a room: the sidebar starts collapsed (its toggle stays)
 
 
 def _upload_source() -> sources.DataSource | None:
@@ -148,6 +151,9 @@ def main() -> None:
         for name, title, icon in PAGES
     }
     page = st.navigation(list(pages.values()))
+    # Set on every run: a page's sidebar state stays until another run sets it.
+    projector = {pages[name].url_path for name in PROJECTOR}
+    st.set_page_config(initial_sidebar_state="collapsed" if page.url_path in projector else "auto")
     own_data = {pages[name].url_path for name in OWN_DATA}
     with st.sidebar:
         st.session_state[sources.SOURCE_STATE] = sidebar_source(used=page.url_path not in own_data)

@@ -28,7 +28,8 @@ from ragunc.evalset import (
     evaluate_evalset,
     load_evalset,
 )
-from ragunc.present import evalset_figures
+from ragunc.present import evalset_figures, judged_figures
+from ragunc.present.summary import judged_reading
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
@@ -55,6 +56,24 @@ def _corpus() -> tuple[str | None, str | None]:
     data = upload.getvalue()
     digest = hashlib.sha256(data).hexdigest()[:16]
     path = WORK / "corpora" / f"{digest}-{Path(upload.name).name}"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return str(path), digest
+
+
+def _audit(where) -> tuple[str | None, str | None]:
+    """(the uploaded audit's path, its digest), or (None, None) without one."""
+    upload = where.file_uploader(
+        "Audit of the judged pairs (optional): question_id, chunk_id, relevant (1/0) as a person labelled them",
+        type=["csv", "jsonl", "tsv", "gz"], key="es_audit",
+        help="Corrects the judge's relevant sets: recall is then estimated from the judge's sets on every "
+             "question and the person's on the audited ones (prediction-powered).")
+    if upload is None:
+        return None, None
+    data = upload.getvalue()
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    path = WORK / "audits" / f"{digest}-{Path(upload.name).name}"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
@@ -162,10 +181,12 @@ def _show(out: Path) -> None:
                        mime="application/zip", key="es_download")
 
     st.subheader("Evaluation")
-    k = st.number_input("k (chunks retrieved)", 1, 100, 10, key="es_k")
+    left, right = st.columns([1, 3])
+    k = left.number_input("k (chunks retrieved)", 1, 100, 10, key="es_k")
+    audit, audit_id = _audit(right)
     try:
-        report = cached(evaluate_evalset, str(out), key=(str(out), m["created"]), k=int(k), boot=500,
-                        spinner="Measuring BM25 on the set…")
+        report = cached(evaluate_evalset, str(out), key=(str(out), m["created"], audit_id), k=int(k), boot=500,
+                        audit=audit, spinner="Measuring BM25 on the set…")
     except ValueError as exc:
         st.error(f"Cannot evaluate this set: {exc}")
         return
@@ -175,6 +196,14 @@ def _show(out: Path) -> None:
     st.markdown(f"**Recall@{report.k} = {r.recall:.3f}**, cluster {report.level:.0%} interval "
                 f"[{low:.3f}, {high:.3f}] over {r.n_groups} source documents (DEFF {r.deff:.2f}); "
                 f"{r.n_queries} answerable questions.")
+    if report.audit is not None:
+        a = report.audit
+        st.markdown(f"**Recall@{report.k} corrected by the audit = {a.report['prediction_powered'].estimate:.3f}** "
+                    f"({a.pairs:,} audited pairs: {a.made_irrelevant} judged relevant were not, {a.made_relevant} "
+                    f"unjudged were relevant" + (f"; {a.left_out} question(s) left without a relevant chunk"
+                                                 if a.left_out else "") + ").")
+        st.plotly_chart(judged_figures.judged_figure(a.report), key="es_audit_chart")
+        st.markdown("\n".join(f"- {line}" for line in judged_reading(a.report)))
     neg = report.negatives
     if neg.n:
         line = f"Negatives ({neg.n}): a result comes back for {neg.returned.mean:.0%}"

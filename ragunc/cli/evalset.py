@@ -17,7 +17,8 @@ from ..evalset.real import add_questions
 from ..evalset.sampling import DEFAULT_MIX, QUESTION_TYPES
 from ..evalset.store import JOURNAL, REVIEW
 from ..evalset.text import LANGUAGES
-from .output import emit, progress_bar, seed_arg
+from .output import emit, seed_arg
+from .progress import progress_bar
 
 EXIT_INTERRUPTED = 130
 
@@ -36,14 +37,13 @@ def _count(text: str) -> int:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``evalset`` and its subcommands; each sets ``func`` to a handler returning an exit code."""
-    group = subparsers.add_parser(
-        "evalset", help="build a frozen evaluation set from a corpus, evaluate a retriever on it",
-        description="Generated question -> chunk pairs, filtered (round trip, uniqueness, leakage, "
-        "duplicates), with unanswerable negatives, frozen in a folder you commit.",
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc evalset`` and its subcommands; each sets ``func`` to a handler returning an exit code."""
+    parser.description = (
+        "Generated question -> chunk pairs, filtered (round trip, uniqueness, leakage, "
+        "duplicates), with unanswerable negatives, frozen in a folder you commit."
     )
-    commands = group.add_subparsers(dest="evalset_command", required=True, metavar="SUBCOMMAND")
+    commands = parser.add_subparsers(dest="evalset_command", required=True, metavar="SUBCOMMAND")
     mix = ",".join(f"{t}={w:g}" for t, w in DEFAULT_MIX.items())
 
     p = commands.add_parser(
@@ -91,6 +91,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--run", help="evaluate this run file (query_id = question_id) instead of ragunc's BM25")
     p.add_argument("--results", help="write per-question results in the data contract (doc_id = source "
                    "document) to this file (.csv, .parquet, .jsonl)")
+    p.add_argument("--audit", metavar="FILE", help="a person's verdicts on judged pairs (question_id, chunk_id, "
+                   "relevant 1/0): adds recall with the relevant sets corrected by the audit")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=_eval)
 
@@ -146,7 +148,7 @@ def _build(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     if args.results:
         infer_file_type(args.results)  # an unknown extension fails before any work
-    report = evaluate_evalset(args.dir, k=args.k, run=args.run)
+    report = evaluate_evalset(args.dir, k=args.k, run=args.run, audit=args.audit)
     payload = report.to_dict()
     if args.results:
         payload["results"] = {"file": args.results, "file_type": write_results(report.results, args.results)}
@@ -230,6 +232,19 @@ def _eval_table(d: dict) -> str:
             line += (f"; top score >= the answerable median ({neg['threshold']:.2f}) for "
                      f"{neg['confident']['mean']:.0%}, cluster {_ci(neg['confident']['cluster'])}")
         lines.append(line)
+    if "audit" in d:
+        a, ppi = d["audit"], d["audit"]["prediction_powered"]
+        lines += [
+            f"Recall@{k} audited".ljust(17) + f"{a['recall_corrected']:.3f}  {_ci(ppi)}, the judge's relevant sets "
+            f"corrected by {a['pairs']} audited pairs on {ppi['n_audited']} questions (judge's sets: "
+            f"{a['recall_judge']:.3f}; audited questions alone {a['gold_only']['estimate']:.3f} {_ci(a['gold_only'])}; "
+            f"lambda {ppi['lambda']:.2f})",
+            f"audit            {a['made_irrelevant']} judged-relevant pair(s) were not, {a['made_relevant']} "
+            f"unjudged pair(s) were" + (f"; {a['left_out']} question(s) left without a relevant chunk"
+                                        if a["left_out"] else ""),
+        ]
+        if a["judged_note"]:
+            lines.append(f"note             {a['judged_note']}")
     if "results" in d:
         lines.append(f"wrote            {d['results']['file']} ({d['results']['file_type']})")
     return "\n".join(lines)

@@ -11,19 +11,18 @@ from pathlib import Path
 
 from .. import positional
 from ..data.serialize import json_text
-from .output import progress_bar, seed_arg
+from .output import seed_arg
+from .progress import progress_bar
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``positional``; it sets ``func`` to a handler returning an exit code."""
-    parser = subparsers.add_parser(
-        "positional",
-        help="positional bias of a dense encoder on a corpus, with and without attention calibration",
-        description="Cut long passages from CORPUS, make one query from the beginning, middle and end third "
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc positional``'s arguments and handler (``func``, returning an exit code)."""
+    parser.description = (
+        "Cut long passages from CORPUS, make one query from the beginning, middle and end third "
         "of each, retrieve with a local dense encoder and report nDCG@10 per third, their harmonic mean "
         "and PSI = 1 - min/max for the stock model (lambda = 0) and each calibration setting, with "
         "cluster-bootstrap intervals over passages (paired against lambda = 0). Prints a JSON list of "
-        "settings with --json. Needs the positional extra: " + positional.INSTALL_HINT,
+        "settings with --json. Needs the positional extra: " + positional.INSTALL_HINT
     )
     parser.add_argument("corpus", metavar="CORPUS",
                         help="'stdlib' (the Python standard library's documentation), a folder of "

@@ -21,7 +21,8 @@ from ..stats.design import Design
 from ..stats.diagnostics import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
-from ..stats.multiple import MultipleComparison
+from ..stats.judged import LABELS, JudgedReport
+from ..stats.multiple import MultipleComparison, RankResult
 
 
 
@@ -500,3 +501,51 @@ def _page(title: str, body: str) -> str:
         f"<title>{html.escape(title)}</title><style>{_CSS}</style>"
         f"<script type='text/javascript'>{get_plotlyjs()}</script></head><body>{body}</body></html>"
     )
+
+
+def rank_reading(result: RankResult) -> str:
+    """Which configuration is best, and how sure, in a sentence or two (the ranks' plain reading)."""
+    order = sorted(result.configs, key=lambda c: (-c.p_best, c.rank))
+    best, runner = order[0], order[1]
+    low, high = best.rank_ci
+    if best.p_best >= 0.95:
+        verdict = (f"**{best.config}** is the best with P(best) {best.p_best:.0%}: with these "
+                   f"{result.n_docs:,} documents the lead holds in nearly every resample.")
+    else:
+        verdict = (f"**{best.config}** leads (P(best) {best.p_best:.0%}, rank interval [{low}, {high}]) but "
+                   f"{runner.config} is best in {runner.p_best:.0%} of the resamples: not settled with these "
+                   f"{result.n_docs:,} documents.")
+    return (verdict + f" Documents are resampled whole and shared by all {len(result.configs)} configs, so a "
+            "document's difficulty moves them together and only their differences decide the ranks.")
+
+
+def judged_reading(report: JudgedReport) -> list[str]:
+    """The three estimates of a judged sample, and what the judge's bias does to the judge-only interval."""
+    pct = f"{report.level:.0%}"
+
+    def est(name: str) -> str:
+        e = report[name]
+        low, high = e.interval.ci
+        ci = "no interval" if math.isnan(low) else f"{pct} interval [{100 * low:.1f}%, {100 * high:.1f}%]"
+        return f"{100 * e.estimate:.1f}% ({ci})"
+
+    a = report.audit
+    bias = report["judge_bias"]
+    lines = [
+        f"{LABELS['judge_only']}: {est('judge_only')}, what is reported without an audit.",
+        f"A person audited {a.n_audited:,} of the {a.n_rows:,} rows in {a.n_audited_docs:,} of the {a.n_docs:,} "
+        f"documents ({a.design}). {LABELS['gold_only']}: {est('gold_only')}.",
+        f"{LABELS['prediction_powered']}: {est('prediction_powered')}, lambda = {report.lam:.2f}: the judge's "
+        "labels on every row, corrected by the audit; the interval counts documents as clusters in both phases.",
+    ]
+    low, high = bias.interval.ci
+    if not math.isnan(low):
+        settled = low > 0 or high < 0
+        lines.append(
+            f"{LABELS['judge_bias']}: {100 * bias.estimate:+.1f} pp ([{100 * low:+.1f}, {100 * high:+.1f}] pp): "
+            + ("the judge-only interval is centred in the wrong place, and more documents only narrow it there."
+               if settled else "no bias is settled at this audit size.")
+        )
+    if report.note:
+        lines.append(f"Note: {report.note}.")
+    return lines

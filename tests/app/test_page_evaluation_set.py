@@ -70,3 +70,27 @@ def test_an_endpoint_build_never_shows_the_key(page, tmp_path):
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert canary.encode() not in path.read_bytes(), path
+
+
+def test_an_audit_file_corrects_recall_and_a_bad_one_is_named(page, tmp_path):
+    import json
+
+    import pandas as pd
+
+    at = page.button(key="es_build").click().run()
+    assert not at.exception and not at.error
+    folder = next((tmp_path / "ragunc-evalset" / "sets").iterdir())
+    questions = [json.loads(line) for line in (folder / "questions.jsonl").read_text().splitlines()]
+    answerable = [q for q in questions if q["relevant_doc_ids"]]
+    rows = [(q["question_id"], q["relevant_chunk_ids"][0], 1) for q in answerable[:4]]
+    rows.append((answerable[0]["question_id"], answerable[0]["relevant_chunk_ids"][0].rpartition("#")[0] + "#999", 1))
+    audit = pd.DataFrame(rows, columns=["question_id", "chunk_id", "relevant"]).to_csv(index=False).encode()
+    at.file_uploader(key="es_audit").set_value(("audit.csv", audit, "text/csv")).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("corrected by the audit" in t for t in texts(at))
+    assert any("Three estimates" in chart.proto.spec for chart in at.get("plotly_chart"))
+    bad = b"question_id,chunk_id,relevant\nnobody,x#0,1\n"
+    at.file_uploader(key="es_audit").set_value(("bad.csv", bad, "text/csv")).run()
+    assert not at.exception
+    assert any("naming no answerable question" in e.value for e in at.error)
+    assert at.number_input(key="es_k")  # the controls stay

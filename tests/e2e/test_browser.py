@@ -95,9 +95,9 @@ def browser():
         chromium.close()
 
 
-def _wait_idle(page) -> None:
-    """Wait until the app has finished running: no "Running..." status widget for a while."""
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=TIMEOUT_MS)
+def _wait_idle(page, ready: str = '[data-testid="stMetric"]') -> None:
+    """Wait until the app has finished running (``ready`` shown, then no "Running..." status widget for a while)."""
+    page.wait_for_selector(ready, timeout=TIMEOUT_MS)
     quiet_since = None
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while time.monotonic() < deadline:
@@ -287,4 +287,25 @@ def test_the_sample_runs_show_the_forest_plot_and_adjusted_p_values(app_url, bro
     assert page.locator(".js-plotly-plot", has_text="Differences against 100w on 2,000 shared queries").count() == 1
     assert page.locator('[data-testid="stMarkdownContainer"]', has_text="shared by every run").count() >= 1
     _screenshot(page, "ranking_runs.png")
+    page.close()
+
+
+def test_the_lesson_opens_on_the_linked_step_with_the_sidebar_collapsed_and_walks_by_keyboard(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/lesson?step=2", timeout=TIMEOUT_MS)
+    _wait_idle(page, ready='p:has-text("Each dot is the rate")')  # the sentences come after the figure
+    assert page.locator("h2", has_text="2 of 7").count() == 1
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stSidebar"]').get_attribute("data-collapsed") == "true"  # a projector view
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 1
+    _screenshot(page, "lesson_step_2.png")
+    page.keyboard.press("PageDown")  # what a presentation clicker sends
+    page.wait_for_url(re.compile(r"[?&]step=3(&|$)"), timeout=TIMEOUT_MS)
+    _wait_idle(page, ready='p:has-text("draw 1 picked")')
+    page.get_by_role("button", name="Draw 20 other documents").click()
+    page.wait_for_url(re.compile(r"[?&]ls_draw=2(&|$)"), timeout=TIMEOUT_MS)
+    _wait_idle(page, ready='p:has-text("draw 2 picked")')
+    page.get_by_role("button", name="Back").click()
+    page.wait_for_url(re.compile(r"[?&]step=2(&|$)"), timeout=TIMEOUT_MS)
+    assert page.locator('[data-testid="stException"]').count() == 0
     page.close()

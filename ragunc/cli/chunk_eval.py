@@ -11,18 +11,17 @@ from ..data.serialize import json_text
 from ..retrieval.bm25 import Tokenizer
 from ..retrieval.known_item import SELECTIONS, QueryModel
 from ..retrieval.pipeline import chunk_eval_parts, qrels, top_k_run
-from .output import emit, progress_bar, seed_arg
+from .output import emit, seed_arg
+from .progress import progress_bar
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``chunk-eval``; it sets ``func`` to a handler returning an exit code."""
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc chunk-eval``'s arguments and handler (``func``, returning an exit code)."""
     defaults = QueryModel()
-    parser = subparsers.add_parser(
-        "chunk-eval",
-        help="chunk a corpus, retrieve with BM25, write per-chunk results (hit@1, rank)",
-        description="Chunk CORPUS into windows of N words, give every chunk one simulated known-item "
+    parser.description = (
+        "Chunk CORPUS into windows of N words, give every chunk one simulated known-item "
         "query (or read --queries), retrieve with BM25 Okapi over all chunks and write one row per "
-        "query: doc_id, chunk_id, chunk_index, n_words, config, doc_type, y (hit@1), doc_hit1, rank.",
+        "query: doc_id, chunk_id, chunk_index, n_words, config, doc_type, y (hit@1), doc_hit1, rank."
     )
     parser.add_argument("corpus", metavar="CORPUS",
                         help="'stdlib' (the Python standard library's documentation), a folder of "
