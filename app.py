@@ -25,6 +25,7 @@ PAGES_DIR = Path(__file__).resolve().parent / "pages"
 SOURCES = {  # the first is the default: alike documents, where the naive interval visibly fails
     "alike": "Bundled sample: alike documents (Debian copyright files)",
     "sample": "Bundled sample: Python stdlib docs",
+    "judged": "Bundled sample: labels from a judge (stdlib)",
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
@@ -130,6 +131,8 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
         source = _synthetic_source()
     elif kind == "sample":
         source = sources.sample_source()
+    elif kind == "judged":
+        source = sources.judged_sample_source()
     source = source or sources.alike_sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area

@@ -77,12 +77,33 @@ SAMPLE_NOTES = {
               "Python docs sample"),
     "sample": ("The **stdlib sample**: Python's standard-library documentation, whose modules differ from each "
                "other, so chunks of one document are only mildly alike.", "alike", "Alike-documents sample"),
+    "judged": ("The **judged sample**: the stdlib 100-word results with a lenient judge beside the gold hit@1, a "
+               "judge that accepts any chunk of the right document (it never misses a hit, and errs in the documents "
+               "whose chunks resemble each other). The views above take the judge's labels as they come, as a report "
+               "without an audit would; the section *Labels from a judge* below draws a person's audit inside the K "
+               "documents and corrects them.", "alike", "Alike-documents sample"),
 }
 
 
 def choose_source(kind: str) -> None:
     """Switch the sidebar's data source (a button's ``on_click``: it runs before the rerun draws the radio)."""
     st.session_state["source"] = kind
+
+
+JUDGED_SAMPLE = "stdlib_judged_100w.csv.gz"  # gold and a lenient judge on every row: sample_data/make_stdlib_judged.py
+
+
+def _judged_results() -> Results:
+    return load_results(SAMPLE_DIR / JUDGED_SAMPLE)
+
+
+def judged_sample_source() -> DataSource:
+    """The bundled judged sample: a judge's label beside the gold one on every row (the audit is simulated)."""
+    try:
+        results = cached(_judged_results, kept=1, spinner="Loading the bundled judged sample…")
+    except (DataError, ValueError, FileNotFoundError) as exc:
+        return DataSource(key="judged", label="bundled judged sample", error=str(exc))
+    return DataSource(key="judged", label=f"bundled judged sample ({results.source})", results=results)
 
 
 def _alike_results() -> Results:

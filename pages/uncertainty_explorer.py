@@ -7,10 +7,12 @@ import streamlit as st
 from dashboard import sources, widgets
 from dashboard.cache import cached, coverage_progress, figure, prefetch
 from dashboard.routing import require_app
-from dashboard.url_state import bind, clamp, parse_bool, stop, sync_url
-from ragunc.present import figures
+from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
+from ragunc.present import figures, judged_figures
 from ragunc.present import summary as report
 from ragunc.stats.explore import explore
+from ragunc.stats.judged import AUDIT_LABELS, AUDIT_UNITS, judged_coverage, judged_report, simulated_audit
+from ragunc.stats.linearization import estimate
 from ragunc.stats.methods import interval_methods
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.recommend import RECOMMENDED_METHOD
@@ -128,6 +130,57 @@ else:
 
 with st.expander("The reading in full sentences (as in the report)"):
     st.markdown("\n".join(f"- {line}" for line in report.plain_reading(rep, result, design=the_design)))
+
+# ---------------------------------------------------------------- labels from a judge
+judged = results.judged.get(population.config)
+if judged is not None:
+    st.subheader("Labels from a judge, audited by a person")
+    judged_rep, truth = None, None
+    if judged.fully_audited:  # gold and judge on every row: a population, the audit simulated in the K documents
+        cols = st.columns(2)
+        audit = cols[0].radio("Audit", AUDIT_UNITS, format_func=AUDIT_LABELS.get, horizontal=True,
+                              key=bind("audit", "rows", fix=one_of(AUDIT_UNITS, "rows")))
+        share = cols[1].slider("Audited share (%)", 5, 60, step=5,
+                               key=bind("audit_pct", 20, parse=int, fix=clamp(5, 60)),
+                               help="Rows: each row's chance of an audit. Whole documents: the share of the K "
+                                    "documents audited.")
+        truth = estimate(judged.gold_sample(), estimator)
+        try:
+            audited = cached(simulated_audit, judged, key=(*population_key, "audit"), k=k, audit=audit,
+                             audit_share=share / 100, rng=seed)
+            judged_rep = judged_report(audited, estimator=estimator, level=level)
+        except ValueError as exc:
+            st.error(f"Cannot simulate this audit: {exc}")
+    else:
+        st.caption(f"The data hold gold labels on {judged.n_audited:,} of their {judged.n_rows:,} rows: they are "
+                   "the sample itself, so the three estimates are of all of it (K does not apply here).")
+        try:
+            judged_rep = cached(judged_report, judged, key=population_key, estimator=estimator, level=level)
+        except ValueError as exc:
+            st.error(f"Cannot estimate from these judged labels: {exc}")
+    if judged_rep is not None:
+        tiles = st.columns(4)
+        bias = judged_rep["judge_bias"]
+        tiles[0].metric("Judge's bias", f"{100 * bias.estimate:+.1f} pp",
+                        help="The judge's mean minus the person's on the audited rows.")
+        tiles[1].metric("λ", f"{judged_rep.lam:.2f}", help="How much of the judge's information the "
+                        "prediction-powered estimate uses (0: the audited rows alone, 1: plain PPI).")
+        tiles[2].metric("Audited rows", f"{judged_rep.audit.n_audited:,}")
+        tiles[3].metric("Audited documents", f"{judged_rep.audit.n_audited_docs:,}")
+        st.plotly_chart(judged_figures.judged_figure(judged_rep, truth=truth), key="judged_chart")
+        st.markdown("\n".join(f"- {line}" for line in report.judged_reading(judged_rep)))
+    if not judged.fully_audited:
+        st.info("The coverage experiment needs gold labels on every row (the truth it is measured against).")
+    elif result is None:
+        st.info(coverage_note)
+    elif judged_rep is not None:
+        judged_cov = cached(judged_coverage, judged, key=population_key,
+                            progress_label=coverage_progress("Audit simulation", reps=reps, boot=1, k=k),
+                            k=k, reps=reps, audit=audit, audit_share=share / 100, estimator=estimator,
+                            level=level, rng=seed)
+        st.plotly_chart(figure(judged_figures.judged_coverage_figure, judged_cov), key="judged_coverage_chart")
+        st.caption(f"Each of {judged_cov.reps:,} repetitions draws K = {k} documents, audits inside them and "
+                   "computes the three intervals; a bar is the share that held the population's gold mean.")
 
 # ---------------------------------------------------------------- downloads
 st.subheader("Share and export")

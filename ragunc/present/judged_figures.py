@@ -76,7 +76,7 @@ def judged_coverage_figure(result: JudgedCoverage) -> go.Figure:
     fig = go.Figure(go.Bar(
         x=cover.tolist(), y=labels, orientation="h", marker={"color": [ESTIMATE_COLORS[n] for n in ESTIMATES]},
         error_x={"type": "data", "array": (2 * mcse).tolist(), "color": REFERENCE_COLOR},
-        text=[f"{c:.1f}%" for c in cover], textposition="inside", insidetextanchor="end",
+        text=[f"{c:.1f}%" for c in cover], textposition="inside", insidetextanchor="start",
         customdata=np.column_stack([mcse, [100 * result.width[n] for n in ESTIMATES]]),
         hovertemplate="<b>%{y}</b><br>coverage %{x:.1f}% ± %{customdata[0]:.1f} (MC SE)<br>mean width "
                       "%{customdata[1]:.2f} pp<extra></extra>",

@@ -535,7 +535,7 @@ def judged_reading(report: JudgedReport) -> list[str]:
         f"{LABELS['judge_only']}: {est('judge_only')}, what is reported without an audit.",
         f"A person audited {a.n_audited:,} of the {a.n_rows:,} rows in {a.n_audited_docs:,} of the {a.n_docs:,} "
         f"documents ({a.design}). {LABELS['gold_only']}: {est('gold_only')}.",
-        f"{LABELS['prediction_powered']}: {est('prediction_powered')}, lambda = {report.lam:.2f}: the judge's "
+        f"{LABELS['prediction_powered']}: {est('prediction_powered')}, λ = {report.lam:.2f}: the judge's "
         "labels on every row, corrected by the audit; the interval counts documents as clusters in both phases.",
     ]
     low, high = bias.interval.ci

@@ -80,6 +80,7 @@ BIAS_METHOD = "cluster_t"
 # What each estimate is called on screen and in tables (a label written once).
 LABELS = {"judge_only": "Judge only", "gold_only": "Audited rows only (gold)",
           "prediction_powered": "Prediction-powered (judge + audit)", "judge_bias": "Judge's bias"}
+AUDIT_LABELS = {"rows": "rows at random in every document", "documents": "whole documents"}
 AUDIT_DESIGNS = {
     "rows": "rows audited at random inside the sampled documents, independently with one probability",
     "documents": "a simple random sample of the sampled documents, each audited whole",
@@ -169,15 +170,6 @@ def audit_unit(size, audited) -> str:
     """
     size, audited = np.asarray(size), np.asarray(audited)
     return "documents" if bool(((audited == 0) | (audited == size)).all()) else "rows"
-
-
-def fully_audited(sample: ClusterSample, audit: str = "rows") -> JudgedSample:
-    """A sample whose gold and judge are known on every row, as a fully audited :class:`JudgedSample`.
-
-    Only a population for :func:`judged_coverage` (its cross sums are those of ``sample``
-    with itself): use :func:`judged_population` for gold and judge that differ.
-    """
-    return judged_population(sample, sample.total, sample.sumsq, sample.sumsq, audit=audit)
 
 
 def judged_population(judge: ClusterSample, gold_total, gold_sumsq, cross, audit: str = "rows") -> JudgedSample:
@@ -307,7 +299,7 @@ def _weights(size, estimator: str):
 
 
 def judged_arrays(
-    size, judge_total, judge_sumsq, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
+    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
     *,
     audit: str = "rows",
     estimator: str = "micro",
@@ -320,14 +312,14 @@ def judged_arrays(
 
     Arguments are per-document sums (documents on the last axis; module docstring);
     ``fpc`` is 1 - K/D (1 without a known population); ``method`` a registered
-    cluster-analytic interval method; ``lam`` a fixed lambda (None: the one of least
-    estimated variance, in [0, 1]).  Rows with fewer than two audited documents get NaN
+    cluster-analytic interval method; ``lam`` a fixed lambda (None: tuned, the vertex of the
+    audit's variance in [0, 1]).  Rows with fewer than two audited documents get NaN
     variances and bounds (and lambda = 1) for everything but the judge-only estimate.
     """
     size = np.asarray(size, dtype=float)
-    cols = [np.asarray(c, dtype=float) for c in (judge_total, judge_sumsq, audited, gold_total, gold_sumsq,
-                                                 judge_audited, judge_audited_sumsq, cross)]
-    judge_total, judge_sumsq, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = cols
+    cols = [np.asarray(c, dtype=float) for c in (judge_total, audited, gold_total, gold_sumsq, judge_audited,
+                                                 judge_audited_sumsq, cross)]
+    judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = cols
     w = _weights(size, estimator)
     parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
                    w=w, audit=audit)
@@ -377,8 +369,9 @@ def judged_arrays(
 
 
 def _sample_columns(sample: JudgedSample) -> tuple[np.ndarray, ...]:
+    """The per-document columns of :func:`judged_arrays`, in its order."""
     j = sample.judge
-    return (j.size, j.total, j.sumsq, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
+    return (j.size, j.total, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
             sample.judge_audited_sumsq, sample.cross)
 
 
@@ -584,11 +577,12 @@ def _drawn_and_audited(population: JudgedSample, idx: np.ndarray, audit: str, au
         cells = np.stack([xt, yt - xt, ft - xt, m - yt - ft + xt]).astype(np.int64)
         kept = rng.binomial(cells, audit_share).astype(float)
         g, h = kept[0] + kept[1], kept[0] + kept[2]
-        return m, ft, fs, kept.sum(0), g, g, h, h, kept[0]
-    chosen = random_subsets(rng, idx.shape[-1], audited_documents(idx.shape[-1], audit_share), int(np.prod(idx.shape[:-1])))
+        return m, ft, kept.sum(0), g, g, h, h, kept[0]
+    lead = int(np.prod(idx.shape[:-1]))
+    chosen = random_subsets(rng, idx.shape[-1], audited_documents(idx.shape[-1], audit_share), lead)
     mask = np.zeros(idx.shape)
     np.put_along_axis(mask, chosen.reshape(*idx.shape[:-1], -1), 1.0, axis=-1)
-    return m, ft, fs, m * mask, yt * mask, ys * mask, ft * mask, fs * mask, xt * mask
+    return m, ft, m * mask, yt * mask, ys * mask, ft * mask, fs * mask, xt * mask
 
 
 def simulated_audit(population: JudgedSample, *, k: int, audit: str = "rows", audit_share: float = 0.2,
@@ -601,7 +595,7 @@ def simulated_audit(population: JudgedSample, *, k: int, audit: str = "rows", au
     _judged_coverage_iv(population, k, 1, audit, audit_share, "micro", 0.95, DEFAULT_METHOD, every_document=True)
     rng = np.random.default_rng(rng)
     idx = np.sort(random_subsets(rng, population.n_docs, k, 1)[0])
-    size, total, sumsq, audited, gold, gold_sumsq, judged, judged_sumsq, cross = _drawn_and_audited(
+    _, _, audited, gold, gold_sumsq, judged, judged_sumsq, cross = _drawn_and_audited(
         population, idx, audit, audit_share, rng)
     judge = population.judge.subset(idx).with_population(population.n_docs)
     return JudgedSample(judge=judge, audited=audited.astype(np.int64), gold_total=gold, gold_sumsq=gold_sumsq,
@@ -727,7 +721,7 @@ def plan_audit(
     if pilot.n_audited_docs < 2:
         raise ValueError(f"the pilot audit covers {pilot.n_audited_docs} document(s); planning needs at least 2 "
                          "to see how the judge's errors vary between documents")
-    size, judge_total, _, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = (
+    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = (
         np.asarray(c, dtype=float) for c in _sample_columns(pilot))
     parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
                    w=_weights(size, estimator), audit=pilot.audit)
