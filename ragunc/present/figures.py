@@ -53,6 +53,11 @@ SERIES_COLORS = (
     OKABE_ITO["sky_blue"],
 )
 
+# The legend below the plot (long titles and legends never overlap in a narrow column), anchored to the
+# figure's bottom edge: plotly makes room for it under the x-axis title, where a place at a share of the
+# plot's height would meet that title in a short figure.
+LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
+
 COVER_COLOR = OKABE_ITO["blue"]
 MISS_COLOR = OKABE_ITO["vermillion"]
 REFERENCE_COLOR = OKABE_ITO["grey"]
@@ -76,8 +81,7 @@ def _layout(*, title: str, x: str, y: str, height: int = 380, **extra) -> dict:
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
         "hovermode": "closest",
-        # below the plot, so long titles and legends never overlap in a narrow column
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0, "xanchor": "left"},
+        "legend": LEGEND_BELOW,
         **extra,
     }
 
@@ -97,6 +101,13 @@ def _vline(x: float, text: str) -> tuple[dict, dict]:
     label = {"text": text, "x": x, "xref": "x", "y": 1, "yref": "paper", "yanchor": "bottom",
              "showarrow": False, "font": {"color": REFERENCE_COLOR}}
     return shape, label
+
+
+def _level_line(x: np.ndarray, y: float, name: str) -> go.Scatter:
+    """A dashed horizontal line at ``y`` across ``x``, named in the legend: a label on the line would sit
+    where the curves approach or cross it (and plotly places a line's label wrongly on a log axis)."""
+    return go.Scatter(x=[x[0], x[-1]], y=[y, y], mode="lines", name=name, hovertemplate=f"{name}<extra></extra>",
+                      line={"color": REFERENCE_COLOR, "dash": "dash"})
 
 
 def _interval_traces(rows, estimate: float, level: float, unit: str, signed: bool = False) -> list[dict]:
@@ -391,10 +402,7 @@ def deff_curve_figure(
         row=1, col=2,
     )
     if np.isfinite(ceiling):
-        fig.add_hline(
-            y=ceiling, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=2,
-            annotation_text=f"K/ρ = {ceiling:,.1f}", annotation_position="bottom right",
-        )
+        fig.add_trace(_level_line(m, ceiling, f"ceiling K/ρ = {ceiling:,.1f}"), row=1, col=2)
         fig.update_yaxes(range=[0, 1.6 * ceiling], row=1, col=2)
     for i, (name, (m_bar, d)) in enumerate((observed or {}).items()):
         fig.add_trace(
@@ -497,6 +505,21 @@ def document_rates_figure(rates: Mapping[str, np.ndarray], *, bins: int = 30) ->
     return _style(fig, title="Per-document rates", x="document rate (%)", y="documents (%)")
 
 
+def _log_ticks(values: np.ndarray, most: int = 10) -> dict:
+    """Ticks of a log axis over ``values``, each written in full: 1, 2, 5 per decade, or only the powers
+    of ten when those would be more than ``most``. (Plotly writes a log axis's minor ticks as their
+    leading digit alone, so an axis read "100 5 2 10 5 2 1".)"""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    low, high = np.floor(np.log10(values.min())), np.ceil(np.log10(values.max()))
+    decades = 10.0 ** np.arange(low, high + 1)
+    ticks = (decades[:, None] * np.array([1.0, 2.0, 5.0])).ravel()
+    ticks = ticks[(ticks >= values.min() / 1.5) & (ticks <= values.max() * 1.5)]
+    if len(ticks) > most:
+        ticks = decades
+    return {"tickvals": ticks, "ticktext": [f"{t:,g}" for t in ticks]}
+
+
 def plan_figure(plan: PlanResult) -> go.Figure:
     """Cluster and naive half-width against K, the target and the documents needed."""
     fig = go.Figure()
@@ -514,10 +537,7 @@ def plan_figure(plan: PlanResult) -> go.Figure:
             hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>naive</extra>",
         )
     )
-    fig.add_hline(
-        y=100 * plan.half_width, line={"color": REFERENCE_COLOR, "dash": "dash"},
-        annotation_text=f"target ± {100 * plan.half_width:.2f} pp", annotation_position="top right",
-    )
+    fig.add_trace(_level_line(plan.k, 100 * plan.half_width, f"target ± {100 * plan.half_width:.2f} pp"))
     fig.add_trace(
         go.Scatter(
             x=[plan.docs_needed], y=[100 * plan.half_width], mode="markers",
@@ -527,8 +547,9 @@ def plan_figure(plan: PlanResult) -> go.Figure:
         )
     )
     # log-log: half-widths fall as 1/sqrt(K), straight lines that stay readable near the target
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    fig.update_xaxes(type="log", **_log_ticks(np.concatenate([plan.k, [plan.docs_needed]])))
+    fig.update_yaxes(type="log", **_log_ticks(100 * np.concatenate(
+        [plan.curve_half_width, plan.curve_naive_half_width, [plan.half_width]])))
     return _style(
         fig,
         title=f"Documents needed for ± {100 * plan.half_width:.2f} pp at {plan.level:.0%}",
@@ -613,8 +634,7 @@ def power_figure(plan: DifferencePlan) -> go.Figure:
         line={"color": method_color("naive"), "width": 2, "dash": "dot"},
         hovertemplate="K = %{x:,}<br>power %{y:.0f}%<extra>naive</extra>",
     ))
-    fig.add_hline(y=100 * plan.power, line={"color": REFERENCE_COLOR, "dash": "dash"},
-                  annotation_text=f"target power {plan.power:.0%}", annotation_position="bottom right")
+    fig.add_trace(_level_line(plan.k, 100 * plan.power, f"target power {plan.power:.0%}"))
     fig.add_trace(go.Scatter(
         x=[plan.n_docs], y=[100 * plan.power], mode="markers", name=f"{plan.n_docs:,} documents needed",
         marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
@@ -622,7 +642,9 @@ def power_figure(plan: DifferencePlan) -> go.Figure:
     ))
     return _style(
         fig,
-        title=(f"Power to detect {100 * plan.difference:+.1f} pp ({plan.config_b} − {plan.config_a}) "
-               f"at a {1 - plan.level:.0%} test"),
+        # The test is two-sided: the planned difference either way, beside the pilot's own (b − a, as the page's tile).
+        title=(f"Power to detect ± {100 * abs(plan.difference):.2f} pp between {plan.config_b} and {plan.config_a} "
+               f"(pilot {plan.config_b} − {plan.config_a} {100 * plan.pilot_difference:+.2f} pp), "
+               f"two-sided {1 - plan.level:.0%} test"),
         x="documents sampled (K)", y="power (%)",
     )

@@ -519,8 +519,11 @@ def rank_reading(result: RankResult) -> str:
             "document's difficulty moves them together and only their differences decide the ranks.")
 
 
-def judged_reading(report: JudgedReport) -> list[str]:
-    """The three estimates of a judged sample, and what the judge's bias does to the judge-only interval."""
+def judged_reading(report: JudgedReport, *, rows: str = "rows") -> list[str]:
+    """The three estimates of a judged sample, and what the judge's bias does to the judge-only interval.
+
+    ``rows``: what a row is (chunks, questions).
+    """
     pct = f"{report.level:.0%}"
 
     def est(name: str) -> str:
@@ -533,7 +536,7 @@ def judged_reading(report: JudgedReport) -> list[str]:
     bias = report["judge_bias"]
     lines = [
         f"{LABELS['judge_only']}: {est('judge_only')}, what is reported without an audit.",
-        f"A person audited {a.n_audited:,} of the {a.n_rows:,} rows in {a.n_audited_docs:,} of the {a.n_docs:,} "
+        f"A person audited {a.n_audited:,} of the {a.n_rows:,} {rows} in {a.n_audited_docs:,} of the {a.n_docs:,} "
         f"documents ({a.design}). {LABELS['gold_only']}: {est('gold_only')}.",
         f"{LABELS['prediction_powered']}: {est('prediction_powered')}, λ = {report.lam:.2f}: the judge's "
         "labels on every row, corrected by the audit; the interval counts documents as clusters in both phases.",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,7 +16,7 @@ from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.planning import plan_documents
+from ragunc.stats.planning import plan_difference, plan_documents
 from ragunc.stats.sample import ClusterSample
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
@@ -180,8 +181,9 @@ def test_deff_curve_follows_kish_and_approaches_k_over_rho():
     np.testing.assert_allclose(chunks.y, k * m)
     assert n_eff.y[-1] < k / rho and n_eff.y[-1] == pytest.approx(k / rho, rel=0.02)
     assert np.all(np.diff(n_eff.y) > 0)
-    assert fig.layout.shapes[0].y0 == pytest.approx(k / rho)
-    assert fig.data[3].x[0] == 25.8 and fig.data[3].y[0] == 7.0
+    ceiling = fig.data[3]
+    assert list(ceiling.y) == pytest.approx([k / rho] * 2) and ceiling.name == f"ceiling K/ρ = {k / rho:,.1f}"
+    assert fig.data[4].x[0] == 25.8 and fig.data[4].y[0] == 7.0
 
 
 def test_document_rates_figure_bins_shares_of_documents_in_percent():
@@ -199,8 +201,23 @@ def test_plan_figure_marks_the_documents_needed(population):
     fig = figures.plan_figure(plan)
     np.testing.assert_allclose(fig.data[0].y, 100 * plan.curve_half_width)
     np.testing.assert_allclose(fig.data[1].y, 100 * plan.curve_naive_half_width)
-    assert fig.data[2].x[0] == plan.docs_needed
-    assert fig.layout.shapes[0].y0 == pytest.approx(3.0)
+    assert fig.data[3].x[0] == plan.docs_needed
+    target = fig.data[2]  # named in the legend, drawn across the curve's K
+    assert target.name == "target ± 3.00 pp" and list(target.y) == [3.0, 3.0]
+    assert list(target.x) == [plan.k[0], plan.k[-1]]
+
+
+def test_power_figure_titles_the_planned_difference_in_the_pilots_direction(population):
+    # It read "+2.0 pp (50w − 100w)" beside a pilot 50w − 100w of −1.23 pp: the plan is a two-sided test
+    # of a 2 pp difference either way, and the title must not say the planned direction is the opposite one.
+    fewer = np.floor(0.8 * population.total)
+    worse = dataclasses.replace(population, total=fewer, sumsq=fewer, config="50w")
+    plan = plan_difference(population, worse, difference=0.02)
+    assert plan.pilot_difference < 0  # the premise
+    title = figures.power_figure(plan).layout.title.text
+    assert "2.00 pp" in title and f"pilot 50w − 100w {100 * plan.pilot_difference:+.2f} pp" in title
+    signs = {sign for sign in re.findall(r"([+−-])\d+(?:\.\d+)? pp", title)}
+    assert signs <= {"-", "−"}, title  # no signed difference of the other direction
 
 
 def test_comparison_figure_draws_naive_paired_and_bootstrap(population):

@@ -277,8 +277,9 @@ def test_forest_and_power_figures_are_labelled():
     assert list(fig.layout.yaxis.ticktext) == ["50w − 100w", "200w − 100w"]
     plan = plan_difference(configs["100w"], configs["200w"], difference=0.02)
     fig = figures.power_figure(plan)
-    assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 3
-    assert f"{plan.n_docs:,} documents needed" == fig.data[2].name
+    assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 4
+    assert fig.data[2].name == "target power 80%"
+    assert f"{plan.n_docs:,} documents needed" == fig.data[3].name
 
 
 def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
