@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..stats.coverage import CoverageResult
-from ..stats.diagnostics import ChunkSizeDiagnostics, deff_equal_size, k_over_rho
+from ..stats.design import ChunkSizeDiagnostics
+from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.multiple import MultipleComparison
