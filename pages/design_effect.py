@@ -104,7 +104,7 @@ if sizes:
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:
     shuffled = cached(iid_control, population, np.random.default_rng(seed), key=(source.key, config, seed))
-    d_iid = cached(diagnostics, shuffled, key=(source.key, config, "iid", seed), estimator="micro")
+    iid_design = cached(design, shuffled, key=(source.key, config, "iid", seed), k=k, estimator="micro", rng=seed)
     left, right = st.columns([3, 2])
     left.plotly_chart(
         figures.document_rates_figure({
@@ -116,7 +116,8 @@ if population.binary:
     right.markdown(
         f"Same chunks, same number of hits. In the real data the per-document rates spread far wider "
         f"than shuffling alone produces: that spread **is** the ICC ({d.icc:.3f}; "
-        f"{d_iid.icc:.3f} once shuffled, DEFF {d.deff:.2f} → {d_iid.deff:.2f}). "
+        f"{iid_design.icc:.3f} once shuffled; the design's DEFF at K = {k} goes from {the_design.deff:.1f} to "
+        f"{iid_design.deff:.2f}). "
         f"A chunk tells you a lot about its neighbours in the same document, so the second, third, … "
         f"chunk of a document adds little new information."
     )

@@ -448,7 +448,7 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
         (2, 1, "n_eff", "effective n = chunks / DEFF", OKABE_ITO["blue"], "solid", "%{y:,.1f}", 1.0),
         (2, 2, "binomial_sd", "binomial SD (chunks as independent trials)", OKABE_ITO["vermillion"], "dot",
          "%{y:.2f} pp", 100.0),
-        (2, 2, "micro_sd", "micro SD (documents sampled, linearization)", OKABE_ITO["blue"], "solid",
+        (2, 2, "micro_sd", "micro SD (over repeated samples of documents)", OKABE_ITO["blue"], "solid",
          "%{y:.2f} pp", 100.0),
     ]
     for row, col, field, name, color, dash, fmt, scale in panels:
