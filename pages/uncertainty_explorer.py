@@ -13,7 +13,6 @@ from ragunc.present import summary as report
 from ragunc.stats.explore import explore
 from ragunc.stats.judged import AUDIT_LABELS, AUDIT_UNITS, judged_coverage, judged_report, simulated_audit
 from ragunc.stats.linearization import estimate
-from ragunc.stats.methods import interval_methods
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.recommend import RECOMMENDED_METHOD
 
@@ -95,12 +94,9 @@ if note:
 
 # ---------------------------------------------------------------- intervals
 st.markdown(report.estimate_line(rep))
-every = st.toggle("All methods", key=bind("all", False, parse=parse_bool),
-                  help="Show the twelve interval methods ragunc computes, not only the naive one, the "
-                       "recommended one and one bootstrap interval.")
-shown = [m.name for m in interval_methods(shown_first=not every)]
+shown, plain = widgets.methods_toggle()
 interval_fig = figure(figures.interval_figure, rep, result, population_value=the_design.population_value,
-                      methods=tuple(shown), plain=not every)
+                      methods=shown, plain=plain)
 st.plotly_chart(interval_fig, key="interval_chart")
 with st.expander("Why this interval"):
     st.markdown(report.why_this_interval(rep))
@@ -110,7 +106,7 @@ st.subheader("Coverage from repeated resampling")
 if result is None:
     st.info(coverage_note)
 else:
-    st.plotly_chart(figure(figures.coverage_figure, result, methods=tuple(shown), plain=not every),
+    st.plotly_chart(figure(figures.coverage_figure, result, methods=shown, plain=plain),
                     key="coverage_chart")
     st.markdown(report.coverage_sentence(result))
 
@@ -192,7 +188,7 @@ context = {"source": source.label, "config": population.config, "K": k, "B": boo
 def _figures() -> dict:
     figs = {"intervals": interval_fig}
     if result is not None:
-        figs["coverage"] = figure(figures.coverage_figure, result, methods=tuple(shown), plain=not every)
+        figs["coverage"] = figure(figures.coverage_figure, result, methods=shown, plain=plain)
         figs["stacked"] = figure(figures.stacked_intervals_figure, result, n=st.session_state.get("stack", 100),
                                  methods=("naive", RECOMMENDED_METHOD), plain=True)
         figs["distribution"] = figure(figures.sampling_distribution_figure, result)

@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..stats.coverage import CoverageResult
-from ..stats.diagnostics import ChunkSizeDiagnostics, deff_equal_size, k_over_rho
+from ..stats.design import ChunkSizeDiagnostics
+from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.multiple import MultipleComparison
@@ -447,7 +448,7 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
         (2, 1, "n_eff", "effective n = chunks / DEFF", OKABE_ITO["blue"], "solid", "%{y:,.1f}", 1.0),
         (2, 2, "binomial_sd", "binomial SD (chunks as independent trials)", OKABE_ITO["vermillion"], "dot",
          "%{y:.2f} pp", 100.0),
-        (2, 2, "micro_sd", "micro SD (documents sampled, linearization)", OKABE_ITO["blue"], "solid",
+        (2, 2, "micro_sd", "micro SD (over repeated samples of documents)", OKABE_ITO["blue"], "solid",
          "%{y:.2f} pp", 100.0),
     ]
     for row, col, field, name, color, dash, fmt, scale in panels:

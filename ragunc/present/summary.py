@@ -18,7 +18,7 @@ from plotly.offline import get_plotlyjs
 from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
 from ..stats.coverage import CoverageResult
 from ..stats.design import Design
-from ..stats.diagnostics import ChunkSizeDiagnostics
+from ..stats.design import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.judged import LABELS, JudgedReport
