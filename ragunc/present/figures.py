@@ -18,7 +18,7 @@ from ..stats.design import ChunkSizeDiagnostics
 from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
-from ..stats.multiple import MultipleComparison
+from ..stats.multiple import MultipleComparison, adjustment
 from ..stats.paired import ComparisonResult
 from ..stats.planning import DifferencePlan, PlanResult
 
@@ -562,9 +562,10 @@ def plan_figure(plan: PlanResult) -> go.Figure:
 def comparison_figure(result: ComparisonResult) -> go.Figure:
     """The difference b − a with naive, paired-linearization and paired-bootstrap intervals."""
     rows = [
-        ("Naive binomial (unpaired)", method_color("naive"), result.naive.se, result.naive.ci),
-        ("Paired cluster (linearization)", method_color("cluster"), result.paired.se, result.paired.ci),
-        ("Paired cluster bootstrap", method_color("bootstrap"), result.bootstrap.se, result.bootstrap.ci),
+        (label, method_color(color), result.interval(name).se, result.interval(name).ci)
+        for label, color, name in (("Naive binomial (unpaired)", "naive", "naive"),
+                                   ("Paired cluster (linearization)", "cluster", "paired"),
+                                   ("Paired cluster bootstrap", "bootstrap", "bootstrap"))
     ]
     shape, label = _vline(0.0, "no difference")
     layout = _layout(
@@ -580,9 +581,6 @@ def comparison_figure(result: ComparisonResult) -> go.Figure:
     )
 
 
-ADJUSTMENT_LABELS = {"maxt": "max-|t| bootstrap", "holm": "Bonferroni (Holm)", "none": "unadjusted"}
-
-
 def forest_figure(result: MultipleComparison, *, units: str | None = None, x: str = "percentage points",
                   naive: str = "naive binomial (unpaired)") -> go.Figure:
     """Every difference b − a with its naive, paired and simultaneous intervals, one row per comparison.
@@ -595,14 +593,14 @@ def forest_figure(result: MultipleComparison, *, units: str | None = None, x: st
     series = (
         (naive, method_color("naive"), "naive", -0.22),
         ("paired cluster", method_color("cluster"), "paired", 0.0),
-        (f"simultaneous paired ({ADJUSTMENT_LABELS[result.adjust]})", OKABE_ITO["reddish_purple"],
+        (f"simultaneous paired ({adjustment(result.adjust).label})", OKABE_ITO["reddish_purple"],
          "simultaneous", 0.22),
     )
     fig = go.Figure()
     for name, color, attr, offset in series:
         diff = np.array([100 * c.difference for c in result.comparisons])
-        low = np.array([100 * getattr(c, attr).ci.low for c in result.comparisons])
-        high = np.array([100 * getattr(c, attr).ci.high for c in result.comparisons])
+        low = np.array([100 * c.interval(attr).ci.low for c in result.comparisons])
+        high = np.array([100 * c.interval(attr).ci.high for c in result.comparisons])
         fig.add_trace(go.Scatter(
             x=diff.tolist(), y=(rows + offset).tolist(), mode="markers", name=name, marker={"color": color, "size": 9},
             error_x={"type": "data", "symmetric": False, "array": high - diff, "arrayminus": diff - low,

@@ -22,7 +22,7 @@ from ..stats.design import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.judged import LABELS, JudgedReport
-from ..stats.multiple import MultipleComparison, RankResult
+from ..stats.multiple import MultipleComparison, RankResult, adjustment
 
 
 
@@ -355,8 +355,8 @@ def comparison_table(result: MultipleComparison) -> pd.DataFrame:
         return f"[{100 * interval.ci.low:+.2f}, {100 * interval.ci.high:+.2f}]"
     return pd.DataFrame([
         {"comparison": f"{c.b} − {c.a}", "difference (pp)": round(100 * c.difference, 2),
-         "naive interval": ci(c.naive), "paired interval": ci(c.paired),
-         "simultaneous interval": ci(c.simultaneous), "p": p_value_text(c.p_value),
+         "naive interval": ci(c.interval("naive")), "paired interval": ci(c.interval("paired")),
+         "simultaneous interval": ci(c.interval("simultaneous")), "p": p_value_text(c.p_value),
          "p adjusted": p_value_text(c.p_adjusted)}
         for c in result.comparisons
     ])
@@ -366,8 +366,7 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
     """Which configuration, and how sure: sentences from a many-config comparison."""
     pct = f"{result.level:.0%}"
     best = max(result.configs, key=lambda c: c.estimate)
-    adjust = {"maxt": "a max-|t| bootstrap over documents", "holm": "Holm's correction",
-              "none": "no multiplicity correction"}[result.adjust]
+    adjust = adjustment(result.adjust).label
     dropped = sum(c.dropped for c in result.configs)
     lines = [
         f"{len(result.configs)} configurations compared on the {result.n_docs:,} documents they all evaluated"
@@ -375,12 +374,13 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
         + f" The highest {metric} is {best.config} at {100 * best.estimate:.1f}%."
     ]
     for c in result.comparisons:
-        lo, hi = c.simultaneous.ci
+        lo, hi = c.interval("simultaneous").ci
         if lo > 0 or hi < 0:
             verdict = f"{'better' if lo > 0 else 'worse'} than {c.a}, even allowing for every comparison made"
         else:
             verdict = f"not distinguishable from {c.a} with these documents"
-        naive_sure = c.naive.ci.low > 0 or c.naive.ci.high < 0
+        naive = c.interval("naive").ci
+        naive_sure = naive.low > 0 or naive.high < 0
         p = p_value_text(c.p_adjusted)
         lines.append(
             f"{c.b} − {c.a}: {100 * c.difference:+.1f} pp, simultaneous {pct} interval "
