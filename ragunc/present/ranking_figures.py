@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..ranking.comparison import RunComparison
-from ..ranking.metrics import DEDUP_TRUNCATE, TRUNCATE_DEDUP
+from ..ranking.metrics import DEDUP_TRUNCATE, TRUNCATE_DEDUP, ranking_metric
 from ..ranking.uncertainty import RecallReport
 from .figures import LEGEND_BELOW, OKABE_ITO, forest_figure, method_color, method_label
 
@@ -101,6 +101,6 @@ def per_query_difference_figure(table: pd.DataFrame) -> go.Figure:
 
 def runs_forest_figure(result: RunComparison) -> go.Figure:
     """Several runs' differences against the baseline: the config comparison's forest plot, on shared queries."""
-    return forest_figure(result.comparison, x=f"{result.metric}@{result.k}, points",
+    return forest_figure(result.comparison, x=f"{ranking_metric(result.metric).at(result.k)}, points",
                          units=f"{result.n_queries:,} shared queries in {result.n_clusters:,} groups",
                          naive="naive (queries independent, unpaired)")

@@ -15,6 +15,7 @@ from ragunc.present.evalset_figures import (
     type_mix_figure,
 )
 from ragunc.present.figures import OKABE_ITO
+from ragunc.ranking.metrics import ranking_metric
 
 FUNNEL_COUNTS = {"sampled": 200, "answered": 198, "parsed": 190, "not_leaking": 170, "unique": 166, "kept": 131}
 
@@ -49,12 +50,18 @@ def report(tmp_path):
     return evaluate_evalset(tmp_path, k=1, run=tmp_path / "run.csv", boot=100)
 
 
-def test_metric_intervals_show_naive_and_cluster_for_each_metric(report):
+def test_metric_intervals_lead_with_the_recommended_one_then_naive_and_cluster(report):
     fig = metric_intervals_figure(report)
-    naive, cluster = fig.data
-    assert list(naive.y) == list(cluster.y) and naive.y[0] == "Recall@1"
+    recommended, naive, cluster = fig.data
+    assert list(recommended.y) == list(naive.y) == list(cluster.y) and naive.y[0] == "Recall@1"
+    assert list(naive.y) == ["Recall@1", *(f"{ranking_metric(m.name).label}@1" for m in report.metrics)]
+    assert recommended.name.startswith("recommended: ")
+    low, high = report.recall.recommended().ci
+    assert recommended.error_x.array[0] == pytest.approx(high - report.recall.recall)
+    assert recommended.error_x.arrayminus[0] == pytest.approx(report.recall.recall - low)
+    assert 0 <= low <= high <= 1
     assert naive.x[0] == pytest.approx(report.recall.recall)
-    low, high = report.recall.cluster.ci
+    low, high = report.recall.interval("cluster").ci
     assert cluster.error_x.array[0] == pytest.approx(high - report.recall.recall)
     assert cluster.error_x.arrayminus[0] == pytest.approx(report.recall.recall - low)
     assert naive.marker.symbol != cluster.marker.symbol and naive.marker.color != cluster.marker.color

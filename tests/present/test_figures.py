@@ -226,7 +226,7 @@ def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
                           config="200w")
     cmp = paired_comparison(population, other, boot=200, rng=0)
     fig = figures.comparison_figure(cmp)
-    for trace, est in zip(fig.data, (cmp.naive, cmp.paired, cmp.bootstrap)):
+    for trace, est in zip(fig.data, (cmp.interval("naive"), cmp.interval("paired"), cmp.interval("bootstrap"))):
         diff = trace.x[0]
         assert diff == pytest.approx(100 * cmp.difference)
         assert diff - trace.error_x.arrayminus[0] == pytest.approx(100 * est.ci[0])
