@@ -18,6 +18,8 @@ from ..evalset.sampling import DEFAULT_MIX, QUESTION_TYPES
 from ..evalset.store import JOURNAL, REVIEW
 from ..evalset.text import LANGUAGES
 from ..ranking.metrics import ranking_metric
+from ..stats.methods import interval_method
+from ..stats.recommend import RECOMMENDED_METHOD
 from .options import recommended_text
 from .output import emit, language_text, seed_arg
 from .progress import progress_bar
@@ -226,12 +228,12 @@ def _eval_table(d: dict) -> str:
         "language         " + (language_text(d["language"]) if "label" in (d["language"] or {})
                                else (d["language"] or {}).get("code", "not recorded")),
         f"intervals        {d['level']:.0%}, questions clustered by their {r['n_groups']} source documents; "
-        "the recommended one first",
+        f"recommended: {interval_method(RECOMMENDED_METHOD).label}",
     ]
     for name, m in {"recall": {**r, "mean": r["recall"]}, **d["metrics"]}.items():
-        lines.append(ranking_metric(name).at(k).ljust(17) + f"{m['mean']:.3f}  {recommended_text(m['recommended'])}"
-                     f"  naive {_ci(m['naive'])}  cluster {_ci(m['cluster'])}  "
-                     f"DEFF {'-' if m['deff'] is None else format(m['deff'], '.2f')}")
+        lines.append(ranking_metric(name).at(k).ljust(17) + f"{m['mean']:.3f}  recommended "
+                     f"{recommended_text(m['recommended'], label=False)}  naive {_ci(m['naive'])}  "
+                     f"cluster {_ci(m['cluster'])}  DEFF {'-' if m['deff'] is None else format(m['deff'], '.2f')}")
     lines.append("by type          " + ", ".join(f"{t} {v['recall']:.3f} ({v['n']})" for t, v in d["by_type"].items()))
     if neg["n"]:
         line = f"negatives        {neg['n']}: a result returned for {neg['returned']['mean']:.0%}"

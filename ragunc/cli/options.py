@@ -114,13 +114,12 @@ def adjustment_text(d: dict) -> str:
     return f"{a.label}, B={d['boot']}" if a.resamples else a.label
 
 
-def recommended_text(rec: dict | None) -> str:
-    """A report's ``recommended`` JSON as the tables say it: the method's label (the registry's) and its bounds."""
-    if rec is None:
+def recommended_text(rec: dict | None, *, label: bool = True) -> str:
+    """A report's ``recommended`` JSON as the tables say it: its bounds and (``label``) the method's label."""
+    if rec is None or rec["ci"][0] is None:
         return "undefined (fewer than 2 groups)"
     low, high = rec["ci"]
-    bounds = "undefined" if low is None else f"[{low:.3f}, {high:.3f}]"
-    return f"{bounds}  {interval_method(rec['method']).label}"
+    return f"[{low:.3f}, {high:.3f}]" + (f"  {interval_method(rec['method']).label}" if label else "")
 
 
 def comparison_flags_need_baseline(args: argparse.Namespace, flags: dict[str, str], noun: str) -> None:
