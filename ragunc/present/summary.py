@@ -67,8 +67,8 @@ def headline(design: Design, coverage: CoverageResult | None = None, *, level: f
                  f"carry about as much information as {design.n_eff:,.0f} independent ones "
                  f"(design effect {design.deff:.1f}).")
     pct = f"{level:.0%}"
-    if coverage is not None and {"naive", coverage.recommended} <= set(coverage.coverage):
-        naive, honest = coverage.coverage["naive"], coverage.coverage[coverage.recommended]
+    if coverage is not None and {"naive", coverage.recommended} <= set(coverage.methods):
+        naive, honest = coverage.methods["naive"].coverage, coverage.methods[coverage.recommended].coverage
         short = level - naive
         how = ("only " if short > 0.15 else "") + f"{100 * naive:.0f}% of the time" + (
             ", a little short" if 0.03 < short <= 0.15 else "")
@@ -174,9 +174,10 @@ def summary_table(report: IntervalReport, coverage: CoverageResult | None = None
             "n_chunks": report.n_chunks,
         }
         if coverage is not None:  # None: not simulated; NaN: undefined in every repetition
-            row["coverage"] = coverage.coverage.get(method.name)
-            row["coverage_mcse"] = coverage.coverage_mcse.get(method.name)
-            row["coverage_undefined"] = coverage.undefined.get(method.name)
+            m = coverage.methods.get(method.name)
+            row["coverage"] = None if m is None else m.coverage
+            row["coverage_mcse"] = None if m is None else m.mcse
+            row["coverage_undefined"] = None if m is None else m.undefined
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -260,7 +261,7 @@ def plain_reading(
 
 def distribution_reading(coverage: CoverageResult) -> str:
     """What the sampling-distribution figure shows: the estimates' real spread against what each SE assumes."""
-    naive, cluster = coverage.se_mean.get("naive"), coverage.se_mean.get("cluster")
+    naive, cluster = (coverage.methods[m].se_mean if m in coverage.methods else None for m in ("naive", "cluster"))
     text = (f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
             f"their SD is {100 * coverage.sd_empirical:.2f} percentage points, a variance "
             f"{coverage.variance_ratio:.1f} times the binomial variance (the design effect, measured).")
@@ -275,9 +276,9 @@ def distribution_reading(coverage: CoverageResult) -> str:
 def coverage_sentence(coverage: CoverageResult) -> str | None:
     """How often the naive and the recommended interval held the population value in the coverage experiment."""
     rec = coverage.recommended
-    if rec is None or "naive" not in coverage.coverage:
+    if rec is None or "naive" not in coverage.methods:
         return None
-    naive, honest = coverage.coverage["naive"], coverage.coverage[rec]
+    naive, honest = coverage.methods["naive"].coverage, coverage.methods[rec].coverage
     return (f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
             f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
             f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%.")
