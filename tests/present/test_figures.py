@@ -104,7 +104,7 @@ def test_every_registered_method_has_a_distinct_label_and_a_safe_distinct_colour
 def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
     fig = figures.coverage_figure(coverage)
     (trace,) = fig.data
-    methods = list(coverage.coverage)
+    methods = list(coverage.methods)
     assert list(trace.y) == [figures.method_label(m) for m in methods]
     np.testing.assert_allclose(trace.x, [100 * coverage.methods[m].coverage for m in methods])
     # ±1.96 Monte Carlo SE, with the binomial MCSE recomputed here: sqrt(c(1-c)/R)

@@ -124,7 +124,8 @@ def test_every_figure_says_whose_it_is(population, rep, cov):
                                              (0.94, "94% of the time;")])
 def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, naive, words):
     values = design(population, 10, rng=3)
-    coverage = dataclasses.replace(cov, coverage={**cov.coverage, "naive": naive})
+    coverage = dataclasses.replace(
+        cov, methods={**cov.methods, "naive": dataclasses.replace(cov.methods["naive"], coverage=naive)})
     first, second = report.headline(values, coverage)
     assert f"carry about as much information as {values.n_eff:,.0f} independent ones" in first
     assert words in second and f"held it {100 * cov.methods['korn_graubard_bm'].coverage:.0f}%" in second
