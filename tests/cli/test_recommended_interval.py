@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from ragunc.cli import main
-from ragunc.evalset.store import FORMAT
 from ragunc.stats.methods import interval_method
 from ragunc.stats.recommend import RECOMMENDED_METHOD
+from tests.support.evalsets import question, write_set
 
 
 def cli_json(argv: list[str]) -> dict:
@@ -63,14 +63,9 @@ def test_recall_json_recommends_what_interval_recommends_on_the_per_query_recall
 @pytest.fixture
 def evalset(tmp_path):
     """16 questions from 8 source documents; the run finds the relevant document for all but one at rank 1."""
-    questions = [{"question_id": f"q{i}", "question": "?", "type": "factual", "origin": "synthetic",
-                  "relevant_chunk_ids": [f"d{i % 8}#0"], "relevant_doc_ids": [f"d{i % 8}"],
-                  "source_chunk_ids": [f"d{i % 8}#0"], "source_doc_id": f"d{i % 8}"} for i in range(16)]
-    (tmp_path / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
-    (tmp_path / "manifest.json").write_text(json.dumps({"format": FORMAT, "corpus": {}, "chunking": {}}))
-    run = [(f"q{i}", 1, f"d{i % 8}#0" if i else "x#0", f"d{i % 8}" if i else "x") for i in range(16)]
-    run += [(f"q{i}", 2, f"d{(i + 3) % 8}#1", f"d{(i + 3) % 8}") for i in range(16)]
-    pd.DataFrame(run, columns=["query_id", "rank", "chunk_id", "doc_id"]).to_csv(tmp_path / "run.csv", index=False)
+    write_set(tmp_path, [question(i, f"d{i % 8}") for i in range(16)],
+              [(f"q{i}", 1, f"d{i % 8}#0" if i else "x#0", f"d{i % 8}" if i else "x") for i in range(16)]
+              + [(f"q{i}", 2, f"d{(i + 3) % 8}#1", f"d{(i + 3) % 8}") for i in range(16)])
     return tmp_path
 
 
