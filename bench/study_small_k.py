@@ -110,7 +110,7 @@ def export_draws(pops: dict, directory: pathlib.Path, seed: int) -> None:
 
 
 def pct(x: float) -> str:
-    return "—" if x != x else f"{100 * x:.1f}"
+    return "—" if np.isnan(x) else f"{100 * x:.1f}"
 
 
 def markdown_table(header: list[str], rows: list[list[str]], left: int = 2) -> str:

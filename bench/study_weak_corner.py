@@ -29,6 +29,15 @@ import sys
 import time
 
 import numpy as np
+from study_small_k import (
+    KS,
+    NOMINAL,
+    cr2_variance,
+    markdown_table,
+    pct,
+    populations,
+    summarise,
+)
 
 from ragunc.stats.battery import SPARSE_PARETO_TAIL, battery_population
 from ragunc.stats.coverage import interval_coverage, random_subsets
@@ -37,7 +46,6 @@ from ragunc.stats.linearization import bell_mccaffrey_df, linearize
 from ragunc.stats.proportion import korn_graubard_interval
 from ragunc.stats.recommend import weak_corner
 from ragunc.stats.sample import ClusterSample
-from study_small_k import KS, NOMINAL, cr2_variance, markdown_table, pct, populations, summarise
 
 BATCH = 2000  # repetitions per batch: the ICC df holds a K x K matrix per repetition
 CORNER = tuple(SPARSE_PARETO_TAIL)

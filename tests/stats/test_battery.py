@@ -4,7 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragunc.stats.battery import N_DOCS, POPULATIONS, SPARSE_PARETO_TAIL, battery_population
+from ragunc.stats.battery import (
+    N_DOCS,
+    POPULATIONS,
+    SPARSE_PARETO_TAIL,
+    battery_population,
+)
 from ragunc.stats.diagnostics import icc_anova
 
 
