@@ -8,7 +8,7 @@ Korn–Graubard (KG) on the same draws.
 1. Variants of the recommended interval (KG with Bell–McCaffrey df) on every cell of the small-K
    study: the same df with the bias-reduced (CR2) variance; the Satterthwaite df of the CR2 variance
    under chunks correlated inside a document with the sample's ICC (:func:`icc_working_df`, after
-   Imbens & Kolesár 2016) rather than independent, with either variance; and two data-driven
+   Imbens & Kolesár 2016) rather than independent, with either variance; and data-driven
    switches that keep the recommended interval except on the samples
    :func:`ragunc.stats.recommend.weak_corner` flags.  With it, how often the flag is raised and the
    recommended interval's coverage on the flagged and the other samples.
@@ -50,13 +50,14 @@ from ragunc.stats.sample import ClusterSample
 BATCH = 2000  # repetitions per batch: the ICC df holds a K x K matrix per repetition
 CORNER = tuple(SPARSE_PARETO_TAIL)
 ANALYTIC = ("korn_graubard", "recommended", "bm_cr2", "icc_df", "icc_df_cr2")
-VARIANTS = (*ANALYTIC, "switch_icc_df_cr2", "switch_bootstrap_t_logit")
+VARIANTS = (*ANALYTIC, "switch_bm_cr2", "switch_icc_df_cr2", "switch_bootstrap_t_logit")
 LABELS = {
     "korn_graubard": "KG, df K − 1 (R survey)",
     "recommended": "KG, Bell–McCaffrey df (recommended)",
     "bm_cr2": "KG, BM df, CR2 variance",
     "icc_df": "KG, ICC df",
     "icc_df_cr2": "KG, ICC df, CR2 variance",
+    "switch_bm_cr2": "recommended; CR2 variance where flagged",
     "switch_icc_df_cr2": "recommended; ICC df + CR2 where flagged",
     "switch_bootstrap_t_logit": "recommended; bootstrap-t logit where flagged",
 }
@@ -109,7 +110,8 @@ def variant_bounds(y, m, fpc: float, boot: int, rng) -> tuple[dict[str, tuple], 
         "icc_df_cr2": korn_graubard_interval(p, cr2, n, k, NOMINAL, icc_df),
     }
     flagged = weak_corner(y, m)
-    out["switch_icc_df_cr2"] = tuple(np.where(flagged, w, r) for w, r in zip(out["icc_df_cr2"], out["recommended"]))
+    for wider in ("bm_cr2", "icc_df_cr2"):
+        out[f"switch_{wider}"] = tuple(np.where(flagged, w, r) for w, r in zip(out[wider], out["recommended"]))
     if boot:
         lower, upper = (b.copy() for b in out["recommended"])
         if flagged.any():
