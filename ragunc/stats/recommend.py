@@ -9,6 +9,14 @@ did better on coverage and width together in any part of the battery (by K, or
 by the number of documents with hits or misses), so the method is the same for
 every sample; what depends on K and on the data is the reason, and the warning
 when only one or two documents carry every hit (or every miss).
+
+Its weak corner is the battery's ``sparse_pareto`` populations: most documents
+without a hit and a few long ones holding most chunks, where the corpus rate
+hangs on documents a sample seldom contains.  No interval computed from the
+sampled documents holds its level there (docs/weak_corner.md,
+``bench/study_weak_corner.py``), so the method stays and the reason says so on
+samples that look like it (:func:`weak_corner`), pointing to the design that
+avoids it: documents drawn with probability proportional to their chunks.
 """
 from __future__ import annotations
 
@@ -57,7 +65,8 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
     Always :data:`RECOMMENDED_METHOD` (see the module docstring for why); the
     reason names the degrees of freedom against K - 1, says when the interval
     is R survey's own ``svyciprop(method = "beta")``, and warns when the sample
-    has no hits or misses, or only one or two documents with them.
+    has no hits or misses, only one or two documents with them, or looks like
+    the weak corner (:func:`weak_corner`, micro only).
     """
     check_options(estimator)
     total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
