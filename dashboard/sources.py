@@ -140,12 +140,26 @@ def current_source() -> DataSource:
     return st.session_state.get(SOURCE_STATE) or sample_source()
 
 
-def require_results() -> tuple[DataSource, Results]:
-    """The current source and its results; shows the error and stops the page when loading failed."""
+def page_results() -> tuple[DataSource, Results]:
+    """The current source and the results a page draws its controls from.
+
+    When the source failed to load, the results are the bundled sample's: the page still draws
+    its controls (their values kept, the sidebar in place), then :func:`stop_unless_loaded`
+    shows the error where the page's content would be.
+    """
     source = current_source()
+    if source.results is not None:
+        return source, source.results
+    shape = sample_source()
+    if shape.results is None:  # not even the bundled sample loads: there is nothing to draw controls from
+        stop(f"Could not use {source.label}: {source.error}")
+    return source, shape.results
+
+
+def stop_unless_loaded(source: DataSource) -> None:
+    """After a page's controls: show the source's error in the main area and end the run, when it failed."""
     if source.error or source.results is None:
         stop(f"Could not use {source.label}: {source.error}")
-    return source, source.results
 
 
 # ---------------------------------------------------------------- chunk sizes computed live (stdlib sample only)

@@ -31,7 +31,7 @@ EXPLANATION = """
 * **Two-stage sampling** keeps only a fraction of the chunks of each sampled document.
 """
 
-source, results = sources.require_results()
+source, results = sources.page_results()
 widgets.page_intro("Design effect", EXPLANATION)
 
 with st.sidebar:
@@ -47,6 +47,7 @@ with st.sidebar:
     fraction = st.slider("Two-stage: share of each document's chunks kept", 0.05, 1.0, step=0.05,
                          key=bind("fraction", 0.5, parse=float, fix=clamp(0.05, 1.0)))
 
+sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
 
 

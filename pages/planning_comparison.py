@@ -31,7 +31,7 @@ EXPLANATION = """
   is honest, while the naive unpaired binomial interval treats every chunk of both runs as independent.
 """
 
-source, results = sources.require_results()
+source, results = sources.page_results()
 widgets.page_intro("Planning and comparison", EXPLANATION)
 
 configs = list(results.configs)
@@ -40,6 +40,8 @@ with st.sidebar:
     config = widgets.config_select("Pilot config", configs)
     estimator = widgets.estimator_radio()
     level = widgets.level_slider()
+
+sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 
 # ---------------------------------------------------------------- planning
 st.subheader("How many documents for a target half-width?")

@@ -32,7 +32,7 @@ Chunks of one document resemble each other, so they are not independent trials:
   interval holds the population value. A 95% interval should hold it about 95% of the time.
 """
 
-source, results = sources.require_results()
+source, results = sources.page_results()
 widgets.page_intro("Uncertainty explorer", EXPLANATION)
 
 # ---------------------------------------------------------------- controls
@@ -48,6 +48,8 @@ with st.sidebar:
     seed = widgets.seed_input()
     simulate = st.toggle("Coverage simulation", key=bind("sim", True, parse=parse_bool),
                          help="Repeat the evaluation R times on fresh samples of K documents (cached).")
+
+sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 
 # ---------------------------------------------------------------- analytic part (every rerun, fast)
 population_key = (source.key, population.config)

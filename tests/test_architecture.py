@@ -3,7 +3,8 @@
 Layers, lowest first: stats < data < corpus < retrieval < ranking < evalset < positional < present < cli.
 A subpackage imports only itself and the subpackages listed for it in ``ALLOWED``; heavy or
 paid-for third-party stacks are confined to the one subpackage that owns them (``CONFINED``).
-The checker is a plain function so that a test can show it catches a forbidden import.
+No module uses another module's private names (``private_imports``).  The checkers are plain
+functions so that a test can show each catches a forbidden import.
 """
 from __future__ import annotations
 
@@ -94,6 +95,66 @@ def layer_violations(package_root: pathlib.Path) -> list[str]:
     return problems
 
 
+def _is_module(module: str, package_root: pathlib.Path) -> bool:
+    """Whether the dotted ``module`` names a module or subpackage of the package at ``package_root``."""
+    path = package_root.parent.joinpath(*module.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _module_named(node: ast.expr, bound: dict[str, str], package_root: pathlib.Path) -> str | None:
+    """The module an expression names (``m``, ``m.sub``) given the names ``bound`` to modules; None if none."""
+    if isinstance(node, ast.Name):
+        return bound.get(node.id)
+    if isinstance(node, ast.Attribute):
+        owner = _module_named(node.value, bound, package_root)
+        if owner and _is_module(f"{owner}.{node.attr}", package_root):
+            return f"{owner}.{node.attr}"
+    return None
+
+
+def private_imports(package_root: pathlib.Path) -> list[str]:
+    """Every use of another module's private name: ``from .x import _name``, or ``x._name`` on an imported module.
+
+    A private name (one leading underscore) belongs to its module; another module that needs it
+    needs it made public.  Modules bound by ``import a.b as m`` and ``from . import m`` are followed
+    to their attributes, as are their dotted paths (``a.b._name``).
+    """
+    top = package_root.name
+    problems = []
+    for path in sorted(package_root.rglob("*.py")):
+        rel = path.relative_to(package_root)
+        package = list(path.relative_to(package_root.parent).with_suffix("").parts[:-1])
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        bound = {}  # local name -> the ragunc module it is bound to
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] == top:
+                        local = alias.asname or alias.name.split(".")[0]
+                        bound[local] = alias.name if alias.asname else top
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                module = ".".join(base + ([node.module] if node.module else []))
+                if module.split(".")[0] != top:
+                    continue
+                for alias in node.names:
+                    if _is_private(alias.name):
+                        problems.append(f"{rel}:{node.lineno} imports {alias.name} from {module}, a private name")
+                    elif _is_module(f"{module}.{alias.name}", package_root):
+                        bound[alias.asname or alias.name] = f"{module}.{alias.name}"
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _is_private(node.attr):
+                owner = _module_named(node.value, bound, package_root)
+                if owner:
+                    problems.append(f"{rel}:{node.lineno} uses {owner}.{node.attr}, a private name")
+    return problems
+
+
 def module_cycles(package_root: pathlib.Path) -> list[list[str]]:
     """Cycles among the package's modules (package ``__init__`` re-exports left out)."""
     top = package_root.name
@@ -137,6 +198,10 @@ def test_the_library_keeps_its_layers():
     assert layer_violations(LIBRARY) == []
 
 
+def test_no_module_uses_another_modules_private_names():
+    assert private_imports(LIBRARY) == []
+
+
 def test_the_library_has_no_import_cycle():
     assert module_cycles(LIBRARY) == []
 
@@ -178,6 +243,36 @@ def test_an_optional_extra_may_be_imported_inside_a_function_of_its_layer_only(t
     (root / "stats" / "spark.py").write_text(lazy)
     (problem,) = layer_violations(root)
     assert "stats/spark.py:2 imports pyspark (only data/ may)" in problem
+
+
+@pytest.mark.parametrize(
+    ("file", "source", "expected"),
+    [
+        ("data/bad.py", "from .ok import _helper\n", "data/bad.py:1 imports _helper from ragunc.data.ok"),
+        ("data/bad.py", "from .ok import (\n    VALUE,\n    _helper,\n)\n", "imports _helper from ragunc.data.ok"),
+        ("data/bad.py", "from ..stats.ok import _helper\n", "imports _helper from ragunc.stats.ok"),
+        ("data/bad.py", "from . import ok\nok._helper()\n", "data/bad.py:2 uses ragunc.data.ok._helper"),
+        ("data/bad.py", "from .. import stats\nstats.ok._CONSTANT\n", "uses ragunc.stats.ok._CONSTANT"),
+        ("cli/bad.py", "import ragunc.data.ok as rio\nrio._helper\n", "uses ragunc.data.ok._helper"),
+        ("cli/bad.py", "import ragunc.data.ok\nragunc.data.ok._helper\n", "uses ragunc.data.ok._helper"),
+        ("cli/bad.py", "def f():\n    from ..data import ok\n    return ok._helper\n", "uses ragunc.data.ok._helper"),
+    ],
+)
+def test_the_checker_catches_a_private_import(tmp_path, file, source, expected):
+    root = tmp_path / "ragunc"
+    for layer in ALLOWED:
+        (root / layer).mkdir(parents=True)
+        (root / layer / "__init__.py").write_text('"""x"""\n')
+        (root / layer / "ok.py").write_text("VALUE = 1\n_CONSTANT = 2\n\n\ndef _helper():\n    return _CONSTANT\n")
+    # What stays allowed: a module's own private names, public names, dunders, attributes of non-modules.
+    (root / "data" / "fine.py").write_text(
+        "from . import ok\nfrom .ok import VALUE\nfrom .. import __name__ as top\n\n\n"
+        "class A:\n    _x = 1\n\n    def f(self):\n        return self._x + ok.VALUE + VALUE + ok.__name__.__len__()\n"
+    )
+    assert private_imports(root) == []
+    (root / file).write_text(source)
+    problems = private_imports(root)
+    assert len(problems) == 1 and expected in problems[0], problems
 
 
 def test_the_cycle_finder_finds_a_cycle(tmp_path):

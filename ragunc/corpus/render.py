@@ -83,7 +83,7 @@ def _render_builtin_members(cls: type, indent: str, seen: set[str]) -> list[str]
     return out
 
 
-class _ClassResolver:
+class ClassResolver:
     """Finds the classes a ``class`` statement inherits from, across stdlib modules and builtins.
 
     Bases are resolved through the module's own classes and its ``import``/``from``
@@ -157,7 +157,7 @@ class _ClassResolver:
         return found
 
 
-def _render_class(module: str, node: ast.ClassDef, indent: str, resolver: _ClassResolver | None) -> str:
+def _render_class(module: str, node: ast.ClassDef, indent: str, resolver: ClassResolver | None) -> str:
     bases = ", ".join(ast.unparse(b) for b in node.bases) or "builtins.object"
     parts = [f"{indent}class {node.name}({bases})"]
     doc = ast.get_docstring(node)
@@ -200,7 +200,7 @@ def _exported(tree: ast.Module) -> set[str] | None:
     return None
 
 
-def render_module(name: str, tree: ast.Module, resolver: _ClassResolver | None = None) -> str:
+def render_module(name: str, tree: ast.Module, resolver: ClassResolver | None = None) -> str:
     """pydoc-like text of a module from its syntax tree: NAME, DESCRIPTION, CLASSES, FUNCTIONS, DATA."""
     exported = _exported(tree)
     doc = ast.get_docstring(tree) or ""

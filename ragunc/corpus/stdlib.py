@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from .model import Corpus, corpus_from_frame
-from .render import _ClassResolver, render_module
+from .render import ClassResolver, render_module
 
 #: Bump when the rendering changes, so stale caches are rebuilt.
 STDLIB_BUILDER_VERSION = 4
@@ -175,7 +175,7 @@ def build_stdlib_frame(
             trees[name] = (ast.parse(file.read_bytes(), filename=str(file)), file.name == "__init__.py")
         except (SyntaxError, ValueError):
             continue  # a few files are deliberately invalid Python 2 or data
-    resolver = _ClassResolver({name: tree for name, (tree, _) in trees.items()},
+    resolver = ClassResolver({name: tree for name, (tree, _) in trees.items()},
                               {name for name, (_, pkg) in trees.items() if pkg})
     rows = []
     for name, (tree, is_init) in trees.items():

@@ -3,27 +3,28 @@
 Owns the validation boundary: everything above it assumes clean arrays, and every bad
 input is a :class:`DataError` naming the file, the column and the rows.  One reader
 (:mod:`.reader`) says what every file is, for every loader and the dashboard's column
-peek alike.  Chunk rows aggregate to per-document statistics (:mod:`.per_document`, a
-file format of its own) in DuckDB (:mod:`.results`, out of core over many files:
+peek alike; one contract (:mod:`.contract`) says what the columns of per-chunk results
+hold.  Chunk rows aggregate to per-document statistics (:mod:`.per_document`, a file
+format of its own) in DuckDB (:mod:`.duckdb_sql`; out of core over many files:
 :mod:`.aggregate`) or on Spark (:mod:`.spark`, the optional extra ``spark``; pyspark is
-imported only there).  May import ``stats`` (the per-document sample it builds) and
+imported only there).  :mod:`.results` is the loading API (``load_results`` & co.).  May import ``stats`` (the per-document sample it builds) and
 nothing else of ragunc.
 """
 
+from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import is_per_document
-from .reader import RESULT_SUFFIXES, DataError, FileFormat, Table, detect, peek_columns, read_table, rows_phrase
-from .results import (
-    CONTRACT_COLUMNS,
-    OPTIONAL,
-    REQUIRED,
-    ColumnCheck,
-    Results,
-    check_columns,
+from .reader import (
+    RESULT_SUFFIXES,
+    DataError,
+    FileFormat,
+    Table,
+    detect,
     infer_file_type,
-    load_results,
-    results_from_frame,
-    write_results,
+    peek_columns,
+    read_table,
+    rows_phrase,
 )
+from .results import Results, load_results, results_from_frame, write_results
 from .runs import (
     Qrels,
     Run,

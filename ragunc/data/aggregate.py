@@ -18,8 +18,16 @@ from pathlib import Path
 import duckdb
 
 from . import per_document
+from .duckdb_sql import (
+    DOCUMENTS,
+    aggregate_chunk_rows,
+    columns_of,
+    connection,
+    first_line,
+    quote,
+    relation_sql,
+)
 from .reader import DataError, FileFormat, detect, infer_file_type, listing
-from .results import DOCUMENTS, _columns_of, _connection, _first_line, _quote, _relation_sql, aggregate_chunk_rows
 
 # DuckDB's share of the memory: the per-document table never enters Python, so it may have
 # most of it; 100M rows peak under 1.5 GB RSS.
@@ -100,9 +108,9 @@ def aggregate(
         )
     out_kind = infer_file_type(str(out))
     name = str(files[0]) if len(files) == 1 else f"{len(files)} files ({files[0]}, …)"
-    with _connection(memory_limit=MEMORY_LIMIT) as con:
+    with connection(memory_limit=MEMORY_LIMIT) as con:
         if len(files) == 1 and not _hive(files):  # exactly as load_results reads it
-            relation = _relation_sql(con, files[0], formats[files[0]])
+            relation = relation_sql(con, files[0], formats[files[0]])
         else:
             relation = _files_relation(con, files, formats)
         n_rows = aggregate_chunk_rows(con, relation, columns, name, by_file=len(files) > 1, progress=progress)
@@ -111,11 +119,11 @@ def aggregate(
                 f"SELECT config, count(*) FROM {DOCUMENTS} GROUP BY config ORDER BY config"
             ).fetchall()
         except duckdb.Error as exc:
-            raise DataError(f"cannot read {name}: {_first_line(exc)}") from None
+            raise DataError(f"cannot read {name}: {first_line(exc)}") from None
         try:
             _write(con, Path(out), out_kind)
         except duckdb.Error as exc:
-            raise OSError(f"cannot write {out}: {_first_line(exc)}") from None
+            raise OSError(f"cannot write {out}: {first_line(exc)}") from None
     return AggregateSummary(
         out=str(out), file_type=out_kind, files=len(files), rows=n_rows,
         documents={config: int(n) for config, n in documents},
@@ -139,24 +147,24 @@ def _hive(files: list[Path]) -> bool:
 
 def _files_relation(con: duckdb.DuckDBPyConnection, files: list[Path], formats: dict[Path, FileFormat]) -> str:
     """One relation over every file, columns matched by name (a file may lack an optional column)."""
-    where = "[" + ", ".join(_quote(str(p)) for p in files) + "]"
+    where = "[" + ", ".join(quote(str(p)) for p in files) + "]"
     common = f"union_by_name = true, hive_partitioning = {str(_hive(files)).lower()}"
     kind = formats[files[0]].kind
     if kind == "parquet":
         return f"read_parquet({where}, {common})"
     gzipped = {f.gzip for f in formats.values()}
     if len(gzipped) == 1:  # the reader's finding from the bytes; DuckDB would go by the names
-        common += f", compression = {_quote('gzip' if gzipped.pop() else 'none')}"
+        common += f", compression = {quote('gzip' if gzipped.pop() else 'none')}"
     if kind == "csv":
         delimiters = {f.delimiter for f in formats.values()}
         if len(delimiters) > 1:
             raise DataError(f"the inputs mix delimiters ({listing(sorted(delimiters))}); aggregate one at a time")
         # The reader's delimiter, as for one file; text for every column: doc ids keep their zeros
         # and y is checked by us.
-        return (f"read_csv({where}, header = true, all_varchar = true, delim = {_quote(delimiters.pop())}, "
+        return (f"read_csv({where}, header = true, all_varchar = true, delim = {quote(delimiters.pop())}, "
                 f"quote = '\"', escape = '\"', {common})")
-    names = _columns_of(con, f"read_json({where}, format = 'auto', {common})", files[0])
-    spec = ", ".join(f"{_quote(n)}: 'VARCHAR'" for n in names)
+    names = columns_of(con, f"read_json({where}, format = 'auto', {common})", files[0])
+    spec = ", ".join(f"{quote(n)}: 'VARCHAR'" for n in names)
     return f"read_json({where}, format = 'auto', {common}, columns = {{{spec}}})"
 
 
@@ -174,7 +182,7 @@ def _write(con: duckdb.DuckDBPyConnection, out: Path, kind: str) -> None:
     try:
         con.execute(
             f"COPY (SELECT {per_document.FORMAT_VERSION} AS {per_document.FORMAT_COLUMN}, * FROM {DOCUMENTS} "
-            f"ORDER BY config, doc_id) TO {_quote(str(partial))} ({options})"
+            f"ORDER BY config, doc_id) TO {quote(str(partial))} ({options})"
         )
         os.replace(partial, out)
     finally:

@@ -63,6 +63,9 @@ _PEEK_RECORDS = 1000  # JSON records whose keys the peek unites
 _SPACE = re.compile(r"\s*")
 _ARRAY_GAP = re.compile(r"\s*,?\s*")  # between the records of an array
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+# What text holds rarely: control characters other than whitespace, and bytes that are not UTF-8.
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1f\ufffd]")
+_NOT_TEXT_SHARE = 0.3  # random bytes are mostly invalid UTF-8; Latin-1 text has only its accented letters
 
 
 class DataError(ValueError):
@@ -185,7 +188,9 @@ def detect(
     ``trec=True`` ``"trec"``) overrides the name; ``trec=True`` (runs and qrels) lets a
     headerless text file be a TREC file.  Reads only the first bytes; a file-like is
     rewound.  Raises :class:`DataError` for an unknown or empty file,
-    ``FileNotFoundError`` for a missing path.
+    ``FileNotFoundError`` for a missing path.  Bytes that are not text (a NUL, or mostly
+    control characters and invalid UTF-8) in a text kind are a :class:`DataError` saying
+    the file is not a readable table.
     """
     name = source_name(source)
     kind = _named_kind(file_type, trec=trec) if file_type is not None else _suffix_kind(name)
@@ -203,6 +208,10 @@ def detect(
         if not text.lstrip().startswith(("{", "[")):
             raise _unknown_type(name, trec=trec)
         kind = "jsonl"
+    if b"\x00" in head or len(_NOT_TEXT.findall(text)) > _NOT_TEXT_SHARE * len(text):
+        # Otherwise its first line would pass for a header of garbage names, and the error ask for missing columns.
+        raise DataError(f"{name}: not a readable table: its first bytes are binary data, not UTF-8 text "
+                        "(a table is delimited text with a header, JSON lines or Parquet)")
     if kind == "jsonl":
         return FileFormat("jsonl", gzipped, json_array=text.lstrip().startswith("["))
     if kind == "trec":

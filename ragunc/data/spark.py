@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import per_document
+from .contract import CHECKS, resolve_columns
 from .per_document import DEFAULT_CONFIG
 from .reader import SHOWN_ROWS, DataError
-from .results import _CHECKS, _resolve_columns
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -42,11 +42,13 @@ def per_document_statistics(
     naming the column, the count and the first documents at fault (Spark rows have
     no order to number); the aggregation itself stays lazy.
     """
-    from pyspark.sql import Window  # the optional extra: imported only when Spark is used
+    from pyspark.sql import (
+        Window,  # the optional extra: imported only when Spark is used
+    )
     from pyspark.sql import functions as F
 
     present = dict(chunks.dtypes)
-    resolved = _resolve_columns(present, columns, _SOURCE)
+    resolved = resolve_columns(present, columns, _SOURCE)
     has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
 
     def source(contract: str) -> Column:
@@ -86,7 +88,7 @@ def per_document_statistics(
         rows += [F.when(whole, index.cast("long")).alias("chunk_index"),
                  (~F.coalesce(whole, F.lit(False))).alias("ci_bad")]
     typed = chunks.select(*rows)
-    flags = [key for key, *_ in _CHECKS if key in typed.columns]  # the per-row checks
+    flags = [key for key, *_ in CHECKS if key in typed.columns]  # the per-row checks
 
     aggs = [
         F.count(F.lit(1)).alias("chunks"),
@@ -139,7 +141,7 @@ def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: boo
             "config", "doc_id", (F.col("count") - 1).alias("cid_dup"))
         totals["cid_dup"] = repeats.agg(F.sum("cid_dup")).first()[0] or 0
     lines = []
-    for key, contract, message in _CHECKS:
+    for key, contract, message in CHECKS:
         n = totals.get(key, 0)
         if not n:
             continue

@@ -184,6 +184,13 @@ def _coverage_text(coverage, mcse, undefined, reps: int) -> str:
     return text + (f" (undefined in {int(undefined):,} of {reps:,})" if undefined else "")
 
 
+def p_value_text(p: float) -> str:
+    """A p-value as tables, pages and the report print it: three decimals, "< 0.001" below, "—" when undefined."""
+    if math.isnan(p):
+        return "—"
+    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
+
+
 def comparison_table(result: MultipleComparison) -> pd.DataFrame:
     """One row per comparison: the difference and its naive, paired and simultaneous intervals (pp), p-values."""
     def ci(interval) -> str:
@@ -191,7 +198,8 @@ def comparison_table(result: MultipleComparison) -> pd.DataFrame:
     return pd.DataFrame([
         {"comparison": f"{c.b} − {c.a}", "difference (pp)": round(100 * c.difference, 2),
          "naive interval": ci(c.naive), "paired interval": ci(c.paired),
-         "simultaneous interval": ci(c.simultaneous), "p": c.p_value, "p adjusted": c.p_adjusted}
+         "simultaneous interval": ci(c.simultaneous), "p": p_value_text(c.p_value),
+         "p adjusted": p_value_text(c.p_adjusted)}
         for c in result.comparisons
     ])
 
@@ -215,9 +223,11 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
         else:
             verdict = f"not distinguishable from {c.a} with these documents"
         naive_sure = c.naive.ci.low > 0 or c.naive.ci.high < 0
+        p = p_value_text(c.p_adjusted)
         lines.append(
             f"{c.b} − {c.a}: {100 * c.difference:+.1f} pp, simultaneous {pct} interval "
-            f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pp (adjusted p = {c.p_adjusted:.3g}, {adjust}): {c.b} is {verdict}"
+            f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pp (adjusted p {p if p.startswith('<') else f'= {p}'}, {adjust}): "
+            f"{c.b} is {verdict}"
             + ("; the naive binomial reading would call it settled." if naive_sure and not (lo > 0 or hi < 0)
                else ".")
         )

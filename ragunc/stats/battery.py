@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from .sample import ClusterSample
-from .synthetic import _sizes
+from .synthetic import document_sizes
 
 N_DOCS = 1200
 POPULATIONS = ("beta", "rare", "high", "size_correlated", "near_iid_unequal", "zero_inflated_pareto",
@@ -60,13 +60,13 @@ def _pareto_quantile_sizes(tail: float, minimum: float, n: int) -> np.ndarray:
 def _rates_and_sizes(name: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     d = N_DOCS
     if name == "beta":
-        return _beta_rates(0.18, 0.3, d, rng), _sizes(d, 25.8, 0.8, rng)
+        return _beta_rates(0.18, 0.3, d, rng), document_sizes(d, 25.8, 0.8, rng)
     if name == "rare":
         zero, mean_rest = 0.52, 0.03 / 0.48
         rest = rng.beta(1.5, 1.5 * (1 - mean_rest) / mean_rest, d)
-        return np.where(rng.random(d) < zero, 0.0, rest), _sizes(d, 20.0, 0.8, rng)
+        return np.where(rng.random(d) < zero, 0.0, rest), document_sizes(d, 20.0, 0.8, rng)
     if name == "high":
-        return _beta_rates(0.85, 0.2, d, rng), _sizes(d, 20.0, 0.8, rng)
+        return _beta_rates(0.85, 0.2, d, rng), document_sizes(d, 20.0, 0.8, rng)
     if name == "size_correlated":
         size = _lognormal_sizes(15, 0.9, d, rng)
         log_size = np.log(size)

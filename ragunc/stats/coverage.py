@@ -136,11 +136,12 @@ def random_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
 
     When k^2 <= d most k-tuples of independent uniform draws have no repeat
     (probability about exp(-k^2 / 2d) >= 0.6): rejecting the rows with a repeat
-    leaves uniform subsets at a fraction of the cost of ranking d random keys,
-    which is the fallback for larger k.
+    leaves uniform subsets cheaply.  For larger k, Floyd's algorithm (Bentley &
+    Floyd 1987) runs on every row at once: k steps of n draws, whatever d is,
+    where ranking d random keys per row would cost n * d.
     """
     if k * k > d:
-        return np.argpartition(rng.random((n, d)), k - 1, axis=1)[:, :k]
+        return _floyd_subsets(rng, d, k, n)
     out = rng.integers(0, d, (n, k))
     redo = np.arange(n)
     while redo.size:
@@ -148,6 +149,27 @@ def random_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
         redo = redo[(ordered[:, 1:] == ordered[:, :-1]).any(axis=1)]
         out[redo] = rng.integers(0, d, (redo.size, k))
     return out
+
+
+# Rows of Floyd's membership table (n x d booleans) held at once.
+FLOYD_CELLS = 1 << 24
+
+
+def _floyd_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarray:
+    """Floyd's k-subset of range(d) for each of ``n`` rows: step j draws t in [0, j] and takes j if t is taken."""
+    out = np.empty((k, n), dtype=np.int64)
+    batch = max(1, FLOYD_CELLS // d)
+    for start in range(0, n, batch):
+        rows = min(batch, n - start)
+        base = np.arange(rows, dtype=np.int64) * d  # row r's cells in the flat membership table
+        taken = np.zeros(rows * d, dtype=bool)
+        uniform = rng.random((k, rows))
+        for i, j in enumerate(range(d - k, d)):
+            t = (uniform[i] * (j + 1)).astype(np.int64)
+            t = np.where(taken[base + t], j, t)
+            taken[base + t] = True
+            out[i, start:start + rows] = t
+    return out.T
 
 
 def predicted_variance(total, size, k: int, estimator: str = "micro", kept=None) -> float:

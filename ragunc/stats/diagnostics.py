@@ -1,4 +1,9 @@
-"""Diagnostics of the design: DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, autocorrelation."""
+"""Diagnostics of one sample: DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, autocorrelation.
+
+DEFF, effective n and the ICC have one definition each (:func:`design_effect`, :func:`effective_n`,
+:func:`icc_anova`), shared with the design's values over repeated samples
+(:func:`ragunc.stats.design.design`): a sample's figures estimate those.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -18,18 +23,20 @@ from .sample import ClusterSample, require_documents
 
 @dataclass(frozen=True)
 class Diagnostics:
-    deff: float  # cluster variance / binomial variance
+    """One sample's estimates: each estimates the design's value of the same name (``stats.design``)."""
+
+    deff: float  # design_effect: cluster variance (FPC when D is known) / binomial variance
     icc: float  # ANOVA estimator for unequal cluster sizes
     deff_kish: float  # 1 + ((1 + CV^2) * m_bar - 1) * rho
     deff_equal: float  # 1 + (m_bar - 1) * rho
-    n_eff: float  # n_chunks / deff
-    bernoulli_n: float  # p(1-p) / cluster variance
+    n_eff: float  # effective_n: n_chunks / deff
+    bernoulli_n: float  # p(1-p) / cluster variance (FPC when D is known)
     k_over_rho: float  # limit of n_eff as chunks per document grow (inf when rho <= 0, NaN when rho is)
     mean_size: float  # m_bar
     cv_size: float  # sd(m) / m_bar
     lag1_autocorr: float | None  # residuals (y - document mean) of neighbouring chunks; None without chunk_index
     doc_type_share: float | None  # share of the variance of document rates explained by doc_type; None without it
-    cluster_variance: float = float("nan")  # linearization variance without FPC (the DEFF numerator)
+    cluster_variance: float = float("nan")  # linearization variance, FPC when D is known (the DEFF numerator)
     binomial_variance: float = float("nan")  # p(1-p)/N (chunk variance / N for non-binary y)
 
     def to_dict(self) -> dict:
@@ -65,10 +72,20 @@ def bernoulli_equivalent_n(pq, variance):
         return np.asarray(pq) / np.asarray(variance)
 
 
-def variance_ratio(variance, binomial_variance):
-    """Design variance over the binomial reference variance (a design effect)."""
+def design_effect(variance, binomial_variance):
+    """DEFF: the variance of the estimate over the binomial variance p(1 - p)/n of its n chunks.
+
+    How many times the naive binomial interval understates the variance; below 1 when the
+    documents' rates are more alike than independent chunks would make them.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(variance) / np.asarray(binomial_variance)
+
+
+def effective_n(chunks, deff):
+    """Effective n: chunks / DEFF, the independent chunks that would give the same variance."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(chunks, dtype=float) / np.asarray(deff, dtype=float)
 
 
 def icc_anova(total, size, sumsq) -> float:
@@ -110,31 +127,31 @@ def doc_type_share(sample: ClusterSample) -> float | None:
 
 
 def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnostics:
-    """DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, lag-1 autocorrelation, doc_type share.
+    """This sample's DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, lag-1 autocorrelation, doc_type share.
 
-    DEFF and n_eff use the cluster variance without FPC; ``bernoulli_n`` uses
-    the variance the intervals use (with FPC when population_docs is known).
+    DEFF uses the variance the intervals use (the linearization, with the FPC when
+    population_docs is known), so it estimates the design effect at this K of
+    :func:`ragunc.stats.design.design`; from few documents it is noisy, and below 1
+    when the sampled documents happen to have alike rates.
     """
     check_options(estimator)
     require_documents(sample)
     est = point_estimate(sample.total, sample.size, estimator)
     n = sample.n_chunks
     pq = chunk_variance(sample.total, sample.size, sample.sumsq, est)
-    cvar = float(cluster_variance(sample.total, sample.size, estimator))
+    cvar = float(cluster_variance(sample.total, sample.size, estimator, fpc=sample.fpc))
     bvar = float(pq / n)
-    deff = float(variance_ratio(cvar, bvar))
+    deff = float(design_effect(cvar, bvar))
     rho = icc_anova(sample.total, sample.size, sample.sumsq)
     m_bar = float(sample.size.mean())
     cv = float(sample.size.std() / m_bar)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = float(np.divide(n, deff))
     return Diagnostics(
         deff=deff,
         icc=rho,
         deff_kish=float(deff_kish(m_bar, cv, rho)),
         deff_equal=float(deff_equal_size(m_bar, rho)),
-        n_eff=n_eff,
-        bernoulli_n=float(bernoulli_equivalent_n(pq, cvar * sample.fpc)),
+        n_eff=float(effective_n(n, deff)),
+        bernoulli_n=float(bernoulli_equivalent_n(pq, cvar)),
         k_over_rho=float(k_over_rho(sample.n_docs, rho)),
         mean_size=m_bar,
         cv_size=cv,

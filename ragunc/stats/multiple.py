@@ -15,6 +15,10 @@ Simultaneous intervals and adjusted p-values across the comparisons:
   the adjusted p-value of comparison j is ``(1 + #{max |t*| >= |t_j|}) / (B + 1)``, the observed
   sample counted among the replicates (Davison and Hinkley 1997, eq. 4.11), so never 0 with finite B;
 * ``none``: each comparison's own interval and p-value.
+
+Which config is best, and how sure (:func:`rank_configs`): each config's rank among them
+(1 = highest estimate) in every replicate of the same joint cluster bootstrap, its
+equal-tailed rank interval and P(best), the share of replicates where it ranks first.
 """
 from __future__ import annotations
 
@@ -23,10 +27,10 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from .bootstrap import resampled_sums
-from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
+from .linearization import check_options, chunk_variance, linearized_residuals, point_estimate, residual_variance
 from .methods import IntervalEstimate
 from .sample import ClusterSample, finite_population_correction
 
@@ -274,3 +278,92 @@ def compare_aligned(
         configs=estimates, comparisons=comparisons, critical_value=crit,
         boot=boot if adjust == "maxt" else 0, population_docs=population,
     )
+
+
+@dataclass(frozen=True)
+class ConfigRank:
+    """One config's place among the configs compared: rank 1 has the highest estimate."""
+
+    config: str
+    estimate: float
+    rank: int  # in the sample (ties share the better rank)
+    rank_ci: tuple[int, int]  # equal-tailed interval of its rank over the bootstrap replicates
+    p_best: float  # share of replicates where it ranks first (a tie for first shared equally)
+    dropped: int  # documents of this config left out for not being in every config
+
+    def to_dict(self) -> dict:
+        return {"config": self.config, "estimate": self.estimate, "rank": self.rank, "rank_ci": list(self.rank_ci),
+                "p_best": self.p_best, "dropped": self.dropped}
+
+
+@dataclass(frozen=True)
+class RankResult:
+    """Every config's rank interval and probability of being the best (``ragunc compare --rank``)."""
+
+    estimator: str
+    level: float
+    boot: int
+    n_docs: int  # documents every config evaluated, resampled whole and shared by all configs
+    configs: tuple[ConfigRank, ...]  # in the order given
+
+    def to_dict(self) -> dict:
+        return {"estimator": self.estimator, "level": self.level, "boot": self.boot, "n_docs": self.n_docs,
+                "configs": [c.to_dict() for c in self.configs]}
+
+
+def bootstrap_ranks(estimates: np.ndarray, replicates: np.ndarray, level: float):
+    """Ranks (1 = highest) of ``estimates`` (C,) and, over ``replicates`` (B, C), rank intervals and P(best).
+
+    Ties share the better rank; a tie for first shares P(best) equally.  Returns
+    ``(rank (C,), lower (C,), upper (C,), p_best (C,))``; the bounds are ranks some
+    replicate attained (quantiles taken downwards and upwards).
+    """
+    rank = stats.rankdata(-estimates, method="min").astype(int)
+    ranks = stats.rankdata(-replicates, axis=1, method="min")
+    tail = (1 - level) / 2
+    lower = np.quantile(ranks, tail, axis=0, method="lower").astype(int)
+    upper = np.quantile(ranks, 1 - tail, axis=0, method="higher").astype(int)
+    first = replicates == replicates.max(axis=1, keepdims=True)
+    p_best = (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
+    return rank, lower, upper, p_best
+
+
+def rank_configs(
+    samples: Mapping[str, ClusterSample],
+    *,
+    configs: Sequence[str] | None = None,
+    estimator: str = "micro",
+    level: float = 0.95,
+    boot: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> RankResult:
+    """Which config is best, and how sure: each config's rank interval and P(best) on the documents they share.
+
+    The replicates are the joint cluster bootstrap of :func:`config_replicates` (documents
+    drawn with replacement, whole, the same draws for every config), so a document's
+    difficulty moves every config together and the ranks see only their differences.
+    """
+    check_options(estimator, level)
+    if isinstance(boot, bool) or not isinstance(boot, (int, np.integer)) or boot < 2:
+        raise ValueError(f"boot must be a whole number >= 2, got {boot!r}")
+    available = list(samples)
+    names = available if configs is None else list(dict.fromkeys(configs))
+    unknown = [c for c in names if c not in available]
+    if unknown:
+        raise ValueError(f"config(s) {unknown} not among the configs {available}")
+    if len(names) < 2:
+        raise ValueError(f"ranking needs at least 2 configs, got {names} (the configs: {available})")
+    shared, aligned = _shared([samples[c] for c in names])
+    k = shared.size
+    if k < 2:
+        raise ValueError(f"configs {names} share {k} document(s); ranking them needs at least 2")
+    total = np.stack([s.total for s in aligned])
+    size = np.stack([s.size for s in aligned])
+    est = point_estimate(total, size, estimator)
+    rank, lower, upper, p_best = bootstrap_ranks(est, config_replicates(total, size, estimator, boot, rng), level)
+    ranked = tuple(
+        ConfigRank(config=c, estimate=float(est[i]), rank=int(rank[i]), rank_ci=(int(lower[i]), int(upper[i])),
+                   p_best=float(p_best[i]), dropped=int(samples[c].n_docs - k))
+        for i, c in enumerate(names)
+    )
+    return RankResult(estimator=estimator, level=level, boot=boot, n_docs=k, configs=ranked)

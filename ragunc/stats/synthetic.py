@@ -63,7 +63,7 @@ def synthesize(
     """
     _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_share)
     rng = np.random.default_rng(rng)
-    sizes = _sizes(n_docs, mean_chunks, size_cv, rng)
+    sizes = document_sizes(n_docs, mean_chunks, size_cv, rng)
     types = rng.permutation(np.arange(n_docs) % doc_types)  # equal strata, in random order
     rates = _document_rates(types, doc_types, p, icc, doc_type_share, rng)
     y, chunk_index = _markov_chunks(sizes, rates, autocorr, rng)
@@ -128,7 +128,8 @@ def _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_s
         )
 
 
-def _sizes(n_docs: int, mean_chunks: float, size_cv: float, rng: np.random.Generator) -> np.ndarray:
+def document_sizes(n_docs: int, mean_chunks: float, size_cv: float, rng: np.random.Generator) -> np.ndarray:
+    """Chunks per document, 1 + a count with mean ``mean_chunks - 1`` and coefficient of variation ``size_cv``."""
     extra = mean_chunks - 1.0
     var = (size_cv * mean_chunks) ** 2
     if extra == 0:
@@ -174,3 +175,45 @@ def _markov_chunks(sizes, rates, autocorr, rng):
     source = np.maximum.accumulate(np.where(renewal, np.arange(n), 0))
     chunk_index = np.arange(n) - np.repeat(starts, sizes)
     return fresh[source], chunk_index
+
+
+def synthesize_judged(
+    *,
+    sensitivity: float = 0.85,
+    false_positive: float = 0.10,
+    judge_spread: float = 0.5,
+    rng: np.random.Generator | int | None = None,
+    **population,
+) -> pd.DataFrame:
+    """:func:`synthesize`'s chunk rows with a judge's 0/1 label ``y_judge`` beside the gold ``y``.
+
+    The judge errs differently in every document: its sensitivity ``P(judge 1 | y = 1)``
+    and false-positive rate ``P(judge 1 | y = 0)`` are drawn per document from Beta
+    distributions with means ``sensitivity`` and ``false_positive`` and a standard deviation
+    of ``judge_spread`` times the largest a rate with that mean can have (0: the same judge
+    everywhere).  ``population`` goes to :func:`synthesize` (n_docs, mean_chunks, p, icc, ...).
+
+    Examples
+    --------
+    >>> frame = synthesize_judged(n_docs=2000, mean_chunks=5, size_cv=0, p=0.2, judge_spread=0, rng=3)
+    >>> round(float(frame.y_judge.mean()), 2)  # 0.2 * 0.85 + 0.8 * 0.10
+    0.25
+    """
+    for name, value in (("sensitivity", sensitivity), ("false_positive", false_positive)):
+        if not 0 < value < 1:
+            raise ValueError(f"{name} must be in (0, 1), got {value}")
+    if not 0 <= judge_spread < 1:
+        raise ValueError(f"judge_spread must be in [0, 1), got {judge_spread}")
+    rng = np.random.default_rng(rng)
+    frame = synthesize(rng=rng, **population)
+    doc = pd.factorize(frame["doc_id"])[0]
+    n_docs = doc.max() + 1
+
+    def rates(mean: float) -> np.ndarray:
+        if judge_spread == 0:
+            return np.full(n_docs, mean)
+        concentration = 1 / judge_spread**2 - 1  # Beta(a, b): var = mean (1 - mean) / (a + b + 1)
+        return rng.beta(mean * concentration, (1 - mean) * concentration, n_docs)
+
+    says_yes = np.where(frame["y"].to_numpy() == 1, rates(sensitivity)[doc], rates(false_positive)[doc])
+    return frame.assign(y_judge=(rng.random(len(frame)) < says_yes).astype(np.int8))

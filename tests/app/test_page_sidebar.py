@@ -201,3 +201,36 @@ def test_the_alike_sample_is_offered_and_says_what_it_shows(open_app):
     assert any("naive binomial 95% interval held" in m.value for m in at.markdown)
     at = open_app(sim="0")
     assert any("stdlib sample" in m.value for m in at.markdown)
+
+
+def test_random_bytes_named_csv_say_the_file_is_not_a_table_and_offer_no_mapping(open_app):
+    at = open_app(source="upload", sim="0")
+    data = np.random.default_rng(5).integers(0, 256, 3000, dtype=np.uint8).tobytes()
+    at.file_uploader(key="upload_file").set_value(("noise.csv", data, "text/csv"))
+    at.run()
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.startswith("Could not use noise.csv: not a readable table: its first bytes are binary")
+    assert "missing column" not in error.value
+    assert not [box for box in at.selectbox if box.key and box.key.startswith("map_")]  # no column mapping
+
+
+@pytest.mark.parametrize(("page", "header"), [
+    (None, "Explorer"), ("design_effect.py", "Design effect"), ("planning_comparison.py", "Planning and comparison"),
+])
+def test_after_an_upload_error_the_page_keeps_its_controls_and_shows_the_error_in_place(
+        page, header, open_app, chunk_rows, upload, switch_page):
+    at = open_app(source="upload", sim="0", level="0.9")
+    if page is not None:
+        switch_page(at, page)
+    rows = chunk_rows()
+    rows.loc[3, "y"] = 7
+    upload(at, rows, "bad.csv")
+    assert not at.exception
+    (error,) = at.main.error  # in the page's main area, once
+    assert error.value.startswith("Could not use bad.csv:")
+    assert not at.sidebar.error
+    assert header in [h.value for h in at.sidebar.header]  # the page's own controls are still drawn
+    assert at.select_slider(key="level").value == 0.9
+    assert at.title[0].value  # the page says where you are
+    assert not at.main.get("plotly_chart") and not at.metric  # and shows no numbers of other data

@@ -98,6 +98,14 @@ def test_interval_table_and_errors(capsys, hand_csv, population_csv):
     assert "level" in capsys.readouterr().err
 
 
+def test_interval_of_random_bytes_says_the_file_is_not_a_table(capsys, tmp_path):
+    path = tmp_path / "random.csv"
+    path.write_bytes(np.random.default_rng(3).integers(0, 256, 2000, dtype=np.uint8).tobytes())
+    assert main(["interval", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: not a readable table" in err and "missing column" not in err
+
+
 @pytest.mark.parametrize("command", ["interval", "recall", "chunk-eval", "synth"])
 def test_a_negative_seed_is_named_as_the_seed_argument(capsys, command):
     required = {"interval": ["f.csv"], "recall": ["run.csv", "qrels.csv", "--k", "1"],

@@ -183,7 +183,7 @@ def neighbour_reference(frame: pd.DataFrame) -> pd.Series:
 @pytest.mark.parametrize("gaps", [False, True])
 @pytest.mark.parametrize("collide", [False, True])
 def test_neighbour_products_follow_chunk_index_with_and_without_gaps(monkeypatch, gaps, collide):
-    import ragunc.data.results as results
+    import ragunc.data.duckdb_sql as results
 
     rng = np.random.default_rng(11)
     sizes = rng.integers(1, 9, 60)
@@ -218,7 +218,7 @@ def test_a_repeated_chunk_index_is_found_in_short_and_long_documents(span, repea
 
 
 def test_a_repeated_hash_that_is_only_a_collision_lets_the_load_go_on(monkeypatch, rows):
-    import ragunc.data.results as results
+    import ragunc.data.duckdb_sql as results
 
     # As if two different chunk_ids had hashed alike: the exact error pass finds nothing.
     monkeypatch.setattr(results, "_repeated_hashes_sql", lambda rows, column, only=None: "SELECT 1, 0")

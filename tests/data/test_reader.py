@@ -190,3 +190,33 @@ def test_rows_phrase():
     assert rows_phrase([1, 2, 3, 4, 5], 17) == "rows 1, 2, 3, 4, 5 and 12 more"
     assert rows_phrase(list(range(1, 10))) == "rows 1, 2, 3, 4, 5 and 4 more"
     assert rows_phrase(np.array([False, True, False, True])) == "rows 2, 4"
+
+
+# ---------------------------------------------------------------- bytes that are no table
+
+
+RANDOM_BYTES = np.random.default_rng(17).integers(0, 256, 3000, dtype=np.uint8).tobytes()
+
+
+@pytest.mark.parametrize("name, data", [
+    ("random.csv", RANDOM_BYTES),
+    ("random.tsv.gz", gzip.compress(RANDOM_BYTES)),
+    ("random.jsonl", RANDOM_BYTES),
+    ("random.txt", RANDOM_BYTES),  # a run or qrels file's name
+    ("utf16.csv", "doc_id,y\nd1,1\n".encode("utf-16")),  # text, but not the UTF-8 every loader reads
+])
+def test_binary_bytes_are_not_a_readable_table_whatever_the_name(name, data):
+    # Random bytes named .csv used to pass as a header of garbage columns ('\x1bѻ…'), so the loader
+    # asked for the missing doc_id and y, and the dashboard offered to map them.
+    expected = f"{name}: not a readable table: its first bytes are binary data, not UTF-8 text"
+    if not name.endswith(".txt"):  # what the results loader and the dashboard's peek take
+        assert error_of(peek_columns, named(data, name)).startswith(expected)
+        assert error_of(load_results, named(data, name)).startswith(expected)
+    assert error_of(read_table, named(data, name), trec_columns=("a",) * 6).startswith(expected)
+
+
+def test_text_with_a_few_invalid_bytes_is_still_text(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(("doc_id,y,title\n" + "d1,1,café crème\n" * 50).encode("latin-1"))
+    assert peek_columns(path) == ["doc_id", "y", "title"]
+    assert load_results(path).n_rows == 50

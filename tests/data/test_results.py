@@ -424,13 +424,13 @@ def test_rows_that_cannot_be_split_are_not_called_missing_columns(tmp_path):
 
 
 def test_hash_collisions_fall_back_to_exact_paths(monkeypatch):
-    import ragunc.data.results as rio
+    import ragunc.data.duckdb_sql as rio
 
     frame = chunk_rows(seed=9, configs=("100w", "50w"))
     monkeypatch.setattr(rio, "_keys_collide", lambda keys: True)  # as if two documents shared a 64-bit hash
     assert_same(results_from_frame(frame), frame)
     # A hashed duplicate count that was only a collision: the exact pass finds nothing and lets the load go on.
-    with rio._connection() as con:
+    with rio.connection() as con:
         con.register("clean", frame)
         resolved = {c: c for c in frame.columns}
         assert rio._raise_on_violations(con, "clean", resolved, {"cid_dup": 1}, "<frame>") is None

@@ -177,8 +177,28 @@ def test_report_says_which_configuration_and_how_sure(rep):
     assert "not distinguishable" in same  # 50w is 100w exactly: difference 0
     table = report.comparison_table(many)
     assert list(table["comparison"]) == ["50w − 100w", "200w − 100w"]
-    assert table["p adjusted"].tolist() == pytest.approx([c.p_adjusted for c in many.comparisons])
+    assert table["p adjusted"].tolist() == [report.p_value_text(c.p_adjusted) for c in many.comparisons]
     assert "Which configuration" not in report.summary_page(rep)
+
+
+def test_p_values_read_as_the_pages_show_them():
+    assert [report.p_value_text(p) for p in (0.6113333542552888, 0.0104, 0.001, 0.00049975, 1.0, float("nan"))] == [
+        "0.611", "0.010", "0.001", "< 0.001", "1.000", "—"]
+
+
+def test_the_reports_comparison_table_prints_p_values_rounded_not_as_raw_floats(rep):
+    many = compare_configs(_configs(), "100w", boot=500, rng=0)
+    page = report.summary_page(rep, comparison=many)
+    section = page[page.index("<h2>Which configuration"):]
+    head = re.findall(r"<th>(.*?)</th>", section[:section.index("</thead>")])
+    rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", section)[1:]]
+    for row, comparison in zip(rows, many.comparisons, strict=True):
+        cells = dict(zip(head, row, strict=True))
+        for column, p in (("p", comparison.p_value), ("p adjusted", comparison.p_adjusted)):
+            assert re.fullmatch(r"\d\.\d{3}|&lt; 0\.001", cells[column]), cells[column]  # not 0.6113333542552888
+            assert cells[column] in (f"{p:.3f}", "&lt; 0.001")
+    assert any(f"adjusted p = {c.p_adjusted:.3f}" in line or "adjusted p < 0.001" in line
+               for c in many.comparisons for line in report.comparison_reading(many))
 
 
 def test_forest_and_power_figures_are_labelled():

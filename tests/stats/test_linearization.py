@@ -16,7 +16,7 @@ from ragunc.stats.diagnostics import (
     deff_kish,
     diagnostics,
     k_over_rho,
-    variance_ratio,
+    design_effect,
 )
 from ragunc.stats.intervals import interval_arrays, interval_report
 from ragunc.stats.linearization import (
@@ -234,8 +234,8 @@ def test_seed_figures():
     assert np.isnan(diagnostics(sample_from_chunks({"a": [1], "b": [0], "c": [1]})).k_over_rho)
     assert bernoulli_equivalent_n(0.1506, 0.0885**2) == pytest.approx(19.2, abs=0.05)
     assert bernoulli_equivalent_n(0.1506, 0.0915**2) == pytest.approx(18.0, abs=0.05)
-    assert variance_ratio(0.0885**2, 0.0171**2) == pytest.approx(26.8, abs=0.1)
-    assert variance_ratio(0.0915**2, 0.0171**2) == pytest.approx(28.7, abs=0.1)
+    assert design_effect(0.0885**2, 0.0171**2) == pytest.approx(26.8, abs=0.1)
+    assert design_effect(0.0915**2, 0.0171**2) == pytest.approx(28.7, abs=0.1)
 
 
 # --------------------------------------------------------------------------- validation

@@ -1,0 +1,113 @@
+"""The design's values: what repeated samples of K documents from a population give.
+
+The loaded data are a population of D documents; an evaluation draws K of them without
+replacement and judges all their chunks.  Over repeated draws the estimate varies: its SD,
+the design effect at this K (its variance over the binomial variance of the chunks a sample
+holds) and the effective n (chunks / DEFF) are properties of the population and K, not of one
+sample.  :func:`design` computes them; :func:`ragunc.stats.diagnostics.diagnostics` gives one
+sample's estimates of the same quantities, with the same definitions (:func:`design_effect`,
+:func:`effective_n`, :func:`~ragunc.stats.diagnostics.icc_anova`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from math import erf, sqrt
+
+import numpy as np
+
+from .coverage import random_subsets
+from .diagnostics import design_effect, effective_n, icc_anova
+from .linearization import check_options, chunk_variance, point_estimate
+from .sample import ClusterSample
+
+# Draws of K documents behind a simulated design SD: the most, and the fewest when K is large.
+DESIGN_DRAWS = 20_000
+MIN_DESIGN_DRAWS = 2_000
+# Documents drawn in all (draws x K) beyond which fewer draws are made (never below MIN_DESIGN_DRAWS).
+DESIGN_WORK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Design:
+    """What repeated samples of ``k`` of the population's ``n_docs`` documents give (one estimator)."""
+
+    estimator: str
+    k: int
+    n_docs: int  # D, the population's documents
+    population_value: float  # the estimator on the whole population (what an interval should hold)
+    icc: float  # the population's intraclass correlation (ANOVA, all D documents)
+    expected_chunks: float  # chunks a sample of k documents holds on average: k N / D
+    sd: float  # SD of the estimate over repeated samples
+    binomial_sd: float  # sqrt(p(1 - p) / expected_chunks): the SD the naive binomial interval assumes
+    deff: float  # design effect at this k: sd**2 / binomial_sd**2
+    n_eff: float  # effective n: expected_chunks / deff
+    draws: int  # samples drawn to measure sd (0: exact, in closed form)
+    deff_mcse: float  # Monte Carlo SE of deff (0 when exact)
+
+    @property
+    def naive_coverage(self) -> float:
+        """Coverage a normal-theory naive 95% interval would have at this DEFF: 2 Phi(1.96 / sqrt(DEFF)) - 1."""
+        return erf(1.959963984540054 / sqrt(2 * self.deff)) if self.deff > 0 else float("nan")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def design(
+    population: ClusterSample,
+    k: int,
+    *,
+    estimator: str = "micro",
+    draws: int | None = None,
+    rng: np.random.Generator | int | None = None,
+) -> Design:
+    """The SD of the estimate, the design effect and the effective n over repeated samples of ``k`` documents.
+
+    Macro (the mean of K document rates) has its variance in closed form,
+    ``(1 - K/D) S_r^2 / K``: exact, ``draws = 0``.  Micro (hits / chunks, a ratio of
+    random sums) has none: the linearization's first-order variance can be twice the
+    real one at K = 20 when a few long documents hold most chunks, so the SD is measured
+    on ``draws`` samples of K documents (default: 20,000, fewer for large K, never below
+    2,000), with its Monte Carlo SE.  These are what the coverage experiment measures
+    on its R repetitions, with more draws and no intervals.
+
+    DEFF is the variance of the estimate over the binomial variance p(1 - p)/n of the
+    n = K N / D chunks a sample holds on average: how many times the naive interval
+    understates the variance.  Effective n = n / DEFF.
+    """
+    _design_iv(population, k, estimator, draws)
+    total, size, sumsq = population.total, population.size, population.sumsq
+    d = population.n_docs
+    value = float(point_estimate(total, size, estimator))
+    expected = k * population.n_chunks / d
+    binomial_var = float(chunk_variance(total, size, sumsq, value)) / expected
+    if estimator == "macro":
+        variance = (1 - k / d) * float((total / size).var(ddof=1)) / k
+        n_draws, var_se = 0, 0.0
+    elif k == d:
+        variance, n_draws, var_se = 0.0, 0, 0.0
+    else:
+        n_draws = draws or int(np.clip(DESIGN_WORK // k, MIN_DESIGN_DRAWS, DESIGN_DRAWS))
+        idx = random_subsets(np.random.default_rng(rng), d, k, n_draws)
+        estimates = total[idx].sum(1) / size[idx].sum(1)
+        variance = float(estimates.var(ddof=1))
+        # SE of a sample variance: sqrt((m4 - variance^2) / draws), m4 the fourth central moment.
+        m4 = float(((estimates - estimates.mean()) ** 4).mean())
+        var_se = float(np.sqrt(max(m4 - variance**2, 0.0) / n_draws))
+    deff = float(design_effect(variance, binomial_var))
+    return Design(
+        estimator=estimator, k=int(k), n_docs=d, population_value=value,
+        icc=icc_anova(total, size, sumsq), expected_chunks=float(expected), sd=float(np.sqrt(variance)),
+        binomial_sd=float(np.sqrt(binomial_var)), deff=deff, n_eff=float(effective_n(expected, deff)),
+        draws=n_draws, deff_mcse=float(design_effect(var_se, binomial_var)),
+    )
+
+
+def _design_iv(population: ClusterSample, k, estimator: str, draws) -> None:
+    check_options(estimator)
+    d = population.n_docs
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= d:
+        raise ValueError(f"k must be a whole number of documents from 2 to the population's {d}, got {k!r}")
+    if draws is not None and (isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2):
+        raise ValueError(f"draws must be a whole number >= 2, got {draws!r}")
