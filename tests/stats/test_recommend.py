@@ -6,7 +6,7 @@ import pytest
 
 from ragunc.stats.battery import battery_population
 from ragunc.stats.coverage import random_subsets
-from ragunc.stats.intervals import interval_arrays
+from ragunc.stats.intervals import interval_arrays, interval_report
 from ragunc.stats.linearization import bell_mccaffrey_df
 from ragunc.stats.recommend import RECOMMENDED_METHOD, recommend, weak_corner
 from ragunc.stats.sample import draw_sample
@@ -143,8 +143,10 @@ def test_samples_of_the_sparse_pareto_battery_are_flagged_and_others_are_not():
         assert flagged_share(name) < 0.02, name
 
 
-def test_one_sample_drawn_from_the_corner_carries_the_warning():
+def test_one_sample_drawn_from_the_corner_carries_the_warning_into_its_report():
     sample = draw_sample(battery_population("sparse_pareto_0.8"), 50, rng=1)
-    r = recommend(sample.total, sample.size)
+    report = interval_report(sample, boot=20, rng=0)
+    r = report.recommendation
     assert r.documents_with_hits < 25 and r.df < 49 / 2
     assert f"{50 - r.documents_with_hits} of the 50 documents have no hit as well" in r.reason
+    assert report.to_dict()["recommended"]["reason"] == r.reason  # what `ragunc interval --json` prints
