@@ -98,10 +98,10 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
         parts.append(
             f"{k - few} of the {k} documents have no {side} as well: on corpora like this the rate hangs on the "
             "corpus's longest documents, which a sample of K documents seldom contains, and no interval computed "
-            "from the sample can see what they hold (in ragunc's study this interval covered 88-93% there, not 95%, "
-            f"and far less when a long unsampled document had {sides}). Drawing documents with probability "
-            "proportional to their chunks avoids this: the mean of the drawn documents' rates then estimates the "
-            "chunk rate (docs/weak_corner.md)."
+            "from the sample can see what they hold (in ragunc's study this interval covered as little as 88% on "
+            f"such corpora instead of 95%, and 25% when their longest document had {sides}). Drawing documents "
+            "with probability proportional to their chunks avoids this: the mean of the drawn documents' rates "
+            "then estimates the chunk rate (docs/weak_corner.md)."
         )
     if 0 < few <= 2:
         parts.append(f"Only {few} document{'s' if few > 1 else ''} {'have' if few > 1 else 'has'} {sides}: the "
