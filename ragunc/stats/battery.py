@@ -24,10 +24,10 @@ name                      shape
 The three ``sparse_pareto`` populations are the recommended interval's weak corner
 (docs/weak_corner.md): most documents have no hit and a few documents hold most
 chunks.  Their sizes are the D quantiles of a Pareto distribution (minimum 3 chunks)
-rather than D random draws: below a tail index of about 1 the largest of D draws
-varies so much from seed to seed (one document holds 10% of the chunks under one
-seed, 82% under another) that the population's shape would be the seed's, not the
-tail index's.  Which documents have hits is drawn as for the others.
+rather than D random draws: below a tail index of about 1 the share of the
+longest of D draws changes several-fold from seed to seed, so the population's
+shape would be the seed's, not the tail index's.  Which documents have hits is
+drawn as for the others.
 """
 from __future__ import annotations
 
