@@ -22,22 +22,27 @@ from ragunc.data import (
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 
-SOURCES = {
-    "sample": "Bundled sample: Python stdlib docs",
+SOURCES = {  # the first is the default: alike documents, where the naive interval visibly fails
     "alike": "Bundled sample: alike documents (Debian copyright files)",
+    "sample": "Bundled sample: Python stdlib docs",
+    "judged": "Bundled sample: labels from a judge (stdlib)",
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
+DEFAULT_SOURCE = next(iter(SOURCES))
 UNMAPPED = "(none)"
 PAGES = (  # file in pages/, title, icon; the first is the default page
     ("uncertainty_explorer.py", "Uncertainty explorer", ":material/straighten:"),
+    ("lesson.py", "Lesson: why chunks are not cases", ":material/school:"),
     ("design_effect.py", "Design effect", ":material/grid_view:"),
     ("planning_comparison.py", "Planning and comparison", ":material/compare_arrows:"),
     ("ranking_metrics.py", "Ranking metrics", ":material/leaderboard:"),
     ("evaluation_set.py", "Evaluation set", ":material/quiz:"),
     ("positional_bias.py", "Positional bias", ":material/format_align_left:"),
 )
-OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py"}  # pages with data of their own, not the per-chunk source
+# pages with data of their own, not the per-chunk source
+OWN_DATA = {"ranking_metrics.py", "evaluation_set.py", "positional_bias.py", "lesson.py"}
+PROJECTOR = {"lesson.py"}  # pages shown to a room: the sidebar starts collapsed (its toggle stays)
 
 
 def _upload_source() -> sources.DataSource | None:
@@ -117,16 +122,18 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
                    "the other pages use it.")
     kind = st.radio(
         "Source", list(SOURCES), format_func=SOURCES.get,
-        key=bind("source", "sample", fix=one_of(SOURCES, "sample")),
+        key=bind("source", DEFAULT_SOURCE, fix=one_of(SOURCES, DEFAULT_SOURCE)),
     )
     source = None
     if kind == "upload":
         source = _upload_source()
     elif kind == "synthetic":
         source = _synthetic_source()
-    elif kind == "alike":
-        source = sources.alike_sample_source()
-    source = source or sources.sample_source()
+    elif kind == "sample":
+        source = sources.sample_source()
+    elif kind == "judged":
+        source = sources.judged_sample_source()
+    source = source or sources.alike_sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area
             st.error(f"Could not use {source.label}: {source.error}")
@@ -147,6 +154,9 @@ def main() -> None:
         for name, title, icon in PAGES
     }
     page = st.navigation(list(pages.values()))
+    # Set on every run: a page's sidebar state stays until another run sets it.
+    projector = {pages[name].url_path for name in PROJECTOR}
+    st.set_page_config(initial_sidebar_state="collapsed" if page.url_path in projector else "auto")
     own_data = {pages[name].url_path for name in OWN_DATA}
     with st.sidebar:
         st.session_state[sources.SOURCE_STATE] = sidebar_source(used=page.url_path not in own_data)

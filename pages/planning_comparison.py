@@ -8,9 +8,9 @@ from dashboard import sources, widgets
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
-from ragunc.present import figures
-from ragunc.present.summary import comparison_reading, comparison_table, figures_html, json_text
-from ragunc.stats.multiple import ADJUSTMENTS, compare_configs
+from ragunc.present import figures, judged_figures
+from ragunc.present.summary import comparison_reading, comparison_table, figures_html, json_text, rank_reading
+from ragunc.stats.multiple import ADJUSTMENTS, compare_configs, rank_configs
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_difference, plan_from_pilot
 
@@ -25,6 +25,9 @@ EXPLANATION = """
 * **Which configuration?** Every config on the documents they all share, each compared with a baseline.
   With several comparisons, some look "significant" by chance: the **simultaneous** intervals hold every
   difference at once at the chosen level, and the adjusted p-values account for the number of comparisons.
+* **Which is best?** Each config's rank among them and the chance it is the best, from the same
+  cluster bootstrap (documents resampled whole, the same documents for every config): a rank interval
+  of [1, 1] and P(best) near 100% say one config leads; two configs near 50% each are a tie.
 * **Power**: how many documents a future evaluation needs to detect a given difference between two configs.
 * **Comparison**: two configs (e.g. two chunk sizes) evaluated on the same documents. Pairing by
   document removes the documents' shared difficulty, so the paired cluster interval for the difference
@@ -102,6 +105,18 @@ if len(configs) >= 2:
         st.plotly_chart(forest, key="forest_chart")
         st.dataframe(comparison_table(many), hide_index=True)
         st.markdown("\n".join(f"- {line}" for line in comparison_reading(many)))
+
+    st.subheader("Which is best?")
+    try:
+        ranks = cached(rank_configs, results.samples, key=(source.key, tuple(configs)), estimator=estimator,
+                       level=level, boot=many_boot, rng=0)
+    except ValueError as exc:
+        st.error(str(exc))
+    else:
+        st.plotly_chart(judged_figures.rank_figure(ranks), key="rank_chart")
+        st.markdown(rank_reading(ranks))
+        st.download_button("Ranks (JSON)", lambda: json_text(ranks.to_dict()), file_name="ragunc_ranks.json",
+                           mime="application/json", on_click="ignore")
 
     st.subheader("How many documents to detect a difference?")
     cols = st.columns(4)

@@ -11,34 +11,42 @@ Layers, lowest first: ``stats`` (design-based statistics), ``data`` (the data co
 ``corpus``, ``retrieval``, ``ranking``, ``evalset`` (evaluation sets built from the corpus),
 ``present`` (figures, the HTML summary) and ``cli``.
 A layer imports only layers below it (``tests/test_architecture.py`` holds it to that).
+The names below are imported when first used: ``import ragunc`` itself loads no layer.
 """
 
 __version__ = "0.1.0"
 
-from .corpus import Corpus, load_corpus, stdlib_corpus
-from .data import DataError, Results, load_qrels, load_results, load_run, load_runs, results_from_frame
-from .evalset import OpenAIGenerator, add_questions, build_evalset, evaluate_evalset, load_evalset
-from .ranking import compare_runs, judge, recall_report
-from .retrieval import chunk_eval
-from .stats import (
-    ClusterSample,
-    CoverageResult,
-    compare_configs,
-    IntervalReport,
-    coverage_experiment,
-    diagnostics,
-    estimate,
-    interval_report,
-    paired_comparison,
-    plan_difference,
-    plan_documents,
-    synthesize,
-)
+import importlib
 
-__all__ = [
-    "ClusterSample", "Corpus", "CoverageResult", "DataError", "IntervalReport", "OpenAIGenerator", "Results",
-    "add_questions", "build_evalset", "chunk_eval", "compare_configs", "compare_runs", "coverage_experiment",
-    "diagnostics", "estimate", "evaluate_evalset", "interval_report", "judge", "load_corpus", "load_evalset",
-    "load_qrels", "load_results", "load_run", "load_runs", "paired_comparison", "plan_difference", "plan_documents",
-    "recall_report", "results_from_frame", "stdlib_corpus", "synthesize",
-]
+# The public API: name -> the subpackage that holds it.  Each is imported on first use (PEP 562),
+# so that ``import ragunc`` loads no layer and a command of the CLI only the layers it needs.
+_EXPORTS = {
+    **dict.fromkeys(("Corpus", "load_corpus", "stdlib_corpus"), "corpus"),
+    **dict.fromkeys(("DataError", "Results", "load_qrels", "load_results", "load_run", "load_runs",
+                     "results_from_frame"), "data"),
+    **dict.fromkeys(("OpenAIGenerator", "add_questions", "build_evalset", "evaluate_evalset", "load_evalset"),
+                    "evalset"),
+    **dict.fromkeys(("compare_runs", "judge", "recall_report"), "ranking"),
+    "chunk_eval": "retrieval",
+    **dict.fromkeys(("ClusterSample", "CoverageResult", "IntervalReport", "compare_configs", "coverage_experiment",
+                     "diagnostics", "estimate", "interval_report", "judged_coverage", "judged_report",
+                     "paired_comparison", "plan_audit", "plan_difference", "plan_documents", "rank_configs",
+                     "synthesize", "synthesize_judged"), "stats"),
+}
+_LAYERS = ("stats", "data", "corpus", "retrieval", "ranking", "evalset", "positional", "present", "cli")
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _LAYERS:
+        return importlib.import_module(f".{name}", __name__)
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value  # found at once from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, *_LAYERS})

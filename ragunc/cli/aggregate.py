@@ -5,17 +5,16 @@ import argparse
 
 from ..data.aggregate import aggregate
 from ..data.reader import infer_file_type
-from .core import column_mapping
-from .output import emit, progress_bar
+from .options import column_mapping
+from .output import emit
+from .progress import progress_bar
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``aggregate``; it sets ``func`` to a handler returning an exit code."""
-    parser = subparsers.add_parser(
-        "aggregate",
-        help="chunk rows (many files, globs, partitioned folders) to one per-document statistics file",
-        description="Validate and aggregate per-chunk results out of core (DuckDB, flat memory) into one row "
-        "per (config, document); every command reads the result wherever it reads per-chunk results.",
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc aggregate``'s arguments and handler (``func``, returning an exit code)."""
+    parser.description = (
+        "Validate and aggregate per-chunk results out of core (DuckDB, flat memory) into one row "
+        "per (config, document); every command reads the result wherever it reads per-chunk results."
     )
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="per-chunk results: files, glob patterns ('runs/**/*.parquet', quoted) or folders "

@@ -17,7 +17,8 @@ from ..evalset.real import add_questions
 from ..evalset.sampling import DEFAULT_MIX, QUESTION_TYPES
 from ..evalset.store import JOURNAL, REVIEW
 from ..evalset.text import LANGUAGES
-from .output import emit, progress_bar, seed_arg
+from .output import emit, language_text, seed_arg
+from .progress import progress_bar
 
 EXIT_INTERRUPTED = 130
 
@@ -36,14 +37,13 @@ def _count(text: str) -> int:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``evalset`` and its subcommands; each sets ``func`` to a handler returning an exit code."""
-    group = subparsers.add_parser(
-        "evalset", help="build a frozen evaluation set from a corpus, evaluate a retriever on it",
-        description="Generated question -> chunk pairs, filtered (round trip, uniqueness, leakage, "
-        "duplicates), with unanswerable negatives, frozen in a folder you commit.",
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc evalset`` and its subcommands; each sets ``func`` to a handler returning an exit code."""
+    parser.description = (
+        "Generated question -> chunk pairs, filtered (round trip, uniqueness, leakage, "
+        "duplicates), with unanswerable negatives, frozen in a folder you commit."
     )
-    commands = group.add_subparsers(dest="evalset_command", required=True, metavar="SUBCOMMAND")
+    commands = parser.add_subparsers(dest="evalset_command", required=True, metavar="SUBCOMMAND")
     mix = ",".join(f"{t}={w:g}" for t, w in DEFAULT_MIX.items())
 
     p = commands.add_parser(
@@ -62,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="model name (required with --generator openai)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="environment variable holding the API key (default %(default)s; unset: no key sent)")
-    p.add_argument("--chunk-words", type=int, default=100, help="words per chunk (default %(default)s)")
+    p.add_argument("--chunk-words", type=int, default=100,
+                   help="units per chunk: words, or morphemes for an unspaced language (default %(default)s)")
     p.add_argument("--types", nargs="+", metavar="TYPE[=WEIGHT]",
                    help=f"question-type mix from {', '.join(QUESTION_TYPES)} (default {mix})")
     p.add_argument("--seed", type=seed_arg, default=0, help="sampling and generation seed (default %(default)s)")
@@ -71,7 +72,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the calls and prompt tokens a build would need; "
                    "call nothing, write nothing")
     p.add_argument("--out", required=True, help="output folder (created; an existing build there is resumed)")
-    p.add_argument("--language", choices=LANGUAGES, help="language of the prompts (default: detected)")
+    p.add_argument("--language", choices=LANGUAGES,
+                   help="the corpus' language: its analyser cuts the chunks and words, its prompts ask "
+                   "(default: detected)")
     p.add_argument("--max-per-doc", type=_positive, help="at most this many sampled chunks per document")
     p.add_argument("--popular", metavar="FILE", help="document weights: lines 'doc_id weight' or CSV doc_id,weight")
     p.add_argument("--temperature", type=float, default=0.7, help="default %(default)s (at 0 questions clone one template)")
@@ -91,6 +94,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--run", help="evaluate this run file (query_id = question_id) instead of ragunc's BM25")
     p.add_argument("--results", help="write per-question results in the data contract (doc_id = source "
                    "document) to this file (.csv, .parquet, .jsonl)")
+    p.add_argument("--audit", metavar="FILE", help="a person's verdicts on judged pairs (question_id, chunk_id, "
+                   "relevant 1/0): adds recall with the relevant sets corrected by the audit")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=_eval)
 
@@ -146,7 +151,7 @@ def _build(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     if args.results:
         infer_file_type(args.results)  # an unknown extension fails before any work
-    report = evaluate_evalset(args.dir, k=args.k, run=args.run)
+    report = evaluate_evalset(args.dir, k=args.k, run=args.run, audit=args.audit)
     payload = report.to_dict()
     if args.results:
         payload["results"] = {"file": args.results, "file_type": write_results(report.results, args.results)}
@@ -177,6 +182,7 @@ def _build_table(d: dict) -> str:
     types = ", ".join(f"{t} {v['kept']}/{v['sampled']}" for t, v in d["by_type"].items())
     lines = [
         f"set              {d['out']}: {f['kept']} questions kept of {f['sampled']} sampled (language {d['language']})",
+        f"language     {language_text(d['language_info'])}; chunks of {d['chunking']['config']}",
         f"funnel       {funnel}",
         f"by type      kept/sampled: {types}",
         f"generation   discarded {c['discarded']}, unparsable {c['unparsable']}, failed {c['failed']}, "
@@ -201,9 +207,10 @@ def _plan_table(d: dict) -> str:
         f"at most {d['rephrase_calls_max']} rephrasings and {d['judge_calls_max']} judgments: at most "
         f"{d['calls_max']} calls{budget}",
         f"tokens       about {d['prompt_tokens']:,} prompt tokens for the questions, at most "
-        f"{d['prompt_tokens_max']:,} with every rephrasing and judgment (at 4 characters per token)",
+        f"{d['prompt_tokens_max']:,} with every rephrasing and judgment (at 4 characters per token, 1 per CJK character)",
         f"sample       {d['sample']['drawn']} chunks of {d['sample']['eligible_chunks']} eligible; types "
         + ", ".join(f"{t} {n}" for t, n in d["sample"]["types"].items()) + f"; language {d['language']}",
+        f"language     {language_text(d['language_info'])}",
     ])
 
 
@@ -217,6 +224,9 @@ def _eval_table(d: dict) -> str:
         f"set              {d['n_questions']} questions: {d['n_answerable']} answerable, {d['n_negatives']} negatives; "
         f"real {o['real']} / synthetic {o['synthetic']} ({o['real_share']:.0%} real)",
         f"retriever        {d['retriever']}",
+        # A manifest written before languages had analysers records the code only (or nothing).
+        "language         " + (language_text(d["language"]) if "label" in (d["language"] or {})
+                               else (d["language"] or {}).get("code", "not recorded")),
         f"Recall@{k}".ljust(17) + f"{r['recall']:.3f}  naive {_ci(r['naive'])}  cluster {_ci(r['cluster'])} "
         f"over {r['n_groups']} source documents  DEFF {'-' if r['deff'] is None else format(r['deff'], '.2f')}",
     ]
@@ -230,6 +240,19 @@ def _eval_table(d: dict) -> str:
             line += (f"; top score >= the answerable median ({neg['threshold']:.2f}) for "
                      f"{neg['confident']['mean']:.0%}, cluster {_ci(neg['confident']['cluster'])}")
         lines.append(line)
+    if "audit" in d:
+        a, ppi = d["audit"], d["audit"]["prediction_powered"]
+        lines += [
+            f"Recall@{k} audited".ljust(17) + f"{a['recall_corrected']:.3f}  {_ci(ppi)}, the judge's relevant sets "
+            f"corrected by {a['pairs']} audited pairs on {ppi['n_audited']} questions (judge's sets: "
+            f"{a['recall_judge']:.3f}; audited questions alone {a['gold_only']['estimate']:.3f} {_ci(a['gold_only'])}; "
+            f"lambda {ppi['lambda']:.2f})",
+            f"audit            {a['made_irrelevant']} judged-relevant pair(s) were not, {a['made_relevant']} "
+            f"unjudged pair(s) were" + (f"; {a['left_out']} question(s) left without a relevant chunk"
+                                        if a["left_out"] else ""),
+        ]
+        if a["judged_note"]:
+            lines.append(f"note             {a['judged_note']}")
     if "results" in d:
         lines.append(f"wrote            {d['results']['file']} ({d['results']['file_type']})")
     return "\n".join(lines)

@@ -10,20 +10,20 @@ import sys
 from pathlib import Path
 
 from .. import positional
+from ..corpus.language import LANGUAGE_CODES
 from ..data.serialize import json_text
-from .output import progress_bar, seed_arg
+from .output import language_text, seed_arg
+from .progress import progress_bar
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``positional``; it sets ``func`` to a handler returning an exit code."""
-    parser = subparsers.add_parser(
-        "positional",
-        help="positional bias of a dense encoder on a corpus, with and without attention calibration",
-        description="Cut long passages from CORPUS, make one query from the beginning, middle and end third "
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc positional``'s arguments and handler (``func``, returning an exit code)."""
+    parser.description = (
+        "Cut long passages from CORPUS, make one query from the beginning, middle and end third "
         "of each, retrieve with a local dense encoder and report nDCG@10 per third, their harmonic mean "
         "and PSI = 1 - min/max for the stock model (lambda = 0) and each calibration setting, with "
         "cluster-bootstrap intervals over passages (paired against lambda = 0). Prints a JSON list of "
-        "settings with --json. Needs the positional extra: " + positional.INSTALL_HINT,
+        "settings with --json. Needs the positional extra: " + positional.INSTALL_HINT
     )
     parser.add_argument("corpus", metavar="CORPUS",
                         help="'stdlib' (the Python standard library's documentation), a folder of "
@@ -47,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--share", choices=positional.SHARE_CHOICES, default="original",
                         help="special tokens keep their weight (original) or get an equal share (default original)")
     parser.add_argument("--passages", type=int, default=200, metavar="N", help="passages, one per document (default 200)")
+    parser.add_argument("--language", choices=LANGUAGE_CODES, default=None,
+                        help="the corpus' language: its units cut the passages, its words make the queries "
+                        "(default: detected)")
     parser.add_argument("--min-tokens", type=int, default=440, help="shortest passage in encoder tokens (default 440)")
     parser.add_argument("--max-tokens", type=int, default=505, help="longest passage in encoder tokens (default 505)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of passages, queries and bootstrap (default 0)")
@@ -71,6 +74,7 @@ def _run(args: argparse.Namespace) -> int:
             args.corpus, model=args.model, pooling=args.pooling, max_seq_length=args.max_seq_length,
             settings=settings, n_passages=args.passages, min_tokens=args.min_tokens, max_tokens=args.max_tokens,
             level=args.level, reps=args.reps, seed=args.seed, batch_size=args.batch_size, progress=progress,
+            language=args.language,
         )
     if args.out:
         positional.save_sweep(sweep, args.out)
@@ -90,6 +94,7 @@ def _table(entries: list[dict], out: str | None) -> str:
         f"encoder      {first['model']}, {first['pooling']} pooling, max_seq_length {first['max_seq_length']}",
         f"passages     {first['n_passages']} from {first['corpus']} ({first['length_bucket']} tokens), "
         f"{first['n_queries']} queries (one per third)",
+        *([f"language     {language_text(first['language'])}"] if "language" in first else []),
         f"truncated    {first['truncated_share']:.1%} of answer spans lie beyond max_seq_length "
         "(not positional bias: those tokens are never read)",
         f"intervals    {first['level']:.0%} cluster bootstrap over passages, {first['reps']} replicates, "

@@ -26,13 +26,11 @@ _PARAMETERS = (
 )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``synth``; it sets ``func`` to a handler returning an exit code."""
-    parser = subparsers.add_parser(
-        "synth",
-        help="write a synthetic population with known truth (per-chunk results)",
-        description="Write a synthetic population in the data contract (CSV, Parquet or JSONL by the "
-        "--out extension, .gz allowed) and print its truth and realized diagnostics.",
+def configure(parser: argparse.ArgumentParser) -> None:
+    """``ragunc synth``'s arguments and handler (``func``, returning an exit code)."""
+    parser.description = (
+        "Write a synthetic population in the data contract (CSV, Parquet or JSONL by the "
+        "--out extension, .gz allowed) and print its truth and realized diagnostics."
     )
     for option, dest, kind, default, text in _PARAMETERS:
         parser.add_argument(option, dest=dest, type=kind, default=default, help=f"{text} (default {default})")

@@ -2,7 +2,11 @@
 
 One row per chunk: required ``doc_id`` and ``y`` (0/1 hit or a score in [0, 1]);
 optional ``chunk_id``, ``chunk_index`` (0-based position in the document),
-``config`` and ``doc_type`` (:data:`REQUIRED`, :data:`OPTIONAL`).  :func:`check_columns`
+``config``, ``doc_type`` and ``y_judge`` (:data:`REQUIRED`, :data:`OPTIONAL`).
+
+With a judge column ``y_judge`` (a judge's label or score in [0, 1], on every row),
+``y`` is a person's gold label and may be empty: a row with ``y`` is an audited row
+(:mod:`ragunc.stats.judged`).  Without one, an empty ``y`` is an error.  :func:`check_columns`
 says what a header lacks, :func:`resolve_columns` refuses it with a mapping hint,
 and :data:`CHECKS` lists what every loader counts against the rows (DuckDB in
 :mod:`.duckdb_sql`, Spark in :mod:`.spark`).
@@ -15,7 +19,8 @@ from dataclasses import dataclass
 from .reader import DataError, listing
 
 REQUIRED = ("doc_id", "y")
-OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type")
+OPTIONAL = ("chunk_id", "chunk_index", "config", "doc_type", "y_judge")
+JUDGE = "y_judge"  # the judge column: named (present or mapped), y becomes the audit's gold labels
 CONTRACT_COLUMNS = REQUIRED + OPTIONAL
 
 
@@ -104,6 +109,9 @@ CHECKS = (
     ("y_empty", "y", "{n} row(s) with an empty or NaN value"),
     ("y_text", "y", "{n} row(s) that are not numbers"),
     ("y_range", "y", "{n} row(s) outside [0, 1]"),
+    ("judge_empty", "y_judge", "{n} row(s) with an empty or NaN value (the judge labels every row)"),
+    ("judge_text", "y_judge", "{n} row(s) that are not numbers"),
+    ("judge_range", "y_judge", "{n} row(s) outside [0, 1]"),
     ("doc_empty", "doc_id", "{n} row(s) with an empty value"),
     ("config_empty", "config", "{n} row(s) with an empty value"),
     ("type_empty", "doc_type", "{n} row(s) with an empty value"),

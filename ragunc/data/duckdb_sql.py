@@ -22,7 +22,7 @@ import duckdb
 import numpy as np
 
 from . import per_document
-from .contract import CHECKS, resolve_columns
+from .contract import CHECKS, JUDGE, resolve_columns
 from .per_document import DEFAULT_CONFIG
 from .reader import SHOWN_ROWS, DataError, FileFormat, rows_phrase
 
@@ -113,6 +113,25 @@ def _empty(col: str, typ: str) -> str:
     return f"({col} IS NULL OR CASE WHEN {col} < '!' THEN trim({col}) = '' ELSE false END)"
 
 
+def _label(column: str, typ: str, alias: str, flag: str, *, optional: bool = False) -> list[str]:
+    """A label column parsed as ``alias`` (DOUBLE) with its ``{flag}_empty``, ``_text`` and ``_range`` flags.
+
+    ``optional``: an empty value is NULL and no violation (the gold label of a row not audited).
+    """
+    if typ == "VARCHAR":
+        # true/false are hits too (e.g. a boolean column written to CSV/JSON)
+        num = f"CASE lower(trim({column})) WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 ELSE TRY_CAST({column} AS DOUBLE) END"
+    else:
+        num = f"TRY_CAST({column} AS DOUBLE)"
+    empty = f"({_empty(column, typ)} OR coalesce(isnan({num}), false))"
+    return [
+        f"CASE WHEN {empty} THEN NULL ELSE {num} END AS {alias}" if optional else f"{num} AS {alias}",
+        f"{'false' if optional else empty} AS {flag}_empty",
+        f"NOT {_empty(column, typ)} AND {num} IS NULL AS {flag}_text",
+        f"NOT coalesce(isnan({num}), true) AND ({num} < 0 OR {num} > 1) AS {flag}_range",
+    ]
+
+
 def _typed_rows(resolved: dict[str, str], types: dict[str, str], relation: str, keep: tuple[str, ...] = ()) -> str:
     """SELECT of contract columns with parsed values and per-row violation flags (plus ``keep`` as is)."""
     def col(contract):
@@ -121,21 +140,12 @@ def _typed_rows(resolved: dict[str, str], types: dict[str, str], relation: str, 
     def typ(contract):
         return types[resolved[contract]]
 
-    y, ytyp = col("y"), typ("y")
-    if ytyp == "VARCHAR":
-        # true/false are hits too (e.g. a boolean column written to CSV/JSON)
-        y_num = (
-            f"CASE lower(trim({y})) WHEN 'true' THEN 1.0 WHEN 'false' THEN 0.0 "
-            f"ELSE TRY_CAST({y} AS DOUBLE) END"
-        )
+    if JUDGE in resolved:  # y is the judge's label; the person's, where audited, is gold
+        select = [*map(_ident, keep), *_label(col(JUDGE), typ(JUDGE), "y", "judge"),
+                  *_label(col("y"), typ("y"), "gold", "y", optional=True)]
     else:
-        y_num = f"TRY_CAST({y} AS DOUBLE)"
-    select = [
-        *map(_ident, keep),
-        f"{y_num} AS y",
-        f"({_empty(y, ytyp)} OR coalesce(isnan({y_num}), false)) AS y_empty",
-        f"NOT {_empty(y, ytyp)} AND {y_num} IS NULL AS y_text",
-        f"NOT coalesce(isnan({y_num}), true) AND ({y_num} < 0 OR {y_num} > 1) AS y_range",
+        select = [*map(_ident, keep), *_label(col("y"), typ("y"), "y", "y")]
+    select += [
         f"{_text(col('doc_id'), typ('doc_id'))} AS doc_id",
         f"{_empty(col('doc_id'), typ('doc_id'))} AS doc_empty",
     ]
@@ -243,6 +253,16 @@ def aggregate_chunk_rows(
         ]
     if has_type:
         aggs += ["min(doc_type) AS doc_type", "max(doc_type) AS doc_type_max"]
+    judged = JUDGE in resolved
+    if judged:  # y is the judge's; the audit's sums (per_document.JUDGED)
+        aggs += [
+            "count(gold) AS audited",
+            "coalesce(sum(gold), 0) AS sum_gold",
+            "coalesce(sum(gold * gold), 0) AS sum_gold2",
+            "coalesce(sum(y) FILTER (WHERE gold IS NOT NULL), 0) AS sum_judge_audited",
+            "coalesce(sum(y * y) FILTER (WHERE gold IS NOT NULL), 0) AS sum_judge2_audited",
+            "coalesce(sum(gold * y), 0) AS sum_gold_judge",
+        ]
     try:
         passes.run(
             f"CREATE OR REPLACE TEMP TABLE __ragunc_sums AS "
@@ -286,6 +306,7 @@ def aggregate_chunk_rows(
 
     kept = ["config", "doc_id", "chunks", "sum_y", "sum_y2"]
     kept += ["coalesce(sum_y_next, 0) AS sum_y_next", "first_y", "last_y"] * has_ci + ["doc_type"] * has_type
+    kept += list(per_document.JUDGED) * judged
     joined = (f"__ragunc_sums LEFT JOIN __ragunc_neighbours USING ({'config, doc_id' if exact else 'key'})"
               if has_ci else "__ragunc_sums")
     con.execute(f"CREATE OR REPLACE TEMP VIEW {DOCUMENTS} AS SELECT {', '.join(kept)} FROM {joined}")
@@ -382,6 +403,8 @@ class _Passes:
 
 def _flag_columns(resolved: dict[str, str]) -> set[str]:
     flags = {"y_empty", "y_text", "y_range", "doc_empty", "config_empty"}
+    if JUDGE in resolved:  # y may be empty (a row not audited); the judge's label may not
+        flags = flags - {"y_empty"} | {"judge_empty", "judge_text", "judge_range"}
     if "doc_type" in resolved:
         flags.add("type_empty")
     if "chunk_id" in resolved:

@@ -21,6 +21,14 @@ Format version 1 (column: meaning):
 ``first_y``          y of the chunk with the lowest chunk_index
 ``last_y``           y of the chunk with the highest chunk_index
 ``doc_type``         optional: the document's stratum
+``audited``          optional, with the five after it (judged labels, :mod:`ragunc.stats.judged`):
+                     rows a person labelled; sum_y, sum_y2 and the neighbour columns are
+                     then the judge's (y_judge), summed over every row
+``sum_gold``         Σ of the person's gold y over the audited rows
+``sum_gold2``        Σ gold²
+``sum_judge_audited`` Σ of the judge's label over the audited rows
+``sum_judge2_audited`` Σ of its square over them
+``sum_gold_judge``   Σ gold · judge over them
 ==================== =====================================================================
 
 Validation is the boundary, as for chunk rows: :func:`validated` raises one
@@ -33,6 +41,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ..stats.judged import JudgedSample, audit_unit
 from ..stats.sample import ClusterSample
 from .reader import DataError, listing, rows_phrase
 
@@ -41,6 +50,7 @@ FORMAT_VERSION = 1
 DEFAULT_CONFIG = "default"  # the config of a table without a config column (chunk rows too)
 REQUIRED = ("doc_id", "chunks", "sum_y", "sum_y2")
 NEIGHBOURS = ("sum_y_next", "first_y", "last_y")  # all three or none (they need chunk_index)
+JUDGED = ("audited", "sum_gold", "sum_gold2", "sum_judge_audited", "sum_judge2_audited", "sum_gold_judge")  # all or none
 
 
 def is_per_document(columns) -> bool:
@@ -64,10 +74,12 @@ def validated(
     present = list(raw)
     raw = {column: _plain(values) for column, values in raw.items()}
     missing = [c for c in REQUIRED if c not in raw]
-    if any(c in raw for c in NEIGHBOURS):
-        missing += [c for c in NEIGHBOURS if c not in raw]
+    together = ""
+    for group in (NEIGHBOURS, JUDGED):
+        if any(c in raw for c in group) and not all(c in raw for c in group):
+            missing += [c for c in group if c not in raw]
+            together = f" ({listing(group)} come together)"
     if missing:
-        together = f" ({listing(NEIGHBOURS)} come together)" if set(missing) & set(NEIGHBOURS) else ""
         raise DataError(
             f"{name}: per-document statistics (column {FORMAT_COLUMN!r}) miss column(s) {listing(missing)}"
             f"{together}; the file has columns {listing(present)}"
@@ -111,6 +123,19 @@ def validated(
                 (column, "row(s) outside [0, 1]", (values < 0) | (values > 1)),
             ]
         typed |= {"sum_y_next": sum_y_next, "first_y": first_y, "last_y": last_y}
+    if "audited" in raw:
+        judged = {c: _numbers(raw[c]) for c in JUDGED}
+        audited = judged["audited"]
+        good_audited = good_chunks & (audited >= 0) & (audited <= chunks) & (audited == np.floor(audited))
+        problems.append(("audited", "row(s) that are not whole numbers from 0 to chunks", ~good_audited))
+        for column, top in (("sum_gold", audited), ("sum_judge_audited", audited), ("sum_gold2", judged["sum_gold"]),
+                            ("sum_judge2_audited", judged["sum_judge_audited"]),
+                            ("sum_gold_judge", np.fmin(judged["sum_gold"], judged["sum_judge_audited"]))):
+            values = judged[column]
+            problems.append((column, "row(s) that are not numbers", np.isnan(values)))
+            problems.append((column, "row(s) outside [0, what the labels in [0, 1] allow]",
+                             good_audited & ((values < 0) | (values > top + _slack(chunks)))))
+        typed |= judged
     if "config" in raw:
         config = _text(raw["config"])
         problems.append(("config", "row(s) with an empty value", _empty(raw["config"])))
@@ -163,8 +188,30 @@ def samples(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterSample]:
     return out
 
 
-def per_document_frame(samples: Mapping[str, ClusterSample]) -> pd.DataFrame:
-    """The per-document table of loaded samples (e.g. ``Results.samples``), ready to write in this format."""
+def judged_samples(stats: Mapping[str, np.ndarray], samples: Mapping[str, ClusterSample]) -> dict[str, JudgedSample]:
+    """One :class:`JudgedSample` per config, the judge's labels being ``samples`` (from :func:`samples`), when
+    ``stats`` hold the audit's columns (:data:`JUDGED`); else an empty dict.
+
+    The audit's design is read off the counts (:func:`ragunc.stats.judged.audit_unit`).
+    """
+    if "audited" not in stats:
+        return {}
+    config = np.asarray(stats["config"], dtype=object)
+    out = {}
+    for name, judge in samples.items():
+        part = config == name
+        audited = np.asarray(stats["audited"][part], dtype=np.int64)
+        out[name] = JudgedSample(
+            judge=judge, audited=audited, gold_total=stats["sum_gold"][part], gold_sumsq=stats["sum_gold2"][part],
+            judge_audited=stats["sum_judge_audited"][part], judge_audited_sumsq=stats["sum_judge2_audited"][part],
+            cross=stats["sum_gold_judge"][part], audit=audit_unit(judge.size, audited),
+        )
+    return out
+
+
+def per_document_frame(samples: Mapping[str, ClusterSample],
+                       judged: Mapping[str, JudgedSample] | None = None) -> pd.DataFrame:
+    """The per-document table of loaded samples (e.g. ``Results.samples``, and ``Results.judged``), ready to write."""
     parts = []
     for config, sample in samples.items():
         part = {
@@ -179,6 +226,10 @@ def per_document_frame(samples: Mapping[str, ClusterSample]) -> pd.DataFrame:
             part |= {"sum_y_next": sample.lag_cross, "first_y": sample.first, "last_y": sample.last}
         if sample.doc_type is not None:
             part["doc_type"] = sample.doc_type
+        if judged:
+            j = judged[config]
+            part |= dict(zip(JUDGED, (j.audited, j.gold_total, j.gold_sumsq, j.judge_audited, j.judge_audited_sumsq,
+                                      j.cross)))
         parts.append(pd.DataFrame(part))
     return pd.concat(parts, ignore_index=True)
 

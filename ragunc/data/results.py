@@ -14,12 +14,13 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 import pandas as pd
 
+from ..stats.judged import JudgedSample
 from ..stats.sample import ClusterSample
 from . import duckdb_sql, per_document
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
@@ -34,11 +35,16 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Results:
-    """What a load returns: one :class:`ClusterSample` per config, in config order."""
+    """What a load returns: one :class:`ClusterSample` per config, in config order.
+
+    With a judge column (``y_judge``) the samples are the judge's labels, and ``judged``
+    holds, per config, the judge's and the audited rows' sums (:class:`JudgedSample`).
+    """
 
     samples: dict[str, ClusterSample]  # config -> sufficient statistics ("default" when no config column)
     n_rows: int
     source: str
+    judged: dict[str, JudgedSample] = field(default_factory=dict)  # config -> judged sums; empty without y_judge
 
     @property
     def configs(self) -> list[str]:
@@ -66,6 +72,22 @@ class Results:
         return sample
 
 
+    def judged_sample(self, config: str | None = None) -> JudgedSample:
+        """The config's judged sample (:meth:`sample`'s checks, then: a judge column, and an audited row)."""
+        sample = self.sample(config)
+        if not self.judged:
+            raise DataError(f"{self.source} has no judge column: name it (columns={{'y_judge': ...}}, "
+                            "--judge-col on the command line)")
+        judged = self.judged[sample.config]
+        if judged.n_audited == 0:
+            where = "" if sample.config == DEFAULT_CONFIG else f" of config {sample.config!r}"
+            raise DataError(
+                f"{self.source}: column 'y' is empty on every one of the {judged.n_rows:,} rows{where}: with a judge "
+                "column ('y_judge'), y holds a person's gold labels on the audited rows, and no row is audited"
+            )
+        return judged
+
+
 def merge_results(parts: list[Results], *, source: str | None = None) -> Results:
     """Several loads (e.g. one file per chunk size) as one, config by config; a config in two parts is refused.
 
@@ -78,7 +100,13 @@ def merge_results(parts: list[Results], *, source: str | None = None) -> Results
                 raise DataError(f"config {config!r} appears in more than one of {', '.join(p.source for p in parts)}")
             samples[config] = sample
     names = source if source is not None else ", ".join(p.source for p in parts)
-    return Results(samples=samples, n_rows=sum(p.n_rows for p in parts), source=names)
+    judged = {config: j for p in parts for config, j in p.judged.items()}
+    return Results(samples=samples, n_rows=sum(p.n_rows for p in parts), source=names, judged=judged)
+
+
+def _results(stats, n_rows: int, source: str) -> Results:
+    samples = per_document.samples(stats)
+    return Results(samples=samples, n_rows=n_rows, source=source, judged=per_document.judged_samples(stats, samples))
 
 
 def load_results(
@@ -102,7 +130,7 @@ def load_results(
             path = Path(os.fspath(source))
         con = stack.enter_context(duckdb_sql.connection())
         stats, n_rows = duckdb_sql.read_statistics(con, duckdb_sql.relation_sql(con, path, fmt), columns, name)
-    return Results(samples=per_document.samples(stats), n_rows=n_rows, source=name)
+    return _results(stats, n_rows, name)
 
 
 def results_from_frame(frame: pd.DataFrame, *, columns: dict[str, str] | None = None, source: str = "<frame>") -> Results:
@@ -113,7 +141,7 @@ def results_from_frame(frame: pd.DataFrame, *, columns: dict[str, str] | None = 
     with duckdb_sql.connection() as con:
         con.register("__ragunc_frame", frame)
         stats, n_rows = duckdb_sql.read_statistics(con, "__ragunc_frame", columns, source)
-    return Results(samples=per_document.samples(stats), n_rows=n_rows, source=source)
+    return _results(stats, n_rows, source)
 
 
 def write_results(frame: pd.DataFrame, path: str | os.PathLike, *, file_type: str | None = None) -> str:

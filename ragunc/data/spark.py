@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import per_document
-from .contract import CHECKS, resolve_columns
+from .contract import CHECKS, JUDGE, resolve_columns
 from .per_document import DEFAULT_CONFIG
 from .reader import SHOWN_ROWS, DataError
 
@@ -49,6 +49,9 @@ def per_document_statistics(
 
     present = dict(chunks.dtypes)
     resolved = resolve_columns(present, columns, _SOURCE)
+    if JUDGE in resolved:
+        raise DataError(f"{_SOURCE}: column {resolved[JUDGE]!r} holds a judge's labels; judged labels are aggregated "
+                        "by ragunc's own loader (load_results, ragunc aggregate), not on Spark")
     has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
 
     def source(contract: str) -> Column:

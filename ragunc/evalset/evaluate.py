@@ -8,6 +8,12 @@ cluster interval, and the DEFF between them. Negatives have no relevant document
 have no recall; what matters is whether the retriever still answers them: the share with
 any result at all, and (with scores) the share whose top score reaches the median top
 score of the answerable questions, a retriever's "confident" level.
+
+The relevant sets are partly a judge's (the uniqueness step's YES to each extra chunk).  An
+audit file, a person's verdict on judged (question, chunk) pairs, corrects them: each audited
+question's recall is recomputed on its relevant set as the person has it, and the mean recall
+is estimated by prediction-powered inference (:mod:`ragunc.stats.judged`), the judge's recall
+on every question corrected by the audited ones, questions clustered by source document.
 """
 from __future__ import annotations
 
@@ -17,12 +23,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..data.reader import DataError, read_table, rows_phrase
+from ..data.results import results_from_frame
 from ..data.runs import Run, load_run, qrels_from_frame, run_from_frame
 from ..data.serialize import jsonable
-from ..ranking.metrics import judge, metric_table
+from ..ranking.metrics import TRUNCATE_DEDUP, judge, metric_table, recall
 from ..ranking.uncertainty import RecallReport, query_interval, recall_report
 from ..retrieval.bm25 import top_k
 from ..retrieval.pipeline import prepare_retrieval
+from ..stats.judged import JudgedReport, judged_report
 from ..stats.methods import IntervalEstimate
 from .store import EvalSet, load_evalset, origin_counts
 
@@ -73,6 +82,96 @@ class NegativesSummary:
                 "threshold": self.threshold}
 
 
+AUDIT_COLUMNS = ("question_id", "chunk_id", "relevant")
+_VERDICTS = {"1": True, "1.0": True, "true": True, "yes": True, "0": False, "0.0": False, "false": False, "no": False}
+
+
+@dataclass(frozen=True)
+class AuditedRecall:
+    """Recall@k with the judge's relevant sets, and corrected by a person's audit of judged pairs."""
+
+    report: JudgedReport  # judge-only (the uncorrected recall), gold-only (audited questions), prediction-powered
+    pairs: int  # audited (question, chunk) pairs
+    made_relevant: int  # pairs the person calls relevant and the judge's set lacks
+    made_irrelevant: int  # pairs in the judge's set the person calls irrelevant
+    left_out: int  # audited questions left with no relevant chunk (no recall to measure)
+
+    def to_dict(self) -> dict:
+        return {"recall_judge": self.report["judge_only"].estimate,
+                "recall_corrected": self.report["prediction_powered"].estimate, **self.report.to_dict(),
+                "pairs": self.pairs, "made_relevant": self.made_relevant, "made_irrelevant": self.made_irrelevant,
+                "left_out": self.left_out}
+
+
+def load_audit(source: str | os.PathLike | pd.DataFrame, questions: list[dict]) -> pd.DataFrame:
+    """A person's verdicts on judged pairs: ``question_id, chunk_id, relevant`` (1/0, true/false, yes/no).
+
+    Every question named must be an answerable question of the set, every pair named once.
+    Returns the pairs with ``relevant`` as bool; a :class:`DataError` names the column and rows.
+    """
+    if isinstance(source, pd.DataFrame):
+        frame, name = source.astype(object), "<audit>"
+    else:
+        table = read_table(source)
+        frame, name = table.frame, table.source
+    missing = [c for c in AUDIT_COLUMNS if c not in frame.columns]
+    if missing:
+        raise DataError(f"{name}: missing column(s) {', '.join(map(repr, missing))}; an audit has columns "
+                        f"{', '.join(AUDIT_COLUMNS)} (one row per judged pair, relevant 1 or 0)")
+    if frame.empty:
+        raise DataError(f"{name} has no data rows")
+    text = {c: frame[c].map(lambda v: "" if v is None or v != v else str(v).strip()) for c in AUDIT_COLUMNS}
+    verdict = text["relevant"].str.lower().map(_VERDICTS)
+    answerable = {q["question_id"] for q in questions if q["relevant_doc_ids"]}
+    problems = [
+        ("question_id", "row(s) with an empty value", text["question_id"] == ""),
+        ("question_id", "row(s) naming no answerable question of the set",
+         (text["question_id"] != "") & ~text["question_id"].isin(answerable)),
+        ("chunk_id", "row(s) with an empty value", text["chunk_id"] == ""),
+        ("relevant", "row(s) that are not 1/0, true/false or yes/no", verdict.isna()),
+        ("chunk_id", "row(s) repeat the (question_id, chunk_id) of an earlier row",
+         pd.DataFrame(text).duplicated(["question_id", "chunk_id"])),
+    ]
+    lines = [f"column {c!r}: {int(m.sum())} {what}: {rows_phrase(m.to_numpy())}" for c, what, m in problems if m.any()]
+    if lines:
+        raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
+    return pd.DataFrame({"question_id": text["question_id"], "chunk_id": text["chunk_id"],
+                         "relevant": verdict.astype(bool)})
+
+
+def _audited_recall(audit: pd.DataFrame, answerable: list[dict], run: Run, judge_recall: np.ndarray,
+                    query_id: np.ndarray, groups: np.ndarray, k: int, level: float) -> AuditedRecall:
+    """Each audited question's recall on its relevant set as the person has it, and the corrected mean."""
+    by_id = {q["question_id"]: q for q in answerable}
+    corrected, made_relevant, made_irrelevant = [], 0, 0
+    for qid, pairs in audit.groupby("question_id", sort=False):
+        q = by_id[qid]
+        judged = set(q["relevant_chunk_ids"])
+        yes = set(pairs.loc[pairs["relevant"], "chunk_id"])
+        no = set(pairs.loc[~pairs["relevant"], "chunk_id"])
+        made_relevant += len(yes - judged)
+        made_irrelevant += len(no & judged)
+        chunks = [c for c in q["relevant_chunk_ids"] if c not in no] + sorted(yes - judged)
+        docs_without_chunk = [d for d in q["relevant_doc_ids"]
+                              if d not in {c.rpartition("#")[0] for c in q["relevant_chunk_ids"]}]
+        corrected.append({**q, "relevant_chunk_ids": chunks,
+                          "relevant_doc_ids": list(dict.fromkeys([c.rpartition("#")[0] for c in chunks]
+                                                                 + docs_without_chunk))})
+    kept = [q for q in corrected if q["relevant_doc_ids"]]
+    ids = [q["question_id"] for q in kept]
+    gold = pd.Series(np.nan, index=query_id)
+    if kept:
+        rows = run.to_frame()[np.isin(run.query_id[run.qidx], ids)]
+        audited = judge(run_from_frame(rows, source=run.source), qrels_from_frame(_qrels_frame(kept)))
+        gold.loc[audited.query_id] = recall(audited, k, order=TRUNCATE_DEDUP)
+    defined = ~np.isnan(judge_recall)
+    frame = pd.DataFrame({"doc_id": groups[defined], "y_judge": judge_recall[defined],
+                          "y": gold.to_numpy()[defined]})
+    sample = results_from_frame(frame, source="the audited recall").judged_sample()
+    return AuditedRecall(report=judged_report(sample, level=level), pairs=len(audit), made_relevant=made_relevant,
+                         made_irrelevant=made_irrelevant, left_out=len(corrected) - len(kept))
+
+
 @dataclass(frozen=True)
 class EvalsetReport:
     """Everything ``ragunc evalset eval`` prints; ``results`` are per-question results in the data contract."""
@@ -89,6 +188,8 @@ class EvalsetReport:
     by_origin: dict[str, dict]
     negatives: NegativesSummary
     results: pd.DataFrame
+    language: dict | None  # the set's language, as its manifest records it
+    audit: AuditedRecall | None = None  # with an audit file: recall corrected by the person's verdicts
 
     def to_dict(self) -> dict:
         return jsonable({
@@ -96,7 +197,8 @@ class EvalsetReport:
             "n_answerable": self.recall.n_queries, "n_negatives": self.negatives.n, "origin": self.origin,
             "complete": self.complete, "recall": self.recall.to_dict(),
             "metrics": {m.name: m.to_dict() for m in self.metrics}, "by_type": self.by_type,
-            "by_origin": self.by_origin, "negatives": self.negatives.to_dict(),
+            "by_origin": self.by_origin, "negatives": self.negatives.to_dict(), "language": self.language,
+            **({} if self.audit is None else {"audit": self.audit.to_dict()}),
         })
 
 
@@ -112,7 +214,7 @@ def _qrels_frame(questions: list[dict]) -> pd.DataFrame:
 def _bm25_run(evalset: EvalSet, depth: int) -> tuple[pd.DataFrame, str, dict[str, str]]:
     corpus = evalset.corpus()
     chunking = evalset.manifest["chunking"]
-    retrieval = prepare_retrieval(corpus, chunk_words=chunking["chunk_words"])
+    retrieval = prepare_retrieval(corpus, chunk_words=chunking["chunk_words"], language=evalset.language)
     questions = evalset.questions
     positions, scores = top_k(retrieval.index, retrieval.encode_queries([q["question"] for q in questions]), depth)
     n, width = positions.shape
@@ -136,11 +238,15 @@ def evaluate_evalset(
     level: float = 0.95,
     boot: int = 1000,
     rng: np.random.Generator | int | None = 0,
+    audit: str | os.PathLike | pd.DataFrame | None = None,
 ) -> EvalsetReport:
     """Measure ``run`` (default: ragunc's BM25 over the set's corpus and chunking) on the set.
 
     ``run``: a :class:`~ragunc.data.runs.Run` or a run file (``query_id`` = ``question_id``);
-    questions it lacks count as empty result lists.
+    questions it lacks count as empty result lists.  ``audit``: a person's verdicts on judged
+    (question, chunk) pairs (:func:`load_audit`); a question named there is taken as audited
+    whole (every judged pair of it looked at), and the report adds the recall corrected by the
+    audit (:class:`AuditedRecall`) beside the judge's.
     """
     evalset = evalset if isinstance(evalset, EvalSet) else load_evalset(evalset)
     if isinstance(k, bool) or int(k) != k or k < 1:
@@ -150,6 +256,7 @@ def evaluate_evalset(
     negatives = [q for q in questions if not q["relevant_doc_ids"]]
     if not answerable:
         raise ValueError(f"{evalset.folder}: the set has no answerable question to measure recall on")
+    verdicts = None if audit is None else load_audit(audit, questions)
     doc_types: dict[str, str] = {}
     scores = None
     if run is None:
@@ -165,7 +272,8 @@ def evaluate_evalset(
     judged = judge(run_from_frame(rows, source=retriever), qrels_from_frame(_qrels_frame(answerable)))
     source_doc = {q["question_id"]: q["source_doc_id"] or q["question_id"] for q in questions}
     groups = np.array([source_doc.get(qid, qid) for qid in judged.query_id])
-    recall = recall_report(judged, int(k), groups=groups, group_col="source_doc_id", level=level, boot=boot, rng=rng)
+    recall_all = recall_report(judged, int(k), groups=groups, group_col="source_doc_id", level=level, boot=boot,
+                               rng=rng)
     table = metric_table(judged, int(k))
     metrics = tuple(_summary(name, table[name].to_numpy(), groups, level=level, boot=boot, rng=rng)
                     for name in FRIENDS if name in table.columns)
@@ -193,10 +301,13 @@ def evaluate_evalset(
     })
     if doc_types:
         results.insert(4, "doc_type", [doc_types.get(d, "default") for d in groups])
+    audited = None if verdicts is None else _audited_recall(
+        verdicts, answerable, run, recall_all.per_query, judged.query_id, groups, int(k), level)
     return EvalsetReport(
         k=int(k), retriever=retriever, level=level, n_questions=len(questions), origin=origin_counts(questions),
-        complete=bool(evalset.manifest.get("complete", True)), recall=recall, metrics=metrics, by_type=by_type,
-        by_origin=by_origin, negatives=negatives_summary, results=results,
+        complete=bool(evalset.manifest.get("complete", True)), recall=recall_all, metrics=metrics, by_type=by_type,
+        by_origin=by_origin, negatives=negatives_summary, results=results, language=evalset.manifest.get("language"),
+        audit=audited,
     )
 
 

@@ -18,4 +18,4 @@ from .multiple import MultipleComparison, RankResult, compare_configs, rank_conf
 from .paired import ComparisonResult, paired_comparison
 from .planning import DifferencePlan, PlanResult, plan_difference, plan_documents
 from .sample import ClusterSample, finite_population_correction
-from .synthetic import synthesize, synthesize_judged
+from .synthetic import synthesize, synthesize_chunk_sizes, synthesize_judged

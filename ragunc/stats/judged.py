@@ -9,7 +9,7 @@ Three estimates of the gold mean, each with documents as clusters, micro and mac
 * **prediction-powered** (PPI++: Angelopoulos et al. 2023; Angelopoulos, Duchi and Zrnic
   2023): ``R_G + lambda (R_F - R_H)``, the gold mean of the audited rows corrected by how
   far the judge's mean over every row lies from its mean over the audited ones, with
-  ``lambda`` in [0, 1] chosen to minimise the estimated variance (reported).
+  ``lambda`` in [0, 1] chosen from the data (reported): the least audit variance.
 
 Sums per document (all with documents on the last axis, repetitions on leading axes):
 ``size`` m (rows), ``judge_total`` F and ``judge_sumsq`` (every row); ``audited`` A (rows a
@@ -31,7 +31,10 @@ Phase 2 is the audit, drawn inside the K documents, either
 
 Its variance is ``V = (1 - K/D) V1 + V2``: V1 the between-document variance the judged
 documents themselves carry, V2 the audit's given those documents.  Both are quadratic in
-lambda, so the tuned lambda is the vertex of one parabola (clipped to [0, 1]).
+lambda.  V1 does not depend on lambda, so the tuned lambda is the vertex of V2's parabola,
+clipped to [0, 1]: the slope of the gold labels on the judge's over the audited rows (weighted
+least squares, weights w^2) or over the audited documents' residuals; learnt on every audited
+row, it is steadier than the vertex of the whole estimated variance.
 
 * rows: the ultimate-cluster variance ``V_UC = sum (g + lambda h)^2 / (K (K - 1))`` of
   the linearized residuals ``g = K w (G - R_G A) / sum(w A)`` and ``h = K (w (F - R_F m) /
@@ -77,6 +80,7 @@ BIAS_METHOD = "cluster_t"
 # What each estimate is called on screen and in tables (a label written once).
 LABELS = {"judge_only": "Judge only", "gold_only": "Audited rows only (gold)",
           "prediction_powered": "Prediction-powered (judge + audit)", "judge_bias": "Judge's bias"}
+AUDIT_LABELS = {"rows": "rows at random in every document", "documents": "whole documents"}
 AUDIT_DESIGNS = {
     "rows": "rows audited at random inside the sampled documents, independently with one probability",
     "documents": "a simple random sample of the sampled documents, each audited whole",
@@ -168,15 +172,6 @@ def audit_unit(size, audited) -> str:
     return "documents" if bool(((audited == 0) | (audited == size)).all()) else "rows"
 
 
-def fully_audited(sample: ClusterSample, audit: str = "rows") -> JudgedSample:
-    """A sample whose gold and judge are known on every row, as a fully audited :class:`JudgedSample`.
-
-    Only a population for :func:`judged_coverage` (its cross sums are those of ``sample``
-    with itself): use :func:`judged_population` for gold and judge that differ.
-    """
-    return judged_population(sample, sample.total, sample.sumsq, sample.sumsq, audit=audit)
-
-
 def judged_population(judge: ClusterSample, gold_total, gold_sumsq, cross, audit: str = "rows") -> JudgedSample:
     """The :class:`JudgedSample` of a population where a person labelled every row (the coverage experiment's)."""
     return JudgedSample(judge=judge, audited=judge.size, gold_total=gold_total, gold_sumsq=gold_sumsq,
@@ -222,7 +217,6 @@ class JudgedArrays:
     n_audited_docs: np.ndarray
 
 
-
 @dataclass(frozen=True)
 class _Parts:
     """The pieces of the variance (module docstring), batch-wise; each lambda-dependent one a quadratic."""
@@ -230,7 +224,7 @@ class _Parts:
     audit: str
     k: int  # K sampled documents
     k_a: np.ndarray  # audited documents
-    share: np.ndarray  # rows: the audited share of rows, sum A / sum m
+    share: np.ndarray  # the audited share of rows, sum A / sum m
     r_f: np.ndarray
     r_g: np.ndarray
     r_h: np.ndarray
@@ -239,6 +233,12 @@ class _Parts:
     phase1: np.ndarray | None = None  # documents: S^2 / K of the gold residuals
     residuals: _Quadratic | None = None  # documents: sum of squared residuals of G - lambda H about c A, / sum(w A)^2
 
+    @property
+    def audit_spread(self) -> _Quadratic:
+        """The audit's residual spread, whose vertex is the tuned lambda: V1 does not depend on lambda, and
+        the spread is learnt on every audited row (rows) or audited document (documents)."""
+        return self.spread if self.audit == "rows" else self.residuals
+
     def variance(self, fpc) -> _Quadratic:
         """``(1 - K/D) V1 + V2`` as a quadratic in lambda; ``fpc`` = 1 - K/D."""
         f = np.asarray(fpc, dtype=float)
@@ -246,19 +246,19 @@ class _Parts:
             return self.ultimate.scaled(f).plus(self.within(self.share).scaled(1 - f))
         return self.within(self.k_a).plus(_Quadratic(f * self.phase1, 0.0, 0.0))
 
-    def within(self, audited) -> _Quadratic:
-        """V2, the audit's variance given the K documents, had ``audited`` been the audit's size.
+    def within(self, audit_size) -> _Quadratic:
+        """V2, the audit's variance given the K documents, had the audit been of ``audit_size``.
 
-        rows: ``audited`` is the share of rows, pi; documents: the number of documents k_a.  The
-        spread of the residuals is the one this audit shows (for planning a larger or smaller one).
+        rows: ``audit_size`` is the share of rows audited, pi; documents: the number of documents
+        audited, k_a.  The residuals' spread is the one this audit shows (for planning another size).
         """
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.audit == "rows":
                 # Hájek: (1 - pi)/pi sum_all w^2 (r - c)^2 / (sum_all w)^2, the sum over all rows
                 # estimated by the audited rows' over pi0 and sum_all w by sum(w A) / pi0.
-                return self.spread.scaled((1 - audited) * self.share / audited)
+                return self.spread.scaled((1 - audit_size) * self.share / audit_size)
             # (1 - k_a/K) S_r^2 / k_a with S_r^2 = k_a0^2 sum res^2 / (k_a0 - 1) of this audit's k_a0 documents
-            return self.residuals.scaled((1 / audited - 1 / self.k) * self.k_a**2 / (self.k_a - 1))
+            return self.residuals.scaled((1 / audit_size - 1 / self.k) * self.k_a**2 / (self.k_a - 1))
 
 
 def _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
@@ -298,7 +298,7 @@ def _weights(size, estimator: str):
 
 
 def judged_arrays(
-    size, judge_total, judge_sumsq, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
+    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
     *,
     audit: str = "rows",
     estimator: str = "micro",
@@ -311,21 +311,22 @@ def judged_arrays(
 
     Arguments are per-document sums (documents on the last axis; module docstring);
     ``fpc`` is 1 - K/D (1 without a known population); ``method`` a registered
-    cluster-analytic interval method; ``lam`` a fixed lambda (None: the one of least
-    estimated variance, in [0, 1]).  Rows with fewer than two audited documents get NaN
+    cluster-analytic interval method; ``lam`` a fixed lambda (None: tuned, the vertex of the
+    audit's variance in [0, 1]).  Rows with fewer than two audited documents get NaN
     variances and bounds (and lambda = 1) for everything but the judge-only estimate.
     """
     size = np.asarray(size, dtype=float)
-    cols = [np.asarray(c, dtype=float) for c in (judge_total, judge_sumsq, audited, gold_total, gold_sumsq,
-                                                 judge_audited, judge_audited_sumsq, cross)]
-    judge_total, judge_sumsq, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = cols
+    cols = [np.asarray(c, dtype=float) for c in (judge_total, audited, gold_total, gold_sumsq, judge_audited,
+                                                 judge_audited_sumsq, cross)]
+    judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = cols
     w = _weights(size, estimator)
     parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
                    w=w, audit=audit)
     variance = parts.variance(fpc)
     known = parts.k_a >= 2
-    tuned = variance.vertex() if lam is None else np.broadcast_to(np.asarray(lam, dtype=float), known.shape)
-    tuned = np.where(known, tuned, 1.0)
+    tuned = parts.audit_spread.vertex() if lam is None else np.broadcast_to(np.asarray(lam, dtype=float), known.shape)
+    # Gold on every row: the estimate is the gold one whatever lambda; 0 says the judge is not used.
+    tuned = np.where(parts.share == 1, 0.0, np.where(known, tuned, 1.0))
     # The judge's bias is the gold-only estimate of the mean of f - y over the audited rows.
     bias_parts = _parts(size, judge_total, audited, judge_audited - gold_total,
                         judge_audited_sumsq - 2 * cross + gold_sumsq, judge_audited, judge_audited_sumsq, cross,
@@ -367,8 +368,9 @@ def judged_arrays(
 
 
 def _sample_columns(sample: JudgedSample) -> tuple[np.ndarray, ...]:
+    """The per-document columns of :func:`judged_arrays`, in its order."""
     j = sample.judge
-    return (j.size, j.total, j.sumsq, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
+    return (j.size, j.total, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
             sample.judge_audited_sumsq, sample.cross)
 
 
@@ -535,7 +537,8 @@ class JudgedCoverage:
         }
 
 
-def _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, level, method) -> None:
+def _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, level, method, *,
+                        every_document: bool = False) -> None:
     check_options(estimator, level)
     if interval_method(method).family != CLUSTER_ANALYTIC:
         raise ValueError(f"method must be a cluster-analytic interval method (linearization), got {method!r}")
@@ -543,8 +546,10 @@ def _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, leve
         raise ValueError("the population needs gold labels on every row (its truth); "
                          f"{population.n_rows - population.n_audited:,} of its {population.n_rows:,} rows have none")
     d = population.n_docs
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k < d:
-        raise ValueError(f"k must be a whole number with 2 <= k < {d} (the population's documents), got {k!r}")
+    top = d + every_document  # one sample may take every document; repeating it then shows nothing
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k < top:
+        raise ValueError(f"k must be a whole number with 2 <= k {'<=' if every_document else '<'} {d} "
+                         f"(the population's documents), got {k!r}")
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
     if audit not in AUDIT_UNITS:
@@ -554,6 +559,46 @@ def _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, leve
     if audit == "rows" and not population.binary:
         # A row audit of sums needs the four (gold, judge) cells of each document; scores do not give them.
         raise ValueError("simulating a row audit needs 0/1 gold and judge labels; with scores, audit whole documents")
+
+
+def _drawn_and_audited(population: JudgedSample, idx: np.ndarray, audit: str, audit_share: float,
+                       rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """The per-document columns of :func:`judged_arrays` for the documents ``idx`` (..., K), audited at random.
+
+    ``"rows"``: each of a document's four (gold, judge) cells (1, 1), (1, 0), (0, 1), (0, 0) keeps a
+    binomial count, every row audited with probability ``audit_share`` (0/1 labels); ``"documents"``:
+    :func:`audited_documents` of the K documents, audited whole.
+    """
+    j = population.judge
+    m, ft, fs = j.size[idx].astype(float), j.total[idx], j.sumsq[idx]
+    yt, ys, xt = population.gold_total[idx], population.gold_sumsq[idx], population.cross[idx]
+    if audit == "rows":
+        cells = np.stack([xt, yt - xt, ft - xt, m - yt - ft + xt]).astype(np.int64)
+        kept = rng.binomial(cells, audit_share).astype(float)
+        g, h = kept[0] + kept[1], kept[0] + kept[2]
+        return m, ft, kept.sum(0), g, g, h, h, kept[0]
+    lead = int(np.prod(idx.shape[:-1]))
+    chosen = random_subsets(rng, idx.shape[-1], audited_documents(idx.shape[-1], audit_share), lead)
+    mask = np.zeros(idx.shape)
+    np.put_along_axis(mask, chosen.reshape(*idx.shape[:-1], -1), 1.0, axis=-1)
+    return m, ft, m * mask, yt * mask, ys * mask, ft * mask, fs * mask, xt * mask
+
+
+def simulated_audit(population: JudgedSample, *, k: int, audit: str = "rows", audit_share: float = 0.2,
+                    rng: np.random.Generator | int | None = None) -> JudgedSample:
+    """One evaluation as :func:`judged_coverage` repeats it: K documents drawn, then the audit inside them.
+
+    The sample keeps the drawn documents (in the population's order) and carries
+    ``population_docs = D`` (the finite-population correction); its gold sums are the audit's.
+    """
+    _judged_coverage_iv(population, k, 1, audit, audit_share, "micro", 0.95, DEFAULT_METHOD, every_document=True)
+    rng = np.random.default_rng(rng)
+    idx = np.sort(random_subsets(rng, population.n_docs, k, 1)[0])
+    _, _, audited, gold, gold_sumsq, judged, judged_sumsq, cross = _drawn_and_audited(
+        population, idx, audit, audit_share, rng)
+    judge = population.judge.subset(idx).with_population(population.n_docs)
+    return JudgedSample(judge=judge, audited=audited.astype(np.int64), gold_total=gold, gold_sumsq=gold_sumsq,
+                        judge_audited=judged, judge_audited_sumsq=judged_sumsq, cross=cross, audit=audit)
 
 
 def audited_documents(k: int, audit_share: float) -> int:
@@ -587,11 +632,9 @@ def judged_coverage(
     _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, level, method)
     rng = np.random.default_rng(rng)
     d = population.n_docs
-    j = population.judge
-    size, f, f2 = j.size.astype(float), j.total, j.sumsq
-    y, y2, x = population.gold_total, population.gold_sumsq, population.cross
+    size, f = population.judge.size.astype(float), population.judge.total
     w = _weights(size, estimator)
-    value = float((w * y).sum() / (w * size).sum())
+    value = float((w * population.gold_total).sum() / (w * size).sum())
     judge_value = float((w * f).sum() / (w * size).sum())
     names = (*ESTIMATES, "judge_bias")
     estimates = {n: np.empty(reps) for n in names}
@@ -601,22 +644,8 @@ def judged_coverage(
     batch = max(1, min(reps, (1 << 20) // max(k, d if k * k > d else k)))
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
-        idx = random_subsets(rng, d, k, stop - start)
-        m, ft, fs, yt, ys, xt = size[idx], f[idx], f2[idx], y[idx], y2[idx], x[idx]
-        if audit == "rows":
-            # The four cells (gold, judge) = (1, 1), (1, 0), (0, 1), (0, 0) of each document, each audited binomially.
-            cells = np.stack([xt, yt - xt, ft - xt, m - yt - ft + xt]).astype(np.int64)
-            kept = rng.binomial(cells, audit_share).astype(float)
-            a = kept.sum(0)
-            g, h, cross = kept[0] + kept[1], kept[0] + kept[2], kept[0]
-            g2, h2 = g, h
-        else:
-            chosen = random_subsets(rng, k, audited_documents(k, audit_share), stop - start)
-            mask = np.zeros(idx.shape)
-            np.put_along_axis(mask, chosen, 1.0, axis=-1)
-            a, g, g2, h, h2, cross = m * mask, yt * mask, ys * mask, ft * mask, fs * mask, xt * mask
-        arr = judged_arrays(m, ft, fs, a, g, g2, h, h2, cross, audit=audit, estimator=estimator, level=level,
-                            fpc=1 - k / d, method=method)
+        columns = _drawn_and_audited(population, random_subsets(rng, d, k, stop - start), audit, audit_share, rng)
+        arr = judged_arrays(*columns, audit=audit, estimator=estimator, level=level, fpc=1 - k / d, method=method)
         for n in names:
             estimates[n][start:stop], lower[n][start:stop], upper[n][start:stop] = (
                 arr.estimate[n], arr.lower[n], arr.upper[n])
@@ -691,7 +720,7 @@ def plan_audit(
     if pilot.n_audited_docs < 2:
         raise ValueError(f"the pilot audit covers {pilot.n_audited_docs} document(s); planning needs at least 2 "
                          "to see how the judge's errors vary between documents")
-    size, judge_total, _, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = (
+    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = (
         np.asarray(c, dtype=float) for c in _sample_columns(pilot))
     parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
                    w=_weights(size, estimator), audit=pilot.audit)
@@ -700,12 +729,11 @@ def plan_audit(
         total = pilot.n_rows
         grid = np.unique(np.linspace(1, total, 200).round().astype(int))
         sizes = grid / total  # shares of rows
-        spread = parts.spread
     else:
         total = pilot.n_docs
         grid = np.arange(2, total + 1)
         sizes = grid.astype(float)
-        spread = parts.residuals
+    spread = parts.audit_spread
     lam = float(spread.vertex())
     if pilot.audit == "rows":
         # V_UC estimates V1 + V2 at the pilot's share; what is left of it is V1.
@@ -739,7 +767,7 @@ def plan_audit(
     agreement = float((a - g - h + 2 * x) / a) if pilot.binary else None
     return AuditPlan(
         unit=pilot.audit, estimator=estimator, level=level, half_width=float(half_width), lam=lam, n_total=total,
-        needed=smallest(lam), gold_only_needed=smallest(0.0), floor_half_width=z * np.sqrt(fpc * phase1),
+        needed=smallest(lam), gold_only_needed=smallest(0.0), floor_half_width=float(z * np.sqrt(fpc * phase1)),
         pilot_audited=a if pilot.audit == "rows" else pilot.n_audited_docs, agreement=agreement,
         correlation=correlation, n=grid, curve_half_width=half_widths(lam), curve_gold_half_width=half_widths(0.0),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .proportion import korn_graubard_interval, logit_interval
 from .sample import ClusterSample, zero_one
@@ -137,7 +137,7 @@ class Linearized:
     @property
     def t(self) -> float:
         """The t(K - 1) critical value."""
-        return stats.t.ppf(0.5 + self.level / 2, self.n_docs - 1)
+        return special.stdtrit(self.n_docs - 1, 0.5 + self.level / 2)
 
     @property
     def design_rows(self):

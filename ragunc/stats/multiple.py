@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .bootstrap import resampled_sums
 from .linearization import check_options, chunk_variance, linearized_residuals, point_estimate, residual_variance
@@ -318,14 +318,19 @@ def bootstrap_ranks(estimates: np.ndarray, replicates: np.ndarray, level: float)
     ``(rank (C,), lower (C,), upper (C,), p_best (C,))``; the bounds are ranks some
     replicate attained (quantiles taken downwards and upwards).
     """
-    rank = stats.rankdata(-estimates, method="min").astype(int)
-    ranks = stats.rankdata(-replicates, axis=1, method="min")
+    rank = _ranks_from_best(estimates)
+    ranks = _ranks_from_best(replicates)
     tail = (1 - level) / 2
     lower = np.quantile(ranks, tail, axis=0, method="lower").astype(int)
     upper = np.quantile(ranks, 1 - tail, axis=0, method="higher").astype(int)
     first = replicates == replicates.max(axis=1, keepdims=True)
     p_best = (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
     return rank, lower, upper, p_best
+
+
+def _ranks_from_best(values: np.ndarray) -> np.ndarray:
+    """Ranks along the last axis, 1 for the highest, ties sharing the better rank: 1 + how many are higher."""
+    return 1 + (values[..., None, :] > values[..., :, None]).sum(axis=-1)
 
 
 def rank_configs(

@@ -1,4 +1,5 @@
-"""Synthetic populations with known truth, in the data contract (for teaching and tests).
+"""Synthetic populations with known truth, in the data contract (for teaching and tests), and the same
+documents cut at several chunk sizes, per document (:func:`synthesize_chunk_sizes`).
 
 The generative model, all of it vectorised over chunks:
 
@@ -15,8 +16,13 @@ The generative model, all of it vectorised over chunks:
 """
 from __future__ import annotations
 
+import inspect
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
+
+from .sample import ClusterSample
 
 
 def synthesize(
@@ -63,27 +69,111 @@ def synthesize(
     """
     _check(n_docs, mean_chunks, size_cv, p, icc, autocorr, doc_types, doc_type_share)
     rng = np.random.default_rng(rng)
-    sizes = document_sizes(n_docs, mean_chunks, size_cv, rng)
-    types = rng.permutation(np.arange(n_docs) % doc_types)  # equal strata, in random order
-    rates = _document_rates(types, doc_types, p, icc, doc_type_share, rng)
+    sizes, types, rates = _documents(n_docs, mean_chunks, size_cv, p, icc, doc_types, doc_type_share, rng)
     y, chunk_index = _markov_chunks(sizes, rates, autocorr, rng)
 
-    width = len(str(n_docs))
-    doc_names = np.char.add("doc", np.char.zfill(np.arange(1, n_docs + 1).astype(str), width))
     doc_of_chunk = np.repeat(np.arange(n_docs), sizes)
-    doc_id = doc_names[doc_of_chunk]
+    doc_id = _doc_names(n_docs)[doc_of_chunk]
     chunk_id = np.char.add(np.char.add(doc_id, "#"), chunk_index.astype(str))
-    type_names = np.array([f"type{t + 1}" for t in range(doc_types)])
     return pd.DataFrame(
         {
             "doc_id": doc_id,
             "chunk_id": chunk_id,
             "chunk_index": chunk_index,
             "config": config,
-            "doc_type": type_names[types][doc_of_chunk],
+            "doc_type": _type_names(types, doc_types)[doc_of_chunk],
             "y": y.astype(np.int8),
         }
     )
+
+
+def synthesize_chunk_sizes(
+    words: Sequence[int] = (100, 50, 25, 10, 5),
+    *,
+    base_words: int = 100,
+    rng: np.random.Generator | int | None = None,
+    **population,
+) -> dict[int, ClusterSample]:
+    """The same synthetic documents cut at several chunk sizes: per-document statistics by words per chunk.
+
+    ``population`` takes :func:`synthesize`'s parameters (n_docs, mean_chunks, size_cv, p, icc,
+    autocorr, doc_types, doc_type_share; its defaults for the others).  The documents (lengths,
+    doc_types, rates) are drawn once, as :func:`synthesize` draws them with ``mean_chunks`` chunks
+    of ``base_words`` words: a document of m chunks there is ``base_words * m`` words long, and cut
+    at ``w`` words it has ceil(base_words m / w) chunks.  Each size gets chunk outcomes of its own
+    (the Markov chain of :func:`synthesize` over its chunks), since cutting a text anew changes its
+    queries and their hits; the document rates, the part that the draw of documents samples, stay.
+    At ``base_words`` the statistics are those of ``synthesize(..., rng=rng)`` per document; the
+    other sizes are drawn next, finest first.
+
+    Returns ``{w: ClusterSample}`` (config ``"<w>w"``, with chunk order and doc_type), finest first.
+
+    Examples
+    --------
+    >>> cuts = synthesize_chunk_sizes((100, 5), n_docs=50, mean_chunks=4, size_cv=0, rng=1)
+    >>> [int(cuts[w].n_chunks) for w in cuts]
+    [4000, 200]
+    """
+    q, wanted = _synthesize_chunk_sizes_iv(words, base_words, population)
+    rng = np.random.default_rng(rng)
+    n_docs, autocorr = q["n_docs"], q["autocorr"]
+    sizes, types, rates = _documents(n_docs, q["mean_chunks"], q["size_cv"], q["p"], q["icc"], q["doc_types"],
+                                     q["doc_type_share"], rng)
+    doc_id, doc_type = _doc_names(n_docs), _type_names(types, q["doc_types"])
+    base = _markov_chunks(sizes, rates, autocorr, rng)[0]  # first, so that it is synthesize's own draw
+    cuts = {}
+    for w in wanted:
+        m = sizes if w == base_words else -(-sizes * int(base_words) // w)
+        y = base if w == base_words else _markov_chunks(m, rates, autocorr, rng)[0]
+        cuts[w] = _per_document(y, m, doc_id, doc_type, f"{w}w")
+    return cuts
+
+
+# synthesize's parameters of a population and their defaults, read off its signature (written once).
+_POPULATION = {name: parameter.default for name, parameter in inspect.signature(synthesize).parameters.items()
+               if name not in ("config", "rng")}
+
+
+def _synthesize_chunk_sizes_iv(words, base_words, population) -> tuple[dict, list[int]]:
+    unknown = sorted(set(population) - set(_POPULATION))
+    if unknown:
+        raise TypeError(f"synthesize_chunk_sizes() takes {', '.join(_POPULATION)} as population parameters, "
+                        f"not {', '.join(unknown)}")
+    q = {**_POPULATION, **population}
+    _check(**q)
+    wanted = sorted({int(w) for w in words})
+    if not wanted or wanted[0] < 1 or int(base_words) != base_words or base_words < 1:
+        raise ValueError(f"words and base_words must be positive word counts, got words={list(words)}, "
+                         f"base_words={base_words}")
+    return q, wanted
+
+
+def _documents(n_docs, mean_chunks, size_cv, p, icc, doc_types, doc_type_share, rng):
+    """Chunks per document, doc_type index and rate of each document, in synthesize's order of draws."""
+    sizes = document_sizes(n_docs, mean_chunks, size_cv, rng)
+    types = rng.permutation(np.arange(n_docs) % doc_types)  # equal strata, in random order
+    return sizes, types, _document_rates(types, doc_types, p, icc, doc_type_share, rng)
+
+
+def _doc_names(n_docs: int) -> np.ndarray:
+    return np.char.add("doc", np.char.zfill(np.arange(1, n_docs + 1).astype(str), len(str(n_docs))))
+
+
+def _type_names(types: np.ndarray, doc_types: int) -> np.ndarray:
+    return np.array([f"type{t + 1}" for t in range(doc_types)])[types]
+
+
+def _per_document(y: np.ndarray, sizes: np.ndarray, doc_id, doc_type, config: str) -> ClusterSample:
+    """Sufficient statistics of 0/1 chunks laid out document after document, in chunk order."""
+    y = y.astype(np.float64)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    last = starts + sizes - 1
+    pairs = np.zeros_like(y)
+    pairs[:-1] = y[:-1] * y[1:]
+    pairs[last] = 0.0  # a document's last chunk has no neighbour after it
+    total = np.add.reduceat(y, starts)
+    return ClusterSample(doc_id=doc_id, total=total, size=sizes, sumsq=total, lag_cross=np.add.reduceat(pairs, starts),
+                         first=y[starts], last=y[last], doc_type=doc_type, config=config)
 
 
 def stratum_rates(p: float, icc: float, doc_types: int, doc_type_share: float) -> np.ndarray:

@@ -85,3 +85,18 @@ def test_many_configs_against_a_baseline_and_power(page, tile):
     at.selectbox(key="adjust").set_value("holm").run()
     holm = compare_configs(results.samples, "100w", adjust="holm")
     assert at.dataframe[0].value["p adjusted"].iloc[0] == p_value_text(holm.comparisons[0].p_adjusted)
+
+
+def test_which_is_best_shows_each_configs_rank_and_p_best(page):
+    from ragunc.stats.multiple import rank_configs
+
+    at, results = page
+    assert not at.exception and not at.error
+    expected = rank_configs(results.samples, boot=2000, rng=0)
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Which configuration is best" in c.proto.spec)
+    ranks, bars = spec["data"]
+    by_name = {c.config: c for c in expected.configs}
+    assert bars["x"] == pytest.approx([100 * by_name[n].p_best for n in ranks["y"]])
+    assert ranks["x"] == [by_name[n].rank for n in ranks["y"]]
+    best = max(expected.configs, key=lambda c: c.p_best)
+    assert any(f"**{best.config}**" in m.value for m in at.markdown)

@@ -225,9 +225,15 @@ def test_compare_many_configs_against_a_baseline(capsys, population_csv, tmp_pat
     for x in d["configs"]:
         assert set(x["cluster"]) == {"se", "ci"}
     # b and c are the same results on the shared documents: difference 0, SE 0
-    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "b", "--configs", "c",
+    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "b", "--only", "c",
                           "--adjust", "holm"])
     assert d["comparisons"][0]["difference"] == 0 and d["comparisons"][0]["p_adjusted"] == 1
+    # --configs, the former spelling of --only, works one more release and says so on stderr
+    assert main(["compare", population_csv, str(second), "--baseline", "b", "--configs", "c", "--adjust", "holm",
+                 "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == d
+    assert "ragunc compare: --configs is deprecated and will be removed in the next release; use --only" in err
     d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "a", "--all-pairs",
                           "--adjust", "none"])
     assert len(d["comparisons"]) == 3
@@ -235,6 +241,10 @@ def test_compare_many_configs_against_a_baseline(capsys, population_csv, tmp_pat
     assert "p adjusted" in capsys.readouterr().out
     assert main(["compare", population_csv]) == 2
     assert "--baseline" in capsys.readouterr().err
+    # as in recall, a flag of a comparison with a baseline is refused without one, not ignored
+    assert main(["compare", population_csv, "--a", "a", "--b", "b", "--only", "b", "--adjust", "holm"]) == 2
+    assert ("--only, --adjust: only for comparing several configs; name the baseline config with "
+            "--baseline CONFIG") in capsys.readouterr().err
 
 
 def test_plan_a_difference(capsys, population_csv):

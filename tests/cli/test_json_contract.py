@@ -60,7 +60,12 @@ def _write_results(directory: pathlib.Path) -> dict[str, pathlib.Path]:
     scores = directory / "scores.csv"
     scores.write_text("doc_id,chunk_index,y\n"
                       + "".join(f"{d},{c},{s}\n" for d, c, _, g, _, s in rows if g == "a"))
-    return {"binary": binary, "scores": scores}
+    # issue 20: the judge's label on every row, the gold label on the audited rows (a fourth of them)
+    judged = directory / "judged.csv"
+    judged.write_text("doc_id,chunk_index,config,y_judge,y\n" + "".join(
+        f"{d},{c},{g},{int(y or (c + 2 * int(d[3:])) % 5 == 0)},{y if (3 * int(d[3:]) + c) % 4 == 0 else ''}\n"
+        for d, c, _, g, y, _ in rows))
+    return {"binary": binary, "scores": scores, "judged": judged}
 
 
 def _write_run(directory: pathlib.Path) -> dict[str, pathlib.Path]:
@@ -99,6 +104,11 @@ CASES = {
                               "--boot", "30", "--seed", "5"],
     "plan": ["plan", "{binary}", "--config", "a", "--half-width", "0.05", "--population-docs", "60"],
     "compare": ["compare", "{binary}", "--a", "a", "--b", "b", "--boot", "100", "--seed", "4"],
+    # issue 20: judged labels with an audit, the audit's plan, and which config is best
+    "interval_judged": ["interval", "{judged}", "--config", "a", "--judge-col", "y_judge", "--boot", "100",
+                        "--seed", "2"],
+    "plan_judged": ["plan", "{judged}", "--config", "b", "--judge-col", "y_judge", "--half-width", "0.1"],
+    "compare_rank": ["compare", "{binary}", "--rank", "--boot", "200", "--seed", "8"],
     "recall_grouped": ["recall", "{run}", "{qrels}", "--k", "1", "--group-col", "source",
                        "--boot", "100", "--seed", "6", "--compare", "{run_b}"],
     # issue 12 (Deliver 2): several runs against a baseline, runs named by their file names

@@ -135,3 +135,26 @@ def test_add_names_unknown_chunks(built, tmp_path, capsys):
     real.write_text(json.dumps({"question": "what?", "chunk_ids": ["nope#7"]}) + "\n")
     code, _, err = cli(capsys, "evalset", "add", built, real)
     assert code == 2 and "nope#7" in err
+
+
+def test_eval_with_an_audit_corrects_recall(built, tmp_path, capsys):
+    questions = [json.loads(line) for line in (built / "questions.jsonl").read_text().splitlines()]
+    answerable = [q for q in questions if q["relevant_doc_ids"]][:12]
+    # The person confirms every source chunk and rejects a chunk the judge never saw: the relevant
+    # sets do not change, so the corrected recall is the judge's (lambda aside, the same numbers).
+    rows = [(q["question_id"], c, 1) for q in answerable for c in q["relevant_chunk_ids"]]
+    rows += [(answerable[0]["question_id"], "elsewhere#0", 0)]
+    audit = tmp_path / "audit.csv"
+    pd.DataFrame(rows, columns=["question_id", "chunk_id", "relevant"]).to_csv(audit, index=False)
+    code, out, _ = cli(capsys, "evalset", "eval", built, "--k", 1, "--json", "--audit", audit)
+    d = json.loads(out)["audit"]
+    assert code == 0 and d["pairs"] == len(rows) and d["made_relevant"] == d["made_irrelevant"] == 0
+    assert d["recall_judge"] == pytest.approx(json.loads(out)["recall"]["recall"])
+    assert d["prediction_powered"]["n_audited"] == 12
+    # The audited questions' recall is their judged recall: the correction is zero at any lambda.
+    assert d["recall_corrected"] == pytest.approx(d["recall_judge"])
+    code, out, _ = cli(capsys, "evalset", "eval", built, "--k", 1, "--audit", audit)
+    assert code == 0 and "Recall@1 audited" in out and "corrected by" in out
+    pd.DataFrame({"question_id": ["nobody"], "chunk_id": ["x#0"], "relevant": [1]}).to_csv(audit, index=False)
+    code, _, err = cli(capsys, "evalset", "eval", built, "--audit", audit)
+    assert code == 2 and "naming no answerable question" in err and err.count("\n") == 1

@@ -83,3 +83,51 @@ def test_bad_inputs(hand_set, tmp_path):
     (hand_set / "questions.jsonl").write_text("\n".join(lines + [lines[0]]) + "\n")
     with pytest.raises(ValueError, match="question_id 'q1' repeats"):
         evaluate_evalset(hand_set, run=hand_set / "run.csv")
+
+
+# ---------------------------------------------------------------- a person's audit of the judged pairs
+
+AUDIT = pd.DataFrame([
+    ("q1", "A#0", "1"),  # the judge's set confirmed
+    ("q3", "C#0", "no"),  # the judge took C#0 for relevant; the person does not
+    ("q4", "D#5", "yes"),  # a chunk the judge's set lacks
+], columns=["question_id", "chunk_id", "relevant"])
+
+
+def test_an_audit_corrects_the_judges_relevant_sets(hand_set):
+    from ragunc.stats.judged import judged_report
+    from tests.support.judged import judged_from_rows
+
+    AUDIT.to_csv(hand_set / "audit.csv", index=False)
+    report = evaluate_evalset(hand_set, k=1, run=hand_set / "run.csv", boot=50, audit=hand_set / "audit.csv")
+    a = report.audit
+    assert (a.pairs, a.made_relevant, a.made_irrelevant, a.left_out) == (3, 1, 1, 0)
+    # By hand at k = 1: the judge's recalls (1, 0, 1/2, 0); the person's on q1, q3, q4: 1 (A), 1 (B alone
+    # now, retrieved first), 0 (C and D, nothing retrieved).  Source documents A, A, B, C.
+    expected = judged_report(judged_from_rows(np.array([0, 0, 1, 2]), [1, 0, 0.5, 0], [1, 0, 1, 0],
+                                              [True, False, True, True]))
+    assert a.report["judge_only"].estimate == pytest.approx(report.recall.recall)
+    for name in ("judge_only", "gold_only", "prediction_powered"):
+        assert a.report[name].estimate == pytest.approx(expected[name].estimate)
+        assert a.report[name].interval.se == pytest.approx(expected[name].interval.se)
+    d = report.to_dict()["audit"]
+    assert d["recall_judge"] == pytest.approx(report.recall.recall)
+    assert d["recall_corrected"] == pytest.approx(expected["prediction_powered"].estimate)
+    assert "audit" not in evaluate_evalset(hand_set, k=1, run=hand_set / "run.csv", boot=50).to_dict()
+
+
+@pytest.mark.parametrize(("rows", "message"), [
+    ([("n1", "B#0", "1")], r"column 'question_id': 1 row\(s\) naming no answerable question of the set: row 1"),
+    ([("q1", "A#0", "maybe")], r"column 'relevant': 1 row\(s\) that are not 1/0, true/false or yes/no: row 1"),
+    ([("q1", "A#0", "1"), ("q1", "A#0", "0")], r"column 'chunk_id': 1 row\(s\) repeat .*: row 2"),
+    ([("q1", "", "1")], r"column 'chunk_id': 1 row\(s\) with an empty value: row 1"),
+])
+def test_a_bad_audit_is_named_with_its_rows(hand_set, rows, message):
+    from ragunc.data.reader import DataError
+
+    pd.DataFrame(rows, columns=["question_id", "chunk_id", "relevant"]).to_csv(hand_set / "audit.csv", index=False)
+    with pytest.raises(DataError, match=message):
+        evaluate_evalset(hand_set, k=1, run=hand_set / "run.csv", boot=50, audit=hand_set / "audit.csv")
+    pd.DataFrame({"question_id": ["q1"], "chunk": ["A#0"]}).to_csv(hand_set / "audit.csv", index=False)
+    with pytest.raises(DataError, match=r"missing column\(s\) 'chunk_id', 'relevant'"):
+        evaluate_evalset(hand_set, k=1, run=hand_set / "run.csv", boot=50, audit=hand_set / "audit.csv")

@@ -17,6 +17,7 @@ from ragunc.stats.judged import (
     judged_population,
     judged_report,
     plan_audit,
+    simulated_audit,
 )
 from ragunc.stats.sample import ClusterSample
 from ragunc.stats.synthetic import synthesize_judged
@@ -113,14 +114,20 @@ def test_row_audit_variance_is_the_delta_method_over_documents(estimator):
         assert got.interval.se**2 == pytest.approx(expected, rel=1e-6)
 
 
-def test_tuned_lambda_is_the_least_variance_in_zero_one():
-    doc, f, y, audited = random_judged(5, noise=0.5)  # a noisy judge: the variance is least inside (0, 1)
+def test_tuned_lambda_is_the_audited_rows_regression_slope_clipped_to_zero_one():
+    # Row audit, micro: the audit's variance is least at the slope of y on f over the audited rows.
+    doc, f, y, audited = random_judged(5, noise=0.5)  # a noisy judge: the slope lies inside (0, 1)
     sample = judged_from_rows(doc, f, y, audited)
     report = judged_report(sample)
-    assert 0 < report.lam < 1 and report.lam_tuned
-    se = report["prediction_powered"].interval.se
-    for step in (-0.05, 0.05):
-        assert judged_report(sample, lam=report.lam + step)["prediction_powered"].interval.se > se
+    slope = np.cov(f[audited], y[audited])[0, 1] / np.var(f[audited], ddof=1)
+    assert 0 < slope < 1 and report.lam == pytest.approx(slope) and report.lam_tuned
+    # Macro weighs each audited row by w = 1/m of its document: the Hájek means R_G, R_H weigh by w, the
+    # variance of their mean by w^2, so the slope is sum w^2 (y - R_G)(f - R_H) / sum w^2 (f - R_H)^2.
+    w = 1 / np.bincount(doc)[doc][audited]
+    fa, ya = f[audited], y[audited]
+    r_g, r_h = np.sum(w * ya) / w.sum(), np.sum(w * fa) / w.sum()
+    weighted = np.sum(w**2 * (ya - r_g) * (fa - r_h)) / np.sum(w**2 * (fa - r_h) ** 2)
+    assert judged_report(sample, estimator="macro").lam == pytest.approx(weighted)
     # A judge that says the opposite of the gold label is of no use: lambda is clipped to 0.
     flipped = judged_report(judged_from_rows(doc, 1 - y, y, audited))
     assert flipped.lam == 0 and flipped["prediction_powered"].estimate == flipped["gold_only"].estimate
@@ -211,8 +218,8 @@ def test_batch_rows_are_the_single_sample_calls():
     for seed in (10, 11, 12):
         doc, f, y, audited = random_judged(seed, k=20)
         s = judged_from_rows(doc, f, y, audited)
-        columns.append((s.judge.size, s.judge.total, s.judge.sumsq, s.audited, s.gold_total, s.gold_sumsq,
-                        s.judge_audited, s.judge_audited_sumsq, s.cross))
+        columns.append((s.judge.size, s.judge.total, s.audited, s.gold_total, s.gold_sumsq, s.judge_audited,
+                        s.judge_audited_sumsq, s.cross))
     stacked = [np.stack(c) for c in zip(*columns)]
     batch = judged_arrays(*stacked)
     for i, cols in enumerate(columns):
@@ -341,3 +348,20 @@ def test_plan_says_when_no_audit_of_these_documents_suffices(pilot_population):
         plan_audit(judged_from_rows(doc, f, y, doc == 0), half_width=0.05)
     with pytest.raises(ValueError, match="half_width"):
         plan_audit(pilot, half_width=0)
+
+
+def test_one_simulated_audit(biased_judge_population):
+    pop = biased_judge_population
+    rows = simulated_audit(pop, k=300, audit="rows", audit_share=0.25, rng=1)
+    assert rows.n_docs == 300 and rows.judge.population_docs == pop.n_docs and rows.audit == "rows"
+    drawn = np.isin(pop.judge.doc_id, rows.judge.doc_id)
+    share = rows.n_audited / rows.n_rows
+    assert abs(share - 0.25) < 4 * np.sqrt(0.25 * 0.75 / rows.n_rows)
+    assert np.all(rows.gold_total <= pop.gold_total[drawn]) and np.all(rows.cross <= rows.gold_total)
+    docs = simulated_audit(pop, k=40, audit="documents", audit_share=0.3, rng=1)
+    assert docs.n_audited_docs == 12 and docs.audit == "documents"
+    whole = docs.audited > 0
+    np.testing.assert_array_equal(docs.audited[whole], docs.judge.size[whole])
+    assert simulated_audit(pop, k=pop.n_docs, rng=2).n_docs == pop.n_docs  # every document: one sample is fine
+    a, b = simulated_audit(pop, k=30, rng=5), simulated_audit(pop, k=30, rng=5)
+    np.testing.assert_array_equal(a.audited, b.audited)

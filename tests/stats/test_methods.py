@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ragunc.stats.methods as registry
-from ragunc.cli import core
+from ragunc.cli.interval import interval_table
 from ragunc.present import figures, summary
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_arrays, interval_report
@@ -99,7 +99,7 @@ def test_one_registry_entry_adds_a_method_everywhere(monkeypatch):
     d = r.to_dict()
     assert d["cluster_3se"] == {"se": est.se, "ci": list(est.ci)}
     assert list(d).index("cluster_3se") == list(d).index("bootstrap") + 1  # in registry order, before deff
-    assert "cluster_3se" in core._interval_table(d) and "Cluster (±3 SE)" in core._interval_table(d)
+    assert "cluster_3se" in interval_table(d) and "Cluster (±3 SE)" in interval_table(d)
 
     cov = coverage_experiment(s.with_population(None), k=10, reps=200, boot=20, rng=2)
     assert cov.coverage["cluster_3se"] >= cov.coverage["cluster"]

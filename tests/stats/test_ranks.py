@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import special
+from scipy import special, stats
 
 from ragunc.stats.multiple import bootstrap_ranks, compare_configs, rank_configs
 from ragunc.stats.sample import ClusterSample
@@ -110,3 +110,14 @@ def test_rank_validation():
     with pytest.raises(ValueError, match="boot"):
         rank_configs(samples, boot=1)
     assert rank_configs(samples, boot=50, rng=1).configs[0].p_best == rank_configs(samples, boot=50, rng=1).configs[0].p_best
+
+
+def test_ranks_agree_with_scipy_rankdata_min_with_ties():
+    rng = np.random.default_rng(5)
+    replicates = rng.integers(0, 4, (300, 6)) / 4  # many ties
+    estimates = replicates[0]
+    rank, lower, upper, _ = bootstrap_ranks(estimates, replicates, level=0.9)
+    want = stats.rankdata(-replicates, axis=1, method="min")
+    assert rank.tolist() == stats.rankdata(-estimates, method="min").astype(int).tolist()
+    assert lower.tolist() == np.quantile(want, 0.05, axis=0, method="lower").astype(int).tolist()
+    assert upper.tolist() == np.quantile(want, 0.95, axis=0, method="higher").astype(int).tolist()

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from ragunc.cli import main
 from ragunc.data.results import load_results, results_from_frame
-from ragunc.stats.synthetic import stratum_rates, synthesize
+from ragunc.stats.diagnostics import deff_equal_size, diagnostics
+from ragunc.stats.synthetic import stratum_rates, synthesize, synthesize_chunk_sizes
 
 
 def anova_icc(frame: pd.DataFrame) -> float:
@@ -62,6 +63,11 @@ def test_every_population_is_a_valid_contract_file(n_docs, mean_chunks, size_cv,
     assert frame.groupby("doc_id")["doc_type"].nunique().max() == 1
     sample = results_from_frame(frame).sample("100w")  # the loader's checks all pass
     assert sample.n_chunks == len(frame)
+    # The same draw, per document without a frame: what the loader aggregates, field by field.
+    (cut,) = synthesize_chunk_sizes((100,), n_docs=n_docs, mean_chunks=mean_chunks, size_cv=size_cv, p=p, icc=0.02,
+                                    autocorr=autocorr, doc_types=doc_types, doc_type_share=0.2, rng=seed).values()
+    for field in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+        np.testing.assert_array_equal(getattr(cut, field), getattr(sample, field), err_msg=field)
 
 
 @pytest.mark.parametrize(("mean_chunks", "size_cv"), [(12.0, 0.0), (25.8, 0.3), (25.8, 0.8), (25.8, 1.5), (3.0, 0.4)])
@@ -186,3 +192,49 @@ def test_sample_population_matches_its_metadata():
     assert meta["truth"]["micro"] == pytest.approx(frame["y"].mean())
     assert meta["realized"]["icc"] == pytest.approx(anova_icc(frame))
     assert (root / "synthetic_population.csv.gz").stat().st_size < 2_000_000
+
+
+# ---------------------------------------------------------------- the same documents at several chunk sizes
+
+
+def test_every_size_cuts_the_same_documents():
+    cuts = synthesize_chunk_sizes((100, 30, 5), base_words=100, n_docs=300, mean_chunks=6, size_cv=0.9, rng=3)
+    assert list(cuts) == [5, 30, 100]  # finest first
+    words = 100 * cuts[100].size  # each document's length
+    for w in (30, 5):
+        np.testing.assert_array_equal(cuts[w].size, -(-words // w))  # ceil(length / w) chunks
+        np.testing.assert_array_equal(cuts[w].doc_id, cuts[100].doc_id)
+        np.testing.assert_array_equal(cuts[w].doc_type, cuts[100].doc_type)
+        assert cuts[w].binary and (cuts[w].total <= cuts[w].size).all()
+    assert cuts[5].n_chunks == 20 * cuts[100].n_chunks
+
+
+def test_finer_sizes_keep_the_documents_rates_and_their_icc():
+    # Equal sizes, no neighbour correlation: each size has the generative ICC, and its design effect is
+    # 1 + (m - 1) icc (the seed's formula), so finer chunks raise DEFF, not the information.
+    icc, p = 0.3, 0.18
+    cuts = synthesize_chunk_sizes((100, 10), base_words=100, n_docs=3000, mean_chunks=20, size_cv=0, p=p, icc=icc,
+                                  autocorr=0, doc_types=1, rng=11)
+    for w, m in ((100, 20), (10, 200)):
+        d = diagnostics(cuts[w])
+        assert cuts[w].total.sum() / cuts[w].n_chunks == pytest.approx(p, abs=0.01)
+        assert d.icc == pytest.approx(icc, abs=0.025)
+        assert d.deff == pytest.approx(float(deff_equal_size(m, icc)), rel=0.12)
+    # the same documents: a document's rate at 10 words is close to its rate at 100 words
+    coarse, fine = cuts[100].total / cuts[100].size, cuts[10].total / cuts[10].size
+    assert np.corrcoef(coarse, fine)[0, 1] > 0.85
+
+
+def test_chunk_sizes_same_seed_same_populations_and_bad_sizes_refused():
+    a = synthesize_chunk_sizes((50, 10), n_docs=50, rng=4)
+    b = synthesize_chunk_sizes((50, 10), n_docs=50, rng=np.random.default_rng(4))
+    for w in a:
+        np.testing.assert_array_equal(a[w].total, b[w].total)
+    with pytest.raises(ValueError, match=r"words and base_words must be positive word counts, got words=\[0\]"):
+        synthesize_chunk_sizes((0,))
+    with pytest.raises(ValueError, match="base_words"):
+        synthesize_chunk_sizes((10,), base_words=0)
+    with pytest.raises(ValueError, match="icc must be in"):
+        synthesize_chunk_sizes((10,), icc=1.5)
+    with pytest.raises(TypeError, match="not config"):
+        synthesize_chunk_sizes((10,), config="10w")

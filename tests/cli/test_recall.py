@@ -205,8 +205,15 @@ def test_several_runs_against_a_baseline(three_runs, capsys):
                         "--baseline", "b", "--group-col", "source", "--adjust", "holm")
     assert one_file == d
     pairs = run_json(capsys, "recall", path / "all.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run",
-                     "--baseline", "a", "--runs", "c", "--all-pairs", "--metric", "hit", "--boot", 100)
+                     "--baseline", "a", "--only", "c", "--all-pairs", "--metric", "hit", "--boot", 100)
     assert [r["run"] for r in pairs["runs"]] == ["a", "c"] and pairs["metric"] == "hit" and pairs["boot"] == 100
+    assert capsys.readouterr().err == ""
+    # --runs, the former spelling of --only, works one more release and says so on stderr
+    assert main(["recall", str(path / "all.csv"), str(path / "qrels.csv"), "--k", "1", "--runs-col", "run",
+                 "--baseline", "a", "--runs", "c", "--all-pairs", "--metric", "hit", "--boot", "100", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == pairs
+    assert "ragunc recall: --runs is deprecated and will be removed in the next release; use --only" in err
     assert main(["recall", str(path / "all.csv"), str(path / "qrels.csv"), "--k", "1", "--runs-col", "run",
                  "--baseline", "a", "--boot", "100"]) == 0
     table = capsys.readouterr().out
@@ -221,7 +228,7 @@ def test_several_runs_bad_inputs_are_one_line_errors(three_runs, capsys):
         (["--runs-col", "tag", "--baseline", "a"], "missing column tag"),
         ([], "column run names 3 runs ('a', 'b', 'c')"),
         (["--runs-col", "run"], "3 runs ('a', 'b', 'c'): compare them with --baseline RUN"),
-        (["--runs-col", "run", "--runs", "a", "--all-pairs"], "--runs, --all-pairs: only for comparing several runs"),
+        (["--runs-col", "run", "--only", "a", "--all-pairs"], "--only, --all-pairs: only for comparing several runs"),
         (["--runs-col", "run", "--baseline", "a", "--compare", str(path / "b.csv")], "--compare compares two"),
     ]
     for extra, message in cases:

@@ -16,23 +16,18 @@ from ..ranking.comparison import compare_runs
 from ..ranking.metrics import METRICS, ORDERS, TRUNCATE_DEDUP, judge, recall
 from ..ranking.uncertainty import align_scores, compare_scores, recall_report
 from ..stats.linearization import ESTIMATORS
-from ..stats.multiple import ADJUSTMENTS
+from .options import COMPARISON_FLAGS, DEFAULT_ADJUSTMENT, comparison_flags_need_baseline, comparison_options
 from .output import emit, rows_text, seed_arg
 
 # Options of the many-runs comparison (dest -> flag): without --baseline they are an error, not ignored.
-MANY_RUNS_ONLY = {"run_names": "--runs", "all_pairs": "--all-pairs", "adjust": "--adjust", "metric": "--metric",
-                  "estimator": "--estimator"}
+MANY_RUNS_ONLY = {**COMPARISON_FLAGS, "metric": "--metric", "estimator": "--estimator"}
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``recall``; it sets ``func`` to a handler returning an exit code."""
-    p = subparsers.add_parser(
-        "recall",
-        help="document-level Recall@k of a run (truncate at k chunks, then deduplicate documents)",
-        description=(
-            "Document-level Recall@k = |documents of the top-k chunks ∩ relevant| / |relevant|, "
-            "beside the naive per-chunk sum, with naive and cluster intervals over queries."
-        ),
+def configure(p: argparse.ArgumentParser) -> None:
+    """``ragunc recall``'s arguments and handler (``func``, returning an exit code)."""
+    p.description = (
+        "Document-level Recall@k = |documents of the top-k chunks ∩ relevant| / |relevant|, "
+        "beside the naive per-chunk sum, with naive and cluster intervals over queries."
     )
     p.add_argument("run_files", metavar="RUN", nargs="+",
                    help="run: CSV/JSONL (query_id, rank|score, chunk_id, doc_id) or TREC run format; "
@@ -46,15 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
     p.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default %(default)s)")
     p.add_argument("--compare", metavar="RUN_B", help="a second run on the same queries: paired difference B - A")
-    many = p.add_argument_group("several runs", "compare runs on the queries they share (needs --baseline)")
-    many.add_argument("--runs-col", metavar="COL",
-                      help="column naming each row's run, splitting a file into several runs (a TREC run: tag)")
-    many.add_argument("--baseline", metavar="RUN", help="the run every other run is compared with")
-    many.add_argument("--runs", dest="run_names", nargs="+", metavar="RUN", help="these runs only (and the baseline)")
-    many.add_argument("--all-pairs", action="store_true", default=None,
-                      help="every pair, not only against the baseline")
-    many.add_argument("--adjust", choices=ADJUSTMENTS,
-                      help="simultaneous intervals and adjusted p-values (default maxt)")
+    p.add_argument("--runs-col", metavar="COL",
+                   help="column naming each row's run, splitting a file into several runs (a TREC run: tag)")
+    many = comparison_options(p, "run", "queries", former="--runs")
     many.add_argument("--metric", choices=METRICS, help="per-query metric compared (default recall)")
     many.add_argument("--estimator", choices=ESTIMATORS,
                       help="micro: mean over queries; macro: mean over groups of their queries' mean (default micro)")
@@ -66,10 +55,7 @@ def _recall(args: argparse.Namespace) -> int:
     chunk_map = load_chunk_map(args.chunk_map) if args.chunk_map else None
     if args.baseline is not None:
         return _compare_runs(args, chunk_map)
-    given = [flag for dest, flag in MANY_RUNS_ONLY.items() if getattr(args, dest) is not None]
-    if given:
-        raise DataError(f"{', '.join(given)}: only for comparing several runs; "
-                        "name the baseline run with --baseline RUN")
+    comparison_flags_need_baseline(args, MANY_RUNS_ONLY, "run")
     if len(args.run_files) > 1 or args.runs_col:
         runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
         if len(runs) > 1:
@@ -106,8 +92,9 @@ def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
     runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
     qrels = load_qrels(args.qrels, chunk_map=chunk_map)
     result = compare_runs(
-        runs, qrels, None, args.k, args.baseline, names=args.run_names, metric=args.metric or "recall",
-        order=args.order, group_col=args.group_col, all_pairs=bool(args.all_pairs), adjust=args.adjust or "maxt",
+        runs, qrels, None, args.k, args.baseline, names=args.only, metric=args.metric or "recall",
+        order=args.order, group_col=args.group_col, all_pairs=bool(args.all_pairs),
+        adjust=args.adjust or DEFAULT_ADJUSTMENT,
         estimator=args.estimator or "micro", level=args.level, boot=args.boot, rng=args.seed,
     )
     emit(result.to_dict(), as_json=args.json, table=_runs_table)

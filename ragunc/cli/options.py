@@ -1,0 +1,127 @@
+"""Options several commands share, spelled and explained once: the results file, the bootstrap, comparisons.
+
+``interval``, ``simulate``, ``plan`` and ``compare`` read per-chunk results (:func:`results_options`,
+:func:`load_results_of`); ``compare`` and ``recall`` compare several configs or runs with one baseline
+(:func:`comparison_options`, :func:`comparison_flags_need_baseline`).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+
+from ..data.contract import JUDGE
+from ..data.reader import DataError
+from ..data.results import Results, load_results, merge_results
+from ..stats.judged import JudgedSample
+from ..stats.linearization import ESTIMATORS
+from ..stats.multiple import ADJUSTMENTS
+from ..stats.sample import ClusterSample
+from .output import seed_arg
+
+DEFAULT_ADJUSTMENT = "maxt"
+# Flags of a comparison with a baseline (dest -> flag): without --baseline they are an error, not ignored.
+COMPARISON_FLAGS = {"only": "--only", "all_pairs": "--all-pairs", "adjust": "--adjust"}
+
+
+def results_options(p: argparse.ArgumentParser, *, config: bool = True, several: bool = False) -> None:
+    """FILE (or several), ``--estimator``, ``--level``, ``--config``, ``--column`` and ``--json``."""
+    if several:  # configs split over files (one per chunk size) are read as one
+        p.add_argument("file", metavar="FILE", nargs="+",
+                       help="per-chunk results or per-document statistics (ragunc aggregate): CSV, Parquet or "
+                            "JSONL (optionally .gz); several files are merged")
+    else:
+        p.add_argument("file", metavar="FILE", help="per-chunk results or per-document statistics "
+                       "(ragunc aggregate): CSV, Parquet or JSONL (optionally .gz)")
+    p.add_argument("--estimator", choices=ESTIMATORS, default="micro", help="default: %(default)s")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
+    if config:
+        p.add_argument("--config", help="config to use when the file holds several")
+    p.add_argument("--column", action="append", type=column_mapping, default=[], metavar="NAME=COLUMN",
+                   help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
+
+
+def column_mapping(text: str) -> tuple[str, str]:
+    """argparse type of ``--column NAME=COLUMN`` (``ragunc aggregate`` takes it too)."""
+    name, sep, column = text.partition("=")
+    if not sep or not name or not column:
+        raise argparse.ArgumentTypeError(f"expected NAME=COLUMN (e.g. y=hit1), got {text!r}")
+    return name, column
+
+
+def judge_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judge-col", metavar="COLUMN",
+                   help="the judge's label or score (in [0, 1]) on every row; y then holds a person's gold "
+                        "labels on the audited rows and is empty elsewhere (same as --column y_judge=COLUMN)")
+
+
+def population_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--population-docs", type=int, metavar="D",
+                   help="documents in the population (enables the FPC; none without it)")
+
+
+def boot_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="random seed (default %(default)s)")
+
+
+def load_results_of(args: argparse.Namespace) -> Results:
+    """The FILE (or files, merged) of :func:`results_options`, read with its ``--column`` (and ``--judge-col``)."""
+    files = args.file if isinstance(args.file, list) else [args.file]
+    columns = dict(args.column)
+    if getattr(args, "judge_col", None):
+        columns[JUDGE] = args.judge_col
+    return merge_results([load_results(f, columns=columns or None) for f in files])
+
+
+def with_population(args: argparse.Namespace, sample: ClusterSample) -> ClusterSample:
+    """``sample`` with ``--population-docs`` when the command has it and it is given."""
+    population = getattr(args, "population_docs", None)
+    return sample.with_population(population) if population is not None else sample
+
+
+def judged_sample(args: argparse.Namespace, results: Results, sample: ClusterSample) -> JudgedSample:
+    """The config's judged sample, the judge's labels being ``sample`` (with the FPC asked for)."""
+    return dataclasses.replace(results.judged_sample(args.config), judge=sample)
+
+
+def comparison_options(p: argparse.ArgumentParser, noun: str, units: str, *, former: str):
+    """``--baseline``, ``--only``, ``--all-pairs`` and ``--adjust``: several ``noun``s compared on shared ``units``.
+
+    ``compare`` (configs on documents) and ``recall`` (runs on queries) spell and explain them
+    alike.  ``former`` is the command's former spelling of ``--only``, which still works with a
+    note on stderr.  Returns the argument group, for the command's own comparison options.
+    """
+    group = p.add_argument_group(f"several {noun}s", f"compare {noun}s on the {units} they share (needs --baseline)")
+    name = noun.upper()
+    group.add_argument("--baseline", metavar=name, help=f"the {noun} every other {noun} is compared with")
+    group.add_argument("--only", nargs="+", metavar=name, help=f"these {noun}s only (default: every {noun})")
+    group.add_argument(former, dest="only", nargs="+", metavar=name, action=_Deprecated, new="--only",
+                       help=argparse.SUPPRESS)
+    group.add_argument("--all-pairs", action="store_true", default=None,
+                       help="every pair, not only against the baseline")
+    group.add_argument("--adjust", choices=ADJUSTMENTS,
+                       help=f"simultaneous intervals and adjusted p-values (default {DEFAULT_ADJUSTMENT})")
+    return group
+
+
+def comparison_flags_need_baseline(args: argparse.Namespace, flags: dict[str, str], noun: str) -> None:
+    """A DataError naming the comparison ``flags`` (dest -> flag) given without ``--baseline``."""
+    given = [flag for dest, flag in flags.items() if getattr(args, dest) is not None]
+    if given:
+        raise DataError(f"{', '.join(given)}: only for comparing several {noun}s; "
+                        f"name the baseline {noun} with --baseline {noun.upper()}")
+
+
+class _Deprecated(argparse.Action):
+    """A former spelling of an option: it works as the new one (``new``) and says so on stderr."""
+
+    def __init__(self, option_strings, dest, *, new: str, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: {option_string} is deprecated and will be removed in the next release; "
+              f"use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
