@@ -21,6 +21,7 @@ from ragunc.data import (
 )
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
+FAVICON = Path(__file__).resolve().parent / "dashboard" / "favicon.svg"
 
 SOURCES = {
     "sample": "Bundled sample: Python stdlib docs",
@@ -143,8 +144,8 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
 
 
 def main() -> None:
-    st.set_page_config(
-        page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide"
+    st.set_page_config(  # the icon from this folder: a ":material/…:" icon makes browsers ask Google's font server
+        page_title="ragunc: how sure is this retrieval evaluation?", page_icon=str(FAVICON), layout="wide"
     )
     new_run()
     routing.entered_through_app()
@@ -152,6 +153,7 @@ def main() -> None:
         name: st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES
     }
+    routing.default_at_its_name(Path(PAGES[0][0]).stem)
     page = st.navigation(list(pages.values()))
     # Set on every run: a page's sidebar state stays until another run sets it.
     projector = {pages[name].url_path for name in PROJECTOR}
