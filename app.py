@@ -14,7 +14,6 @@ from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
 from ragunc.data import (
     CONTRACT_COLUMNS,
     REQUIRED,
-    RESULT_SUFFIXES,
     DataError,
     check_columns,
     is_per_document,
@@ -46,9 +45,9 @@ PROJECTOR = {"lesson.py"}  # pages shown to a room: the sidebar starts collapsed
 
 
 def _upload_source() -> sources.DataSource | None:
-    upload = st.file_uploader(
-        "Per-chunk results or per-document statistics (CSV, Parquet or JSONL; .gz allowed)",
-        type=list(RESULT_SUFFIXES),
+    upload = st.file_uploader(  # no type list: its hint of eight extensions is cut in the sidebar; the loader names them
+        "Per-chunk results or per-document statistics: CSV or TSV, Parquet, JSON lines or JSON (.gz allowed)",
+        type=None,
         key="upload_file",
         help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
              "Or one row per document, as `ragunc aggregate` or Spark writes it.",

@@ -234,3 +234,13 @@ def test_after_an_upload_error_the_page_keeps_its_controls_and_shows_the_error_i
     assert at.select_slider(key="level").value == 0.9
     assert at.title[0].value  # the page says where you are
     assert not at.main.get("plotly_chart") and not at.metric  # and shows no numbers of other data
+
+
+def test_an_upload_of_a_kind_the_loader_does_not_read_names_the_kinds_it_reads(open_app):
+    # The uploader lists no types (their hint did not fit the sidebar), so the loader's words say what it takes.
+    at = open_app(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value(("results.xlsx", b"PK\x03\x04 a workbook", "application/zip"))
+    at.run()
+    assert not at.exception
+    (error,) = at.main.error
+    assert error.value.startswith("Could not use results.xlsx: unknown file type") and ".parquet" in error.value

@@ -417,3 +417,18 @@ def test_the_server_log_is_free_of_file_watcher_noise(browser):
         log = (ARTIFACTS / f"streamlit-{url.rsplit(':', 1)[1]}.log").read_text()
     assert "Inotify" not in log and "File change" not in log
     assert "Local URL" in log or "You can now view" in log  # the log is the server's own
+
+
+def test_the_sidebar_uploader_says_what_it_takes_without_cutting_it(app_url, browser):
+    # Its type hint read "CSV, TSV, PARQUE…": eight extensions do not fit the sidebar's width.
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/?source=upload&sim=0", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    cut = page.evaluate("""() => [...document.querySelectorAll(
+        '[data-testid="stSidebar"] [data-testid="stFileUploader"] *')]
+        .filter((e) => e.children.length === 0 && e.textContent.trim() && e.scrollWidth > e.clientWidth + 1)
+        .map((e) => e.textContent)""")
+    assert cut == []
+    label = page.locator('[data-testid="stSidebar"] [data-testid="stFileUploader"] [data-testid="stWidgetLabel"]')
+    assert all(kind in label.inner_text() for kind in ("CSV", "TSV", "Parquet", "JSON", ".gz"))
+    page.close()
