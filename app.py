@@ -138,7 +138,7 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
             st.error(f"Could not use {source.label}: {source.error}")
     else:
         r = source.results
-        st.caption(f"{source.label}: {r.n_rows:,} chunks · configs {', '.join(r.configs)}")
+        st.caption(f"{source.label}: {r.n_rows:,} chunks · {sources.configs_text(source, r)}")
     return source
 
 

@@ -51,7 +51,7 @@ sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
 
 
-st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
+st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({sources.config_label(source, config)})")
 tiles = st.columns(6)
 tiles[0].metric("ICC (ρ)", widgets.number(d.icc, ".3f"),
                 help="Intraclass correlation of chunks in a document (ANOVA).")
@@ -67,7 +67,7 @@ tiles[5].metric("doc_type share", widgets.number(d.doc_type_share, ".1%"),
 
 every_config = {**results.samples, **sources.computed_sizes(source)}
 observed = {
-    name: (diag.mean_size, diag.deff)
+    sources.config_label(source, name): (diag.mean_size, diag.deff)
     for name, diag in ((n, cached(diagnostics, p, key=(source.key, n), estimator="micro"))
                        for n, p in every_config.items())
 }
