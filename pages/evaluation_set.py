@@ -211,8 +211,8 @@ def _show(out: Path) -> None:
                     f"({a.pairs:,} audited pairs: {a.made_irrelevant} judged relevant were not, {a.made_relevant} "
                     f"unjudged were relevant" + (f"; {a.left_out} question(s) left without a relevant chunk"
                                                  if a.left_out else "") + ").")
-        st.plotly_chart(judged_figures.judged_figure(a.report), key="es_audit_chart")
-        st.markdown("\n".join(f"- {line}" for line in judged_reading(a.report)))
+        st.plotly_chart(judged_figures.judged_figure(a.report, metric=f"Recall@{report.k}"), key="es_audit_chart")
+        st.markdown("\n".join(f"- {line}" for line in judged_reading(a.report, rows="questions")))
     neg = report.negatives
     if neg.n:
         line = f"Negatives ({neg.n}): a result comes back for {neg.returned.mean:.0%}"

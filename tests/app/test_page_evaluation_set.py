@@ -117,7 +117,7 @@ def test_an_audit_file_corrects_recall_and_a_bad_one_is_named(page, tmp_path):
     at.file_uploader(key="es_audit").set_value(("audit.csv", audit, "text/csv")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("corrected by the audit" in t for t in texts(at))
-    assert any("Three estimates" in chart.proto.spec for chart in at.get("plotly_chart"))
+    assert any("Three estimates of Recall@10" in chart.proto.spec for chart in at.get("plotly_chart"))
     bad = b"question_id,chunk_id,relevant\nnobody,x#0,1\n"
     at.file_uploader(key="es_audit").set_value(("bad.csv", bad, "text/csv")).run()
     assert not at.exception

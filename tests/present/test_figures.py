@@ -130,7 +130,7 @@ def test_coverage_figure_writes_undefined_rather_than_drawing_zero(population):
 def test_stacked_intervals_count_undefined_intervals_apart(population):
     r = coverage_experiment(population, k=2, reps=40, boot=30, rng=5)
     fig = figures.stacked_intervals_figure(r, n=40, methods=("cluster", "bootstrap_t"))
-    assert fig.layout.annotations[1].text == "Cluster bootstrap: 0 of 40 miss, 40 undefined"
+    assert fig.layout.annotations[1].text == "Cluster bootstrap (studentized)<br>0 of 40 miss, 40 undefined"
 
 
 def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, coverage):
@@ -155,9 +155,14 @@ def test_stacked_intervals_colours_exactly_the_misses(coverage):
 
 
 def test_sampling_distribution_curves_use_the_mean_standard_errors(coverage):
-    fig = figures.sampling_distribution_figure(coverage)
+    fig = figures.sampling_distribution_figure(coverage, bins=25)
     hist = fig.data[0]
-    np.testing.assert_allclose(hist.x, 100 * coverage.estimates)
+    # binned here: 25 bars of the estimates' density (per percentage point), not every estimate
+    density, edges = np.histogram(100 * coverage.estimates, bins=25, density=True)
+    assert hist.type == "bar" and len(hist.y) == 25
+    np.testing.assert_allclose(hist.y, density)
+    np.testing.assert_allclose(hist.x, (edges[:-1] + edges[1:]) / 2)
+    assert np.sum(np.asarray(hist.y) * np.asarray(hist.width)) == pytest.approx(1.0)
     for trace, method in zip(fig.data[1:], ("naive", "cluster")):
         sd = 100 * coverage.se_mean[method]
         x, y = np.asarray(trace.x), np.asarray(trace.y)
@@ -272,3 +277,41 @@ def test_interval_figure_stars_the_recommended_interval_and_labels_coverage(repo
     assert sizes[recommended] > max(size for label, size in sizes.items() if label != recommended)
     plain = figures.interval_figure(report)
     assert "coverage" not in " ".join(plain.layout.yaxis.ticktext)
+
+
+def test_the_short_list_shows_three_intervals_under_plain_names(report, coverage):
+    short = [m.name for m in METHODS if m.shown_first]
+    assert short == ["naive", "korn_graubard_bm", "bootstrap"]  # the naive one, the recommended one, one bootstrap
+    fig = figures.interval_figure(report, coverage, methods=short, plain=True)
+    assert [t.y[0] for t in fig.data] == [figures.interval_label(m, plain=True) for m in short]
+    ticks = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext))
+    assert ticks["Documents as clusters (recommended)"].startswith("<b>★ Documents as clusters (recommended)</b> · ")
+    assert all("coverage here" in t for t in ticks.values())
+    cov = figures.coverage_figure(coverage, methods=short, plain=True)
+    assert list(cov.data[0].y) == [figures.interval_label(m, plain=True) for m in short]
+
+
+def test_explorer_figures_are_lean(report, coverage):
+    """The figures redrawn on every K move: no subplot grid, a few traces whatever the repetitions, shapes
+    for reference lines, and the histogram sent as its bars."""
+    stacked = figures.stacked_intervals_figure(coverage, n=100, methods=("naive", "korn_graubard_bm"))
+    assert len(stacked.data) == 6  # per panel: held, missed, estimates
+    assert len(figures.sampling_distribution_figure(coverage).data[0].x) == 40
+    for fig in (figures.interval_figure(report, population_value=0.2), figures.coverage_figure(coverage), stacked,
+                figures.sampling_distribution_figure(coverage)):
+        assert fig.layout.shapes and all(s.type == "line" for s in fig.layout.shapes)
+        assert fig.layout.grid.rows is None  # not make_subplots
+
+
+def test_stacked_panels_hold_every_interval_and_their_titles_do_not_overlap(population):
+    # Wide intervals (K = 3): every drawn bound inside the shared x range, panel titles centred on their panel
+    r = coverage_experiment(population, k=3, reps=60, boot=30, rng=8)
+    fig = figures.stacked_intervals_figure(r, n=60, methods=("naive", "bootstrap"))
+    low, high = fig.layout.xaxis.range
+    assert tuple(fig.layout.xaxis2.range) == (low, high)
+    for trace in fig.data:
+        x = np.asarray(trace.x, dtype=float)
+        assert np.all((x[np.isfinite(x)] >= low) & (x[np.isfinite(x)] <= high))
+    (a0, a1), (d0, d1) = fig.layout.annotations, (fig.layout.xaxis.domain, fig.layout.xaxis2.domain)
+    assert a0.xanchor == a1.xanchor == "center"
+    assert a0.x == pytest.approx(sum(d0) / 2) and a1.x == pytest.approx(sum(d1) / 2) and d0[1] < d1[0]
