@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from ragunc.data.results import Results
+from ragunc.stats.methods import interval_methods
 from ragunc.stats.sample import ClusterSample
 
 from . import sources
-from .url_state import bind, clamp, one_of
+from .url_state import bind, clamp, one_of, parse_bool
 
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 ESTIMATORS = ("micro", "macro")
@@ -52,6 +53,15 @@ def estimator_radio(*, help: str | None = None) -> str:
     """micro (hits / chunks) or macro (mean of per-document rates) (``?estimator=``)."""
     return st.radio("Estimator", ESTIMATORS, horizontal=True, help=help,
                     key=bind("estimator", "micro", fix=one_of(ESTIMATORS, "micro")))
+
+
+def methods_toggle(where=st) -> tuple[tuple[str, ...], bool]:
+    """The "All methods" toggle (``?all=``), shared by every page: the interval methods to show and whether
+    under plain names (the short list: naive, recommended, one bootstrap) or all twelve under their own."""
+    every = where.toggle("All methods", key=bind("all", False, parse=parse_bool),
+                         help="Show every interval method ragunc computes, not only the naive one, the recommended "
+                              "one and one bootstrap interval.")
+    return tuple(m.name for m in interval_methods(shown_first=not every)), not every
 
 
 def k_slider(high: int, n_docs: int, *, label: str = "K: documents per sample", default: int = 20) -> int:

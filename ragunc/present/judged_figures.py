@@ -32,10 +32,11 @@ def _reference(x: float, text: str, *, axis: str = "x") -> tuple[dict, dict]:
     return shape, label
 
 
-def judged_figure(report: JudgedReport, *, truth: float | None = None) -> go.Figure:
+def judged_figure(report: JudgedReport, *, truth: float | None = None, metric: str | None = None) -> go.Figure:
     """The judge-only, gold-only and prediction-powered estimates side by side, each with its interval.
 
-    ``truth``: the population's gold mean, when known (a simulation), drawn as a dashed line.
+    ``truth``: the population's gold mean, when known (a simulation), drawn as a dashed line;
+    ``metric``: what the labels measure (default: the gold micro or macro mean).
     """
     labels = [LABELS[n] for n in ESTIMATES]
     fig = go.Figure()
@@ -60,7 +61,7 @@ def judged_figure(report: JudgedReport, *, truth: float | None = None) -> go.Fig
         annotations.append(text)
     bias = report["judge_bias"]
     fig.update_layout(_layout(
-        f"Three estimates of the gold {report.estimator} mean ({report.level:.0%} intervals); "
+        f"Three estimates of {metric or f'the gold {report.estimator} mean'} ({report.level:.0%} intervals); "
         f"the judge's bias {100 * bias.estimate:+.1f} pp",
         "estimate (%)", 300, shapes=shapes, annotations=annotations,
     ))

@@ -217,7 +217,6 @@ class JudgedArrays:
     n_audited_docs: np.ndarray
 
 
-
 @dataclass(frozen=True)
 class _Parts:
     """The pieces of the variance (module docstring), batch-wise; each lambda-dependent one a quadratic."""
@@ -225,7 +224,7 @@ class _Parts:
     audit: str
     k: int  # K sampled documents
     k_a: np.ndarray  # audited documents
-    share: np.ndarray  # rows: the audited share of rows, sum A / sum m
+    share: np.ndarray  # the audited share of rows, sum A / sum m
     r_f: np.ndarray
     r_g: np.ndarray
     r_h: np.ndarray
@@ -247,19 +246,19 @@ class _Parts:
             return self.ultimate.scaled(f).plus(self.within(self.share).scaled(1 - f))
         return self.within(self.k_a).plus(_Quadratic(f * self.phase1, 0.0, 0.0))
 
-    def within(self, audited) -> _Quadratic:
-        """V2, the audit's variance given the K documents, had ``audited`` been the audit's size.
+    def within(self, audit_size) -> _Quadratic:
+        """V2, the audit's variance given the K documents, had the audit been of ``audit_size``.
 
-        rows: ``audited`` is the share of rows, pi; documents: the number of documents k_a.  The
-        spread of the residuals is the one this audit shows (for planning a larger or smaller one).
+        rows: ``audit_size`` is the share of rows audited, pi; documents: the number of documents
+        audited, k_a.  The residuals' spread is the one this audit shows (for planning another size).
         """
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.audit == "rows":
                 # Hájek: (1 - pi)/pi sum_all w^2 (r - c)^2 / (sum_all w)^2, the sum over all rows
                 # estimated by the audited rows' over pi0 and sum_all w by sum(w A) / pi0.
-                return self.spread.scaled((1 - audited) * self.share / audited)
+                return self.spread.scaled((1 - audit_size) * self.share / audit_size)
             # (1 - k_a/K) S_r^2 / k_a with S_r^2 = k_a0^2 sum res^2 / (k_a0 - 1) of this audit's k_a0 documents
-            return self.residuals.scaled((1 / audited - 1 / self.k) * self.k_a**2 / (self.k_a - 1))
+            return self.residuals.scaled((1 / audit_size - 1 / self.k) * self.k_a**2 / (self.k_a - 1))
 
 
 def _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
@@ -768,7 +767,7 @@ def plan_audit(
     agreement = float((a - g - h + 2 * x) / a) if pilot.binary else None
     return AuditPlan(
         unit=pilot.audit, estimator=estimator, level=level, half_width=float(half_width), lam=lam, n_total=total,
-        needed=smallest(lam), gold_only_needed=smallest(0.0), floor_half_width=z * np.sqrt(fpc * phase1),
+        needed=smallest(lam), gold_only_needed=smallest(0.0), floor_half_width=float(z * np.sqrt(fpc * phase1)),
         pilot_audited=a if pilot.audit == "rows" else pilot.n_audited_docs, agreement=agreement,
         correlation=correlation, n=grid, curve_half_width=half_widths(lam), curve_gold_half_width=half_widths(0.0),
     )

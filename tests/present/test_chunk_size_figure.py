@@ -6,7 +6,7 @@ import pytest
 
 from ragunc.present.figures import OKABE_ITO, chunk_size_figure
 from ragunc.present.summary import chunk_size_reading, chunk_size_table
-from ragunc.stats.diagnostics import chunk_size_diagnostics
+from ragunc.stats.design import chunk_size_diagnostics
 from ragunc.stats.sample import ClusterSample
 
 
