@@ -97,6 +97,10 @@ SAMPLE_NOTES = {
                "whose chunks resemble each other). The views above take the judge's labels as they come, as a report "
                "without an audit would; the section *Labels from a judge* below draws a person's audit inside the K "
                "documents and corrects them.", "alike", "Alike-documents sample"),
+    "japanese": ("The **Japanese sample**: sections of the Debian Reference in Japanese, cut into chunks of "
+                 "morphemes (MeCab with UniDic), so that 100 of them hold about as much text as 100 English words; "
+                 "any other size is computed when chosen. Your own corpus, in any language: *Your corpus* in "
+                 "the sidebar.", "corpus", "Your corpus"),
 }
 
 
