@@ -15,13 +15,13 @@ from ragunc.corpus.language import LANGUAGE_CODES, language
 from ragunc.data import (
     CONTRACT_COLUMNS,
     REQUIRED,
-    RESULT_SUFFIXES,
     DataError,
     check_columns,
     is_per_document,
 )
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
+FAVICON = Path(__file__).resolve().parent / "dashboard" / "favicon.svg"
 
 SOURCES = {  # the first is the default: alike documents, where the naive interval visibly fails
     "alike": "Bundled sample: alike documents (Debian copyright files)",
@@ -49,9 +49,9 @@ PROJECTOR = {"lesson.py"}  # pages shown to a room: the sidebar starts collapsed
 
 
 def _upload_source() -> sources.DataSource | None:
-    upload = st.file_uploader(
-        "Per-chunk results or per-document statistics (CSV, Parquet or JSONL; .gz allowed)",
-        type=list(RESULT_SUFFIXES),
+    upload = st.file_uploader(  # no type list: its hint of eight extensions is cut in the sidebar; the loader names them
+        "Per-chunk results or per-document statistics: CSV or TSV, Parquet, JSON lines or JSON (.gz allowed)",
+        type=None,
         key="upload_file",
         help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
              "Or one row per document, as `ragunc aggregate` or Spark writes it.",
@@ -174,13 +174,13 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
             st.error(f"Could not use {source.label}: {source.error}")
     else:
         r = source.results
-        st.caption(f"{source.label}: {r.n_rows:,} chunks · configs {', '.join(r.configs)}")
+        st.caption(f"{source.label}: {r.n_rows:,} chunks · {sources.configs_text(source, r)}")
     return source
 
 
 def main() -> None:
-    st.set_page_config(
-        page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide"
+    st.set_page_config(  # the icon from this folder: a ":material/…:" icon makes browsers ask Google's font server
+        page_title="ragunc: how sure is this retrieval evaluation?", page_icon=str(FAVICON), layout="wide"
     )
     new_run()
     routing.entered_through_app()
@@ -188,6 +188,7 @@ def main() -> None:
         name: st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES
     }
+    routing.default_at_its_name(Path(PAGES[0][0]).stem)
     page = st.navigation(list(pages.values()))
     # Set on every run: a page's sidebar state stays until another run sets it.
     projector = {pages[name].url_path for name in PROJECTOR}

@@ -22,6 +22,7 @@ import ragunc.corpus
 import ragunc.retrieval
 from ragunc.data import reader
 from ragunc.corpus.language import UNIT_SUFFIXES
+from ragunc.data.per_document import DEFAULT_CONFIG
 from ragunc.data.results import DataError, Results, load_results, merge_results, results_from_frame
 from ragunc.stats.sample import ClusterSample
 from ragunc.stats.synthetic import synthesize
@@ -43,6 +44,7 @@ SOURCE_STATE = "_ragunc_source"  # session_state slot where app.py leaves the si
 LOADED_KEPT = 8  # uploads and synthetic populations kept (each can hold 100,000s of documents)
 SIZES_KEPT = 16
 _COMPUTED = "_ragunc_extra_sizes"  # session_state: chunk sizes computed in this session (source key -> config -> units)
+SYNTHETIC_CONFIG = "synthetic"  # the synthetic population's config: no chunk size ("<n>w") it could pass for
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,21 @@ class DataSource:
     results: Results | None = None
     error: str | None = None
     tokens: Callable[[], ragunc.retrieval.CorpusTokens] | None = None
+
+
+def config_label(source: DataSource, config: str) -> str:
+    """What the app calls a config of ``source``: its name, the file's name for an upload without a config
+    column (whose config is "default"), "synthetic population" for the synthetic one."""
+    if config == SYNTHETIC_CONFIG and source.key.startswith("synth:"):
+        return "synthetic population"
+    return source.label if config == DEFAULT_CONFIG else config
+
+
+def configs_text(source: DataSource, results: Results) -> str:
+    """The configs of loaded data, for a caption: "one configuration" when no config column named any."""
+    if len(results.configs) == 1 and config_label(source, results.configs[0]) != results.configs[0]:
+        return "one configuration"
+    return f"config{'s' if len(results.configs) > 1 else ''} {', '.join(results.configs)}"
 
 
 def named_buffer(name: str, data: bytes) -> io.BytesIO:
@@ -139,7 +156,8 @@ def alike_sample_source() -> DataSource:
 
 
 def _synthetic_results(*, seed: int, **params) -> Results:
-    return results_from_frame(synthesize(**params, rng=seed), source="synthetic population")
+    frame = synthesize(**params, config=SYNTHETIC_CONFIG, rng=seed)
+    return results_from_frame(frame, source="synthetic population")
 
 
 def synthetic_source(*, seed: int, **params) -> DataSource:

@@ -80,11 +80,12 @@ def default_config(configs: list[str]) -> str:
     return next((c for c in configs if sources.chunk_words(c) == 100), configs[0])
 
 
-def config_select(label: str, configs: list[str], *, options: list[str] | None = None,
+def config_select(label: str, source: sources.DataSource, configs: list[str], *, options: list[str] | None = None,
                   help: str | None = None) -> str:
-    """The chunk-size (config) selector (``?config=``), opening on :func:`default_config`."""
+    """The chunk-size (config) selector (``?config=``), opening on :func:`default_config`; each config
+    shown as :func:`dashboard.sources.config_label` calls it."""
     default = default_config(configs)
-    return st.selectbox(label, options or configs, help=help,
+    return st.selectbox(label, options or configs, help=help, format_func=lambda c: sources.config_label(source, c),
                         key=bind("config", default, fix=one_of(options or configs, default)))
 
 
@@ -111,7 +112,7 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSa
             config = choice_slider(label, sorted(configs, key=sources.chunk_words), key="config", default=default,
                                    format_func=_size_label, help=help_text)
         else:
-            config = config_select("Chunk size (config)", configs, help=help_text)
+            config = config_select("Chunk size (config)", source, configs, help=help_text)
         return results.sample(config)
     sizes = set(sources.SIZE_GRID) | {sources.chunk_words(c) for c in configs}
     sizes |= {sources.chunk_words(c) for c in sources.computed_sizes(source)}

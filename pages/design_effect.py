@@ -52,7 +52,8 @@ sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
 the_design = cached(design, population, key=(source.key, config), k=k, estimator="micro", rng=seed)
 
-st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
+st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks "
+             f"({sources.config_label(source, config)})")
 design_box, data_box = st.container(border=True), st.container(border=True)
 design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
 for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
@@ -72,8 +73,10 @@ for column, (label, value, help_text) in zip(data_box.columns(4), data_tiles):
 
 every_config = {**results.samples, **sources.computed_sizes(source)}
 observed = {
-    name: (float(p.size.mean()), cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro",
-                                        rng=seed).deff)
+    sources.config_label(source, name): (
+        float(p.size.mean()),
+        cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
+    )
     for name, p in every_config.items()
 }
 m_max = max(2 * max(m for m, _ in observed.values()), 20.0)

@@ -181,8 +181,8 @@ if judged is not None:
 # ---------------------------------------------------------------- downloads
 st.subheader("Share and export")
 st.caption("Every control is in the URL: copy the address bar to share this exact view.")
-context = {"source": source.label, "config": population.config, "K": k, "B": boot, "level": level,
-           "estimator": estimator, "seed": seed, "R": reps if result is not None else None}
+context = {"source": source.label, "config": sources.config_label(source, population.config), "K": k, "B": boot,
+           "level": level, "estimator": estimator, "seed": seed, "R": reps if result is not None else None}
 
 
 def _figures() -> dict:

@@ -59,7 +59,7 @@ def test_your_corpus_is_chunked_queried_and_ranked_and_the_slider_works_on_it(op
     at = _upload(open_app(source="corpus", sim="0"), "docs.jsonl", _english_jsonl())
     assert not at.exception and not at.error
     caption = at.sidebar.caption[-1].value
-    assert caption.startswith("docs.jsonl (English, detected: chunks of words)") and "configs 100w" in caption
+    assert caption.startswith("docs.jsonl (English, detected: chunks of words)") and "config 100w" in caption
     assert _slider(at).value == "100w" and _slider(at).options == [f"{w} words" for w in sources.SIZE_GRID]
     chunks = tile(at, "Chunks")
     at = _slider(at).set_value("25w").run()
