@@ -52,7 +52,8 @@ sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
 the_design = cached(design, population, key=(source.key, config), k=k, estimator="micro", rng=seed)
 
-st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
+st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks "
+             f"({sources.config_label(source, config)})")
 design_box, data_box = st.container(border=True), st.container(border=True)
 design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
 for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
@@ -72,8 +73,10 @@ for column, (label, value, help_text) in zip(data_box.columns(4), data_tiles):
 
 every_config = {**results.samples, **sources.computed_sizes(source)}
 observed = {
-    name: (float(p.size.mean()), cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro",
-                                        rng=seed).deff)
+    sources.config_label(source, name): (
+        float(p.size.mean()),
+        cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
+    )
     for name, p in every_config.items()
 }
 m_max = max(2 * max(m for m, _ in observed.values()), 20.0)
@@ -94,12 +97,13 @@ if sizes:
     st.subheader("Chunk size: every size computed so far")
     size_k = min(k, *(p.n_docs for p in sizes.values()))
     by_size = cached(chunk_size_diagnostics, sizes, key=(source.key, tuple(sizes)), k=size_k, rng=seed)
-    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config))
+    unit = sources.unit_name(config) if sources.chunk_words(config) else "words"
+    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config), unit=unit)
     exports["figures"]["chunk_size"] = size_fig
     exports["results"]["chunk_sizes"] = [row.to_dict() for row in by_size]
     st.plotly_chart(size_fig, key="size_chart")
-    st.markdown(chunk_size_reading(by_size))
-    st.dataframe(chunk_size_table(by_size), hide_index=True, key="size_table")
+    st.markdown(chunk_size_reading(by_size, unit=unit))
+    st.dataframe(chunk_size_table(by_size, unit=unit), hide_index=True, key="size_table")
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:
