@@ -11,6 +11,7 @@ import streamlit as st
 
 from dashboard import routing, sources
 from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
+from ragunc.corpus.language import LANGUAGE_CODES, language
 from ragunc.data import (
     CONTRACT_COLUMNS,
     REQUIRED,
@@ -26,6 +27,8 @@ SOURCES = {  # the first is the default: alike documents, where the naive interv
     "alike": "Bundled sample: alike documents (Debian copyright files)",
     "sample": "Bundled sample: Python stdlib docs",
     "judged": "Bundled sample: labels from a judge (stdlib)",
+    "japanese": "Bundled sample: Japanese (Debian Reference)",
+    "corpus": "Your corpus (any language)",
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
@@ -87,6 +90,34 @@ def _upload_source() -> sources.DataSource | None:
     return sources.upload_source(upload.name, data, columns)
 
 
+AUTO = "auto"
+
+
+def _language_label(code: str) -> str:
+    return "detected from the text" if code == AUTO else f"{language(code).label} ({code})"
+
+
+def _corpus_source() -> sources.DataSource | None:
+    upload = st.file_uploader(
+        "Your corpus: JSON lines or CSV (doc_id, text[, doc_type]), or a .zip of .txt, .md or .html files",
+        type=list(sources.CORPUS_SUFFIXES),
+        key="corpus_file",
+        max_upload_size=sources.CORPUS_MAX_MB,
+        help="Each row, or each file of the .zip, is a document; documents are the clusters. The corpus is "
+             "chunked, given one simulated query per chunk and ranked with BM25 here, in its language.",
+    )
+    st.caption(f"Up to {sources.CORPUS_MAX_MB} MB and {sources.CORPUS_MAX_DOCS:,} documents. Read on this "
+               "machine, in this session: nothing you upload leaves it.")
+    code = st.selectbox("Language", [AUTO, *LANGUAGE_CODES], format_func=_language_label,
+                        key=bind("lang", AUTO, fix=one_of([AUTO, *LANGUAGE_CODES], AUTO)),
+                        help="Its analyser cuts chunks and words: whitespace words for English, Portuguese and "
+                             "Spanish, morphemes (MeCab) for Japanese, jieba's words for Chinese.")
+    if upload is None:
+        st.caption("No corpus yet: the pages show the bundled sample until you upload one.")
+        return None
+    return sources.corpus_source(upload.name, upload.getvalue(), None if code == AUTO else code)
+
+
 def _synthetic_source() -> sources.DataSource:
     n_docs = st.number_input(
         "Documents (D)", 10, 200_000, step=100,
@@ -133,6 +164,10 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
         source = sources.sample_source()
     elif kind == "judged":
         source = sources.judged_sample_source()
+    elif kind == "japanese":
+        source = sources.japanese_sample_source()
+    elif kind == "corpus":
+        source = _corpus_source()
     source = source or sources.alike_sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area

@@ -76,8 +76,8 @@ def k_slider(high: int, n_docs: int, *, label: str = "K: documents per sample", 
 
 
 def default_config(configs: list[str]) -> str:
-    """The config a page opens on: the study's 100-word chunks when present, else the first."""
-    return "100w" if "100w" in configs else configs[0]
+    """The config a page opens on: the study's chunks of 100 (words, or morphemes) when present, else the first."""
+    return next((c for c in configs if sources.chunk_words(c) == 100), configs[0])
 
 
 def config_select(label: str, source: sources.DataSource, configs: list[str], *, options: list[str] | None = None,
@@ -90,20 +90,23 @@ def config_select(label: str, source: sources.DataSource, configs: list[str], *,
 
 
 def _size_label(config: str) -> str:
-    return f"{sources.chunk_words(config)} words"
+    return f"{sources.chunk_words(config)} {sources.unit_name(config)}"
 
 
 def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSample:
     """The chunk size to explore (``?config=``); returns that config's population.
 
-    On the bundled stdlib sample a slider over :data:`dashboard.sources.SIZE_GRID` (plus the bundled
-    sizes, those computed in this session and a size a shared link names): a size not bundled is
-    computed when first chosen, with a progress bar, then cached. Other data keep their own configs:
-    a slider when they are all word counts ("50w", "100w", ...), else a select box.
+    On a source with a corpus (the stdlib and Japanese samples, your corpus) a slider over
+    :data:`dashboard.sources.SIZE_GRID` in the corpus' units (plus the data's sizes, those computed in
+    this session and a size a shared link names): a size not at hand is computed when first chosen,
+    with a progress bar, then cached. Other data keep their own configs: a slider when they are all
+    sizes ("50w", "100w", ...), else a select box.
     """
     configs = list(results.configs)
     default = default_config(configs)
-    label, help_text = "Chunk size", "Words per chunk: each size is a config of the data (the population explored)."
+    unit = sources.unit_name(default) if sources.chunk_words(default) else "words"
+    label = "Chunk size"
+    help_text = f"{unit.capitalize()} per chunk: each size is a config of the data (the population explored)."
     if not sources.can_compute_sizes(source):
         if len(configs) > 1 and all(sources.chunk_words(c) for c in configs):
             config = choice_slider(label, sorted(configs, key=sources.chunk_words), key="config", default=default,
@@ -117,13 +120,14 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSa
     low, high = sources.SIZE_RANGE
     if "config" not in st.session_state and linked is not None and low <= linked <= high:
         sizes.add(linked)  # a shared link to a size off the grid opens on it
-    config = choice_slider(label, [f"{w}w" for w in sorted(sizes)], key="config", default=default,
+    letter = default[-1]
+    config = choice_slider(label, [f"{w}{letter}" for w in sorted(sizes)], key="config", default=default,
                            format_func=_size_label,
-                           help=help_text + " Sizes not bundled are computed on the stdlib corpus when chosen "
-                                            "(about a second), then kept for the session.")
+                           help=help_text + " Other sizes are computed on the corpus when chosen (a second or "
+                                            "so), then kept for the session.")
     if config in configs:
         return results.sample(config)
-    return sources.compute_size(sources.chunk_words(config))
+    return sources.compute_size(source, sources.chunk_words(config))
 
 
 def number(value: float | None, fmt: str) -> str:

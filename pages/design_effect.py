@@ -97,12 +97,13 @@ if sizes:
     st.subheader("Chunk size: every size computed so far")
     size_k = min(k, *(p.n_docs for p in sizes.values()))
     by_size = cached(chunk_size_diagnostics, sizes, key=(source.key, tuple(sizes)), k=size_k, rng=seed)
-    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config))
+    unit = sources.unit_name(config) if sources.chunk_words(config) else "words"
+    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config), unit=unit)
     exports["figures"]["chunk_size"] = size_fig
     exports["results"]["chunk_sizes"] = [row.to_dict() for row in by_size]
     st.plotly_chart(size_fig, key="size_chart")
-    st.markdown(chunk_size_reading(by_size))
-    st.dataframe(chunk_size_table(by_size), hide_index=True, key="size_table")
+    st.markdown(chunk_size_reading(by_size, unit=unit))
+    st.dataframe(chunk_size_table(by_size, unit=unit), hide_index=True, key="size_table")
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:

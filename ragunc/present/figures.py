@@ -425,11 +425,13 @@ def deff_curve_figure(
     )
 
 
-def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | None = None) -> go.Figure:
-    """DEFF, ICC, effective n and the SD of the micro estimate against words per chunk (one point per size).
+def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | None = None,
+                      unit: str = "words") -> go.Figure:
+    """DEFF, ICC, effective n and the SD of the micro estimate against ``unit`` (words, morphemes) per chunk
+    (one point per size).
 
     Effective n is drawn beside the chunks a sample holds, the micro SD beside the binomial SD
-    (chunks counted as independent trials); ``current`` (words) is ringed in every panel.
+    (chunks counted as independent trials); ``current`` (a size) is ringed in every panel.
     """
     if not rows:
         raise ValueError("chunk_size_figure needs at least one chunk size")
@@ -457,7 +459,7 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
             go.Scatter(
                 x=words, y=values, mode="lines+markers", name=name, showlegend=row == 2,
                 line={"color": color, "dash": dash, "width": 3}, marker={"color": color, "size": 9},
-                hovertemplate=f"%{{x:.0f}} words per chunk<br>{name}: {fmt}<extra></extra>",
+                hovertemplate=f"%{{x:.0f}} {unit} per chunk<br>{name}: {fmt}<extra></extra>",
             ),
             row=row, col=col,
         )
@@ -472,7 +474,7 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
             )
     fig.update_layout(_layout(title="Finer chunks: more chunks per sample, not more information", x="", y="",
                               height=640))
-    fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w:.0f}" for w in words], title_text="words per chunk")
+    fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w:.0f}" for w in words], title_text=f"{unit} per chunk")
     fig.update_yaxes(title_text="variance ratio", row=1, col=1)
     fig.update_yaxes(title_text="ρ", row=1, col=2)
     fig.update_yaxes(title_text="chunks", rangemode="tozero", row=2, col=1)

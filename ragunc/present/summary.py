@@ -393,10 +393,11 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
     return lines
 
 
-def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics]) -> pd.DataFrame:
-    """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points)."""
+def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> pd.DataFrame:
+    """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points); sizes
+    count ``unit`` (words, morphemes)."""
     return pd.DataFrame({
-        "words per chunk": [r.words for r in rows],
+        f"{unit} per chunk": [r.words for r in rows],
         "chunks per document": [round(r.mean_size, 2) for r in rows],
         f"chunks in K = {rows[0].k if rows else ''} documents": [round(r.chunks_per_sample, 1) for r in rows],
         "hit@1 (%)": [round(100 * r.estimate, 2) for r in rows],
@@ -408,14 +409,14 @@ def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics]) -> pd.DataFrame:
     })
 
 
-def chunk_size_reading(rows: Sequence[ChunkSizeDiagnostics]) -> str:
+def chunk_size_reading(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> str:
     """What the per-size diagnostics say, in plain language (the smallest size against the largest)."""
     if len(rows) < 2:
-        return ("Only one chunk size is at hand: move the chunk-size slider (on the bundled stdlib sample) "
-                "to add sizes and see how they compare.")
+        return ("Only one chunk size is at hand: move the chunk-size slider (on a source with its corpus: the "
+                "stdlib or Japanese sample, your corpus) to add sizes and see how they compare.")
     fine, coarse = rows[0], rows[-1]
     return (
-        f"From {coarse.words} to {fine.words} words per chunk, a sample of K = {fine.k} documents holds "
+        f"From {coarse.words} to {fine.words} {unit} per chunk, a sample of K = {fine.k} documents holds "
         f"{coarse.chunks_per_sample:,.0f} → {fine.chunks_per_sample:,.0f} chunks "
         f"({fine.chunks_per_sample / coarse.chunks_per_sample:.1f}×), yet the SD of its micro estimate goes "
         f"from {100 * coarse.micro_sd:.2f} to {100 * fine.micro_sd:.2f} percentage points, while the binomial "

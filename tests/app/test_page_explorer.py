@@ -356,7 +356,7 @@ def test_in_app_computation_at_100_words_is_the_bundled_file():
     meta = json.loads((sources.SAMPLE_DIR / "stdlib_meta.json").read_text())
     if (platform.python_version(), platform.python_implementation()) != (meta["python"], meta["implementation"]):
         pytest.skip(f"the bundled sample was rendered from Python {meta['python']}'s standard library")
-    computed = sources._stdlib_chunk_sample(sources._stdlib_tokens(), words=100)
+    computed = sources._chunk_results(sources._stdlib_tokens(), units=100, label="stdlib").sample("100w")
     bundled = load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").sample("100w")
     assert computed.config == bundled.config and computed.n_chunks == bundled.n_chunks
     for field in ("total", "size", "sumsq"):

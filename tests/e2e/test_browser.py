@@ -266,6 +266,37 @@ def test_moving_the_chunk_size_slider_computes_a_new_size_in_the_browser(app_url
     page.close()
 
 
+def test_your_corpus_uploaded_in_japanese_is_chunked_in_morphemes_and_the_slider_moves(app_url, browser, tmp_path):
+    import gzip
+    import json
+    import zipfile
+
+    with gzip.open(ROOT / "sample_data" / "debian_reference_ja.jsonl.gz", "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines][:50]
+    archive = tmp_path / "reference.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for row in rows:
+            out.writestr(f"{row['doc_type']}/{row['doc_id']}.txt", row["text"])
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/?source=corpus&sim=0", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(archive))
+    size = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(has_text="100 morphemes")
+    size.wait_for(timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stSidebar"]', has_text="(Japanese, detected: chunks of morphemes)").count() == 1
+    size.locator('input[type="range"]').focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_url(re.compile(r"[?&]config=75m(&|$)"), timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "75 morphemes" in page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(
+        has_text="Chunk size").inner_text()
+    _screenshot(page, "your_corpus_japanese.png")
+    page.close()
+
+
 def test_a_link_restores_the_ranking_view(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{app_url}/ranking_metrics?rk_source=seed&rk_k=4", timeout=TIMEOUT_MS)
