@@ -151,7 +151,7 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
     if not used:
         st.caption("This page reads data chosen on the page itself, not this per-chunk source; "
                    "the other pages use it.")
-    kind = st.radio(
+    kind = st.selectbox(  # one line, however many sources: the page's own controls stay in the first screen
         "Source", list(SOURCES), format_func=SOURCES.get,
         key=bind("source", DEFAULT_SOURCE, fix=one_of(SOURCES, DEFAULT_SOURCE)),
     )
