@@ -22,12 +22,14 @@ from ragunc.data import (
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 
-SOURCES = {
-    "sample": "Bundled sample: Python stdlib docs",
+SOURCES = {  # the first is the default: alike documents, where the naive interval visibly fails
     "alike": "Bundled sample: alike documents (Debian copyright files)",
+    "sample": "Bundled sample: Python stdlib docs",
+    "judged": "Bundled sample: labels from a judge (stdlib)",
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
+DEFAULT_SOURCE = next(iter(SOURCES))
 UNMAPPED = "(none)"
 PAGES = (  # file in pages/, title, icon; the first is the default page
     ("uncertainty_explorer.py", "Uncertainty explorer", ":material/straighten:"),
@@ -120,16 +122,18 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
                    "the other pages use it.")
     kind = st.radio(
         "Source", list(SOURCES), format_func=SOURCES.get,
-        key=bind("source", "sample", fix=one_of(SOURCES, "sample")),
+        key=bind("source", DEFAULT_SOURCE, fix=one_of(SOURCES, DEFAULT_SOURCE)),
     )
     source = None
     if kind == "upload":
         source = _upload_source()
     elif kind == "synthetic":
         source = _synthetic_source()
-    elif kind == "alike":
-        source = sources.alike_sample_source()
-    source = source or sources.sample_source()
+    elif kind == "sample":
+        source = sources.sample_source()
+    elif kind == "judged":
+        source = sources.judged_sample_source()
+    source = source or sources.alike_sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area
             st.error(f"Could not use {source.label}: {source.error}")

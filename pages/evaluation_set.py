@@ -37,6 +37,8 @@ WORK = Path(tempfile.gettempdir()) / "ragunc-evalset"  # sets and uploaded corpo
 CORPORA = {"stdlib": "Python standard library documentation", "upload": "Upload a corpus"}
 GENERATORS = {"offline": "Offline templates (no model, no network)", "openai": "OpenAI-compatible endpoint"}
 SET_FILES = ("questions.jsonl", "manifest.json")
+BUILDING = "es_building"  # session state: the set folder whose build started and has not finished
+NOTICE = "es_notice"  # session state: what the last build said, shown by the run after it
 
 
 def _digest(payload) -> str:
@@ -113,7 +115,8 @@ def _generator(settings: dict):
                            api_key=st.session_state.get("es_api_key") or None)
 
 
-def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> None:
+def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> tuple[str, str] | None:
+    """Build (or, ``journal_only``, write the set from the replies received); what to tell the reader after."""
     bar = st.progress(0.0, text="Preparing the corpus (chunking, BM25 index)…")
     shown = {"at": 0.0}
 
@@ -131,11 +134,12 @@ def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> Non
     )
     bar.empty()
     if result.calls["stopped"] and not journal_only:
-        st.error(f"Stopped by the endpoint: {result.calls['stopped']}. Every reply received is kept; "
-                 "Build again to continue.")
+        return "error", (f"Stopped by the endpoint: {result.calls['stopped']}. Every reply received is kept; "
+                         "Build again to continue.")
     if journal_only and not result.complete:
-        st.info(f"Stopped. The set below holds the {result.calls['from_journal']:,} replies received before the "
-                "stop; Build continues from them without asking again.")
+        return "info", (f"Stopped. The set below holds the {result.calls['from_journal']:,} replies received "
+                        "before the stop; Build continues from them without asking again.")
+    return None
 
 
 def _zip(folder: Path) -> bytes:
@@ -168,7 +172,8 @@ def _show(out: Path) -> None:
 
     st.subheader("Review lists")
     sizes = m["review_lists"]
-    name = st.selectbox("List", [n for n in REVIEW_LISTS if n in sizes], key="es_review",
+    # One selector per set: a browser keeps a keyed selector's label text, and the counts are this set's.
+    name = st.selectbox("List", [n for n in REVIEW_LISTS if n in sizes], key=f"es_review_{_digest([out.name, m['created']])}",
                         format_func=lambda n: f"{n.replace('_', ' ')} ({sizes[n]}): {REVIEW_LISTS[n]}")
     rows = evalset.review(name)
     if rows:
@@ -188,7 +193,11 @@ def _show(out: Path) -> None:
         report = cached(evaluate_evalset, str(out), key=(str(out), m["created"], audit_id), k=int(k), boot=500,
                         audit=audit, spinner="Measuring BM25 on the set…")
     except ValueError as exc:
-        st.error(f"Cannot evaluate this set: {exc}")
+        reason = str(exc).removeprefix(f"{out}: ")  # the folder is the page's own working space, not the user's
+        if m["complete"]:
+            st.error(f"Cannot evaluate this set: {reason}.")
+        else:
+            st.info(f"Nothing to evaluate yet: {reason}. Build again to continue.")
         return
     st.plotly_chart(evalset_figures.metric_intervals_figure(report))
     r = report.recall
@@ -202,8 +211,8 @@ def _show(out: Path) -> None:
                     f"({a.pairs:,} audited pairs: {a.made_irrelevant} judged relevant were not, {a.made_relevant} "
                     f"unjudged were relevant" + (f"; {a.left_out} question(s) left without a relevant chunk"
                                                  if a.left_out else "") + ").")
-        st.plotly_chart(judged_figures.judged_figure(a.report), key="es_audit_chart")
-        st.markdown("\n".join(f"- {line}" for line in judged_reading(a.report)))
+        st.plotly_chart(judged_figures.judged_figure(a.report, metric=f"Recall@{report.k}"), key="es_audit_chart")
+        st.markdown("\n".join(f"- {line}" for line in judged_reading(a.report, rows="questions")))
     neg = report.negatives
     if neg.n:
         line = f"Negatives ({neg.n}): a result comes back for {neg.returned.mean:.0%}"
@@ -237,23 +246,35 @@ questions as independent, the **cluster** interval treats the questions of one s
 
 corpus, corpus_id = _corpus()
 settings = _settings()
-build_col, stop_col = st.columns([1, 5])
-build = build_col.button("Build", type="primary", key="es_build", disabled=corpus is None)
-stop = stop_col.button("Stop building", key="es_stop",
-                       help="Ends the asking; the set is written from the replies received, and Build continues from them.",
-                       disabled=corpus is None)
+out = None
 if corpus is not None:
     public = {k: v for k, v in settings.items() if k not in ("concurrency", "max_calls")}
     out = WORK / "sets" / _digest({"corpus": corpus_id, **public})
-    if build or stop:
-        try:
-            _build(corpus, out, settings, journal_only=stop)
-        except (ValueError, OSError) as exc:
-            st.error(f"Cannot build: {exc}")
+build_col, stop_col = st.columns([1, 5])
+build = build_col.button("Build", type="primary", key="es_build", disabled=out is None)
+if build:
+    st.session_state[BUILDING] = str(out)
+# A Stop click interrupts the run that builds; the run it starts finds that build unfinished and stops it.
+building = out is not None and st.session_state.get(BUILDING) == str(out)
+stop = stop_col.button("Stop building", key="es_stop", disabled=not building,
+                       help="Ends the asking; the set is written from the replies received, and Build continues "
+                            "from them.") and building
+if build or stop:
+    try:
+        notice = _build(corpus, out, settings, journal_only=stop)
+    except (ValueError, OSError) as exc:
+        notice = "error", f"Cannot build: {exc}"
+    st.session_state.pop(BUILDING, None)  # built, stopped or failed; a run cut short never gets here
+    st.session_state[NOTICE] = notice
+    st.rerun()  # draws the buttons as they now are: nothing builds
+if notice := st.session_state.pop(NOTICE, None):
+    kind, text = notice
+    (st.error if kind == "error" else st.info)(text)
+if out is not None:
     if all((out / name).exists() for name in SET_FILES):
         try:
             _show(out)
         except (ValueError, OSError) as exc:
-            st.error(f"Cannot read the set in {out}: {exc}")
+            st.error(f"Cannot read the set: {str(exc).removeprefix(f'{out}: ')}")
     else:
         st.info("Choose the settings and press Build.")

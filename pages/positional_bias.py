@@ -89,9 +89,9 @@ def run_section() -> None:
         return
     st.session_state[RUNNING] = True
     st.button("Stop", key="pb_stop", help="Stops the run at the next batch; what is encoded stays cached.")
-    bar = st.progress(0.0, text="Loading the encoder…")
     model = cached(positional.load_encoder, kept=2, spinner="Loading the encoder…", model=options.pop("model"),
                    pooling=options.pop("pooling"), max_seq_length=options.pop("max_seq_length"))
+    bar = st.progress(0.0, text="Choosing passages and queries…")
     sweep = positional.positional_sweep(
         corpus, encoder=model, settings=settings, **options,
         progress=lambda done, total: bar.progress(min(1.0, done / total), text=f"Encoded {done:,} of {total:,} texts"),

@@ -29,8 +29,9 @@ _EXPORTS = {
     **dict.fromkeys(("compare_runs", "judge", "recall_report"), "ranking"),
     "chunk_eval": "retrieval",
     **dict.fromkeys(("ClusterSample", "CoverageResult", "IntervalReport", "compare_configs", "coverage_experiment",
-                     "diagnostics", "estimate", "interval_report", "paired_comparison", "plan_difference",
-                     "plan_documents", "synthesize"), "stats"),
+                     "diagnostics", "estimate", "interval_report", "judged_coverage", "judged_report",
+                     "paired_comparison", "plan_audit", "plan_difference", "plan_documents", "rank_configs",
+                     "synthesize", "synthesize_judged"), "stats"),
 }
 _LAYERS = ("stats", "data", "corpus", "retrieval", "ranking", "evalset", "positional", "present", "cli")
 

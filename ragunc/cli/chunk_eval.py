@@ -6,12 +6,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..corpus.language import LANGUAGE_CODES
 from ..data.results import infer_file_type, write_results
 from ..data.serialize import json_text
 from ..retrieval.bm25 import Tokenizer
 from ..retrieval.known_item import SELECTIONS, QueryModel
 from ..retrieval.pipeline import chunk_eval_parts, qrels, top_k_run
-from .output import emit, seed_arg
+from .output import emit, language_text, seed_arg
 from .progress import progress_bar
 
 
@@ -19,15 +20,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """``ragunc chunk-eval``'s arguments and handler (``func``, returning an exit code)."""
     defaults = QueryModel()
     parser.description = (
-        "Chunk CORPUS into windows of N words, give every chunk one simulated known-item "
+        "Chunk CORPUS into windows of N units (words; morphemes in Japanese, jieba tokens in Chinese), "
+        "give every chunk one simulated known-item "
         "query (or read --queries), retrieve with BM25 Okapi over all chunks and write one row per "
         "query: doc_id, chunk_id, chunk_index, n_words, config, doc_type, y (hit@1), doc_hit1, rank."
     )
     parser.add_argument("corpus", metavar="CORPUS",
                         help="'stdlib' (the Python standard library's documentation), a folder of "
                         ".txt/.md/.html files, or a .jsonl/.csv file with doc_id, text[, doc_type]")
-    parser.add_argument("--chunk-words", type=int, default=100, help="words per chunk, >= 10 (default 100)")
-    parser.add_argument("--overlap", type=int, default=0, help="words shared by neighbouring chunks (default 0)")
+    parser.add_argument("--chunk-words", type=int, default=100,
+                        help="units per chunk, >= 10: words, or the analyser's morphemes for an unspaced "
+                        "language (default 100)")
+    parser.add_argument("--overlap", type=int, default=0, help="units shared by neighbouring chunks (default 0)")
+    parser.add_argument("--language", choices=LANGUAGE_CODES, default=None,
+                        help="the corpus' language, whose analyser cuts chunks and terms (default: detected)")
     parser.add_argument("--queries", default=None,
                         help="queries file (.csv/.jsonl: query, chunk_id[, query_id]) instead of simulated ones")
     parser.add_argument("--out", default=None, help="results file (.csv, .parquet, .jsonl; .gz allowed)")
@@ -62,10 +68,11 @@ def _run(args: argparse.Namespace) -> int:
             infer_file_type(path)  # an unknown extension fails before any work
     if args.qrels and not args.run:
         raise ValueError("--qrels needs --run")
-    with progress_bar(f"chunk-eval {args.chunk_words}w", enabled=not args.no_progress) as progress:
+    with progress_bar(f"chunk-eval {args.chunk_words}", enabled=not args.no_progress) as progress:
         parts = chunk_eval_parts(
             args.corpus, chunk_words=args.chunk_words, overlap=args.overlap, queries=args.queries,
-            query_model=model, tokenizer=tokenizer, cutoff=args.cutoff, rng=args.seed, progress=progress,
+            query_model=model, tokenizer=tokenizer, language=args.language, cutoff=args.cutoff, rng=args.seed,
+            progress=progress,
         )
     frame = parts.results
     summary = dict(frame.attrs["summary"])
@@ -74,6 +81,8 @@ def _run(args: argparse.Namespace) -> int:
     command = ["ragunc chunk-eval", args.corpus, f"--chunk-words {args.chunk_words}"]
     if args.overlap:
         command.append(f"--overlap {args.overlap}")
+    if args.language:
+        command.append(f"--language {args.language}")
     if args.queries:
         command.append(f"--queries {args.queries}")
     else:
@@ -109,9 +118,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def _table(s: dict) -> str:
     hits = "  ".join(f"hit@{k} {v:.3f}" for k, v in s["hit_at"].items())
+    lang = s["language"]
+    units = "" if lang["unit"] == "words" else f", {s['n_units']} {lang['unit']}"
     lines = [
-        f"corpus       {s['source']}: {s['n_docs']} documents, {s['n_words']} words"
+        f"corpus       {s['source']}: {s['n_docs']} documents, {s['n_words']} words{units}"
         + (f" ({s['n_empty_skipped']} empty skipped)" if s["n_empty_skipped"] else ""),
+        f"language     {language_text(lang)}",
         f"chunks       {s['n_chunks']} at {s['config']}; {s['n_queries']} queries ({s['queries']})",
         f"retrieval    {hits}  doc_hit1 {s['doc_hit1']:.3f}",
         f"time         {s['seconds']:.2f} s",

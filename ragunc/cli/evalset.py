@@ -17,7 +17,7 @@ from ..evalset.real import add_questions
 from ..evalset.sampling import DEFAULT_MIX, QUESTION_TYPES
 from ..evalset.store import JOURNAL, REVIEW
 from ..evalset.text import LANGUAGES
-from .output import emit, seed_arg
+from .output import emit, language_text, seed_arg
 from .progress import progress_bar
 
 EXIT_INTERRUPTED = 130
@@ -62,7 +62,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="model name (required with --generator openai)")
     p.add_argument("--api-key-env", default="OPENAI_API_KEY",
                    help="environment variable holding the API key (default %(default)s; unset: no key sent)")
-    p.add_argument("--chunk-words", type=int, default=100, help="words per chunk (default %(default)s)")
+    p.add_argument("--chunk-words", type=int, default=100,
+                   help="units per chunk: words, or morphemes for an unspaced language (default %(default)s)")
     p.add_argument("--types", nargs="+", metavar="TYPE[=WEIGHT]",
                    help=f"question-type mix from {', '.join(QUESTION_TYPES)} (default {mix})")
     p.add_argument("--seed", type=seed_arg, default=0, help="sampling and generation seed (default %(default)s)")
@@ -71,7 +72,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the calls and prompt tokens a build would need; "
                    "call nothing, write nothing")
     p.add_argument("--out", required=True, help="output folder (created; an existing build there is resumed)")
-    p.add_argument("--language", choices=LANGUAGES, help="language of the prompts (default: detected)")
+    p.add_argument("--language", choices=LANGUAGES,
+                   help="the corpus' language: its analyser cuts the chunks and words, its prompts ask "
+                   "(default: detected)")
     p.add_argument("--max-per-doc", type=_positive, help="at most this many sampled chunks per document")
     p.add_argument("--popular", metavar="FILE", help="document weights: lines 'doc_id weight' or CSV doc_id,weight")
     p.add_argument("--temperature", type=float, default=0.7, help="default %(default)s (at 0 questions clone one template)")
@@ -179,6 +182,7 @@ def _build_table(d: dict) -> str:
     types = ", ".join(f"{t} {v['kept']}/{v['sampled']}" for t, v in d["by_type"].items())
     lines = [
         f"set              {d['out']}: {f['kept']} questions kept of {f['sampled']} sampled (language {d['language']})",
+        f"language     {language_text(d['language_info'])}; chunks of {d['chunking']['config']}",
         f"funnel       {funnel}",
         f"by type      kept/sampled: {types}",
         f"generation   discarded {c['discarded']}, unparsable {c['unparsable']}, failed {c['failed']}, "
@@ -203,9 +207,10 @@ def _plan_table(d: dict) -> str:
         f"at most {d['rephrase_calls_max']} rephrasings and {d['judge_calls_max']} judgments: at most "
         f"{d['calls_max']} calls{budget}",
         f"tokens       about {d['prompt_tokens']:,} prompt tokens for the questions, at most "
-        f"{d['prompt_tokens_max']:,} with every rephrasing and judgment (at 4 characters per token)",
+        f"{d['prompt_tokens_max']:,} with every rephrasing and judgment (at 4 characters per token, 1 per CJK character)",
         f"sample       {d['sample']['drawn']} chunks of {d['sample']['eligible_chunks']} eligible; types "
         + ", ".join(f"{t} {n}" for t, n in d["sample"]["types"].items()) + f"; language {d['language']}",
+        f"language     {language_text(d['language_info'])}",
     ])
 
 
@@ -219,6 +224,9 @@ def _eval_table(d: dict) -> str:
         f"set              {d['n_questions']} questions: {d['n_answerable']} answerable, {d['n_negatives']} negatives; "
         f"real {o['real']} / synthetic {o['synthetic']} ({o['real_share']:.0%} real)",
         f"retriever        {d['retriever']}",
+        # A manifest written before languages had analysers records the code only (or nothing).
+        "language         " + (language_text(d["language"]) if "label" in (d["language"] or {})
+                               else (d["language"] or {}).get("code", "not recorded")),
         f"Recall@{k}".ljust(17) + f"{r['recall']:.3f}  naive {_ci(r['naive'])}  cluster {_ci(r['cluster'])} "
         f"over {r['n_groups']} source documents  DEFF {'-' if r['deff'] is None else format(r['deff'], '.2f')}",
     ]

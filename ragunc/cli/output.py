@@ -37,3 +37,9 @@ def seed_arg(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {value}")
     return value
+
+
+def language_text(language: dict) -> str:
+    """A summary's language line: ``Japanese (ja, detected); units: morphemes (MeCab ...)``."""
+    how = "detected" if language["detected"] else "given"
+    return f"{language['label']} ({language['code']}, {how}); units: {language['unit']} ({language['analyser']})"

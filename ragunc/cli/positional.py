@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from .. import positional
+from ..corpus.language import LANGUAGE_CODES
 from ..data.serialize import json_text
-from .output import seed_arg
+from .output import language_text, seed_arg
 from .progress import progress_bar
 
 
@@ -46,6 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--share", choices=positional.SHARE_CHOICES, default="original",
                         help="special tokens keep their weight (original) or get an equal share (default original)")
     parser.add_argument("--passages", type=int, default=200, metavar="N", help="passages, one per document (default 200)")
+    parser.add_argument("--language", choices=LANGUAGE_CODES, default=None,
+                        help="the corpus' language: its units cut the passages, its words make the queries "
+                        "(default: detected)")
     parser.add_argument("--min-tokens", type=int, default=440, help="shortest passage in encoder tokens (default 440)")
     parser.add_argument("--max-tokens", type=int, default=505, help="longest passage in encoder tokens (default 505)")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of passages, queries and bootstrap (default 0)")
@@ -70,6 +74,7 @@ def _run(args: argparse.Namespace) -> int:
             args.corpus, model=args.model, pooling=args.pooling, max_seq_length=args.max_seq_length,
             settings=settings, n_passages=args.passages, min_tokens=args.min_tokens, max_tokens=args.max_tokens,
             level=args.level, reps=args.reps, seed=args.seed, batch_size=args.batch_size, progress=progress,
+            language=args.language,
         )
     if args.out:
         positional.save_sweep(sweep, args.out)
@@ -89,6 +94,7 @@ def _table(entries: list[dict], out: str | None) -> str:
         f"encoder      {first['model']}, {first['pooling']} pooling, max_seq_length {first['max_seq_length']}",
         f"passages     {first['n_passages']} from {first['corpus']} ({first['length_bucket']} tokens), "
         f"{first['n_queries']} queries (one per third)",
+        *([f"language     {language_text(first['language'])}"] if "language" in first else []),
         f"truncated    {first['truncated_share']:.1%} of answer spans lie beyond max_seq_length "
         "(not positional bias: those tokens are never read)",
         f"intervals    {first['level']:.0%} cluster bootstrap over passages, {first['reps']} replicates, "

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
+from ..corpus.language import LanguageChoice, choose_language, detect_language
+from ..corpus.language import language as language_record
 from ..corpus.loaders import load_corpus
 from ..corpus.model import Corpus
 from ..data.serialize import json_text
@@ -47,7 +49,7 @@ from .parsing import DISCARD, QUESTION as PARSED_QUESTION, parse_question, parse
 from .prompts import estimate_tokens, templates_hash
 from .sampling import ANSWERABLE, ChunkSample, parse_mix, read_popularity, sample_chunks
 from .store import FORMAT, JOURNAL, MANIFEST, QUESTIONS, REVIEW, REVIEW_LISTS, corpus_hash, jsonl_text, write_atomic
-from .text import LANGUAGES, detect_language, leakage
+from .text import LANGUAGES, leakage
 
 FUNNEL = (  # stage, label: questions still in the set after it
     ("sampled", "chunks sampled"),
@@ -93,8 +95,7 @@ class _Item:
 class _Prepared:
     corpus: Corpus
     retrieval: Retrieval
-    language: str
-    language_detected: bool
+    language: LanguageChoice
     sample: ChunkSample
     items: list[_Item]
     popularity: dict | None
@@ -128,7 +129,8 @@ def _question_id(chunk_ids: tuple[str, ...], qtype: str, seed: int) -> str:
 
 def _prepare(corpus, *, n, chunk_words, types, seed, max_per_doc, popularity, language) -> _Prepared:
     corpus = load_corpus(corpus)
-    retrieval = prepare_retrieval(corpus, chunk_words=chunk_words)
+    choice = choose_language(corpus.texts, language)  # its analyser cuts the chunks; its prompts ask
+    retrieval = prepare_retrieval(corpus, chunk_words=chunk_words, language=choice)
     weights = None
     if popularity is not None:
         weights = dict(popularity) if isinstance(popularity, Mapping) else read_popularity(popularity)
@@ -136,9 +138,11 @@ def _prepare(corpus, *, n, chunk_words, types, seed, max_per_doc, popularity, la
                            popularity=weights)
     chunks = retrieval.chunks
     chunk_ids, doc_ids = chunks.chunk_ids, chunks.doc_ids
-    detected = language is None
-    if detected:
-        language = detect_language(chunks.texts[p] for p in sample.positions[:200])
+    if choice.detected and choice.language.spaced:
+        # The words of spaced languages are cut alike; a prompt asks in the language of the passages it shows.
+        shown = language_record(detect_language(chunks.texts[p] for p in sample.positions[:200]))
+        if shown.spaced:
+            choice = LanguageChoice(shown, detected=True)
     items = []
     for pos, qtype, partner in zip(sample.positions.tolist(), sample.types, sample.partners.tolist()):
         sources = (pos, partner) if partner >= 0 else (pos,)
@@ -150,7 +154,7 @@ def _prepare(corpus, *, n, chunk_words, types, seed, max_per_doc, popularity, la
     if weights is not None:
         popularity_info = {"source": str(popularity) if not isinstance(popularity, Mapping) else "<mapping>",
                            "n_docs": len(weights)}
-    return _Prepared(corpus, retrieval, language, detected, sample, items, popularity_info)
+    return _Prepared(corpus, retrieval, choice, sample, items, popularity_info)
 
 
 def _question_task(item: _Item, language: str) -> Task:
@@ -176,7 +180,7 @@ class BuildPlan:
     prompt_tokens: int  # rough prompt tokens of the question calls
     prompt_tokens_max: int  # ... plus every rephrase and judge call at most
     max_calls: int | None
-    language: str
+    language: LanguageChoice
     sample: dict
     generator: dict
 
@@ -191,7 +195,8 @@ class BuildPlan:
             "calls_max": self.calls_max,
             "calls_within_budget": self.calls_max if self.max_calls is None else min(self.calls_max, self.max_calls),
             "prompt_tokens": self.prompt_tokens, "prompt_tokens_max": self.prompt_tokens_max,
-            "max_calls": self.max_calls, "language": self.language, "sample": self.sample,
+            "max_calls": self.max_calls, "language": self.language.code, "language_info": self.language.to_dict(),
+            "sample": self.sample,
             "generator": self.generator,
         }
 
@@ -222,7 +227,7 @@ def plan_evalset(
                     popularity=popularity, language=language)
     gen = _generator(generator, prep.retrieval)
     journal = read_journal(Path(out) / JOURNAL)[0] if out is not None else {}
-    tasks = [_question_task(item, prep.language) for item in prep.items]
+    tasks = [_question_task(item, prep.language.code) for item in prep.items]
     pending = [t for t in tasks if t.key(gen.model, seed) not in journal]
     tokens = [estimate_tokens(t.messages) for t in pending]
     answerable = [t for t in tasks if t.qtype in ANSWERABLE]
@@ -269,7 +274,8 @@ class BuildResult:
     def to_dict(self) -> dict:
         return {"out": str(self.out), "funnel": self.funnel, "counts": self.counts, "by_type": self.by_type,
                 "calls": self.calls, "language": self.language, "complete": self.complete,
-                "exit_status": self.exit_status}
+                "exit_status": self.exit_status, "language_info": self.manifest["language"],
+                "chunking": self.manifest["chunking"]}
 
 
 class _Builder:
@@ -278,7 +284,7 @@ class _Builder:
     def __init__(self, prep: _Prepared, generator: Generator, asker: Asker, *, ranker, depth, leakage_threshold,
                  candidates, chunk_similarity, question_similarity) -> None:
         self.prep, self.generator, self.asker = prep, generator, asker
-        self.language = prep.language
+        self.language = prep.language.code
         self.ranker = ranker
         self.depth, self.threshold, self.n_candidates = depth, leakage_threshold, candidates
         self.chunk_similarity, self.question_similarity = chunk_similarity, question_similarity
@@ -309,7 +315,7 @@ class _Builder:
         for item, outcome in zip(items, outcomes):
             if self._unanswered(item, outcome, "answered", QUESTION):
                 continue
-            parsed = parse_question(outcome.reply)
+            parsed = parse_question(outcome.reply, self.language)
             if parsed.outcome == DISCARD:
                 self._drop(item, "parsed", "discards", "discarded", reply=outcome.reply)
             elif parsed.outcome != PARSED_QUESTION:
@@ -320,7 +326,7 @@ class _Builder:
 
     def filter_leakage(self) -> None:
         items = self._live(ANSWERABLE)
-        words = [passage_words(it.texts) for it in items]
+        words = [passage_words(it.texts, self.language) for it in items]
         scores = leakage_scores([it.question for it in items], words, self.language)
         for item, score in zip(items, scores):
             item.scores["leakage"] = float(score)
@@ -331,7 +337,7 @@ class _Builder:
         for (item, passage), outcome in zip(leaky, self.asker.ask(tasks)):
             if self._unanswered(item, outcome, "not_leaking", REPHRASE):
                 continue
-            parsed = parse_question(outcome.reply)
+            parsed = parse_question(outcome.reply, self.language)
             before = item.scores["leakage"]
             if parsed.outcome != PARSED_QUESTION:
                 self._drop(item, "not_leaking", "leaks", "leaks", leakage=before,
@@ -402,7 +408,7 @@ class _Builder:
             accepted = [[c for c in cands if next(verdicts)] for cands in pool]
         else:
             accepted = [cands[near_duplicate_chunks(items[i].texts, [chunks.texts[c] for c in cands],
-                                                    self.chunk_similarity)].tolist()
+                                                    self.chunk_similarity, self.language)].tolist()
                         for i, cands in zip(found, pool)]
         for i, extra in zip(found, accepted):
             item = items[i]
@@ -420,7 +426,8 @@ class _Builder:
         if self.generator.can_judge:
             verdicts = self._judge(pairs)
         else:  # a chunk holding (nearly) all of the question's content words could answer it
-            verdicts = [leakage(item.question, passage_words([chunks.texts[c]]), self.language) >= self.threshold
+            verdicts = [leakage(item.question, passage_words([chunks.texts[c]], self.language), self.language)
+                        >= self.threshold
                         for item, c in pairs]
         answered: dict[str, list[str]] = {}
         for (item, c), yes in zip(pairs, verdicts):
@@ -530,12 +537,12 @@ def build_evalset(
         "corpus": {"source": prep.corpus.source, "path": _absolute(prep.corpus.source),
                    "hash": corpus_hash(prep.corpus), "n_docs": len(prep.corpus), "n_words": prep.corpus.n_words},
         "chunking": {"chunk_words": int(chunk_words), "overlap": 0, "n_chunks": len(prep.retrieval.chunks),
-                     "config": prep.retrieval.chunks.config},
+                     "config": prep.retrieval.chunks.config, "unit": prep.language.language.unit},
         "sampling": {**prep.sample.to_dict(), "seed": int(seed), "max_per_doc": max_per_doc,
                      "popularity": prep.popularity},
-        "language": {"code": prep.language, "detected": prep.language_detected},
+        "language": prep.language.to_dict(),
         "generator": {**gen.describe(), "concurrency": int(concurrency)},
-        "prompt_templates_hash": templates_hash(prep.language),
+        "prompt_templates_hash": templates_hash(prep.language.code),
         "filters": {
             "round_trip": {"ranker": ranker_name(ranker), "depth": int(depth)},
             "uniqueness": {"judge": "llm" if gen.can_judge else "near-duplicate text", "candidates": int(candidates),
@@ -557,7 +564,7 @@ def build_evalset(
         write_atomic(folder / REVIEW / f"{name}.jsonl", jsonl_text(rows))
     write_atomic(folder / MANIFEST, json_text(manifest) + "\n")
     return BuildResult(out=folder, funnel=funnel, counts=builder.counts, by_type=manifest["by_type"], calls=calls,
-                       language=prep.language, complete=complete, manifest=manifest)
+                       language=prep.language.code, complete=complete, manifest=manifest)
 
 
 def _absolute(source: str) -> str | None:

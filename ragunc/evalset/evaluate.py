@@ -188,6 +188,7 @@ class EvalsetReport:
     by_origin: dict[str, dict]
     negatives: NegativesSummary
     results: pd.DataFrame
+    language: dict | None  # the set's language, as its manifest records it
     audit: AuditedRecall | None = None  # with an audit file: recall corrected by the person's verdicts
 
     def to_dict(self) -> dict:
@@ -196,7 +197,7 @@ class EvalsetReport:
             "n_answerable": self.recall.n_queries, "n_negatives": self.negatives.n, "origin": self.origin,
             "complete": self.complete, "recall": self.recall.to_dict(),
             "metrics": {m.name: m.to_dict() for m in self.metrics}, "by_type": self.by_type,
-            "by_origin": self.by_origin, "negatives": self.negatives.to_dict(),
+            "by_origin": self.by_origin, "negatives": self.negatives.to_dict(), "language": self.language,
             **({} if self.audit is None else {"audit": self.audit.to_dict()}),
         })
 
@@ -213,7 +214,7 @@ def _qrels_frame(questions: list[dict]) -> pd.DataFrame:
 def _bm25_run(evalset: EvalSet, depth: int) -> tuple[pd.DataFrame, str, dict[str, str]]:
     corpus = evalset.corpus()
     chunking = evalset.manifest["chunking"]
-    retrieval = prepare_retrieval(corpus, chunk_words=chunking["chunk_words"])
+    retrieval = prepare_retrieval(corpus, chunk_words=chunking["chunk_words"], language=evalset.language)
     questions = evalset.questions
     positions, scores = top_k(retrieval.index, retrieval.encode_queries([q["question"] for q in questions]), depth)
     n, width = positions.shape
@@ -305,7 +306,8 @@ def evaluate_evalset(
     return EvalsetReport(
         k=int(k), retriever=retriever, level=level, n_questions=len(questions), origin=origin_counts(questions),
         complete=bool(evalset.manifest.get("complete", True)), recall=recall_all, metrics=metrics, by_type=by_type,
-        by_origin=by_origin, negatives=negatives_summary, results=results, audit=audited,
+        by_origin=by_origin, negatives=negatives_summary, results=results, language=evalset.manifest.get("language"),
+        audit=audited,
     )
 
 

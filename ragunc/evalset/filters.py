@@ -83,17 +83,19 @@ def candidates(ranked: np.ndarray, sources: Sequence[Sequence[int]], n: int) -> 
     return out
 
 
-def near_duplicate_chunks(source_texts: Sequence[str], candidate_texts: Sequence[str], threshold: float) -> np.ndarray:
+def near_duplicate_chunks(source_texts: Sequence[str], candidate_texts: Sequence[str], threshold: float,
+                          language: str | None = None) -> np.ndarray:
     """For each candidate, True when its word 3-shingles overlap a source chunk's by Jaccard >= ``threshold``."""
-    sources = [shingles(t) for t in source_texts]
-    return np.array([any(jaccard(shingles(c), s) >= threshold for s in sources) for c in candidate_texts], dtype=bool)
+    sources = [shingles(t, language=language) for t in source_texts]
+    return np.array([any(jaccard(shingles(c, language=language), s) >= threshold for s in sources)
+                     for c in candidate_texts], dtype=bool)
 
 
-def passage_words(texts: Sequence[str]) -> set[str]:
+def passage_words(texts: Sequence[str], language: str | None = None) -> set[str]:
     """Every token of the source chunk(s): what a question's content words are looked up in."""
     words: set[str] = set()
     for text in texts:
-        words.update(tokens(text))
+        words.update(tokens(text, language))
     return words
 
 

@@ -35,7 +35,8 @@ import numpy as np
 
 from ..retrieval.pipeline import Retrieval
 from .prompts import DISCARD_WORDS, judge_messages, prompt_hash, question_messages, rephrase_messages
-from .text import IGNORED_ANY, content_words
+from ..corpus.language import language as language_record
+from .text import IGNORED, IGNORED_ANY, SPACED, content_words
 
 QUESTION, REPHRASE, JUDGE = "question", "rephrase", "judge"
 
@@ -273,8 +274,35 @@ _TEMPLATES = {  # only question words and stopwords besides the slots: every con
         "two_chunk": ("¿Cómo funciona {a} con {b}?", "¿Cuál es la diferencia entre {a} y {b}?"),
         "negative": ("¿Cómo puedo usar {a} con {b}?", "¿Qué hace {a} con {b}?"),
     },
+    "ja": {
+        "factual": ("{a}は{b}で何をしますか？", "{a}はどの{b}で使われますか？", "{a}と{b}の違いは何ですか？"),
+        "procedural": ("{a}を{b}で使うにはどうすればいいですか？", "{b}から{a}を得るにはどうすればいいですか？"),
+        "two_chunk": ("{a}は{b}とどう関係しますか？", "{a}と{b}の違いは何ですか？"),
+        "negative": ("{a}を{b}で使うにはどうすればいいですか？", "{a}は{b}で使えますか？", "{a}は{b}で何をしますか？"),
+    },
+    "zh": {
+        "factual": ("{a}在{b}中有什么作用？", "{a}和{b}有什么区别？"),
+        "procedural": ("如何在{b}中使用{a}？", "怎样用{a}得到{b}？"),
+        "two_chunk": ("{a}和{b}是什么关系？", "{a}和{b}有什么区别？"),
+        "negative": ("如何在{b}中使用{a}？", "{a}能和{b}一起使用吗？"),
+    },
 }
 SALIENT = 6  # terms of a chunk the templates choose from
+
+
+def _content_terms(terms: np.ndarray, language: str) -> np.ndarray:
+    """Which vocabulary terms the templates may use: no stopword or question word, no number; of three
+    characters or more in a spaced language, nouns of two or more in an unspaced one (where two
+    characters make most nouns, and a verb's term is one of its inflected forms)."""
+    lengths = np.fromiter((len(t) for t in terms), dtype=np.int64, count=len(terms))
+    digits = np.fromiter((t.isdigit() for t in terms), dtype=bool, count=len(terms))
+    ignored = np.fromiter((t in IGNORED[language] if language not in SPACED else t in IGNORED_ANY for t in terms),
+                          dtype=bool, count=len(terms))
+    if language in SPACED:
+        return (lengths >= 3) & ~ignored & ~digits
+    analyser = language_record(language).analyser()
+    nouns = np.fromiter((analyser.content_terms(t, nouns=True) == [t] for t in terms), dtype=bool, count=len(terms))
+    return (lengths >= 2) & nouns & ~ignored & ~digits
 
 
 class OfflineGenerator:
@@ -288,10 +316,7 @@ class OfflineGenerator:
         self._tf = retrieval.tf.tocsr()
         self._by_term = retrieval.tf.tocsc()
         self._terms = np.asarray(index.vocabulary, dtype=object)
-        lengths = np.fromiter((len(t) for t in self._terms), dtype=np.int64, count=len(self._terms))
-        ignored = np.fromiter((t in IGNORED_ANY for t in self._terms), dtype=bool, count=len(self._terms))
-        digits = np.fromiter((t.isdigit() for t in self._terms), dtype=bool, count=len(self._terms))
-        self._content = (lengths >= 3) & ~ignored & ~digits
+        self._content = _content_terms(self._terms, retrieval.chunks.language.code)
         self._idf = index.idf
         self._doc_pos = retrieval.chunks.doc_pos
 
@@ -374,6 +399,8 @@ class OfflineGenerator:
         if len(replacements) < swaps:
             return question  # nothing to swap in: it stays leaky, and the filter drops it
         chosen = rng.choice(len(leaking), size=swaps, replace=False)
+        # A word of an unspaced language has letters on both sides: it is found without word boundaries.
+        edges = ("(?<!\\w)", "(?!\\w)") if task.language in SPACED else ("", "")
         for i, word in zip(chosen, rng.choice(replacements, size=swaps, replace=False)):
-            question = re.sub(rf"(?<!\w){re.escape(leaking[i])}(?!\w)", word, question, count=1, flags=re.IGNORECASE)
+            question = re.sub(edges[0] + re.escape(leaking[i]) + edges[1], word, question, count=1, flags=re.IGNORECASE)
         return question

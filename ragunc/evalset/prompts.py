@@ -1,4 +1,4 @@
-"""The prompts, in the corpus' language (en, pt, es), and their hashes.
+"""The prompts, in the corpus' language (en, pt, es, ja, zh), and their hashes.
 
 A question prompt asks for one question that a person who has not read the chunk would
 ask, forbids copied phrases and references to "the document", and asks for the
@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
-DISCARD_WORDS = {"en": "DISCARD", "pt": "DESCARTAR", "es": "DESCARTAR"}
+from ..corpus.language import UNSPACED_SCRIPTS
+
+DISCARD_WORDS = {"en": "DISCARD", "pt": "DESCARTAR", "es": "DESCARTAR", "ja": "DISCARD", "zh": "DISCARD"}
 
 _RULES = {
     "en": (
@@ -40,6 +43,22 @@ _RULES = {
         '- Nada de "según el documento" ni referencias al texto.\n'
         "- Escribe la pregunta en español y responde solo con la pregunta.\n"
         "- Si el fragmento no contiene información suficiente, responde exactamente: DESCARTAR\n"
+    ),
+    "ja": (
+        "ルール:\n"
+        "- 文章を読んでいない人が書くように質問を書いてください。\n"
+        "- 文章の言い回しや専門用語をそのまま写さないでください。\n"
+        "- 「文書によると」のような、本文を指す表現は使わないでください。\n"
+        "- 質問は日本語で書き、質問だけを返してください。\n"
+        "- 文章に十分な情報がない場合は、DISCARD とだけ返してください。\n"
+    ),
+    "zh": (
+        "规则：\n"
+        "- 像没有读过这段文字的人那样提出问题。\n"
+        "- 不要照抄这段文字中的语句或确切术语。\n"
+        "- 不要使用“根据文档”之类的说法，也不要提及文本本身。\n"
+        "- 用中文写问题，只回复问题本身。\n"
+        "- 如果这段文字没有足够的信息，请只回复：DISCARD\n"
     ),
 }
 
@@ -81,6 +100,28 @@ _ASK = {
                      "función, producto o entidad), de modo que el fragmento no pueda responderla.\n"),
         "passage": "Fragmento", "passages": ("Fragmento 1", "Fragmento 2"),
     },
+    "ja": {
+        "intro": "あなたは社内ドキュメントを調べている社員です。\n",
+        "factual": "文章を読み、この文章が完全に答えている質問を一つだけ書いてください。\n",
+        "procedural": ("文章を読み、この文章がやり方を説明している作業について「どうすれば…できますか？」という"
+                       "質問を一つだけ書いてください。作業を説明していない場合は DISCARD とだけ返してください。\n"),
+        "two_chunk": ("連続する二つの文章を読み、両方がなければ答えられない質問を一つだけ書いてください。"
+                      "どちらの文章も単独では答えられないようにしてください。\n"),
+        "negative": ("文章を読み、このドキュメントの利用者が同じ話題について尋ねそうだが、文章に含まれていないこと"
+                     "（別のオプション、機能、製品、対象）を尋ねる質問を一つだけ書いてください。"
+                     "文章ではその質問に答えられないようにしてください。\n"),
+        "passage": "文章", "passages": ("文章1", "文章2"),
+    },
+    "zh": {
+        "intro": "你是一名正在查阅内部文档的员工。\n",
+        "factual": "阅读这段文字，写出一个这段文字能够完整回答的问题。\n",
+        "procedural": ("阅读这段文字，针对它讲解如何完成的某项任务，写出一个“如何……？”的问题。"
+                       "如果它没有讲解任何任务，请只回复：DISCARD\n"),
+        "two_chunk": "阅读这两段连续的文字，写出一个需要两段文字才能回答的问题：任何一段都不能单独回答它。\n",
+        "negative": ("阅读这段文字，写出一个该文档的用户可能就同一主题提出、但询问的是这段文字没有包含的内容"
+                     "（其他选项、功能、产品或对象）的问题，使这段文字无法回答它。\n"),
+        "passage": "文字", "passages": ("文字1", "文字2"),
+    },
 }
 
 _REPHRASE = {
@@ -96,13 +137,20 @@ _REPHRASE = {
            "pregunta para que pregunte lo mismo con las palabras de alguien que no ha leído el fragmento: usa "
            "sinónimos y palabras cotidianas, y no reutilices los términos del fragmento cuando otra palabra "
            "sirva. Responde solo con la pregunta reescrita."),
+    "ja": ("次の質問は、もとになった文章の言葉をそのまま使いすぎています。文章を読んでいない人の言葉で同じことを"
+           "尋ねるよう、質問を書き直してください。同義語や日常的な言葉を使い、別の言葉で言える場合は文章の用語を"
+           "使わないでください。書き直した質問だけを返してください。"),
+    "zh": ("下面的问题从其来源文字中照抄了太多词语。请改写这个问题，用没有读过这段文字的人的话问同样的事情："
+           "使用同义词和日常用语，能用别的词时不要重复使用这段文字的术语。只回复改写后的问题。"),
 }
-_QUESTION = {"en": "Question", "pt": "Pergunta", "es": "Pregunta"}
+_QUESTION = {"en": "Question", "pt": "Pergunta", "es": "Pregunta", "ja": "質問", "zh": "问题"}
 
 _JUDGE = {
     "en": "Does the passage below answer the question completely? Answer YES or NO only.",
     "pt": "O trecho abaixo responde à pergunta por completo? Responda SIM ou NÃO, e nada mais.",
     "es": "¿El fragmento de abajo responde la pregunta por completo? Responde SÍ o NO, y nada más.",
+    "ja": "次の文章はこの質問に完全に答えていますか？ YES か NO だけで答えてください。",
+    "zh": "下面这段文字是否完整回答了这个问题？只回答 YES 或 NO。",
 }
 
 TEMPLATES = {lang: {"ask": _ASK[lang], "rules": _RULES[lang], "rephrase": _REPHRASE[lang], "judge": _JUDGE[lang]}
@@ -157,6 +205,10 @@ def templates_hash(language: str) -> str:
     return _digest(TEMPLATES[language])
 
 
+_UNSPACED = re.compile(f"[{UNSPACED_SCRIPTS}]")
+
+
 def estimate_tokens(messages: list[dict]) -> int:
-    """Rough prompt tokens: about four characters per token (English BPE; a planning figure, not a bill)."""
-    return -(-sum(len(m["content"]) for m in messages) // 4)
+    """Rough prompt tokens: about four characters per token (English BPE), one per character of a script
+    written without spaces (a planning figure, not a bill)."""
+    return -(-sum(len(m["content"]) + 3 * len(_UNSPACED.findall(m["content"])) for m in messages) // 4)

@@ -90,7 +90,7 @@ def add_questions(folder: str | os.PathLike, path: str | os.PathLike, *, seed: i
     evalset = load_evalset(folder)
     real = read_real_questions(path)
     corpus = evalset.corpus()
-    chunks = chunk_corpus(corpus, evalset.manifest["chunking"]["chunk_words"])
+    chunks = chunk_corpus(corpus, evalset.manifest["chunking"]["chunk_words"], language=evalset.language)
     chunk_doc = dict(zip(chunks.chunk_ids.tolist(), chunks.doc_ids.tolist()))
     known_docs = set(corpus.doc_ids)
     unknown_chunks = sorted({c for ids in real["chunk_ids"] for c in ids if c not in chunk_doc})

@@ -104,6 +104,12 @@ class EvalSet:
         path = self.folder / REVIEW / f"{name}.jsonl"
         return read_jsonl(path) if path.exists() else []
 
+    @property
+    def language(self) -> str | None:
+        """The code of the language the set was built in (its corpus' chunks and words, its prompts);
+        None when the manifest records none (the corpus' language is then detected again)."""
+        return self.manifest.get("language", {}).get("code")
+
     def corpus(self) -> Corpus:
         """The corpus the set was built from, checked against the manifest's hash."""
         info = self.manifest["corpus"]

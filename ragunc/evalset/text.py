@@ -1,10 +1,11 @@
-"""Words of questions and chunks: language detection, content words, overlap and near-duplicate measures.
+"""Words of questions and chunks: content words, overlap and near-duplicate measures, in the corpus' language.
 
-Content words are what a question is *about*: lowercase tokens without the language's
-stopwords, question words and generic verbs. Scripts written without spaces (Chinese,
-Japanese, Thai, Lao, Khmer, Myanmar) have no words to split on, so a run of such
-characters becomes its overlapping character bigrams (a single character stays a
-unigram), the usual indexing unit for these languages.
+Content words are what a question is *about*. In a spaced language they are lowercase
+tokens without the language's stopwords, question words and generic verbs; a run of a
+script written without spaces (a Japanese name in an English text, say) becomes its
+overlapping character bigrams there. In Japanese and Chinese, tokens are the language
+analyser's terms and content words those it tags as nouns, verbs, adjectives or adverbs
+(:mod:`ragunc.corpus.language`), less the question words.
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..retrieval.bm25 import STOPWORDS
+from ..corpus.language import STOPWORDS, UNSPACED_SCRIPTS, language as language_record
 
-LANGUAGES = ("en", "pt", "es")
+LANGUAGES = ("en", "pt", "es", "ja", "zh")  # the languages with prompts and templates
+SPACED = ("en", "pt", "es")
 
 # Beyond the retrieval stopwords: the words every question template and generated question
 # uses whatever it is about ("how do I use ...", "¿cómo puedo ...", "qual é a diferença ...").
@@ -37,27 +39,30 @@ QUESTION_WORDS = {
         "uso usa hacer hace funciona funcionar pasa ocurre diferencia entre está están hay forma manera "
         "algún alguna cosa tipo necesito necesita".split()
     ),
+    # Content words (as the analyser cuts them) that questions use whatever they are about,
+    # the offline templates' among them.
+    "ja": frozenset(
+        "どう どの どれ どこ いつ なぜ 何故 誰 方法 仕方 やり方 違い 違う 使う 使わ 使い 使え 使用 得る 関係 "
+        "場合 必要 可能 出来る できる いい 良い よい 教え 知り 分かる わかる 意味 目的 役割 動作 行う 行い "
+        "ため 時 もの こと".split()
+    ),
+    "zh": frozenset(
+        "什么 怎么 怎样 如何 哪 哪个 哪些 为什么 谁 何时 使用 用 方法 区别 不同 可以 能 需要 是 有 做 进行 "
+        "问题 作用 得到 配合 一起 适用 关系".split()
+    ),
 }
-IGNORED = {lang: STOPWORDS[lang] | QUESTION_WORDS[lang] for lang in LANGUAGES}
-IGNORED_ANY = frozenset().union(*IGNORED.values())
+IGNORED = {lang: STOPWORDS.get(lang, frozenset()) | QUESTION_WORDS[lang] for lang in LANGUAGES}
+IGNORED_ANY = frozenset().union(*(IGNORED[lang] for lang in SPACED))
 
-# Words only one of the three stopword lists holds: what tells en, pt and es apart.
-_MARKERS = {lang: STOPWORDS[lang] - frozenset().union(*(STOPWORDS[o] for o in LANGUAGES if o != lang))
-            for lang in LANGUAGES}
-
-_UNSPACED = (
-    "\u0e00-\u0eff"  # Thai, Lao
-    "\u1000-\u109f"  # Myanmar
-    "\u1780-\u17ff"  # Khmer
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-)
-_TOKEN = re.compile(rf"[{_UNSPACED}]+|[^\W{_UNSPACED}]+", re.UNICODE)
-_IS_UNSPACED = re.compile(rf"[{_UNSPACED}]")
+_TOKEN = re.compile(rf"[{UNSPACED_SCRIPTS}]+|[^\W{UNSPACED_SCRIPTS}]+", re.UNICODE)
+_IS_UNSPACED = re.compile(rf"[{UNSPACED_SCRIPTS}]")
 
 
-def tokens(text: str) -> list[str]:
-    """Lowercase word tokens; runs of unspaced scripts become overlapping character bigrams."""
+def tokens(text: str, language: str | None = None) -> list[str]:
+    """Lowercase word tokens: the analyser's terms in Japanese and Chinese; else words, where runs of
+    unspaced scripts become overlapping character bigrams."""
+    if language is not None and language not in SPACED:
+        return language_record(language).analyser().terms(text)
     out = []
     for token in _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()):
         if _IS_UNSPACED.match(token):
@@ -68,10 +73,14 @@ def tokens(text: str) -> list[str]:
 
 
 def content_words(text: str, language: str | None = None) -> list[str]:
-    """Distinct content tokens of ``text`` in first-seen order (stopwords of ``language``, or of all three, removed).
+    """Distinct content tokens of ``text`` in first-seen order (see the module docstring; with no
+    ``language``, the stopwords of all three spaced ones are removed).
 
     Single characters are not content, except in unspaced scripts (a one-character word there).
     """
+    if language is not None and language not in SPACED:
+        terms = language_record(language).analyser().content_terms(text)
+        return list(dict.fromkeys(t for t in terms if t not in IGNORED[language]))
     ignored = IGNORED.get(language, IGNORED_ANY) if language else IGNORED_ANY
     seen: dict[str, None] = {}
     for token in tokens(text):
@@ -83,21 +92,6 @@ def content_words(text: str, language: str | None = None) -> list[str]:
     return list(seen)
 
 
-def detect_language(texts: Iterable[str]) -> str:
-    """``"en"``, ``"pt"`` or ``"es"``: the language whose own stopwords occur most in ``texts``.
-
-    Text with none of them (code, another language) reads as ``"en"``, whose prompts ask for
-    the question in the passage's own language anyway.
-    """
-    counts = dict.fromkeys(LANGUAGES, 0)
-    for text in texts:
-        for token in tokens(text):
-            for lang in LANGUAGES:
-                counts[lang] += token in _MARKERS[lang]
-    best = max(LANGUAGES, key=lambda lang: (counts[lang], lang == "en"))
-    return best if counts[best] else "en"
-
-
 def leakage(question: str, passage_words: set[str], language: str | None = None) -> float:
     """Share of the question's content words found literally in the passage (0 when it has none)."""
     words = content_words(question, language)
@@ -106,16 +100,22 @@ def leakage(question: str, passage_words: set[str], language: str | None = None)
     return sum(w in passage_words for w in words) / len(words)
 
 
+# Kana voicing marks are combining characters that make another letter (か, が), not accents.
+_KANA_MARKS = "\u3099\u309a"
+_VOICED = re.compile(f".[{_KANA_MARKS}]")
+
+
 def normalized(text: str) -> str:
     """Casefolded, accents and punctuation removed, spaces collapsed: equal for texts that differ only in form."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c) or c in _KANA_MARKS)
+    bare = _VOICED.sub(lambda m: unicodedata.normalize("NFC", m.group()), bare)
     return " ".join(re.findall(r"\w+", bare))
 
 
-def shingles(text: str, size: int = 3) -> set[tuple[str, ...]]:
+def shingles(text: str, size: int = 3, language: str | None = None) -> set[tuple[str, ...]]:
     """Word ``size``-grams of ``text`` (the text itself when shorter)."""
-    words = tokens(text)
+    words = tokens(text, language)
     if len(words) < size:
         return {tuple(words)} if words else set()
     return {tuple(words[i : i + size]) for i in range(len(words) - size + 1)}

@@ -228,6 +228,8 @@ class PositionalSweep:
             "truncated_by_group": self.passages["truncated_by_group"],
             "level": self.level, "reps": self.reps, "seed": self.seed,
         }
+        if "language" in self.passages:  # a sweep saved before languages had analysers has none
+            shared["language"] = self.passages["language"]
         return [{**s.to_dict(), **shared} for s in self.settings]
 
     def to_dict(self) -> dict:

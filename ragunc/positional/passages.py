@@ -1,11 +1,13 @@
 """Long passages and position-controlled queries: one query per third of each passage.
 
 Passages are cut from a corpus' documents (at most one per document, so passages are the
-clusters) to a length counted in the encoder's own tokens.  Each passage's content tokens are
+clusters) to a length counted in the encoder's own tokens, at the edges of the language's units
+(words; morphemes in Japanese: :mod:`ragunc.corpus.language`).  Each passage's content tokens are
 split into a beginning, middle and end third; each third gets one simulated known-item query
 (:func:`ragunc.retrieval.known_item.simulate_known_item`) drawn from the terms that occur in
 that third and in no other third of the passage, so the query's answer sits where its group
-says.  The tokenizer is any Hugging Face fast tokenizer (only called, never imported here).
+says.  Terms are words less English stopwords in a spaced language, the analyser's content words
+in an unspaced one.  The tokenizer is any Hugging Face fast tokenizer (only called, never imported here).
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..corpus.language import LanguageChoice, choose_language
+from ..corpus.language import language as language_record
 from ..corpus.model import Corpus
 from ..retrieval.bm25 import Tokenizer, encode, term_frequencies
 from ..retrieval.known_item import QueryModel, simulate_known_item
@@ -50,6 +54,7 @@ class PositionalQueries:
     span_end: np.ndarray  # content token index of the answer span's last term
     kept_tokens: int  # content tokens the encoder keeps (max_seq_length minus special tokens)
     source: str
+    language: LanguageChoice = LanguageChoice(language_record("en"), detected=True)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -73,6 +78,7 @@ class PositionalQueries:
             "truncated_share": float(truncated.mean()),
             "truncated_by_group": {name: float(truncated[self.group == g].mean())
                                    for g, name in enumerate(POSITION_GROUPS)},
+            "language": self.language.to_dict(),
         }
 
 
@@ -86,14 +92,23 @@ def _special_counts(tokenizer) -> tuple[int, int]:
     return 0, len(full) - len(plain)
 
 
-def _cut_passage(text: str, tokenizer, target: int, rng: np.random.Generator) -> tuple[str, int] | None:
-    """``(passage, index of its first word)``: the longest run of whole words from a random word
+def _units(text: str, language: LanguageChoice) -> list[tuple[int, int]]:
+    """Character spans of the units of ``text``: whitespace-separated words, or the analyser's."""
+    if language.language.spaced:
+        return [m.span() for m in _WORD.finditer(text)]
+    analysis = language.language.analyser().analyse(text)
+    return list(zip(analysis.starts.tolist(), analysis.ends.tolist()))
+
+
+def _cut_passage(text: str, tokenizer, target: int, rng: np.random.Generator,
+                 language: LanguageChoice) -> tuple[str, int] | None:
+    """``(passage, index of its first unit)``: the longest run of whole units from a random unit
     of ``text`` with at most ``target`` content tokens; None if ``text`` is shorter than that.
 
-    Only ``target`` words from the start are tokenized (a word is at least one token), so a
-    long document costs no more than a short one.
+    Only ``target`` units from the start are tokenized (a word or a morpheme is at least one
+    token), so a long document costs no more than a short one.
     """
-    words = [m.span() for m in _WORD.finditer(text)]
+    words = _units(text, language)
     if not words:
         return None
     first = int(rng.integers(max(1, len(words) - target + 1)))
@@ -110,12 +125,12 @@ def _cut_passage(text: str, tokenizer, target: int, rng: np.random.Generator) ->
     return text[base : window[end - 1][1]], first
 
 
-def _thirds(passage: str, tokenizer) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Char ranges of the passage's three thirds (by content tokens, snapped to word starts) and
+def _thirds(passage: str, tokenizer, language: LanguageChoice) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """Char ranges of the passage's three thirds (by content tokens, snapped to unit starts) and
     the start char of every content token."""
     offsets = tokenizer(passage, add_special_tokens=False, return_offsets_mapping=True, verbose=False)["offset_mapping"]
     token_starts = np.array([s for s, _ in offsets])
-    word_starts = np.array([m.start() for m in _WORD.finditer(passage)])
+    word_starts = np.array([start for start, _ in _units(passage, language)])
     n = len(token_starts)
     cuts = []
     for fraction in (1 / 3, 2 / 3):
@@ -136,7 +151,12 @@ def _exclusive(tf, n_passages: int):
     return tf
 
 
-def _first_occurrence(term: str, text: str) -> int:
+def _first_occurrence(term: str, text: str, language: LanguageChoice) -> int:
+    """Where ``term`` first occurs in ``text`` as a word (as a unit's term, unspaced); -1 if nowhere."""
+    if not language.language.spaced:
+        analysis = language.language.analyser().analyse(text)
+        hits = np.flatnonzero(np.array(analysis.terms, dtype=object) == term)
+        return int(analysis.starts[analysis.term_units[hits[0]]]) if hits.size else -1
     found = re.search(r"(?<!\w)" + re.escape(term) + r"(?!\w)", text, re.IGNORECASE)
     return -1 if found is None else found.start()
 
@@ -151,25 +171,28 @@ def position_queries(
     max_seq_length: int = 512,
     query_model: QueryModel = POSITION_QUERY_MODEL,
     rng: np.random.Generator | int | None = 0,
+    language: str | LanguageChoice | None = None,
 ) -> PositionalQueries:
     """Up to ``n_passages`` passages of ``min_tokens..max_tokens`` encoder tokens (special tokens
     included), one per document in a seeded order, with one query per third.
 
-    A passage starts at a random word of its document; documents too short are skipped.
+    A passage starts at a random unit of its document; documents too short are skipped.
     ``max_seq_length`` only decides which answer spans the encoder never reads (``truncated``).
+    ``language`` (detected when None) decides the units and the terms.
     """
     if int(n_passages) != n_passages or n_passages < 2:
         raise ValueError(f"n_passages must be an integer >= 2, got {n_passages!r}")
     if not 0 < min_tokens <= max_tokens:
         raise ValueError(f"need 0 < min_tokens <= max_tokens, got {min_tokens!r}..{max_tokens!r}")
     rng = np.random.default_rng(rng)
+    choice = choose_language(corpus.texts, language)
     before, after = _special_counts(tokenizer)
     ids, passages, lengths = [], [], []
     for doc in rng.permutation(len(corpus)):
         if len(passages) == n_passages:
             break
         target = int(rng.integers(min_tokens, max_tokens + 1)) - before - after
-        cut = _cut_passage(corpus.texts[doc], tokenizer, target, rng)
+        cut = _cut_passage(corpus.texts[doc], tokenizer, target, rng, choice)
         if cut is None:
             continue
         passage, first_word = cut
@@ -183,8 +206,8 @@ def position_queries(
             f"{corpus.source}: only {len(passages)} document(s) have {min_tokens}-{max_tokens} tokens of this "
             "encoder; lower the passage length or use a corpus of longer documents"
         )
-    thirds, token_starts = zip(*(_thirds(p, tokenizer) for p in passages))
-    terms = Tokenizer(stopwords="en")
+    thirds, token_starts = zip(*(_thirds(p, tokenizer, choice) for p in passages))
+    terms = Tokenizer(stopwords="en") if choice.language.spaced else choice.language.analyser().content_terms
     third_texts = [p[a:b] for p, ranges in zip(passages, thirds) for a, b in ranges]
     term_ids, offsets, vocabulary = encode([terms(t) for t in third_texts])
     tf = _exclusive(term_frequencies(term_ids, offsets, len(vocabulary)), len(passages))
@@ -197,7 +220,7 @@ def position_queries(
         query_terms = list(words[bounds[row] : bounds[row + 1]])
         texts.append(" ".join(query_terms))
         start, stop = thirds[p][g]
-        chars = [start + c for c in (_first_occurrence(t, third_texts[row]) for t in query_terms) if c >= 0]
+        chars = [start + c for c in (_first_occurrence(t, third_texts[row], choice) for t in query_terms) if c >= 0]
         starts = token_starts[p]
         if chars:
             tokens = np.searchsorted(starts, np.array(chars), side="right") - 1
@@ -217,4 +240,5 @@ def position_queries(
         span_end=np.array(span_end, dtype=np.int64),
         kept_tokens=int(max_seq_length) - before - after,
         source=corpus.source,
+        language=choice,
     )

@@ -40,6 +40,7 @@ def positional_sweep(
     cache_dir: str | os.PathLike | None = None,
     encoder: DenseEncoder | None = None,
     progress: Progress | None = None,
+    language: str | None = None,
 ) -> PositionalSweep:
     """Position-binned nDCG@10, HM and PSI of every setting on ``corpus``, with paired cluster intervals.
 
@@ -47,7 +48,7 @@ def positional_sweep(
     B = 128, the last half of the layers); the stock model is always the reference, added first
     if missing.  ``encoder`` reuses a loaded model (then ``model``, ``pooling``,
     ``max_seq_length`` and ``device`` must be left unset).  ``progress(done, total)`` counts
-    encoded texts.
+    encoded texts.  ``language`` (detected when None) cuts the passages and picks the query terms.
     """
     started = time.perf_counter()
     settings = tuple(settings) if settings is not None else sweep_settings()
@@ -59,7 +60,7 @@ def positional_sweep(
     corpus = load_corpus(corpus)
     queries = position_queries(corpus, encoder.tokenizer, n_passages=n_passages, min_tokens=min_tokens,
                                max_tokens=max_tokens, max_seq_length=encoder.max_seq_length,
-                               query_model=query_model, rng=seed)
+                               query_model=query_model, rng=seed, language=language)
     # Queries shorter than a basket are never calibrated: the stock embeddings are theirs.
     longest_query = int(encoder.content_lengths(queries.texts).max())
     own_queries = [not s.is_stock and longest_query >= s.basket for s in settings]

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from ..evalset.build import FUNNEL
 from ..evalset.evaluate import EvalsetReport
-from .figures import OKABE_ITO, method_color
+from .figures import LEGEND_BELOW, OKABE_ITO, method_color
 
 METRIC_LABELS = {"recall": "Recall@{k}", "hit": "Hit@{k}", "precision": "Precision@{k}", "rr": "MRR@{k}",
                  "ndcg": "nDCG@{k}", "chunk_recall": "chunk Recall@{k}"}
@@ -22,7 +22,7 @@ def _layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 360) ->
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left"}, xaxis_title=x, yaxis_title=y, height=height,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+        legend=LEGEND_BELOW,
     )
     return fig
 
@@ -55,6 +55,9 @@ def type_mix_figure(by_type: Mapping[str, Mapping[str, int]]) -> go.Figure:
         ))
     fig.update_layout(barmode="group")
     fig.update_yaxes(autorange="reversed")
+    # Room beyond the longest bar for the number written after it, which the plot's edge would cut.
+    longest = max((int(counts[stage]) for counts in by_type.values() for stage in ("sampled", "kept")), default=0)
+    fig.update_xaxes(range=[0, 1.2 * max(longest, 1)])
     return _layout(fig, title="Question types: sampled and kept", x="pairs", y="", height=300)
 
 

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
-from scipy import stats
 
 from ..stats.coverage import CoverageResult
 from ..stats.diagnostics import ChunkSizeDiagnostics, deff_equal_size, k_over_rho
@@ -54,6 +53,11 @@ SERIES_COLORS = (
     OKABE_ITO["sky_blue"],
 )
 
+# The legend below the plot (long titles and legends never overlap in a narrow column), anchored to the
+# figure's bottom edge: plotly makes room for it under the x-axis title, where a place at a share of the
+# plot's height would meet that title in a short figure.
+LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
+
 COVER_COLOR = OKABE_ITO["blue"]
 MISS_COLOR = OKABE_ITO["vermillion"]
 REFERENCE_COLOR = OKABE_ITO["grey"]
@@ -77,8 +81,7 @@ def _layout(*, title: str, x: str, y: str, height: int = 380, **extra) -> dict:
         "height": height,
         "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
         "hovermode": "closest",
-        # below the plot, so long titles and legends never overlap in a narrow column
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0, "xanchor": "left"},
+        "legend": LEGEND_BELOW,
         **extra,
     }
 
@@ -100,10 +103,11 @@ def _vline(x: float, text: str) -> tuple[dict, dict]:
     return shape, label
 
 
-def _vertical(fig: go.Figure, x: float, text: str) -> None:
-    shape, label = _vline(x, text)
-    fig.add_shape(shape)
-    fig.add_annotation(label)
+def _level_line(x: np.ndarray, y: float, name: str) -> go.Scatter:
+    """A dashed horizontal line at ``y`` across ``x``, named in the legend: a label on the line would sit
+    where the curves approach or cross it (and plotly places a line's label wrongly on a log axis)."""
+    return go.Scatter(x=[x[0], x[-1]], y=[y, y], mode="lines", name=name, hovertemplate=f"{name}<extra></extra>",
+                      line={"color": REFERENCE_COLOR, "dash": "dash"})
 
 
 def _interval_traces(rows, estimate: float, level: float, unit: str, signed: bool = False) -> list[dict]:
@@ -130,22 +134,33 @@ def _interval_traces(rows, estimate: float, level: float, unit: str, signed: boo
     return traces
 
 
+def interval_label(method: str, *, plain: bool = False) -> str:
+    """A method's row label: its plain name in the short list (``plain``) when it has one, else its label."""
+    m = interval_method(method)
+    return m.plain if plain and m.plain else m.label
+
+
 def interval_figure(
     report: IntervalReport,
+    coverage: CoverageResult | None = None,
     *,
     population_value: float | None = None,
     metric: str = "hit@1",
-    coverage: CoverageResult | None = None,
+    methods: Sequence[str] | None = None,
+    plain: bool = False,
 ) -> go.Figure:
     """Each interval of one sample as a horizontal bar around the estimate (percent), in display order.
 
-    The recommended interval (``report.recommendation``) is drawn heavier and starred; with a
-    ``coverage`` result of the same settings each row's label carries that method's coverage
-    on these data.
+    ``methods`` names the rows (default: every interval of the report); ``plain`` labels the
+    short list by its plain names.  The recommended interval (``report.recommendation``) is
+    drawn heavier and starred; with a ``coverage`` result of the same settings each row's label
+    carries that method's coverage on these data.
     """
-    methods = interval_methods(report.intervals)
-    rows = [(m.label, method_color(m.name), report.interval(m.name).se, report.interval(m.name).ci) for m in methods]
-    recommended = None if report.recommendation is None else interval_method(report.recommendation.method).label
+    shown = interval_methods(report.intervals if methods is None else [m for m in methods if m in report.intervals])
+    labels = [interval_label(m.name, plain=plain) for m in shown]
+    rows = [(label, method_color(m.name), report.interval(m.name).se, report.interval(m.name).ci)
+            for label, m in zip(labels, shown)]
+    recommended = None if report.recommendation is None else report.recommendation.method
     extra = {}
     if population_value is not None:
         shape, label = _vline(100 * population_value, f"population {100 * population_value:.2f}%")
@@ -155,20 +170,23 @@ def interval_figure(
             f"{report.level:.0%} intervals for {metric}: {report.n_docs:,} documents, "
             f"{report.n_chunks:,} chunks ({report.estimator})"
         ),
-        x=f"{metric} rate (%)", y="", height=320 + 16 * max(0, len(rows) - 8), **extra,
+        x=f"{metric} rate (%)", y="", height=max(230, 130 + 32 * len(rows)), **extra,
     )
-    layout["yaxis"].update(autorange="reversed", tickmode="array", tickvals=[m.label for m in methods],
-                           ticktext=[_row_label(m, recommended, coverage) for m in methods])
+    layout["yaxis"].update(autorange="reversed", tickmode="array", tickvals=labels,
+                           ticktext=[_row_label(m, label, m.name == recommended, coverage)
+                                     for m, label in zip(shown, labels)])
     traces = _interval_traces(rows, report.estimate, report.level, "%")
-    for trace in traces:
-        if trace["y"] == [recommended]:
+    for trace, m in zip(traces, shown):
+        if m.name == recommended:
             trace["marker"]["size"] = 15
             trace["error_x"].update(thickness=7, width=12)
     return go.Figure(data=traces, layout=layout)
 
 
-def _row_label(method, recommended: str | None, coverage: CoverageResult | None) -> str:
-    text = f"<b>★ {method.label} (recommended)</b>" if method.label == recommended else method.label
+def _row_label(method, label: str, recommended: bool, coverage: CoverageResult | None) -> str:
+    text = f"<b>★ {label}</b>" if recommended and "recommended" in label else label
+    if recommended and "recommended" not in label:
+        text = f"<b>★ {label} (recommended)</b>"
     if coverage is None or method.name not in coverage.coverage:
         return text
     held = coverage.coverage[method.name]
@@ -179,73 +197,59 @@ def coverage_figure(
     results: CoverageResult | Mapping[str, CoverageResult],
     *,
     methods: Sequence[str] | None = None,
+    plain: bool = False,
 ) -> go.Figure:
     """Coverage per interval method with ±1.96 Monte Carlo SE bars and the nominal line.
 
     Several results (e.g. real structure vs the iid control) are drawn side by side.  Coverage
     is over the repetitions where an interval is defined; a method undefined in every
     repetition (e.g. the studentized bootstrap at K = 2) is written "undefined" on its row,
-    never drawn as 0%.
+    never drawn as 0%.  ``plain`` labels the short list by its plain names.
     """
     series = {"": results} if isinstance(results, CoverageResult) else dict(results)
     first = next(iter(series.values()))
     shown = [m for m in (methods or first.coverage) if m in first.coverage]
-    labels = [method_label(m) for m in shown]
+    labels = [interval_label(m, plain=plain) for m in shown]
     low = np.nanmin([100 * r.coverage[m] - 196 * r.coverage_mcse[m] for r in series.values() for m in shown] + [101])
     left = max(0.0, min(low, 100 * first.level) - 5)
-    fig = go.Figure()
+    traces = []
     for i, (name, res) in enumerate(series.items()):
         cov = np.array([100 * res.coverage[m] for m in shown])
         err = np.array([196 * res.coverage_mcse[m] for m in shown])
         defined = np.array([res.reps - res.undefined[m] for m in shown])
         colors = [method_color(m) for m in shown] if len(series) == 1 else SERIES_COLORS[i % len(SERIES_COLORS)]
-        fig.add_trace(
-            go.Scatter(
-                x=cov,
-                y=labels,
-                orientation="h",
-                mode="markers",
-                name=name or "coverage",
-                showlegend=len(series) > 1,
-                marker={"color": colors, "size": 12},
-                error_x={"type": "data", "array": err, "thickness": 2, "width": 6,
-                         # one colour per trace: grey reads on light and dark backgrounds
-                         "color": REFERENCE_COLOR if len(series) == 1 else colors},
-                customdata=np.column_stack([err, np.rint(cov / 100 * defined), defined]),
-                hovertemplate=(
-                    (f"<b>{name}</b><br>" if name else "")
-                    + "%{y}<br>coverage %{x:.1f}% ± %{customdata[0]:.1f} pp<br>"
-                    + "%{customdata[1]:.0f} of %{customdata[2]:,.0f} defined intervals held the population value"
-                    + f" ({res.reps:,} repetitions)<extra></extra>"
-                ),
-            )
-        )
+        traces.append({
+            "type": "scatter", "x": cov, "y": labels, "orientation": "h", "mode": "markers",
+            "name": name or "coverage", "showlegend": len(series) > 1, "marker": {"color": colors, "size": 12},
+            # one error-bar colour per trace: grey reads on light and dark backgrounds
+            "error_x": {"type": "data", "array": err, "thickness": 2, "width": 6,
+                        "color": REFERENCE_COLOR if len(series) == 1 else colors},
+            "customdata": np.column_stack([err, np.rint(cov / 100 * defined), defined]),
+            "hovertemplate": (
+                (f"<b>{name}</b><br>" if name else "")
+                + "%{y}<br>coverage %{x:.1f}% ± %{customdata[0]:.1f} pp<br>"
+                + "%{customdata[1]:.0f} of %{customdata[2]:,.0f} defined intervals held the population value"
+                + f" ({res.reps:,} repetitions)<extra></extra>"
+            ),
+        })
         never = [label for label, c in zip(labels, cov) if np.isnan(c)]
         if never:
-            fig.add_trace(
-                go.Scatter(
-                    x=[left] * len(never), y=never, mode="text", text=["undefined"] * len(never),
-                    name=f"{name}: undefined" if name else "undefined", showlegend=False,
-                    textfont={"color": REFERENCE_COLOR}, textposition="middle right",
-                    hovertemplate=(f"<b>{name}</b><br>" if name else "")
-                    + f"%{{y}}<br>undefined in all {res.reps:,} repetitions<extra></extra>",
-                )
-            )
-    fig.add_vline(
-        x=100 * first.level, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
-        annotation_text=f"nominal {first.level:.0%}", annotation_position="top",
-    )
-    fig.update_xaxes(range=[left, 101])
-    fig.update_yaxes(autorange="reversed")
-    if len(series) > 1:
-        fig.update_layout(scattermode="group")
-    return _style(
-        fig,
+            traces.append({
+                "type": "scatter", "x": [left] * len(never), "y": never, "mode": "text",
+                "text": ["undefined"] * len(never), "name": f"{name}: undefined" if name else "undefined",
+                "showlegend": False, "textfont": {"color": REFERENCE_COLOR}, "textposition": "middle right",
+                "hovertemplate": (f"<b>{name}</b><br>" if name else "")
+                + f"%{{y}}<br>undefined in all {res.reps:,} repetitions<extra></extra>",
+            })
+    shape, label = _vline(100 * first.level, f"nominal {first.level:.0%}")
+    layout = _layout(
         title=f"Coverage over {first.reps:,} samples of K = {first.k} documents (±1.96 Monte Carlo SE)",
-        x="coverage (%)",
-        y="",
-        height=340 + 20 * (len(series) - 1) * len(shown) // 2,
+        x="coverage (%)", y="", height=max(230, 130 + 28 * len(shown) * (1 + (len(series) - 1) // 2)),
+        shapes=[shape], annotations=[label], scattermode="group" if len(series) > 1 else None,
     )
+    layout["xaxis"]["range"] = [left, 101]
+    layout["yaxis"]["autorange"] = "reversed"
+    return go.Figure(data=traces, layout=layout)
 
 
 def _segments(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -256,89 +260,104 @@ def _segments(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.n
 
 
 def stacked_intervals_figure(
-    result: CoverageResult, *, n: int = 100, methods: Sequence[str] = ("naive", "cluster"), metric: str = "hit@1"
+    result: CoverageResult, *, n: int = 100, methods: Sequence[str] = ("naive", "cluster"), metric: str = "hit@1",
+    plain: bool = False,
 ) -> go.Figure:
-    """The first ``n`` repetitions' intervals stacked against the population value; misses coloured."""
+    """The first ``n`` repetitions' intervals stacked against the population value; misses coloured.
+
+    One panel per method, side by side on one shared x range that holds every drawn bound; per
+    panel one trace of held intervals, one of misses and one of estimates (``None``-separated
+    segments), whatever ``n`` is.
+    """
     n = int(min(n, result.reps))
-    truth = result.population_value
+    truth = 100 * result.population_value
     rows = np.arange(1, n + 1)
-    fig = make_subplots(
-        rows=1, cols=len(methods), shared_yaxes=True, shared_xaxes="all", horizontal_spacing=0.04,
-        subplot_titles=[method_label(m) for m in methods],
+    bounds = np.concatenate([100 * result.lower[m][:n] for m in methods] + [100 * result.upper[m][:n] for m in methods]
+                            + [100 * result.estimates[:n], [truth]])
+    lo, hi = float(np.nanmin(bounds)), float(np.nanmax(bounds))
+    pad = 0.04 * max(hi - lo, 1e-9)
+    x_range = [lo - pad, hi + pad]
+    gap = 0.05
+    width = (1 - gap * (len(methods) - 1)) / len(methods)
+    traces, shapes, titles = [], [], []
+    layout = _layout(
+        title=f"First {n} repetitions, K = {result.k} (dashed: population {truth:.2f}%)",
+        x=f"{metric} rate (%, {result.estimator})", y="repetition", height=max(420, 4 * n + 200),
     )
-    for col, method in enumerate(methods, start=1):
-        low = 100 * result.lower[method][:n]
-        high = 100 * result.upper[method][:n]
+    layout["yaxis"].update(autorange="reversed")
+    for col, method in enumerate(methods):
+        axis = "x" if col == 0 else f"x{col + 1}"
+        domain = [col * (width + gap), col * (width + gap) + width]
+        layout["xaxis" if col == 0 else f"xaxis{col + 1}"] = {
+            "domain": domain, "range": x_range, "anchor": "y",
+            "title": {"text": f"{metric} rate (%, {result.estimator})"},
+        }
+        low, high = 100 * result.lower[method][:n], 100 * result.upper[method][:n]
         undefined = np.isnan(low) | np.isnan(high)  # drawn as nothing, and neither held nor missed
-        miss = ~undefined & ((low > 100 * truth) | (high < 100 * truth))
+        miss = ~undefined & ((low > truth) | (high < truth))
         held = ~undefined & ~miss
         for mask, color, name in ((held, COVER_COLOR, "holds the population value"), (miss, MISS_COLOR, "misses it")):
             x, y = _segments(low[mask], high[mask], rows[mask])
-            fig.add_trace(
-                go.Scatter(
-                    x=x, y=y, mode="lines", line={"color": color, "width": 2},
-                    name=name, legendgroup=name, showlegend=col == 1,
-                    hovertemplate="repetition %{y}<br>bound %{x:.2f}%<extra>" + name + "</extra>",
-                ),
-                row=1, col=col,
-            )
-        fig.add_trace(
-            go.Scatter(
-                x=100 * result.estimates[:n], y=rows, mode="markers",
-                marker={"color": REFERENCE_COLOR, "size": 3}, name="estimate", legendgroup="estimate",
-                showlegend=col == 1, hovertemplate="repetition %{y}<br>estimate %{x:.2f}%<extra></extra>",
-            ),
-            row=1, col=col,
-        )
-        fig.add_vline(x=100 * truth, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=col)
-        fig.layout.annotations[col - 1].text = (
-            f"{method_label(method).split(' (')[0]}: {int(miss.sum())} of {n} miss"
-            + (f", {int(undefined.sum())} undefined" if undefined.any() else "")
-        )
-        fig.update_xaxes(title_text=f"{metric} rate (%, {result.estimator})", row=1, col=col)
-    fig.update_yaxes(title_text="repetition", autorange="reversed", row=1, col=1)
-    return _style(
-        fig,
-        title=f"First {n} repetitions, K = {result.k} (dashed: population {100 * truth:.2f}%)",
-        x=f"{metric} rate (%, {result.estimator})",
-        y="repetition",
-        height=max(420, 4 * n + 200),
-    )
+            traces.append({
+                "type": "scatter", "x": x, "y": y, "xaxis": axis, "yaxis": "y", "mode": "lines",
+                "line": {"color": color, "width": 2}, "name": name, "legendgroup": name, "showlegend": col == 0,
+                "hovertemplate": "repetition %{y}<br>bound %{x:.2f}%<extra>" + name + "</extra>",
+            })
+        traces.append({
+            "type": "scatter", "x": 100 * result.estimates[:n], "y": rows, "xaxis": axis, "yaxis": "y",
+            "mode": "markers", "marker": {"color": REFERENCE_COLOR, "size": 3}, "name": "estimate",
+            "legendgroup": "estimate", "showlegend": col == 0,
+            "hovertemplate": "repetition %{y}<br>estimate %{x:.2f}%<extra></extra>",
+        })
+        shapes.append({"type": "line", "xref": axis, "yref": "paper", "x0": truth, "x1": truth, "y0": 0, "y1": 1,
+                       "line": {"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5}})
+        titles.append({
+            "text": (f"{interval_label(method, plain=plain)}<br>{int(miss.sum())} of {n} miss"
+                     + (f", {int(undefined.sum())} undefined" if undefined.any() else "")),
+            "x": (domain[0] + domain[1]) / 2, "xref": "paper", "xanchor": "center", "y": 1, "yref": "paper",
+            "yanchor": "bottom", "showarrow": False, "font": {"size": 14},
+        })
+    layout.update(shapes=shapes, annotations=titles)
+    return go.Figure(data=traces, layout=layout)
+
+
+def _normal_pdf(x: np.ndarray, mean: float, sd: float) -> np.ndarray:
+    return np.exp(-0.5 * ((x - mean) / sd) ** 2) / (sd * np.sqrt(2 * np.pi))
 
 
 def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40, metric: str = "hit@1") -> go.Figure:
-    """Histogram of the estimator over repetitions with the normal curves each mean SE implies."""
+    """Histogram of the estimator over repetitions with the normal curves each mean SE implies.
+
+    Binned here, so the figure carries ``bins`` bars rather than every repetition's estimate.
+    """
     est = 100 * result.estimates
     centre = float(est.mean())
-    fig = go.Figure(
-        go.Histogram(
-            x=est, nbinsx=bins, histnorm="probability density", name="estimates across repetitions",
-            marker={"color": OKABE_ITO["grey"], "opacity": 0.55},
-            hovertemplate="%{x} %<br>density %{y:.3f} per pp<extra></extra>",
-        )
-    )
+    density, edges = np.histogram(est, bins=bins, density=True)
+    traces = [{
+        "type": "bar", "x": (edges[:-1] + edges[1:]) / 2, "y": density, "width": np.diff(edges),
+        "name": "estimates across repetitions", "marker": {"color": OKABE_ITO["grey"], "opacity": 0.55},
+        "customdata": np.column_stack([edges[:-1], edges[1:]]),
+        "hovertemplate": "%{customdata[0]:.2f}–%{customdata[1]:.2f}%<br>density %{y:.3f} per pp<extra></extra>",
+    }]
     curves = [("naive", "naive SE"), ("cluster", "cluster SE")]
     spread = max(100 * result.se_mean.get(m, 0.0) for m, _ in curves)
-    grid = np.linspace(min(est.min(), centre - 4 * spread), max(est.max(), centre + 4 * spread), 300)
+    grid = np.linspace(min(est.min(), centre - 4 * spread), max(est.max(), centre + 4 * spread), 120)
     for method, what in curves:
         if method not in result.se_mean:
             continue
         sd = 100 * result.se_mean[method]
-        fig.add_trace(
-            go.Scatter(
-                x=grid, y=stats.norm.pdf(grid, centre, sd), mode="lines",
-                line={"color": method_color(method), "width": 3},
-                name=f"normal, mean {what} = {sd:.2f} pp",
-                hovertemplate=f"{what} {sd:.2f} pp<br>%{{x:.2f}}%: %{{y:.3f}}<extra></extra>",
-            )
-        )
-    _vertical(fig, 100 * result.population_value, "population")
-    return _style(
-        fig,
+        traces.append({
+            "type": "scatter", "x": grid, "y": _normal_pdf(grid, centre, sd), "mode": "lines",
+            "line": {"color": method_color(method), "width": 3}, "name": f"normal, mean {what} = {sd:.2f} pp",
+            "hovertemplate": f"{what} {sd:.2f} pp<br>%{{x:.2f}}%: %{{y:.3f}}<extra></extra>",
+        })
+    shape, label = _vline(100 * result.population_value, "population")
+    layout = _layout(
         title=f"Estimates over {result.reps:,} samples (SD {100 * result.sd_empirical:.2f} pp)",
-        x=f"{metric} rate (%, {result.estimator})",
-        y="density (per percentage point)",
+        x=f"{metric} rate (%, {result.estimator})", y="density (per percentage point)",
+        shapes=[shape], annotations=[label], bargap=0,
     )
+    return go.Figure(data=traces, layout=layout)
 
 
 def deff_curve_figure(
@@ -383,10 +402,7 @@ def deff_curve_figure(
         row=1, col=2,
     )
     if np.isfinite(ceiling):
-        fig.add_hline(
-            y=ceiling, line={"color": REFERENCE_COLOR, "dash": "dash"}, row=1, col=2,
-            annotation_text=f"K/ρ = {ceiling:,.1f}", annotation_position="bottom right",
-        )
+        fig.add_trace(_level_line(m, ceiling, f"ceiling K/ρ = {ceiling:,.1f}"), row=1, col=2)
         fig.update_yaxes(range=[0, 1.6 * ceiling], row=1, col=2)
     for i, (name, (m_bar, d)) in enumerate((observed or {}).items()):
         fig.add_trace(
@@ -489,6 +505,21 @@ def document_rates_figure(rates: Mapping[str, np.ndarray], *, bins: int = 30) ->
     return _style(fig, title="Per-document rates", x="document rate (%)", y="documents (%)")
 
 
+def _log_ticks(values: np.ndarray, most: int = 10) -> dict:
+    """Ticks of a log axis over ``values``, each written in full: 1, 2, 5 per decade, or only the powers
+    of ten when those would be more than ``most``. (Plotly writes a log axis's minor ticks as their
+    leading digit alone, so an axis read "100 5 2 10 5 2 1".)"""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    low, high = np.floor(np.log10(values.min())), np.ceil(np.log10(values.max()))
+    decades = 10.0 ** np.arange(low, high + 1)
+    ticks = (decades[:, None] * np.array([1.0, 2.0, 5.0])).ravel()
+    ticks = ticks[(ticks >= values.min() / 1.5) & (ticks <= values.max() * 1.5)]
+    if len(ticks) > most:
+        ticks = decades
+    return {"tickvals": ticks, "ticktext": [f"{t:,g}" for t in ticks]}
+
+
 def plan_figure(plan: PlanResult) -> go.Figure:
     """Cluster and naive half-width against K, the target and the documents needed."""
     fig = go.Figure()
@@ -506,10 +537,7 @@ def plan_figure(plan: PlanResult) -> go.Figure:
             hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>naive</extra>",
         )
     )
-    fig.add_hline(
-        y=100 * plan.half_width, line={"color": REFERENCE_COLOR, "dash": "dash"},
-        annotation_text=f"target ± {100 * plan.half_width:.2f} pp", annotation_position="top right",
-    )
+    fig.add_trace(_level_line(plan.k, 100 * plan.half_width, f"target ± {100 * plan.half_width:.2f} pp"))
     fig.add_trace(
         go.Scatter(
             x=[plan.docs_needed], y=[100 * plan.half_width], mode="markers",
@@ -519,8 +547,9 @@ def plan_figure(plan: PlanResult) -> go.Figure:
         )
     )
     # log-log: half-widths fall as 1/sqrt(K), straight lines that stay readable near the target
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    fig.update_xaxes(type="log", **_log_ticks(np.concatenate([plan.k, [plan.docs_needed]])))
+    fig.update_yaxes(type="log", **_log_ticks(100 * np.concatenate(
+        [plan.curve_half_width, plan.curve_naive_half_width, [plan.half_width]])))
     return _style(
         fig,
         title=f"Documents needed for ± {100 * plan.half_width:.2f} pp at {plan.level:.0%}",
@@ -605,8 +634,7 @@ def power_figure(plan: DifferencePlan) -> go.Figure:
         line={"color": method_color("naive"), "width": 2, "dash": "dot"},
         hovertemplate="K = %{x:,}<br>power %{y:.0f}%<extra>naive</extra>",
     ))
-    fig.add_hline(y=100 * plan.power, line={"color": REFERENCE_COLOR, "dash": "dash"},
-                  annotation_text=f"target power {plan.power:.0%}", annotation_position="bottom right")
+    fig.add_trace(_level_line(plan.k, 100 * plan.power, f"target power {plan.power:.0%}"))
     fig.add_trace(go.Scatter(
         x=[plan.n_docs], y=[100 * plan.power], mode="markers", name=f"{plan.n_docs:,} documents needed",
         marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
@@ -614,7 +642,9 @@ def power_figure(plan: DifferencePlan) -> go.Figure:
     ))
     return _style(
         fig,
-        title=(f"Power to detect {100 * plan.difference:+.1f} pp ({plan.config_b} − {plan.config_a}) "
-               f"at a {1 - plan.level:.0%} test"),
+        # The test is two-sided: the planned difference either way, beside the pilot's own (b − a, as the page's tile).
+        title=(f"Power to detect ± {100 * abs(plan.difference):.2f} pp between {plan.config_b} and {plan.config_a} "
+               f"(pilot {plan.config_b} − {plan.config_a} {100 * plan.pilot_difference:+.2f} pp), "
+               f"two-sided {1 - plan.level:.0%} test"),
         x="documents sampled (K)", y="power (%)",
     )

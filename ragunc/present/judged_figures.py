@@ -32,10 +32,11 @@ def _reference(x: float, text: str, *, axis: str = "x") -> tuple[dict, dict]:
     return shape, label
 
 
-def judged_figure(report: JudgedReport, *, truth: float | None = None) -> go.Figure:
+def judged_figure(report: JudgedReport, *, truth: float | None = None, metric: str | None = None) -> go.Figure:
     """The judge-only, gold-only and prediction-powered estimates side by side, each with its interval.
 
-    ``truth``: the population's gold mean, when known (a simulation), drawn as a dashed line.
+    ``truth``: the population's gold mean, when known (a simulation), drawn as a dashed line;
+    ``metric``: what the labels measure (default: the gold micro or macro mean).
     """
     labels = [LABELS[n] for n in ESTIMATES]
     fig = go.Figure()
@@ -60,7 +61,7 @@ def judged_figure(report: JudgedReport, *, truth: float | None = None) -> go.Fig
         annotations.append(text)
     bias = report["judge_bias"]
     fig.update_layout(_layout(
-        f"Three estimates of the gold {report.estimator} mean ({report.level:.0%} intervals); "
+        f"Three estimates of {metric or f'the gold {report.estimator} mean'} ({report.level:.0%} intervals); "
         f"the judge's bias {100 * bias.estimate:+.1f} pp",
         "estimate (%)", 300, shapes=shapes, annotations=annotations,
     ))
@@ -76,7 +77,7 @@ def judged_coverage_figure(result: JudgedCoverage) -> go.Figure:
     fig = go.Figure(go.Bar(
         x=cover.tolist(), y=labels, orientation="h", marker={"color": [ESTIMATE_COLORS[n] for n in ESTIMATES]},
         error_x={"type": "data", "array": (2 * mcse).tolist(), "color": REFERENCE_COLOR},
-        text=[f"{c:.1f}%" for c in cover], textposition="inside", insidetextanchor="end",
+        text=[f"{c:.1f}%" for c in cover], textposition="inside", insidetextanchor="start",
         customdata=np.column_stack([mcse, [100 * result.width[n] for n in ESTIMATES]]),
         hovertemplate="<b>%{y}</b><br>coverage %{x:.1f}% ± %{customdata[0]:.1f} (MC SE)<br>mean width "
                       "%{customdata[1]:.2f} pp<extra></extra>",

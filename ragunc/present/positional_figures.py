@@ -13,7 +13,7 @@ from plotly.subplots import make_subplots
 
 from ..positional.evaluation import CURVE_BINS, PositionalSweep, SettingResult
 from ..positional.passages import POSITION_GROUPS
-from .figures import OKABE_ITO, REFERENCE_COLOR
+from .figures import LEGEND_BELOW, OKABE_ITO, REFERENCE_COLOR
 
 GROUP_STYLE = {  # colour, dash, marker
     "begin": (OKABE_ITO["blue"], "solid", "circle"),
@@ -31,18 +31,23 @@ def _layout(fig: go.Figure, *, title: str, height: int = 400) -> go.Figure:
         height=height,
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
         hovermode="closest",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0, "xanchor": "left"},
+        legend=LEGEND_BELOW,
     )
     return fig
 
 
 def _band(x, low, high, colour: str, name: str, **where) -> list[go.Scatter]:
-    """An interval band: the upper edge, then the lower edge filled up to it."""
-    edge = {"mode": "lines", "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False, "legendgroup": name}
-    return [
-        go.Scatter(x=x, y=high, **edge, **where),
-        go.Scatter(x=x, y=low, fill="tonexty", fillcolor=_translucent(colour), **edge, **where),
-    ]
+    """An interval band: one closed outline (upper edge, then the lower edge back) per run of points whose
+    interval is defined, so a point without one (a bin with no query) leaves a gap."""
+    x, low, high = (np.asarray(v, dtype=float) for v in (x, low, high))
+    defined = np.flatnonzero(np.isfinite(low) & np.isfinite(high))
+    xs, ys = [], []
+    for run in np.split(defined, np.flatnonzero(np.diff(defined) > 1) + 1):
+        if run.size:
+            xs += [*x[run], *x[run[::-1]], None]
+            ys += [*high[run], *low[run[::-1]], None]
+    return [go.Scatter(x=xs, y=ys, mode="lines", fill="toself", fillcolor=_translucent(colour), line={"width": 0},
+                       hoverinfo="skip", showlegend=False, legendgroup=name, **where)]
 
 
 def _translucent(colour: str, alpha: float = 0.18) -> str:

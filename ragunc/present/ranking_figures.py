@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from ..ranking.comparison import RunComparison
 from ..ranking.metrics import DEDUP_TRUNCATE, TRUNCATE_DEDUP
 from ..ranking.uncertainty import RecallReport
-from .figures import OKABE_ITO, forest_figure, method_color, method_label
+from .figures import LEGEND_BELOW, OKABE_ITO, forest_figure, method_color, method_label
 
 SERIES = (  # column of recall_curve, label, colour, dash, marker
     ("truncate_dedup", f"{TRUNCATE_DEDUP}: documents in the top-k chunks", OKABE_ITO["blue"], "solid", "circle"),
@@ -27,7 +27,7 @@ def _layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 380) ->
         yaxis_title=y,
         height=height,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+        legend=LEGEND_BELOW,
     )
     return fig
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -16,6 +17,7 @@ from plotly.offline import get_plotlyjs
 
 from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
 from ..stats.coverage import CoverageResult
+from ..stats.design import Design
 from ..stats.diagnostics import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
@@ -25,11 +27,132 @@ from ..stats.multiple import MultipleComparison, RankResult
 
 
 def recommendation_line(report: IntervalReport) -> str:
-    """"ragunc recommends <method>: [low, high] — <reason>" (percent), what the explorer leads with."""
+    """"ragunc recommends <method>: [low, high] — <reason>" (percent): the technical statement, for "why this interval"."""
     rec = report.recommendation
     low, high = report.recommended().ci
     return (f"ragunc recommends {interval_method(rec.method).label}: "
             f"[{100 * low:.2f}%, {100 * high:.2f}%] — {rec.reason}")
+
+
+def estimate_line(report: IntervalReport, *, metric: str = "hit@1") -> str:
+    """This sample's estimate and its recommended interval, in plain words (what a page leads with)."""
+    low, high = report.recommended().ci
+    return (f"This sample: {metric} {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks of "
+            f"{report.n_docs:,} documents. With documents as the sampling units, the recommended "
+            f"{report.level:.0%} interval is {100 * low:.1f}% to {100 * high:.1f}%.")
+
+
+def _alike(deff: float) -> str:
+    if deff >= 3:
+        return "Chunks of one document are strongly alike here"
+    if deff >= 1.3:
+        return "Chunks of one document are mildly alike here"
+    return "Chunks of one document behave almost like independent cases here"
+
+
+def headline(design: Design, coverage: CoverageResult | None = None, *, level: float = 0.95,
+             metric: str = "hit@1") -> list[str]:
+    """Two plain sentences on what the document sampling does to the naive interval on these data.
+
+    The first from the design's values at K (:func:`ragunc.stats.design.design`), the second
+    from the coverage experiment when it ran (else what the design effect implies for a
+    normal-theory interval, said as such).
+    """
+    k, chunks = design.k, design.expected_chunks
+    if not math.isfinite(design.deff) or design.deff <= 0:
+        first = (f"Samples of {k} documents from these data show no spread to measure (every document has the "
+                 f"same rate, or every document is drawn), so there is no design effect to report.")
+    else:
+        first = (f"{_alike(design.deff)}: a sample of {k} documents holds about {chunks:,.0f} chunks, but they "
+                 f"carry about as much information as {design.n_eff:,.0f} independent ones "
+                 f"(design effect {design.deff:.1f}).")
+    pct = f"{level:.0%}"
+    if coverage is not None and {"naive", coverage.recommended} <= set(coverage.coverage):
+        naive, honest = coverage.coverage["naive"], coverage.coverage[coverage.recommended]
+        short = level - naive
+        how = ("only " if short > 0.15 else "") + f"{100 * naive:.0f}% of the time" + (
+            ", a little short" if 0.03 < short <= 0.15 else "")
+        second = (f"Over {coverage.reps:,} fresh samples of {coverage.k} documents, the usual binomial {pct} "
+                  f"interval held the true {metric} {how}; the recommended interval held it "
+                  f"{100 * honest:.0f}%.")
+    elif math.isfinite(design.naive_coverage):
+        second = (f"At this design effect a binomial {pct} interval over chunks would hold the true {metric} about "
+                  f"{100 * design.naive_coverage:.0f}% of the time (normal approximation; turn the coverage "
+                  "simulation on to measure it).")
+    else:
+        second = ""
+    return [line for line in (first, second) if line]
+
+
+def design_tiles(design: Design) -> list[tuple[str, str, str]]:
+    """(label, value, help) of the design's values at K: what repeated samples of K documents give."""
+    mc = f" ± {design.deff_mcse:.2f} (Monte Carlo SE, {design.draws:,} samples)" if design.draws else " (exact)"
+    return [
+        ("DEFF", _number(design.deff, ".1f"),
+         f"Variance of the estimate over repeated samples of K = {design.k} documents, over the binomial "
+         f"variance p(1 − p)/n of the chunks they hold{mc}."),
+        ("Effective n", _number(design.n_eff, ",.0f"),
+         f"Chunks a sample holds on average ({design.expected_chunks:,.0f}) / DEFF: the independent chunks "
+         "that would be as informative."),
+        ("SD (pp)", _number(100 * design.sd, ".2f"),
+         f"SD of the estimate in percentage points over repeated samples of {design.k} documents; the "
+         "binomial formula assumes "
+         f"{100 * design.binomial_sd:.2f} pp."),
+        ("ICC", _number(design.icc, ".3f"),
+         f"Intraclass correlation of chunks within a document, over all {design.n_docs:,} documents (ANOVA)."),
+    ]
+
+
+def sample_tiles(report: IntervalReport) -> list[tuple[str, str, str]]:
+    """(label, value, help) of this sample's own estimates of the same quantities (same definitions)."""
+    d = report.diagnostics
+    return [
+        ("DEFF", _number(d.deff, ".2f"),
+         "This sample's cluster variance (the one its intervals use) over its binomial variance: an estimate "
+         f"of the design's DEFF from {report.n_docs:,} documents."),
+        ("Effective n", _number(d.n_eff, ",.0f"), f"This sample's {report.n_chunks:,} chunks / its DEFF."),
+        ("Chunks", f"{report.n_chunks:,}", f"In the {report.n_docs:,} sampled documents."),
+        ("ICC", _number(d.icc, ".3f"), f"Intraclass correlation within this sample's {report.n_docs:,} documents."),
+    ]
+
+
+def _number(value: float, fmt: str) -> str:
+    """A figure as text: "—" when undefined, "∞" when infinite."""
+    if value is None or math.isnan(value):
+        return "—"
+    return format(value, fmt) if math.isfinite(value) else "∞"
+
+
+def deff_note(design: Design, report: IntervalReport) -> str | None:
+    """Why this sample's DEFF is below 1 (or far from the design's), when it is; None otherwise."""
+    sample = report.diagnostics.deff
+    if not (math.isfinite(sample) and math.isfinite(design.deff)) or design.deff <= 0:
+        return None
+    if sample < 1:
+        return (f"This sample's DEFF is {sample:.2f}, below 1: its {report.n_docs} documents happen to have alike "
+                f"rates, so between them the rate varies less than independent chunks would make it. That is the "
+                f"chance of one draw: over repeated samples of {design.k} documents the design's DEFF is "
+                f"{design.deff:.1f}. A DEFF estimated from {report.n_docs} documents is noisy.")
+    if not 0.5 <= sample / design.deff <= 2:
+        return (f"This sample's DEFF ({sample:.2f}) is far from the design's ({design.deff:.1f}): estimated from "
+                f"{report.n_docs} documents it is noisy; the design's value is what repeated samples give.")
+    return None
+
+
+def why_this_interval(report: IntervalReport) -> str:
+    """The technical account of the recommended interval: its name, degrees of freedom, reason and the study behind it."""
+    rec = report.recommendation
+    method = interval_method(rec.method)
+    low, high = report.recommended().ci
+    return (
+        f"**{method.label}** (`{method.name}`): [{100 * low:.2f}%, {100 * high:.2f}%] with {rec.df:.1f} degrees "
+        f"of freedom. {rec.reason}\n\n"
+        "Why this one: it was chosen on ragunc's study of small samples (`bench/study_small_k.py`, with R "
+        "survey's own intervals recorded beside; figures in `bench/RESULTS.md`): of the intervals tried it kept "
+        "closest to its nominal coverage at K = 10 to 50 documents, at a width close to R survey's Korn–Graubard "
+        "interval (Korn & Graubard 1998; degrees of freedom after Bell & McCaffrey 2002), which falls short "
+        "where a few long documents hold most chunks."
+    )
 
 
 def summary_table(report: IntervalReport, coverage: CoverageResult | None = None) -> pd.DataFrame:
@@ -58,9 +181,12 @@ def summary_table(report: IntervalReport, coverage: CoverageResult | None = None
     return pd.DataFrame(rows)
 
 
-def summary_json(report: IntervalReport, coverage: CoverageResult | None = None, **context) -> str:
-    """The interval report (and coverage result) as JSON, with any context (source, K, seed...)."""
+def summary_json(report: IntervalReport, coverage: CoverageResult | None = None, *, design: Design | None = None,
+                 **context) -> str:
+    """The interval report (the design's values, the coverage result) as JSON, with any context (source, K, seed...)."""
     payload = {"context": context, "interval": report.to_dict()}
+    if design is not None:
+        payload["design"] = design.to_dict()
     if coverage is not None:
         payload["coverage"] = coverage.to_dict()
     return json_text(payload)
@@ -68,22 +194,35 @@ def summary_json(report: IntervalReport, coverage: CoverageResult | None = None,
 
 
 def plain_reading(
-    report: IntervalReport, coverage: CoverageResult | None = None, *, metric: str = "hit@1"
+    report: IntervalReport, coverage: CoverageResult | None = None, *, design: Design | None = None,
+    metric: str = "hit@1",
 ) -> list[str]:
-    """Sentences a stakeholder can read, built from the numbers on screen."""
+    """Sentences a stakeholder can read, built from the numbers on screen.
+
+    Each figure says whose it is: this sample's estimate, or the design's value over repeated
+    samples of K documents (``design``); the coverage sentence names the recommended interval.
+    """
     d = report.diagnostics
     pct = f"{report.level:.0%}"
-    naive, cluster = report.interval("naive").ci, report.interval("cluster").ci
+    naive = report.interval("naive").ci
+    recommended = report.recommended().ci if report.recommendation is not None else report.interval("cluster").ci
     naive_hw = 50 * (naive.high - naive.low)
-    cluster_hw = 50 * (cluster.high - cluster.low)
+    honest_hw = 50 * (recommended.high - recommended.low)
     lines = [
         f"The estimated {metric} is {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks "
         f"of {report.n_docs:,} documents."
     ]
+    if design is not None and math.isfinite(design.deff) and design.deff > 0:
+        lines.append(
+            f"The design: over repeated samples of {design.k} documents from these data, the estimate's SD is "
+            f"{100 * design.sd:.2f} percentage points, against {100 * design.binomial_sd:.2f} if chunks were "
+            f"independent: design effect {design.deff:.1f}, so a sample's {design.expected_chunks:,.0f} chunks "
+            f"carry about as much information as {design.n_eff:,.0f} independent ones."
+        )
     if not math.isfinite(d.deff):
         lines.append(
-            "Every sampled chunk has the same outcome, so the design effect, ICC and effective n "
-            "are undefined here: draw more documents."
+            "Every sampled chunk has the same outcome, so this sample's design effect, ICC and effective n "
+            "are undefined: draw more documents."
         )
     else:
         alike = (
@@ -91,35 +230,57 @@ def plain_reading(
             else "chunks behave almost independently here"
         )
         lines.append(
-            f"These {report.n_chunks:,} chunks carry about as much information as "
-            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.1f}): {alike} (ICC {d.icc:.2f})."
+            f"This sample's own estimates: its {report.n_chunks:,} chunks carry about as much information as "
+            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.2f}): {alike} (ICC {d.icc:.2f})."
         )
     if report.population_docs is not None and report.n_docs >= report.population_docs:
         lines.append(
             f"All {report.n_docs:,} documents of the population are in the sample: the cluster interval has "
             f"no sampling error left, while the naive one still claims ± {naive_hw:.1f} percentage points."
         )
-    elif naive_hw > 0 and math.isfinite(cluster_hw):
+    elif naive_hw > 0 and math.isfinite(honest_hw):
         lines.append(
             f"The naive binomial {pct} interval claims ± {naive_hw:.1f} percentage points; "
-            f"honouring the documents it is ± {cluster_hw:.1f} pp, "
-            f"{cluster_hw / naive_hw:.1f} times wider."
+            f"the recommended interval, honouring the documents, is ± {honest_hw:.1f} pp, "
+            f"{honest_hw / naive_hw:.1f} times wider."
         )
-    if math.isfinite(d.k_over_rho):
+    rho = design.icc if design is not None else d.icc
+    if math.isfinite(rho) and rho > 0:
         lines.append(
             f"However many chunks each document is cut into, {report.n_docs:,} documents can never "
-            f"be worth more than about {d.k_over_rho:,.0f} independent chunks (K/ρ)."
+            f"be worth more than about {report.n_docs / rho:,.0f} independent chunks (K/ρ, "
+            f"ρ = {rho:.3f}{' in the population' if design is not None else ''})."
         )
     if coverage is not None:
-        naive_cov = coverage.coverage.get("naive")
-        cluster_cov = coverage.coverage.get("cluster")
-        if naive_cov is not None and cluster_cov is not None:
-            lines.append(
-                f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
-                f"{pct} interval held the population value {100 * naive_cov:.0f}% of the time; "
-                f"the cluster interval {100 * cluster_cov:.0f}%."
-            )
+        line = coverage_sentence(coverage)
+        if line:
+            lines.append(line)
     return lines
+
+
+def distribution_reading(coverage: CoverageResult) -> str:
+    """What the sampling-distribution figure shows: the estimates' real spread against what each SE assumes."""
+    naive, cluster = coverage.se_mean.get("naive"), coverage.se_mean.get("cluster")
+    text = (f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
+            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points, a variance "
+            f"{coverage.variance_ratio:.1f} times the binomial variance (the design effect, measured).")
+    if naive is not None:
+        text += (f" The naive binomial interval acts as if it were {100 * naive:.2f} (the narrow curve)"
+                 + (", so it misses the truth often." if naive < 0.8 * coverage.sd_empirical else "."))
+    if cluster is not None:
+        text += f" Documents as clusters, the SE averages {100 * cluster:.2f}: close to the real spread."
+    return text
+
+
+def coverage_sentence(coverage: CoverageResult) -> str | None:
+    """How often the naive and the recommended interval held the population value in the coverage experiment."""
+    rec = coverage.recommended
+    if rec is None or "naive" not in coverage.coverage:
+        return None
+    naive, honest = coverage.coverage["naive"], coverage.coverage[rec]
+    return (f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
+            f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
+            f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%.")
 
 
 _CSS = """
@@ -132,21 +293,14 @@ th:first-child,td:first-child{text-align:left}
 .tiles{display:flex;gap:1em;flex-wrap:wrap;margin:1em 0}
 .tile{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;min-width:8em}
 .tile b{display:block;font-size:1.4em}
+.lead{font-size:1.15em;font-weight:600}.note{color:#555;font-style:italic}
 """
 
 
-def _tiles(report: IntervalReport) -> str:
-    d = report.diagnostics
-    items = [
-        ("DEFF", f"{d.deff:.2f}"),
-        ("ICC", f"{d.icc:.3f}"),
-        ("effective n", f"{d.n_eff:,.0f}"),
-        ("chunks", f"{report.n_chunks:,}"),
-        ("documents", f"{report.n_docs:,}"),
-        ("Bernoulli-equivalent n", f"{d.bernoulli_n:,.0f}"),
-    ]
-    return '<div class="tiles">' + "".join(
-        f'<div class="tile">{html.escape(k)}<b>{html.escape(v)}</b></div>' for k, v in items
+def _tiles(title: str, items: Sequence[tuple[str, str, str]]) -> str:
+    return f"<h3>{html.escape(title)}</h3>" + '<div class="tiles">' + "".join(
+        f'<div class="tile" title="{html.escape(tip)}">{html.escape(k)}<b>{html.escape(v)}</b></div>'
+        for k, v, tip in items
     ) + "</div>"
 
 
@@ -159,8 +313,11 @@ def _table(frame: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _readable(report: IntervalReport, coverage: CoverageResult | None) -> pd.DataFrame:
+def _readable(report: IntervalReport, coverage: CoverageResult | None, *, shown_first: bool = False) -> pd.DataFrame:
     table = summary_table(report, coverage)
+    if shown_first:
+        table = table[[interval_method(m).shown_first for m in table["method"]]]
+        table = table.assign(label=[interval_method(m).plain for m in table["method"]])
     out = pd.DataFrame({
         "interval": table["label"],
         "low (%)": (100 * table["low"]).map("{:.2f}".format),
@@ -273,25 +430,45 @@ def summary_page(
     figures: Sequence[go.Figure] | Mapping[str, go.Figure] = (),
     *,
     coverage: CoverageResult | None = None,
+    design: Design | None = None,
     comparison: MultipleComparison | None = None,
     title: str = "How sure is this retrieval evaluation?",
     context: Mapping[str, object] | None = None,
     metric: str = "hit@1",
 ) -> str:
-    """A self-contained one-page HTML report: reading, tiles, interval table, figures.
+    """A self-contained one-page HTML report, in the explorer's order: the point in plain words, the
+    design's values beside this sample's, the three intervals, why the recommended one, the reading,
+    every method, the figures.
 
     plotly.js is inlined once; each figure is a ``<div>`` drawn by it.
     """
     figs = list(figures.values()) if isinstance(figures, Mapping) else list(figures)
     meta = " · ".join(f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in (context or {}).items())
-    reading = "".join(f"<li>{html.escape(s)}</li>" for s in plain_reading(report, coverage, metric=metric))
+    reading = "".join(f"<li>{html.escape(s)}</li>" for s in plain_reading(report, coverage, design=design,
+                                                                        metric=metric))
+    top = "".join(f"<p class='lead'>{html.escape(s)}</p>" for s in headline(design, coverage, level=report.level,
+                                                                            metric=metric)) if design else ""
+    tiles = (_tiles(f"The design: repeated samples of K = {design.k} documents", design_tiles(design))
+             if design else "") + _tiles(f"This sample: {report.n_docs:,} documents", sample_tiles(report))
+    note = deff_note(design, report) if design else None
     body = (
-        f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>"
-        f"<h2>Reading</h2><ul>{reading}</ul>{_tiles(report)}"
-        f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage))}"
-        f"{_comparison_section(comparison, metric)}{_plots(figs)}"
+        f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>{top}{tiles}"
+        + (f"<p class='note'>{html.escape(note)}</p>" if note else "")
+        + f"<p>{html.escape(estimate_line(report, metric=metric))}</p>"
+        f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage, shown_first=True))}"
+        f"<h3>Why this interval</h3><p>{_inline_markdown(why_this_interval(report))}</p>"
+        f"<h2>Reading</h2><ul>{reading}</ul>"
+        f"{_comparison_section(comparison, metric)}"
+        f"<h2>Every interval method</h2>{_table(_readable(report, coverage))}{_plots(figs)}"
     )
     return _page(title, body)
+
+
+def _inline_markdown(text: str) -> str:
+    """``**bold**``, ```code``` and blank-line paragraphs of the page's Markdown as HTML (escaped first)."""
+    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text))
+    out = re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+    return out.replace("\n\n", "</p><p>")
 
 
 def _comparison_section(result: MultipleComparison | None, metric: str) -> str:
@@ -342,8 +519,11 @@ def rank_reading(result: RankResult) -> str:
             "document's difficulty moves them together and only their differences decide the ranks.")
 
 
-def judged_reading(report: JudgedReport) -> list[str]:
-    """The three estimates of a judged sample, and what the judge's bias does to the judge-only interval."""
+def judged_reading(report: JudgedReport, *, rows: str = "rows") -> list[str]:
+    """The three estimates of a judged sample, and what the judge's bias does to the judge-only interval.
+
+    ``rows``: what a row is (chunks, questions).
+    """
     pct = f"{report.level:.0%}"
 
     def est(name: str) -> str:
@@ -356,9 +536,9 @@ def judged_reading(report: JudgedReport) -> list[str]:
     bias = report["judge_bias"]
     lines = [
         f"{LABELS['judge_only']}: {est('judge_only')}, what is reported without an audit.",
-        f"A person audited {a.n_audited:,} of the {a.n_rows:,} rows in {a.n_audited_docs:,} of the {a.n_docs:,} "
+        f"A person audited {a.n_audited:,} of the {a.n_rows:,} {rows} in {a.n_audited_docs:,} of the {a.n_docs:,} "
         f"documents ({a.design}). {LABELS['gold_only']}: {est('gold_only')}.",
-        f"{LABELS['prediction_powered']}: {est('prediction_powered')}, lambda = {report.lam:.2f}: the judge's "
+        f"{LABELS['prediction_powered']}: {est('prediction_powered')}, λ = {report.lam:.2f}: the judge's "
         "labels on every row, corrected by the audit; the interval counts documents as clusters in both phases.",
     ]
     low, high = bias.interval.ci

@@ -8,7 +8,6 @@ Ties are broken by the lower chunk position, as ``numpy.argmax`` over rank-bm25 
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -16,33 +15,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-TOKEN_PATTERN = re.compile(r"\w+", re.UNICODE)
+from ..corpus.language import STOPWORDS, TOKEN_PATTERN
+from ..corpus.language import spaced_terms as tokenize  # the default tokenizer
 
-STOPWORDS = {
-    "en": frozenset(
-        "a about above after again against all am an and any are as at be because been before being "
-        "below between both but by can could did do does doing down during each few for from further "
-        "had has have having he her here hers herself him himself his how i if in into is it its "
-        "itself just me more most my myself no nor not now of off on once only or other our ours "
-        "ourselves out over own same she should so some such than that the their theirs them "
-        "themselves then there these they this those through to too under until up very was we were "
-        "what when where which while who whom why will with would you your yours yourself yourselves".split()
-    ),
-    "pt": frozenset(
-        "a ao aos aquela aquelas aquele aqueles aquilo as até com como da das de dela delas dele deles "
-        "depois do dos e ela elas ele eles em entre era eram essa essas esse esses esta estas este "
-        "estes eu foi foram há isso isto já lhe lhes mais mas me mesmo meu meus minha minhas muito na "
-        "nas nem no nos nós num numa o os ou para pela pelas pelo pelos por qual quando que quem se "
-        "sem ser seu seus só sua suas também te tem têm tu tua tuas um uma umas uns você vocês vos".split()
-    ),
-    "es": frozenset(
-        "a al algo algunas algunos ante antes como con contra cual cuando de del desde donde durante "
-        "e el ella ellas ellos en entre era eran es esa esas ese eso esos esta estas este esto estos "
-        "fue fueron ha han hay la las le les lo los más me mi mis mucho muy nada ni no nos nosotros o "
-        "os otra otros para pero poco por porque que quien se sea ser si sin sobre su sus también "
-        "te tiene tu tus un una uno unos y ya yo".split()
-    ),
-}
+__all__ = ["STOPWORDS", "BM25Index", "Tokenizer", "bm25_index", "tokenize", "top_k"]
 
 
 def _load_stemmer(language: str) -> Callable[[str], str]:
@@ -97,11 +73,6 @@ class Tokenizer:
         if self._stem is not None:
             tokens = [self._stem(t) for t in tokens]
         return tokens
-
-
-def tokenize(text: str) -> list[str]:
-    """The default tokenizer: lowercase ``\\w+`` tokens, nothing removed."""
-    return TOKEN_PATTERN.findall(text.lower())
 
 
 @dataclass(frozen=True)

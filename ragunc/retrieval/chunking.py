@@ -1,4 +1,8 @@
-"""Split documents into consecutive windows of N whitespace-separated words."""
+"""Split documents into consecutive windows of N units: whitespace-separated words, or the
+analyser's morphemes for a language written without spaces (:mod:`ragunc.corpus.language`).
+
+A chunk's text is its units' stretch of the document with whitespace runs made single spaces.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..corpus.language import LanguageChoice, choose_language
 from ..corpus.model import Corpus
+from .tokens import CorpusTokens, tokenize_corpus
 
 MIN_CHUNK_WORDS = 10
 
@@ -16,15 +22,17 @@ class Chunks:
     """Every chunk of a corpus, in corpus order (document, then ``chunk_index``).
 
     ``doc_pos`` indexes the corpus' documents; ``chunk_id`` is ``f"{doc_id}#{chunk_index}"``.
+    Sizes count the language's units (``language.language.unit``: words, morphemes).
     """
 
     doc_pos: np.ndarray  # int64, position of the chunk's document in the corpus
     chunk_index: np.ndarray  # int64, 0-based within its document
-    n_words: np.ndarray  # int64
+    n_words: np.ndarray  # int64, units in the chunk
     texts: tuple[str, ...]
-    chunk_words: int
+    chunk_words: int  # units per chunk
     overlap: int
     corpus: Corpus
+    language: LanguageChoice
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -39,8 +47,15 @@ class Chunks:
 
     @property
     def config(self) -> str:
-        """The results' ``config`` label: ``"{N}w"`` (``"{N}w{W}o"`` with overlap)."""
-        return f"{self.chunk_words}w" + (f"{self.overlap}o" if self.overlap else "")
+        """The results' ``config`` label: ``"{N}w"`` for words (``"{N}w{W}o"`` with overlap), ``"{N}m"``
+        for morphemes: the letter is the unit's (:meth:`ragunc.corpus.language.Language.config`)."""
+        return self.language.language.config(self.chunk_words, self.overlap)
+
+    @property
+    def n_units(self) -> int:
+        """Units in the corpus: each document's last chunk ends at its last unit."""
+        last = np.flatnonzero(np.diff(np.append(self.doc_pos, -1)) != 0)
+        return int((self.chunk_index[last] * (self.chunk_words - self.overlap) + self.n_words[last]).sum())
 
     def to_frame(self) -> pd.DataFrame:
         doc_types = np.asarray(self.corpus.doc_types, dtype=object)[self.doc_pos]
@@ -80,9 +95,22 @@ def chunk_text(text: str, chunk_words: int, overlap: int = 0) -> list[str]:
     return [" ".join(words[s : s + chunk_words]) for s in window_starts(len(words), chunk_words, overlap)]
 
 
-def chunk_corpus(corpus: Corpus, chunk_words: int, overlap: int = 0) -> Chunks:
-    """All chunks of ``corpus`` at ``chunk_words`` words with ``overlap`` words shared by neighbours."""
+def chunk_corpus(
+    corpus: Corpus | CorpusTokens, chunk_words: int, overlap: int = 0, *, language: str | LanguageChoice | None = None
+) -> Chunks:
+    """All chunks of ``corpus`` at ``chunk_words`` units with ``overlap`` units shared by neighbours.
+
+    Units are the words of a spaced language and the analyser's morphemes of an unspaced one;
+    ``language`` is detected when None (a :class:`~ragunc.retrieval.tokens.CorpusTokens` knows its own).
+    """
     _check(chunk_words, overlap)
+    if isinstance(corpus, CorpusTokens):
+        tokens, choice = corpus, corpus.language
+    else:
+        tokens, choice = None, choose_language(corpus.texts, language)
+    if not choice.language.spaced:
+        return _chunk_units(tokens or tokenize_corpus(corpus, choice), chunk_words, overlap)
+    corpus = tokens.corpus if tokens is not None else corpus
     doc_pos, chunk_index, n_words, texts = [], [], [], []
     for pos, text in enumerate(corpus.texts):
         words = text.split()
@@ -99,4 +127,32 @@ def chunk_corpus(corpus: Corpus, chunk_words: int, overlap: int = 0) -> Chunks:
         chunk_words=int(chunk_words),
         overlap=int(overlap),
         corpus=corpus,
+        language=choice,
+    )
+
+
+def _chunk_units(tokens: CorpusTokens, chunk_words: int, overlap: int) -> Chunks:
+    """Windows over the analysed units of an unspaced language, cut from the text by the units' spans."""
+    unit_start, unit_end = tokens.spans
+    corpus = tokens.corpus
+    doc_pos, chunk_index, n_words, texts = [], [], [], []
+    for pos, text in enumerate(corpus.texts):
+        first, n_units = int(tokens.doc_words[pos]), int(tokens.doc_words[pos + 1] - tokens.doc_words[pos])
+        starts = window_starts(n_units, chunk_words, overlap)
+        lengths = np.minimum(n_units - starts, chunk_words)
+        doc_pos.append(np.full(len(starts), pos, dtype=np.int64))
+        chunk_index.append(np.arange(len(starts), dtype=np.int64))
+        n_words.append(lengths)
+        # Every document has a unit: the corpus holds no blank text.
+        begin, end = unit_start[first + starts], unit_end[first + starts + lengths - 1]
+        texts.extend(" ".join(text[b:e].split()) for b, e in zip(begin.tolist(), end.tolist()))
+    return Chunks(
+        doc_pos=np.concatenate(doc_pos),
+        chunk_index=np.concatenate(chunk_index),
+        n_words=np.concatenate(n_words).astype(np.int64),
+        texts=tuple(texts),
+        chunk_words=int(chunk_words),
+        overlap=int(overlap),
+        corpus=corpus,
+        language=tokens.language,
     )

@@ -15,7 +15,6 @@ file (queries clustered by the document of their relevant chunk).
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,21 +23,22 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ..corpus.language import LanguageChoice
 from ..corpus.loaders import load_corpus
 from ..corpus.model import Corpus
 from .bm25 import (
-    TOKEN_PATTERN,
     BM25Index,
+    Tokenizer,
     build_index,
     encode,
     query_matrix_from_ids,
     rank_targets,
     term_frequencies,
-    tokenize,
     top_k,
 )
 from .chunking import Chunks, chunk_corpus
 from .known_item import QueryModel, QuerySet, read_query_file, simulate_known_item
+from .tokens import CorpusTokens, tokenize_corpus
 
 RESULT_COLUMNS = ("doc_id", "chunk_id", "chunk_index", "n_words", "config", "doc_type", "y", "doc_hit1", "rank")
 RUN_COLUMNS = ("query_id", "rank", "score", "chunk_id", "doc_id")
@@ -64,76 +64,35 @@ class Retrieval:
         return self.index.query_matrix(self.tokenizer(t) for t in texts)
 
 
-# The default tokenizer's tokens, and a mark after every word: a corpus is tokenised once, word by word.
-_TOKENS_AND_WORD_ENDS = re.compile(TOKEN_PATTERN.pattern + "| ", re.UNICODE)
-
-
-@dataclass(frozen=True)
-class CorpusTokens:
-    """A corpus tokenised once for every chunk size, by the default tokenizer (:func:`~ragunc.retrieval.bm25.tokenize`).
-
-    Chunks end between whitespace-separated words and the tokenizer (lowercase, ``\\w+``)
-    never joins two words, so a chunk's tokens are its words' tokens in order, and the
-    vocabulary in order of first appearance is the corpus's: what tokenising each chunk gives.
-    """
-
-    corpus: Corpus
-    term_ids: np.ndarray  # every token of the corpus, documents in order
-    vocabulary: pd.Index  # term -> id, in order of first appearance
-    word_tokens: np.ndarray  # offset of each word's first token in term_ids (all words, then the end)
-    doc_words: np.ndarray  # offset of each document's first word (then the end)
-
-    def chunk_terms(self, chunks: Chunks) -> tuple[np.ndarray, np.ndarray, pd.Index]:
-        """``(term ids, offsets, vocabulary)`` of ``chunks`` (as :func:`~ragunc.retrieval.bm25.encode` gives)."""
-        start = self.doc_words[chunks.doc_pos] + chunks.chunk_index * (chunks.chunk_words - chunks.overlap)
-        end = np.minimum(start + chunks.chunk_words, self.doc_words[chunks.doc_pos + 1])
-        first, lengths = self.word_tokens[start], self.word_tokens[end] - self.word_tokens[start]
-        offsets = np.concatenate([[0], np.cumsum(lengths)])
-        positions = np.repeat(first - offsets[:-1], lengths) + np.arange(offsets[-1])
-        return self.term_ids[positions], offsets, self.vocabulary
-
-
-def tokenize_corpus(corpus: Corpus | str | os.PathLike | pd.DataFrame) -> CorpusTokens:
-    """The corpus's tokens, word by word, for :func:`prepare_retrieval` at any chunk size."""
-    corpus = load_corpus(corpus)
-    tokens, per_word = [], []
-    for text in corpus.texts:
-        words = text.split()
-        items = np.array(_TOKENS_AND_WORD_ENDS.findall(" ".join(words).lower()), dtype=object)
-        word_end = items == " "
-        per_word.append(np.bincount(np.cumsum(word_end)[~word_end], minlength=len(words)))
-        tokens.append(items[~word_end])
-    codes, vocabulary = pd.factorize(np.concatenate(tokens))
-    word_counts = np.array([len(w) for w in per_word], dtype=np.int64)
-    return CorpusTokens(
-        corpus=corpus,
-        term_ids=codes.astype(np.int64),
-        vocabulary=pd.Index(vocabulary),
-        word_tokens=np.concatenate([[0], np.cumsum(np.concatenate(per_word))]).astype(np.int64),
-        doc_words=np.concatenate([[0], np.cumsum(word_counts)]),
-    )
-
-
 def prepare_retrieval(
     corpus: CorpusTokens | Corpus | str | os.PathLike | pd.DataFrame,
     *,
     chunk_words: int = 100,
     overlap: int = 0,
     tokenizer: Callable[[str], list[str]] | None = None,
+    language: str | LanguageChoice | None = None,
     k1: float = 1.5,
     b: float = 0.75,
     epsilon: float = 0.25,
 ) -> Retrieval:
-    """Chunk ``corpus`` and build the BM25 index over all chunks.
+    """Chunk ``corpus`` at ``chunk_words`` units and build the BM25 index over all chunks.
 
-    A :class:`CorpusTokens` (from :func:`tokenize_corpus`) skips tokenising again when the
-    tokenizer is the default one.
+    Terms are those of ``language``'s analyser (detected when None; :mod:`ragunc.corpus.language`),
+    unless ``tokenizer`` (e.g. a :class:`~ragunc.retrieval.bm25.Tokenizer` with stopwords) tokenises
+    each chunk's text instead. A :class:`CorpusTokens` (from :func:`tokenize_corpus`) is analysed already.
     """
-    tokens = corpus if isinstance(corpus, CorpusTokens) else None
-    corpus = tokens.corpus if tokens is not None else load_corpus(corpus)
-    chunks = chunk_corpus(corpus, chunk_words, overlap)
-    tokenizer = tokenizer or tokenize
-    if tokens is not None and tokenizer is tokenize:
+    if isinstance(corpus, CorpusTokens):
+        tokens = corpus
+    elif tokenizer is None:
+        tokens = tokenize_corpus(corpus, language)
+    else:
+        tokens = load_corpus(corpus)
+    chunks = chunk_corpus(tokens, chunk_words, overlap, language=language)
+    if isinstance(tokenizer, Tokenizer) and not chunks.language.language.spaced:
+        raise ValueError(f"stopwords and stemming work on the words of spaced languages; a "
+                         f"{chunks.language.language.label} corpus is indexed by its analyser's {chunks.language.language.unit}")
+    if tokenizer is None:
+        tokenizer = chunks.language.language.analyser().terms
         term_ids, offsets, vocabulary = tokens.chunk_terms(chunks)
     else:
         term_ids, offsets, vocabulary = encode([tokenizer(text) for text in chunks.texts])
@@ -172,7 +131,8 @@ def user_queries(retrieval: Retrieval, source: str | os.PathLike | pd.DataFrame)
     if unknown:
         raise ValueError(
             f"queries: {len(unknown)} relevant chunk_id(s) are not chunks of this corpus at "
-            f"{retrieval.chunks.chunk_words} words, e.g. {unknown[:3]} (chunk ids are 'doc_id#chunk_index')"
+            f"{retrieval.chunks.chunk_words} {retrieval.chunks.language.language.unit}, e.g. {unknown[:3]} "
+            "(chunk ids are 'doc_id#chunk_index')"
         )
     return QuerySet(
         query_ids=tuple(frame["query_id"].astype(str)),
@@ -242,6 +202,7 @@ def chunk_eval_parts(
     queries: str | os.PathLike | pd.DataFrame | None = None,
     query_model: QueryModel | None = None,
     tokenizer: Callable[[str], list[str]] | None = None,
+    language: str | LanguageChoice | None = None,
     k1: float = 1.5,
     b: float = 0.75,
     epsilon: float = 0.25,
@@ -249,8 +210,9 @@ def chunk_eval_parts(
     rng=0,
     progress: Progress | None = None,
 ) -> ChunkEval:
-    """Per-chunk BM25 results of ``corpus`` at ``chunk_words`` words, with the index and queries used.
+    """Per-chunk BM25 results of ``corpus`` at ``chunk_words`` units, with the index and queries used.
 
+    Units and terms are ``language``'s (detected when None; see :func:`prepare_retrieval`).
     With ``queries=None`` every chunk gets one simulated known-item query (seeded by
     ``rng``); otherwise a user's queries file (``query``, relevant ``chunk_id``).
     ``progress(done, total)`` is called as query batches finish. The results
@@ -261,16 +223,19 @@ def chunk_eval_parts(
     if progress is not None:
         progress(0, 1)
     retrieval = prepare_retrieval(corpus, chunk_words=chunk_words, overlap=overlap, tokenizer=tokenizer,
-                                  k1=k1, b=b, epsilon=epsilon)
+                                  language=language, k1=k1, b=b, epsilon=epsilon)
     query_set = (simulated_queries(retrieval, query_model, rng=rng) if queries is None
                  else user_queries(retrieval, queries))
     frame = per_query_results(retrieval, query_set, cutoff=cutoff, progress=progress)
+    chunks = retrieval.chunks
     frame.attrs["summary"] = {
-        **retrieval.chunks.corpus.to_dict(),
-        "config": retrieval.chunks.config,
+        **chunks.corpus.to_dict(),
+        "language": chunks.language.to_dict(),
+        "n_units": chunks.n_units,
+        "config": chunks.config,
         "chunk_words": int(chunk_words),
         "overlap": int(overlap),
-        "n_chunks": len(retrieval.chunks),
+        "n_chunks": len(chunks),
         "n_queries": len(query_set),
         "queries": ("simulated" if queries is None
                     else "<frame>" if isinstance(queries, pd.DataFrame) else str(queries)),

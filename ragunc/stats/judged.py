@@ -80,6 +80,7 @@ BIAS_METHOD = "cluster_t"
 # What each estimate is called on screen and in tables (a label written once).
 LABELS = {"judge_only": "Judge only", "gold_only": "Audited rows only (gold)",
           "prediction_powered": "Prediction-powered (judge + audit)", "judge_bias": "Judge's bias"}
+AUDIT_LABELS = {"rows": "rows at random in every document", "documents": "whole documents"}
 AUDIT_DESIGNS = {
     "rows": "rows audited at random inside the sampled documents, independently with one probability",
     "documents": "a simple random sample of the sampled documents, each audited whole",
@@ -171,15 +172,6 @@ def audit_unit(size, audited) -> str:
     return "documents" if bool(((audited == 0) | (audited == size)).all()) else "rows"
 
 
-def fully_audited(sample: ClusterSample, audit: str = "rows") -> JudgedSample:
-    """A sample whose gold and judge are known on every row, as a fully audited :class:`JudgedSample`.
-
-    Only a population for :func:`judged_coverage` (its cross sums are those of ``sample``
-    with itself): use :func:`judged_population` for gold and judge that differ.
-    """
-    return judged_population(sample, sample.total, sample.sumsq, sample.sumsq, audit=audit)
-
-
 def judged_population(judge: ClusterSample, gold_total, gold_sumsq, cross, audit: str = "rows") -> JudgedSample:
     """The :class:`JudgedSample` of a population where a person labelled every row (the coverage experiment's)."""
     return JudgedSample(judge=judge, audited=judge.size, gold_total=gold_total, gold_sumsq=gold_sumsq,
@@ -225,7 +217,6 @@ class JudgedArrays:
     n_audited_docs: np.ndarray
 
 
-
 @dataclass(frozen=True)
 class _Parts:
     """The pieces of the variance (module docstring), batch-wise; each lambda-dependent one a quadratic."""
@@ -233,7 +224,7 @@ class _Parts:
     audit: str
     k: int  # K sampled documents
     k_a: np.ndarray  # audited documents
-    share: np.ndarray  # rows: the audited share of rows, sum A / sum m
+    share: np.ndarray  # the audited share of rows, sum A / sum m
     r_f: np.ndarray
     r_g: np.ndarray
     r_h: np.ndarray
@@ -255,19 +246,19 @@ class _Parts:
             return self.ultimate.scaled(f).plus(self.within(self.share).scaled(1 - f))
         return self.within(self.k_a).plus(_Quadratic(f * self.phase1, 0.0, 0.0))
 
-    def within(self, audited) -> _Quadratic:
-        """V2, the audit's variance given the K documents, had ``audited`` been the audit's size.
+    def within(self, audit_size) -> _Quadratic:
+        """V2, the audit's variance given the K documents, had the audit been of ``audit_size``.
 
-        rows: ``audited`` is the share of rows, pi; documents: the number of documents k_a.  The
-        spread of the residuals is the one this audit shows (for planning a larger or smaller one).
+        rows: ``audit_size`` is the share of rows audited, pi; documents: the number of documents
+        audited, k_a.  The residuals' spread is the one this audit shows (for planning another size).
         """
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.audit == "rows":
                 # Hájek: (1 - pi)/pi sum_all w^2 (r - c)^2 / (sum_all w)^2, the sum over all rows
                 # estimated by the audited rows' over pi0 and sum_all w by sum(w A) / pi0.
-                return self.spread.scaled((1 - audited) * self.share / audited)
+                return self.spread.scaled((1 - audit_size) * self.share / audit_size)
             # (1 - k_a/K) S_r^2 / k_a with S_r^2 = k_a0^2 sum res^2 / (k_a0 - 1) of this audit's k_a0 documents
-            return self.residuals.scaled((1 / audited - 1 / self.k) * self.k_a**2 / (self.k_a - 1))
+            return self.residuals.scaled((1 / audit_size - 1 / self.k) * self.k_a**2 / (self.k_a - 1))
 
 
 def _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
@@ -307,7 +298,7 @@ def _weights(size, estimator: str):
 
 
 def judged_arrays(
-    size, judge_total, judge_sumsq, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
+    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
     *,
     audit: str = "rows",
     estimator: str = "micro",
@@ -320,14 +311,14 @@ def judged_arrays(
 
     Arguments are per-document sums (documents on the last axis; module docstring);
     ``fpc`` is 1 - K/D (1 without a known population); ``method`` a registered
-    cluster-analytic interval method; ``lam`` a fixed lambda (None: the one of least
-    estimated variance, in [0, 1]).  Rows with fewer than two audited documents get NaN
+    cluster-analytic interval method; ``lam`` a fixed lambda (None: tuned, the vertex of the
+    audit's variance in [0, 1]).  Rows with fewer than two audited documents get NaN
     variances and bounds (and lambda = 1) for everything but the judge-only estimate.
     """
     size = np.asarray(size, dtype=float)
-    cols = [np.asarray(c, dtype=float) for c in (judge_total, judge_sumsq, audited, gold_total, gold_sumsq,
-                                                 judge_audited, judge_audited_sumsq, cross)]
-    judge_total, judge_sumsq, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = cols
+    cols = [np.asarray(c, dtype=float) for c in (judge_total, audited, gold_total, gold_sumsq, judge_audited,
+                                                 judge_audited_sumsq, cross)]
+    judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = cols
     w = _weights(size, estimator)
     parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
                    w=w, audit=audit)
@@ -377,8 +368,9 @@ def judged_arrays(
 
 
 def _sample_columns(sample: JudgedSample) -> tuple[np.ndarray, ...]:
+    """The per-document columns of :func:`judged_arrays`, in its order."""
     j = sample.judge
-    return (j.size, j.total, j.sumsq, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
+    return (j.size, j.total, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
             sample.judge_audited_sumsq, sample.cross)
 
 
@@ -584,11 +576,12 @@ def _drawn_and_audited(population: JudgedSample, idx: np.ndarray, audit: str, au
         cells = np.stack([xt, yt - xt, ft - xt, m - yt - ft + xt]).astype(np.int64)
         kept = rng.binomial(cells, audit_share).astype(float)
         g, h = kept[0] + kept[1], kept[0] + kept[2]
-        return m, ft, fs, kept.sum(0), g, g, h, h, kept[0]
-    chosen = random_subsets(rng, idx.shape[-1], audited_documents(idx.shape[-1], audit_share), int(np.prod(idx.shape[:-1])))
+        return m, ft, kept.sum(0), g, g, h, h, kept[0]
+    lead = int(np.prod(idx.shape[:-1]))
+    chosen = random_subsets(rng, idx.shape[-1], audited_documents(idx.shape[-1], audit_share), lead)
     mask = np.zeros(idx.shape)
     np.put_along_axis(mask, chosen.reshape(*idx.shape[:-1], -1), 1.0, axis=-1)
-    return m, ft, fs, m * mask, yt * mask, ys * mask, ft * mask, fs * mask, xt * mask
+    return m, ft, m * mask, yt * mask, ys * mask, ft * mask, fs * mask, xt * mask
 
 
 def simulated_audit(population: JudgedSample, *, k: int, audit: str = "rows", audit_share: float = 0.2,
@@ -601,7 +594,7 @@ def simulated_audit(population: JudgedSample, *, k: int, audit: str = "rows", au
     _judged_coverage_iv(population, k, 1, audit, audit_share, "micro", 0.95, DEFAULT_METHOD, every_document=True)
     rng = np.random.default_rng(rng)
     idx = np.sort(random_subsets(rng, population.n_docs, k, 1)[0])
-    size, total, sumsq, audited, gold, gold_sumsq, judged, judged_sumsq, cross = _drawn_and_audited(
+    _, _, audited, gold, gold_sumsq, judged, judged_sumsq, cross = _drawn_and_audited(
         population, idx, audit, audit_share, rng)
     judge = population.judge.subset(idx).with_population(population.n_docs)
     return JudgedSample(judge=judge, audited=audited.astype(np.int64), gold_total=gold, gold_sumsq=gold_sumsq,
@@ -727,7 +720,7 @@ def plan_audit(
     if pilot.n_audited_docs < 2:
         raise ValueError(f"the pilot audit covers {pilot.n_audited_docs} document(s); planning needs at least 2 "
                          "to see how the judge's errors vary between documents")
-    size, judge_total, _, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = (
+    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = (
         np.asarray(c, dtype=float) for c in _sample_columns(pilot))
     parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
                    w=_weights(size, estimator), audit=pilot.audit)
@@ -774,7 +767,7 @@ def plan_audit(
     agreement = float((a - g - h + 2 * x) / a) if pilot.binary else None
     return AuditPlan(
         unit=pilot.audit, estimator=estimator, level=level, half_width=float(half_width), lam=lam, n_total=total,
-        needed=smallest(lam), gold_only_needed=smallest(0.0), floor_half_width=z * np.sqrt(fpc * phase1),
+        needed=smallest(lam), gold_only_needed=smallest(0.0), floor_half_width=float(z * np.sqrt(fpc * phase1)),
         pilot_audited=a if pilot.audit == "rows" else pilot.n_audited_docs, agreement=agreement,
         correlation=correlation, n=grid, curve_half_width=half_widths(lam), curve_gold_half_width=half_widths(0.0),
     )

@@ -60,6 +60,13 @@ class IntervalMethod:
     needs_replicate_se: bool = False  # bootstrap kernels only: it reads each replicate's SE
     json_field: tuple[str, str] | None = None  # (object, field) of its bounds in `ragunc interval --json`
     color: str = "grey"  # key of ragunc.present.figures.PALETTE (colour-blind safe)
+    # In the short list every view shows first (the naive interval, the recommended one, one bootstrap),
+    # under this plain name; the others appear when the reader asks for all methods.
+    plain: str | None = None
+
+    @property
+    def shown_first(self) -> bool:
+        return self.plain is not None
 
     @property
     def resamples(self) -> bool:
@@ -74,7 +81,7 @@ class IntervalMethod:
 
 METHODS: tuple[IntervalMethod, ...] = (
     IntervalMethod("naive", "Naive binomial (Wald)", NAIVE, linearization.naive_wald,
-                   has_se=True, color="vermillion"),
+                   has_se=True, color="vermillion", plain="Binomial: chunks as independent (naive)"),
     IntervalMethod("wilson", "Naive binomial (Wilson)", NAIVE, linearization.naive_wilson, color="orange"),
     IntervalMethod("cluster", "Cluster (linearization)", CLUSTER_ANALYTIC, linearization.cluster_normal,
                    has_se=True, color="blue"),
@@ -89,9 +96,11 @@ METHODS: tuple[IntervalMethod, ...] = (
                    color="tol_teal"),
     IntervalMethod("logit", "Logit (R survey)", CLUSTER_ANALYTIC, linearization.logit, color="tol_olive"),
     IntervalMethod("korn_graubard_bm", "Korn–Graubard, Bell–McCaffrey df", CLUSTER_ANALYTIC,
-                   linearization.korn_graubard_bell_mccaffrey, color="tol_indigo"),
+                   linearization.korn_graubard_bell_mccaffrey, color="tol_indigo",
+                   plain="Documents as clusters (recommended)"),
     IntervalMethod("bootstrap", "Cluster bootstrap (percentile)", CLUSTER_BOOTSTRAP, bootstrap.percentile,
-                   has_se=True, json_field=("bootstrap", "ci"), color="bluish_green"),
+                   has_se=True, json_field=("bootstrap", "ci"), color="bluish_green",
+                   plain="Bootstrap over documents (percentile)"),
     IntervalMethod("bootstrap_bca", "Cluster bootstrap (BCa)", CLUSTER_BOOTSTRAP, bootstrap.bca,
                    json_field=("bootstrap", "ci_bca"), color="reddish_purple"),
     IntervalMethod("bootstrap_t", "Cluster bootstrap (studentized)", CLUSTER_BOOTSTRAP, bootstrap.studentized,
@@ -114,7 +123,9 @@ def interval_method(name: str) -> IntervalMethod:
     raise ValueError(f"unknown interval method {name!r}; known: {', '.join(m.name for m in METHODS)}")
 
 
-def interval_methods(names=None, *, resampling: bool = True) -> tuple[IntervalMethod, ...]:
-    """The methods called ``names`` (default: all), in display order; ``resampling=False`` drops the bootstrap ones."""
+def interval_methods(names=None, *, resampling: bool = True, shown_first: bool = False) -> tuple[IntervalMethod, ...]:
+    """The methods called ``names`` (default: all), in display order; ``resampling=False`` drops the bootstrap
+    ones, ``shown_first=True`` keeps the short list (:attr:`IntervalMethod.shown_first`)."""
     wanted = {m.name for m in METHODS} if names is None else {interval_method(n).name for n in names}
-    return tuple(m for m in METHODS if m.name in wanted and (resampling or not m.resamples))
+    return tuple(m for m in METHODS if m.name in wanted and (resampling or not m.resamples)
+                 and (m.shown_first or not shown_first))

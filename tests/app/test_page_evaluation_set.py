@@ -7,6 +7,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ragunc.corpus.stdlib import build_stdlib_frame
@@ -42,14 +43,42 @@ def test_an_offline_build_shows_the_funnel_lists_mix_download_and_intervals(page
     assert kept > 0
     titles = [chart.proto.spec for chart in at.get("plotly_chart")]
     assert len(titles) == 3 and any("sampled pairs kept" in t for t in titles)
-    assert any(o.startswith("round trip failures (") for o in at.selectbox(key="es_review").options)
+    review = next(box for box in at.selectbox if box.key.startswith("es_review"))  # one selector per set
+    assert any(o.startswith("round trip failures (") for o in review.options)
     assert at.get("download_button")
     assert any("Recall@10 =" in t for t in texts(at))
-    at.selectbox(key="es_review").set_value("leaks").run()
+    review.set_value("leaks").run()
     assert not at.exception
-    at.button(key="es_stop").click().run()  # a stop after a finished build keeps the set as it is
-    assert not at.exception and not at.error
-    assert int(next(m.value for m in at.metric if m.label == "Questions kept").replace(",", "")) == kept
+    assert at.button(key="es_stop").disabled  # the build finished: nothing to stop
+
+
+def test_stop_is_disabled_until_a_build_runs(page):
+    # Clicked before any build, it wrote an empty set and showed an error naming a temporary folder.
+    assert page.button(key="es_stop").disabled
+    assert not page.button(key="es_build").disabled
+
+
+def test_a_build_cut_short_can_be_stopped_and_the_stop_keeps_the_replies_received(page, monkeypatch, tmp_path):
+    import ragunc.evalset
+
+    real, asked = ragunc.evalset.build_evalset, []
+
+    def cut_short(*args, **kwargs):
+        asked.append(kwargs["max_calls"])
+        if len(asked) == 1:  # some replies arrive, then the run ends before the build does, as a Stop click ends it
+            real(*args, **{**kwargs, "max_calls": 6})
+            st.stop()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ragunc.evalset, "build_evalset", cut_short)
+    at = page.button(key="es_build").click().run()
+    assert not at.exception and not at.button(key="es_stop").disabled  # a build started and has not finished
+    at.button(key="es_stop").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert asked == [None, 0]  # the stop asks for nothing more: the set is written from the journal
+    assert any("holds the 6 replies received before the stop" in i.value for i in at.info)
+    assert not any(str(tmp_path) in t for t in texts(at))  # the page's working folder is no business of the reader
+    assert at.button(key="es_stop").disabled
 
 
 def test_an_endpoint_build_never_shows_the_key(page, tmp_path):
@@ -88,7 +117,7 @@ def test_an_audit_file_corrects_recall_and_a_bad_one_is_named(page, tmp_path):
     at.file_uploader(key="es_audit").set_value(("audit.csv", audit, "text/csv")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("corrected by the audit" in t for t in texts(at))
-    assert any("Three estimates" in chart.proto.spec for chart in at.get("plotly_chart"))
+    assert any("Three estimates of Recall@10" in chart.proto.spec for chart in at.get("plotly_chart"))
     bad = b"question_id,chunk_id,relevant\nnobody,x#0,1\n"
     at.file_uploader(key="es_audit").set_value(("bad.csv", bad, "text/csv")).run()
     assert not at.exception

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import platform
 from collections.abc import Iterator
@@ -15,10 +14,15 @@ from streamlit.testing.v1 import AppTest
 import ragunc.corpus
 import ragunc.retrieval
 import ragunc.stats.coverage
+import ragunc.stats.explore
 from dashboard import cache, sources
 from ragunc.data.results import load_results, results_from_frame
 from ragunc.present import summary
+from ragunc.present.figures import interval_label
+from ragunc.stats.design import design
 from ragunc.stats.intervals import interval_report
+from ragunc.stats.methods import METHODS
+from ragunc.stats.sample import draw_sample
 
 FAST = {"reps": "200", "boot": "200"}
 
@@ -102,30 +106,71 @@ def test_moving_k_changes_the_tiles_and_the_figures(two_configs, tile):
     assert _bounds(after) != _bounds(before)
 
 
-def test_tiles_and_intervals_are_the_librarys_numbers(two_configs, tile):
+def _tiles(at: AppTest, label: str) -> list[str]:
+    """Every metric tile called ``label``, in page order: the design's first, then this sample's."""
+    return [m.value for m in at.metric if m.label == label]
+
+
+def _lead(at: AppTest) -> str:
+    """The page's plain headline (the first markdown that is a heading)."""
+    return next(m.value for m in at.markdown if m.value.startswith("#### "))
+
+
+NAIVE, RECOMMENDED, BOOTSTRAP = (interval_label(m, plain=True) for m in ("naive", "korn_graubard_bm", "bootstrap"))
+
+
+def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
     at, frame = two_configs
     at.slider(key="k").set_value(120).run()  # K = D: the whole population, no sampling left to reproduce
     sample = results_from_frame(frame).sample("100w")
     expected = interval_report(sample.with_population(sample.n_docs), boot=200, rng=0)
-    assert tile(at, "DEFF") == f"{expected.diagnostics.deff:.2f}"
-    assert tile(at, "Chunks") == f"{expected.n_chunks:,}"
-    low, high = _bounds(_interval_chart(at))["Naive binomial (Wald)"]
+    assert _tiles(at, "DEFF") == ["0.0", f"{expected.diagnostics.deff:.2f}"]  # a census has no design variance
+    assert _tiles(at, "Chunks") == [f"{expected.n_chunks:,}"]
+    low, high = _bounds(_interval_chart(at))[NAIVE]
     assert low == pytest.approx(100 * expected.interval("naive").ci[0]) and high == pytest.approx(100 * expected.interval("naive").ci[1])
     assert any("nothing to resample" in i.value for i in at.info)
-    assert at.success[0].value == summary.recommendation_line(expected)  # the page leads with it
+    assert summary.estimate_line(expected) in [m.value for m in at.markdown]
+    why = next(e for e in at.expander if e.label == "Why this interval")
+    assert why.markdown[0].value == summary.why_this_interval(expected)
 
 
-def test_the_page_leads_with_the_recommendation_and_labels_intervals_with_their_coverage(two_configs):
+def test_the_design_tiles_are_the_designs_values_and_this_samples_its_own(two_configs):
+    at, frame = two_configs
+    population = results_from_frame(frame).sample("100w")
+    values = design(population, 20, rng=0)
+    own = interval_report(draw_sample(population, 20, rng=0), boot=200, rng=0).diagnostics
+    assert _tiles(at, "DEFF") == [f"{values.deff:.1f}", f"{own.deff:.2f}"]
+    assert _tiles(at, "Effective n") == [f"{values.n_eff:,.0f}", f"{own.n_eff:,.0f}"]
+    assert _tiles(at, "ICC") == [f"{values.icc:.3f}", f"{own.icc:.3f}"]
+    assert _tiles(at, "SD (pp)") == [f"{100 * values.sd:.2f}"]
+    boxes = [m.value for m in at.markdown]
+    assert "**The design:** repeated samples of K = 20 documents" in boxes
+    assert "**This sample:** the 20 documents drawn" in boxes
+
+
+def test_the_page_leads_with_the_effect_and_labels_intervals_with_their_coverage(two_configs):
     at, _ = two_configs
     assert not at.exception
-    line = at.success[0].value
-    assert line.startswith("ragunc recommends Korn–Graubard, Bell–McCaffrey df: [") and "] — Korn–Graubard" in line
+    lead = _lead(at)
+    assert lead.startswith("#### Chunks of one document are") and "the usual binomial 95% interval held" in lead
     ticks = _interval_chart(at)["layout"]["yaxis"]["ticktext"]
-    assert ticks[0].startswith("Naive binomial (Wald) · ") and ticks[0].endswith("% coverage here")
-    starred = [t for t in ticks if t.startswith("<b>★ Korn–Graubard, Bell–McCaffrey df (recommended)</b> · ")]
-    assert len(starred) == 1
-    at.toggle(key="sim").set_value(False).run()  # no simulation: no coverage in the labels
+    assert len(ticks) == 3  # simple first: naive, recommended, one bootstrap
+    assert ticks[0].startswith(f"{NAIVE} · ") and ticks[0].endswith("% coverage here")
+    assert ticks[1].startswith(f"<b>★ {RECOMMENDED}</b> · ")
+    at.toggle(key="sim").set_value(False).run()  # no simulation: no coverage in the labels, the DEFF says it
     assert not any("coverage here" in t for t in _interval_chart(at)["layout"]["yaxis"]["ticktext"])
+    assert "normal approximation" in _lead(at)
+
+
+def test_all_methods_shows_the_twelve(two_configs):
+    at, _ = two_configs
+    at.toggle(key="all").set_value(True).run()
+    ticks = _interval_chart(at)["layout"]["yaxis"]["ticktext"]
+    assert len(ticks) == len(METHODS)
+    assert sum("★ Korn–Graubard, Bell–McCaffrey df (recommended)" in t for t in ticks) == 1
+    coverage = next(s for s in _charts(at).values() if s["layout"]["title"]["text"].startswith("Coverage over"))
+    assert len(coverage["data"][0]["y"]) == len(METHODS)
+    assert at.query_params["all"] in ("1", ["1"])
 
 
 def test_moving_b_changes_the_bootstrap_interval_only(two_configs):
@@ -133,9 +178,9 @@ def test_moving_b_changes_the_bootstrap_interval_only(two_configs):
     before = _bounds(_interval_chart(at))
     at.select_slider(key="boot").set_value(2000).run()
     after = _bounds(_interval_chart(at))
-    assert after["Cluster bootstrap (percentile)"] != before["Cluster bootstrap (percentile)"]
-    assert after["Naive binomial (Wald)"] == before["Naive binomial (Wald)"]
-    assert after["Cluster (linearization)"] == before["Cluster (linearization)"]
+    assert after[BOOTSTRAP] != before[BOOTSTRAP]
+    assert after[NAIVE] == before[NAIVE]
+    assert after[RECOMMENDED] == before[RECOMMENDED]
 
 
 def test_changing_chunk_size_changes_the_figures(two_configs, tile):
@@ -154,23 +199,54 @@ def test_changing_chunk_size_changes_the_figures(two_configs, tile):
 def test_plot_only_control_never_reruns_the_simulation(two_configs, monkeypatch):
     at, _ = two_configs
     calls = []
-    real = ragunc.stats.coverage.coverage_experiment
+    real = ragunc.stats.explore.coverage_experiment
 
-    @functools.wraps(real)  # the same name, so the same store of cached results
     def counted(*args, **kwargs):
-        calls.append(kwargs)
+        calls.append(kwargs["k"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ragunc.stats.coverage, "coverage_experiment", counted)
+    monkeypatch.setattr(ragunc.stats.explore, "coverage_experiment", counted)
+    cache.wait_for_prefetch()
     at.slider(key="stack").set_value(40).run()
     assert not at.exception
     assert calls == []
     stacked = next(s for s in _charts(at).values() if "First 40 repetitions" in s["layout"]["title"]["text"])
     assert stacked
     at.slider(key="k").set_value(33).run()
-    assert len(calls) == 1 and calls[0]["k"] == 33
-    at.slider(key="k").set_value(20).run()  # back to a simulated K: served from the cache
-    assert len(calls) == 1
+    assert calls.count(33) == 1
+    cache.wait_for_prefetch()
+    assert sorted(calls) == [32, 33, 34]  # and its neighbours, in the background
+    at.slider(key="k").set_value(34).run()  # a neighbour: computed already
+    at.slider(key="k").set_value(33).run()  # back to a simulated K: served from the cache
+    assert calls.count(33) == 1 and calls.count(34) == 1
+
+
+def test_the_landing_view_shows_the_naive_interval_failing(open_app):
+    """No query parameters: the alike-documents sample at K = 20, with the defaults (B = R = 1,000)."""
+    at = open_app()
+    assert not at.exception and not at.error
+    assert at.radio(key="source").value == "alike" and at.slider(key="k").value == 20
+    coverage = next(s for s in _charts(at).values() if s["layout"]["title"]["text"].startswith("Coverage over 1,000"))
+    naive = dict(zip(coverage["data"][0]["y"], _array(coverage["data"][0]["x"])))[NAIVE]
+    assert naive <= 70
+    assert f"held the true hit@1 only {naive:.0f}% of the time" in _lead(at)
+    # the stdlib sample is one click away, with its own honest sentence
+    at.button(key="other_sample").click().run()
+    assert at.radio(key="source").value == "sample" and not at.exception
+    assert "mildly alike" in _lead(at)
+
+
+def test_the_design_values_agree_with_the_coverage_experiment(open_app):
+    """On the alike-documents sample at K = 20 the design's DEFF is what the coverage run's repetitions show."""
+    at = open_app(reps="2000")
+    population = load_results(sources.SAMPLE_DIR / "debian_copyright_100w.csv.gz").sample("100w")
+    run = ragunc.stats.coverage.coverage_experiment(population, k=20, reps=2000, boot=1000, rng=0)
+    deff = float(_tiles(at, "DEFF")[0])
+    est = run.estimates
+    m4 = ((est - est.mean()) ** 4).mean()
+    mc_se = np.sqrt((m4 - est.var() ** 2) / est.size) / run.binomial_sd ** 2  # of the run's variance ratio
+    assert abs(deff - run.variance_ratio) < 3 * mc_se + 0.05  # and the tile's rounding
+    assert f"{run.variance_ratio:.1f} times the binomial variance" in " ".join(m.value for m in at.markdown)
 
 
 def test_simulation_off_shows_no_coverage(two_configs):
@@ -194,7 +270,7 @@ def _bundled_stdlib(at: AppTest) -> None:
 
 
 def test_the_slider_offers_the_size_grid_on_the_bundled_sample(pipeline, open_app):
-    at = open_app(sim="0")
+    at = open_app(source="sample", sim="0")
     _bundled_stdlib(at)
     assert at.select_slider(key="config").options == [f"{w} words" for w in sources.SIZE_GRID]
     assert at.select_slider(key="config").value == "100w" and pipeline.calls == []  # bundled: nothing computed
@@ -202,7 +278,7 @@ def test_the_slider_offers_the_size_grid_on_the_bundled_sample(pipeline, open_ap
 
 def test_moving_the_slider_to_a_new_size_computes_it_and_changes_the_figures(pipeline, chunk_rows, open_app, tile):
     pipeline.frame = chunk_rows(n_docs=60, seed=9).assign(config="75w")
-    at = open_app(sim="0")
+    at = open_app(source="sample", sim="0")
     _bundled_stdlib(at)
     chunks_100, before = tile(at, "Chunks"), _interval_chart(at)
     at.select_slider(key="config").set_value("75w").run()
@@ -220,7 +296,7 @@ def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(
     pipeline, chunk_rows, monkeypatch, open_app
 ):
     pipeline.frame = chunk_rows(n_docs=40, seed=4).assign(config="150w")
-    at = open_app(sim="0")
+    at = open_app(source="sample", sim="0")
     _bundled_stdlib(at)
     monkeypatch.setattr(cache, "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
     at.select_slider(key="config").set_value("150w").run()
@@ -232,7 +308,7 @@ def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(
 
 def test_a_link_with_a_size_not_computed_yet_computes_it(pipeline, chunk_rows, open_app):
     pipeline.frame = chunk_rows(n_docs=50, seed=5).assign(config="300w")
-    at = open_app(sim="0", config="300w", k="17")
+    at = open_app(source="sample", sim="0", config="300w", k="17")
     _bundled_stdlib(at)
     assert not at.exception
     assert [words for _, words in pipeline.calls] == [300]
@@ -242,7 +318,7 @@ def test_a_link_with_a_size_not_computed_yet_computes_it(pipeline, chunk_rows, o
 
 def test_a_link_with_a_size_off_the_grid_opens_on_it(pipeline, chunk_rows, open_app):
     pipeline.frame = chunk_rows(n_docs=50, seed=6).assign(config="85w")
-    at = open_app(sim="0", config="85w")
+    at = open_app(source="sample", sim="0", config="85w")
     _bundled_stdlib(at)
     assert [words for _, words in pipeline.calls] == [85]
     assert "85 words" in at.select_slider(key="config").options
@@ -254,7 +330,7 @@ def test_the_design_effect_page_lists_every_size_computed_so_far(pipeline, chunk
     frames = {75: chunk_rows(n_docs=60, seed=9).assign(config="75w"),
               300: chunk_rows(n_docs=60, seed=3).assign(config="300w")}
     pipeline.frame = lambda words: frames[words]
-    at = open_app(sim="0")
+    at = open_app(source="sample", sim="0")
     _bundled_stdlib(at)
     for size in ("75w", "300w"):
         at.select_slider(key="config").set_value(size).run()

@@ -12,14 +12,14 @@ from dashboard import sources
 from ragunc.data import DataError, check_columns, load_results
 
 
-def test_default_load_opens_the_explorer_on_the_bundled_sample(open_app, tile):
+def test_default_load_opens_the_explorer_on_the_alike_documents_sample(open_app, tile):
     at = open_app()
     assert not at.exception
     assert not at.error
     assert at.title[0].value == "Uncertainty explorer"
-    assert at.radio(key="source").value == "sample"
-    assert "bundled sample" in at.sidebar.caption[-1].value
-    assert float(tile(at, "DEFF")) > 0
+    assert at.radio(key="source").value == "alike"
+    assert "Debian-copyright sample" in at.sidebar.caption[-1].value
+    assert float(tile(at, "DEFF")) > 1
 
 
 def test_query_parameters_restore_a_view(open_app, small_synthetic):
@@ -198,9 +198,10 @@ def test_the_alike_sample_is_offered_and_says_what_it_shows(open_app):
     assert not at.exception and not at.error
     assert "Debian-copyright sample" in at.sidebar.caption[-1].value
     assert at.select_slider(key="config").options == ["50 words", "100 words", "200 words"]  # its own sizes
-    assert any("naive binomial 95% interval held" in m.value for m in at.markdown)
-    at = open_app(sim="0")
-    assert any("stdlib sample" in m.value for m in at.markdown)
+    assert any("Debian packages' copyright files" in c.value for c in at.caption)
+    assert any("a binomial 95% interval over chunks would hold" in m.value for m in at.markdown)
+    at = open_app(source="sample", sim="0")
+    assert any("stdlib sample" in c.value for c in at.caption)
 
 
 def test_random_bytes_named_csv_say_the_file_is_not_a_table_and_offer_no_mapping(open_app):

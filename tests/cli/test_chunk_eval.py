@@ -46,7 +46,7 @@ def test_chunk_eval_table_and_progress(corpus_file, capsys):
     assert main(["chunk-eval", str(corpus_file), "--chunk-words", "10"]) == 0
     captured = capsys.readouterr()
     assert "chunks" in captured.out and "hit@1" in captured.out and "reproduce" in captured.out
-    assert "chunk-eval 10w" in captured.err  # the progress bar
+    assert "chunk-eval 10:" in captured.err  # the progress bar
 
 
 def test_duplicate_doc_id_is_a_clear_error(tmp_path, capsys):

@@ -290,6 +290,70 @@ def test_the_sample_runs_show_the_forest_plot_and_adjusted_p_values(app_url, bro
     page.close()
 
 
+def _open_set(page, chunks: int, *, build: bool) -> str:
+    """The offline evaluation set of the stdlib corpus from ``chunks`` sampled chunks (built when ``build``):
+    the review list its selector shows, once the page is idle."""
+    box = page.locator('[data-testid="stNumberInput"]').filter(has_text="Chunks to sample").locator("input")
+    box.fill(str(chunks))
+    box.press("Enter")
+    page.wait_for_timeout(500)
+    _wait_idle(page, '[data-testid="stNumberInput"]')
+    if build:
+        page.get_by_role("button", name="Build", exact=True).click()
+        page.wait_for_timeout(500)
+    _wait_idle(page, '[data-testid="stSelectbox"]:has-text("List")')
+    selector = page.locator('[data-testid="stSelectbox"]').filter(has_text="List")
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while selector.count() != 1 and time.monotonic() < deadline:  # the previous run's elements fade out
+        page.wait_for_timeout(200)
+    shown = selector.locator('input[role="combobox"]').input_value()
+    selector.get_by_role("button", name="Open").click()
+    page.wait_for_selector('[role="option"]', timeout=TIMEOUT_MS)
+    options = [o.strip() for o in page.locator('[role="option"]').all_inner_texts()]
+    page.keyboard.press("Escape")
+    assert shown in options, f"the selector shows {shown!r}, not one of this set's lists {options}"
+    return shown
+
+
+def test_the_review_list_selector_shows_the_counts_of_the_set_on_screen(app_url, browser):
+    # The selector kept the first set's labels: "round trip failures (15)" on a set with 163.
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/evaluation_set", timeout=TIMEOUT_MS)
+    _wait_idle(page, '[data-testid="stNumberInput"]')
+    small = _open_set(page, 20, build=True)
+    large = _open_set(page, 60, build=True)
+    assert small != large  # the two sets' lists differ in size
+    assert _open_set(page, 20, build=False) == small  # back to the first set, already built
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _screenshot(page, "evaluation_set.png")
+    page.close()
+
+
+def test_loading_the_encoder_is_said_once(browser):
+    # A fresh server, so the encoder is not cached yet; the page said "Loading the encoder…" twice
+    # (a progress bar's text and a spinner) while it loaded.
+    pytest.importorskip("torch")
+    with _served_app() as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/positional_bias", timeout=TIMEOUT_MS)
+        _wait_idle(page, '[data-testid="stPlotlyChart"]')
+        page.get_by_text("Run a new setting").click()
+        box = page.locator('[data-testid="stNumberInput"]').filter(has_text="Passages").locator("input")
+        box.fill("10")
+        box.press("Enter")
+        page.wait_for_timeout(500)
+        _wait_idle(page, '[data-testid="stPlotlyChart"]')
+        page.get_by_role("button", name="Run", exact=True).click()
+        loading = page.locator('[data-testid="stMain"]').get_by_text("Loading the encoder")
+        seen, deadline = [], time.monotonic() + TIMEOUT_MS / 1000
+        while time.monotonic() < deadline and not page.get_by_text("Encoded").count():
+            seen.append(loading.count())
+            page.wait_for_timeout(50)
+        assert max(seen, default=0) >= 1, "never saw the encoder load"
+        assert max(seen) == 1, f"'Loading the encoder…' shown {max(seen)} times at once"
+        page.close()
+
+
 def test_the_lesson_opens_on_the_linked_step_with_the_sidebar_collapsed_and_walks_by_keyboard(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{app_url}/lesson?step=2", timeout=TIMEOUT_MS)

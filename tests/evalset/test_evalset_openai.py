@@ -258,7 +258,8 @@ def test_a_spanish_corpus_gets_spanish_prompts(spanish_corpus, tmp_path):
         result = build_evalset(spanish_corpus, tmp_path, n=3, chunk_words=20, generator=generator(server),
                                types=["factual"], concurrency=1)
         prompts = [r.prompt for r in server.requests]
-    assert result.language == "es" and result.manifest["language"] == {"code": "es", "detected": True}
+    assert result.language == "es" and result.manifest["language"]["code"] == "es"
+    assert result.manifest["language"]["detected"] and result.manifest["language"]["unit"] == "words"
     assert all("Fragmento:" in p and "DESCARTAR" in p and "no ha leído" in p for p in prompts)
     assert result.counts["discarded"] == 3 and result.kept == 0 and result.exit_status == 3
 

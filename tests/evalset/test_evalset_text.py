@@ -1,4 +1,7 @@
-"""Words of questions: tokens (with unspaced scripts), content words per language, detection, leakage, duplicates."""
+"""Words of questions: tokens (with unspaced scripts), content words per language, leakage, duplicates.
+
+Detection is the corpus layer's (tests/corpus/test_language.py); Japanese and Chinese words are the
+analyser's (tests/evalset/test_evalset_languages.py)."""
 from __future__ import annotations
 
 import itertools
@@ -9,7 +12,6 @@ import pytest
 from ragunc.evalset.filters import duplicate_of
 from ragunc.evalset.text import (
     content_words,
-    detect_language,
     leakage,
     normalized,
     pairwise_jaccard,
@@ -33,16 +35,6 @@ def test_tokens_casefold_and_split_unspaced_scripts_into_bigrams():
 ])
 def test_content_words_drop_stopwords_and_question_words_of_the_language(language, question, expected):
     assert content_words(question, language) == expected
-
-
-@pytest.mark.parametrize(("text", "language"), [
-    ("The valve closes by itself when the sensor detects a leak in the pipe and the panel shows it.", "en"),
-    ("La válvula se cierra sola cuando el sensor detecta una fuga en la tubería y los avisos del panel.", "es"),
-    ("A válvula fecha sozinha quando o sensor detecta um vazamento no cano e não mostra os avisos.", "pt"),
-    ("def f(x): return x ** 2", "en"),
-])
-def test_detect_language(text, language):
-    assert detect_language([text]) == language
 
 
 def test_leakage_is_the_share_of_content_words_found_in_the_passage():

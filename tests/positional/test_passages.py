@@ -78,3 +78,27 @@ def test_a_corpus_without_long_documents_is_refused(tokenizer):
         position_queries(corpus(words=40), tokenizer, n_passages=5, min_tokens=400, max_tokens=500)
     with pytest.raises(ValueError, match="n_passages"):
         position_queries(corpus(), tokenizer, n_passages=1)
+
+
+def test_japanese_passages_are_cut_at_morphemes_and_queried_with_its_content_words(tokenizer):
+    from pathlib import Path
+
+    from ragunc.corpus.language import language
+    from ragunc.corpus.loaders import load_corpus
+
+    docs = load_corpus(Path(__file__).resolve().parents[2] / "sample_data" / "debian_reference_ja.jsonl.gz")
+    queries = position_queries(docs, tokenizer, n_passages=8, min_tokens=150, max_tokens=180, rng=2,
+                               query_model=QueryModel(mean_length=3, selection="random", lam=1.0))
+    assert queries.language.code == "ja" and queries.describe()["language"]["unit"] == "morphemes"
+    analyser = language("ja").analyser()
+    for i, text in enumerate(queries.passages):  # a passage is a run of its document's morphemes
+        doc_id, first = queries.passage_ids[i].split("@")
+        analysis = analyser.analyse(docs.texts[docs.doc_ids.index(doc_id)])
+        start = int(analysis.starts[int(first)])
+        assert docs.texts[docs.doc_ids.index(doc_id)][start:].startswith(text)
+        assert int(np.searchsorted(analysis.ends, start + len(text))) < len(analysis.ends)
+        assert start + len(text) in set(analysis.ends.tolist())  # it ends where a morpheme ends
+    for q, text in enumerate(queries.texts):  # every query term is a content word of its passage
+        assert set(text.split()) <= set(analyser.content_terms(queries.passages[queries.passage[q]])), text
+    for g, (low, high) in enumerate([(0, 0.4), (0.27, 0.73), (0.6, 1.0)]):
+        assert np.all((queries.position[queries.group == g] >= low) & (queries.position[queries.group == g] <= high))

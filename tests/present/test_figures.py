@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -15,7 +16,7 @@ from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.planning import plan_documents
+from ragunc.stats.planning import plan_difference, plan_documents
 from ragunc.stats.sample import ClusterSample
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
@@ -129,7 +130,7 @@ def test_coverage_figure_writes_undefined_rather_than_drawing_zero(population):
 def test_stacked_intervals_count_undefined_intervals_apart(population):
     r = coverage_experiment(population, k=2, reps=40, boot=30, rng=5)
     fig = figures.stacked_intervals_figure(r, n=40, methods=("cluster", "bootstrap_t"))
-    assert fig.layout.annotations[1].text == "Cluster bootstrap: 0 of 40 miss, 40 undefined"
+    assert fig.layout.annotations[1].text == "Cluster bootstrap (studentized)<br>0 of 40 miss, 40 undefined"
 
 
 def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, coverage):
@@ -154,9 +155,14 @@ def test_stacked_intervals_colours_exactly_the_misses(coverage):
 
 
 def test_sampling_distribution_curves_use_the_mean_standard_errors(coverage):
-    fig = figures.sampling_distribution_figure(coverage)
+    fig = figures.sampling_distribution_figure(coverage, bins=25)
     hist = fig.data[0]
-    np.testing.assert_allclose(hist.x, 100 * coverage.estimates)
+    # binned here: 25 bars of the estimates' density (per percentage point), not every estimate
+    density, edges = np.histogram(100 * coverage.estimates, bins=25, density=True)
+    assert hist.type == "bar" and len(hist.y) == 25
+    np.testing.assert_allclose(hist.y, density)
+    np.testing.assert_allclose(hist.x, (edges[:-1] + edges[1:]) / 2)
+    assert np.sum(np.asarray(hist.y) * np.asarray(hist.width)) == pytest.approx(1.0)
     for trace, method in zip(fig.data[1:], ("naive", "cluster")):
         sd = 100 * coverage.se_mean[method]
         x, y = np.asarray(trace.x), np.asarray(trace.y)
@@ -175,8 +181,9 @@ def test_deff_curve_follows_kish_and_approaches_k_over_rho():
     np.testing.assert_allclose(chunks.y, k * m)
     assert n_eff.y[-1] < k / rho and n_eff.y[-1] == pytest.approx(k / rho, rel=0.02)
     assert np.all(np.diff(n_eff.y) > 0)
-    assert fig.layout.shapes[0].y0 == pytest.approx(k / rho)
-    assert fig.data[3].x[0] == 25.8 and fig.data[3].y[0] == 7.0
+    ceiling = fig.data[3]
+    assert list(ceiling.y) == pytest.approx([k / rho] * 2) and ceiling.name == f"ceiling K/ρ = {k / rho:,.1f}"
+    assert fig.data[4].x[0] == 25.8 and fig.data[4].y[0] == 7.0
 
 
 def test_document_rates_figure_bins_shares_of_documents_in_percent():
@@ -194,8 +201,23 @@ def test_plan_figure_marks_the_documents_needed(population):
     fig = figures.plan_figure(plan)
     np.testing.assert_allclose(fig.data[0].y, 100 * plan.curve_half_width)
     np.testing.assert_allclose(fig.data[1].y, 100 * plan.curve_naive_half_width)
-    assert fig.data[2].x[0] == plan.docs_needed
-    assert fig.layout.shapes[0].y0 == pytest.approx(3.0)
+    assert fig.data[3].x[0] == plan.docs_needed
+    target = fig.data[2]  # named in the legend, drawn across the curve's K
+    assert target.name == "target ± 3.00 pp" and list(target.y) == [3.0, 3.0]
+    assert list(target.x) == [plan.k[0], plan.k[-1]]
+
+
+def test_power_figure_titles_the_planned_difference_in_the_pilots_direction(population):
+    # It read "+2.0 pp (50w − 100w)" beside a pilot 50w − 100w of −1.23 pp: the plan is a two-sided test
+    # of a 2 pp difference either way, and the title must not say the planned direction is the opposite one.
+    fewer = np.floor(0.8 * population.total)
+    worse = dataclasses.replace(population, total=fewer, sumsq=fewer, config="50w")
+    plan = plan_difference(population, worse, difference=0.02)
+    assert plan.pilot_difference < 0  # the premise
+    title = figures.power_figure(plan).layout.title.text
+    assert "2.00 pp" in title and f"pilot 50w − 100w {100 * plan.pilot_difference:+.2f} pp" in title
+    signs = {sign for sign in re.findall(r"([+−-])\d+(?:\.\d+)? pp", title)}
+    assert signs <= {"-", "−"}, title  # no signed difference of the other direction
 
 
 def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
@@ -255,3 +277,41 @@ def test_interval_figure_stars_the_recommended_interval_and_labels_coverage(repo
     assert sizes[recommended] > max(size for label, size in sizes.items() if label != recommended)
     plain = figures.interval_figure(report)
     assert "coverage" not in " ".join(plain.layout.yaxis.ticktext)
+
+
+def test_the_short_list_shows_three_intervals_under_plain_names(report, coverage):
+    short = [m.name for m in METHODS if m.shown_first]
+    assert short == ["naive", "korn_graubard_bm", "bootstrap"]  # the naive one, the recommended one, one bootstrap
+    fig = figures.interval_figure(report, coverage, methods=short, plain=True)
+    assert [t.y[0] for t in fig.data] == [figures.interval_label(m, plain=True) for m in short]
+    ticks = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext))
+    assert ticks["Documents as clusters (recommended)"].startswith("<b>★ Documents as clusters (recommended)</b> · ")
+    assert all("coverage here" in t for t in ticks.values())
+    cov = figures.coverage_figure(coverage, methods=short, plain=True)
+    assert list(cov.data[0].y) == [figures.interval_label(m, plain=True) for m in short]
+
+
+def test_explorer_figures_are_lean(report, coverage):
+    """The figures redrawn on every K move: no subplot grid, a few traces whatever the repetitions, shapes
+    for reference lines, and the histogram sent as its bars."""
+    stacked = figures.stacked_intervals_figure(coverage, n=100, methods=("naive", "korn_graubard_bm"))
+    assert len(stacked.data) == 6  # per panel: held, missed, estimates
+    assert len(figures.sampling_distribution_figure(coverage).data[0].x) == 40
+    for fig in (figures.interval_figure(report, population_value=0.2), figures.coverage_figure(coverage), stacked,
+                figures.sampling_distribution_figure(coverage)):
+        assert fig.layout.shapes and all(s.type == "line" for s in fig.layout.shapes)
+        assert fig.layout.grid.rows is None  # not make_subplots
+
+
+def test_stacked_panels_hold_every_interval_and_their_titles_do_not_overlap(population):
+    # Wide intervals (K = 3): every drawn bound inside the shared x range, panel titles centred on their panel
+    r = coverage_experiment(population, k=3, reps=60, boot=30, rng=8)
+    fig = figures.stacked_intervals_figure(r, n=60, methods=("naive", "bootstrap"))
+    low, high = fig.layout.xaxis.range
+    assert tuple(fig.layout.xaxis2.range) == (low, high)
+    for trace in fig.data:
+        x = np.asarray(trace.x, dtype=float)
+        assert np.all((x[np.isfinite(x)] >= low) & (x[np.isfinite(x)] <= high))
+    (a0, a1), (d0, d1) = fig.layout.annotations, (fig.layout.xaxis.domain, fig.layout.xaxis2.domain)
+    assert a0.xanchor == a1.xanchor == "center"
+    assert a0.x == pytest.approx(sum(d0) / 2) and a1.x == pytest.approx(sum(d1) / 2) and d0[1] < d1[0]

@@ -63,3 +63,22 @@ def test_rank_figure_lists_the_best_first():
     by_name = {c.config: c for c in result.configs}
     assert list(bars.x) == pytest.approx([100 * by_name[n].p_best for n in ranks.y])
     assert [x + e for x, e in zip(ranks.x, ranks.error_x.array)] == [by_name[n].rank_ci[1] for n in ranks.y]
+
+
+def test_the_readings_name_what_is_measured():
+    from ragunc.present.summary import judged_reading, rank_reading
+
+    sample, _ = judged_sample()
+    report = judged_report(sample)
+    lines = judged_reading(report, rows="questions")
+    assert f"audited {report.audit.n_audited:,} of the {report.audit.n_rows:,} questions" in lines[1]
+    assert f"{100 * report['prediction_powered'].estimate:.1f}%" in lines[2] and f"λ = {report.lam:.2f}" in lines[2]
+    assert "Three estimates of Recall@5" in judged_figure(report, metric="Recall@5").layout.title.text
+    one, _ = judged_sample(audited_docs=[3])
+    assert any("single document" in line for line in judged_reading(judged_report(one)))
+    rng = np.random.default_rng(4)
+    size = rng.integers(2, 20, 200)
+    samples = {name: ClusterSample(np.arange(200).astype(str), h, size, h, config=name)
+               for name, h in (("low", rng.binomial(size, 0.1).astype(float)),
+                               ("high", rng.binomial(size, 0.6).astype(float)))}
+    assert rank_reading(rank_configs(samples, boot=200, rng=1)).startswith("**high** is the best with P(best) 100%")

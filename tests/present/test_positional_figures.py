@@ -11,10 +11,8 @@ from ragunc.present import positional_figures as pf
 from ragunc.present.figures import OKABE_ITO
 
 
-@pytest.fixture(scope="module")
-def sweep() -> PositionalSweep:
+def _sweep(n: int) -> PositionalSweep:
     rng = np.random.default_rng(0)
-    n = 40
     queries = PositionalQueries(
         passage_ids=tuple(f"d{p}@0" for p in range(n)), passages=("x",) * n, passage_tokens=np.full(n, 480),
         texts=("q",) * (3 * n), passage=np.repeat(np.arange(n), 3), group=np.tile(np.arange(3), n),
@@ -27,6 +25,28 @@ def sweep() -> PositionalSweep:
     results = evaluate_settings(queries, queries_emb, passages_emb, settings, reps=200, rng=0)
     return PositionalSweep(encoder={"model": "m", "pooling": "mean", "max_seq_length": 512}, passages=queries.describe(),
                            query_model={}, settings=results, level=0.9, reps=200, seed=0, seconds=0.0)
+
+
+@pytest.fixture(scope="module")
+def sweep() -> PositionalSweep:
+    return _sweep(40)
+
+
+def _filled_areas(fig) -> list[np.ndarray]:
+    """The x values of every area a band fills, as the browser closes it: each gap-separated outline of a
+    "toself" trace; for "tonexty", the previous trace's points then this one's (plotly skips undefined points)."""
+    areas, previous = [], None
+    for trace in fig.data:
+        x = np.array([np.nan if v is None else v for v in trace.x], dtype=float)
+        y = np.array([np.nan if v is None else v for v in trace.y], dtype=float)
+        if trace.fill == "toself":
+            gaps = np.flatnonzero(np.isnan(x) | np.isnan(y))
+            areas += [part for part in np.split(x, gaps) if np.isfinite(part).any()]
+        elif trace.fill == "tonexty":
+            px, py = previous
+            areas.append(np.concatenate([px[np.isfinite(py)], x[np.isfinite(y)][::-1]]))
+        previous = x, y
+    return [area[np.isfinite(area)] for area in areas]
 
 
 def test_a_sweep_splits_into_lambda_lines(sweep):
@@ -46,8 +66,9 @@ def test_group_figure_draws_each_third_with_its_interval_band(sweep):
         assert list(trace.y) == pytest.approx([100 * s.metrics[group] for s in line])
         assert trace.line.color == pf.GROUP_STYLE[group][0] and trace.line.color in OKABE_ITO.values()
     bands = [t for t in fig.data if not t.name]
-    assert list(bands[0].y) == pytest.approx([100 * s.ci["begin"][1] for s in line])  # upper edge first
-    assert list(bands[1].y) == pytest.approx([100 * s.ci["begin"][0] for s in line])
+    upper, lower = [100 * s.ci["begin"][1] for s in line], [100 * s.ci["begin"][0] for s in line]
+    assert list(bands[0].y[:-1]) == pytest.approx(upper + lower[::-1])  # upper edge, then the lower one back
+    assert list(bands[0].x[:-1]) == [0.0, 0.5, 1.0, 1.0, 0.5, 0.0] and bands[0].fill == "toself"
     assert len({t.line.dash for t in lines}) == 3  # readable without colour
     assert "90%" in fig.layout.title.text
 
@@ -60,7 +81,7 @@ def test_difference_figure_draws_the_paired_changes(sweep):
     assert list(lines["end third"].y) == pytest.approx([100 * s.diff["end"] for s in line])
     assert lines["harmonic mean"].y[0] == 0.0  # the stock model against itself
     bands = [t for t in fig.data if not t.name]
-    assert list(bands[-1].y) == pytest.approx([100 * s.diff_ci["hm"][0] for s in line])
+    assert list(bands[-1].y[3:-1]) == pytest.approx([100 * s.diff_ci["hm"][0] for s in line][::-1])  # lower edge
 
 
 def test_summary_figure_has_hm_and_psi_panels(sweep):
@@ -78,6 +99,22 @@ def test_curve_figure_has_twenty_bins_per_setting(sweep):
     curves = [t for t in fig.data if t.name]
     assert len(curves) == 2 and all(len(t.x) == CURVE_BINS for t in curves)
     np.testing.assert_allclose(np.array(curves[1].y, dtype=float), 100 * np.array(shown[1].curve), equal_nan=True)
+
+
+def test_curve_bands_leave_bins_without_a_query_empty():
+    # With few passages some of the 20 bins hold no query: their band must be a gap, not a diagonal
+    # triangle from the last bin with a value to the next.
+    few = _sweep(5)
+    shown = few.along_lambda(128, "half")[:2]
+    centres = (np.arange(CURVE_BINS) + 0.5) / CURVE_BINS * 100
+    empty = centres[np.isnan(np.asarray(shown[0].curve, dtype=float))]
+    assert empty.size and empty.size < CURVE_BINS  # the case at hand: some bins empty, others not
+    fig = pf.position_curve_figure(shown, level=few.level)
+    areas = _filled_areas(fig)
+    assert areas
+    for area in areas:
+        inside = empty[(empty > area.min()) & (empty < area.max())]
+        assert not inside.size, f"a band spans {area.min():.1f}–{area.max():.1f}% across the empty bins at {inside}"
 
 
 def test_table_has_a_row_per_setting_with_paired_differences(sweep):

@@ -1,6 +1,8 @@
 """Summary table, plain-language reading and the self-contained HTML report."""
 from __future__ import annotations
 
+import dataclasses
+import html
 import io
 import json
 import re
@@ -15,6 +17,7 @@ from plotly.offline import get_plotlyjs
 from ragunc.present import figures
 from ragunc.present import summary as report
 from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.design import design
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
 from ragunc.stats.multiple import compare_configs
@@ -91,12 +94,75 @@ def test_plain_reading_quotes_the_numbers(rep, cov):
     lines = report.plain_reading(rep, cov)
     d = rep.diagnostics
     text = " ".join(lines)
-    assert f"These {rep.n_chunks:,} chunks carry about as much information as {d.n_eff:,.0f} independent ones" in text
-    # the width ratio is sqrt-ish of DEFF for Wald vs linearization: recompute it from the intervals
-    cluster, naive = rep.interval("cluster").ci, rep.interval("naive").ci
-    ratio = (cluster.high - cluster.low) / (naive.high - naive.low)
+    assert (f"This sample's own estimates: its {rep.n_chunks:,} chunks carry about as much information as "
+            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.2f})") in text
+    # recompute the width ratio of the recommended interval to the naive one from the intervals
+    honest, naive = rep.recommended().ci, rep.interval("naive").ci
+    ratio = (honest.high - honest.low) / (naive.high - naive.low)
     assert f"{ratio:.1f} times wider" in text
+    # the coverage sentence names the recommended interval, not the linearization one
     assert f"{100 * cov.coverage['naive']:.0f}% of the time" in lines[-1]
+    assert f"the recommended interval (Korn–Graubard, Bell–McCaffrey df) {100 * cov.coverage['korn_graubard_bm']:.0f}%" \
+        in lines[-1]
+
+
+def test_every_figure_says_whose_it_is(population, rep, cov):
+    values = design(population, 10, rng=3)
+    lines = report.plain_reading(rep, cov, design=values)
+    design_line = next(line for line in lines if line.startswith("The design: "))
+    assert "over repeated samples of 10 documents" in design_line
+    assert f"design effect {values.deff:.1f}" in design_line and f"{values.n_eff:,.0f} independent ones" in design_line
+    assert any(line.startswith("This sample's own estimates") for line in lines)
+    tiles = dict((label, value) for label, value, _ in report.design_tiles(values))
+    assert tiles == {"DEFF": f"{values.deff:.1f}", "Effective n": f"{values.n_eff:,.0f}",
+                     "SD (pp)": f"{100 * values.sd:.2f}", "ICC": f"{values.icc:.3f}"}
+    mine = dict((label, value) for label, value, _ in report.sample_tiles(rep))
+    assert mine["DEFF"] == f"{rep.diagnostics.deff:.2f}" and mine["Chunks"] == f"{rep.n_chunks:,}"
+
+
+@pytest.mark.parametrize(("naive", "words"), [(0.47, "only 47% of the time;"), (0.87, "87% of the time, a little short;"),
+                                             (0.94, "94% of the time;")])
+def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, naive, words):
+    values = design(population, 10, rng=3)
+    coverage = dataclasses.replace(cov, coverage={**cov.coverage, "naive": naive})
+    first, second = report.headline(values, coverage)
+    assert f"carry about as much information as {values.n_eff:,.0f} independent ones" in first
+    assert words in second and f"held it {100 * cov.coverage['korn_graubard_bm']:.0f}%" in second
+    # without a simulation: what the design effect implies, said as an approximation
+    assert "normal approximation" in report.headline(values)[1]
+
+
+def test_a_sample_deff_below_one_is_explained(population):
+    values = design(population, 10, rng=3)
+    # ten documents with the same rate: no spread between them, the sample's DEFF is 0 < 1
+    alike = ClusterSample(doc_id=np.array([f"d{i}" for i in range(10)]), total=np.full(10, 2.0),
+                          size=np.full(10, 10), sumsq=np.full(10, 2.0))
+    r = interval_report(alike, boot=50, rng=0)
+    assert r.diagnostics.deff < 1
+    note = report.deff_note(values, r)
+    assert "below 1" in note and f"the design's DEFF is {values.deff:.1f}" in note
+    near = dataclasses.replace(r, diagnostics=dataclasses.replace(r.diagnostics, deff=values.deff * 1.1))
+    assert report.deff_note(values, near) is None
+
+
+def test_why_this_interval_names_the_method_its_df_and_the_study(rep):
+    text = report.why_this_interval(rep)
+    assert text.startswith("**Korn–Graubard, Bell–McCaffrey df** (`korn_graubard_bm`)")
+    assert f"{rep.recommendation.df:.1f} degrees of freedom" in text and rep.recommendation.reason in text
+    assert "bench/study_small_k.py" in text
+
+
+def test_the_report_follows_the_pages_order(population, rep, cov):
+    values = design(population, 10, rng=3)
+    page = report.summary_page(rep, coverage=cov, design=values)
+    order = [page.index(html.escape(report.headline(values, cov)[0])), page.index("The design: repeated samples"),
+             page.index("<h3>This sample: "), page.index(html.escape(report.estimate_line(rep))),
+             page.index("<h2>Intervals"), page.index("Why this interval"),
+             page.index("<h2>Reading"), page.index("<h2>Every interval method")]
+    assert order == sorted(order)
+    intervals = page[page.index("<h2>Intervals"):page.index("Why this interval")]
+    assert intervals.count("<tr>") == 1 + 3  # the header and the three intervals shown first
+    assert json.loads(report.summary_json(rep, cov, design=values))["design"]["deff"] == pytest.approx(values.deff)
 
 
 def test_html_report_is_self_contained(rep, cov):
@@ -190,6 +256,7 @@ def test_the_reports_comparison_table_prints_p_values_rounded_not_as_raw_floats(
     many = compare_configs(_configs(), "100w", boot=500, rng=0)
     page = report.summary_page(rep, comparison=many)
     section = page[page.index("<h2>Which configuration"):]
+    section = section[:section.index("</table>")]  # its own table (every interval method's follows)
     head = re.findall(r"<th>(.*?)</th>", section[:section.index("</thead>")])
     rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", section)[1:]]
     for row, comparison in zip(rows, many.comparisons, strict=True):
@@ -210,8 +277,9 @@ def test_forest_and_power_figures_are_labelled():
     assert list(fig.layout.yaxis.ticktext) == ["50w − 100w", "200w − 100w"]
     plan = plan_difference(configs["100w"], configs["200w"], difference=0.02)
     fig = figures.power_figure(plan)
-    assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 3
-    assert f"{plan.n_docs:,} documents needed" == fig.data[2].name
+    assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 4
+    assert fig.data[2].name == "target power 80%"
+    assert f"{plan.n_docs:,} documents needed" == fig.data[3].name
 
 
 def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):

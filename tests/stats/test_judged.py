@@ -218,8 +218,8 @@ def test_batch_rows_are_the_single_sample_calls():
     for seed in (10, 11, 12):
         doc, f, y, audited = random_judged(seed, k=20)
         s = judged_from_rows(doc, f, y, audited)
-        columns.append((s.judge.size, s.judge.total, s.judge.sumsq, s.audited, s.gold_total, s.gold_sumsq,
-                        s.judge_audited, s.judge_audited_sumsq, s.cross))
+        columns.append((s.judge.size, s.judge.total, s.audited, s.gold_total, s.gold_sumsq, s.judge_audited,
+                        s.judge_audited_sumsq, s.cross))
     stacked = [np.stack(c) for c in zip(*columns)]
     batch = judged_arrays(*stacked)
     for i, cols in enumerate(columns):
