@@ -11,21 +11,24 @@ import streamlit as st
 
 from dashboard import routing, sources
 from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
+from ragunc.corpus.language import LANGUAGE_CODES, language
 from ragunc.data import (
     CONTRACT_COLUMNS,
     REQUIRED,
-    RESULT_SUFFIXES,
     DataError,
     check_columns,
     is_per_document,
 )
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
+FAVICON = Path(__file__).resolve().parent / "dashboard" / "favicon.svg"
 
 SOURCES = {  # the first is the default: alike documents, where the naive interval visibly fails
     "alike": "Bundled sample: alike documents (Debian copyright files)",
     "sample": "Bundled sample: Python stdlib docs",
     "judged": "Bundled sample: labels from a judge (stdlib)",
+    "japanese": "Bundled sample: Japanese (Debian Reference)",
+    "corpus": "Your corpus (any language)",
     "upload": "Upload a file",
     "synthetic": "Synthetic population",
 }
@@ -46,9 +49,9 @@ PROJECTOR = {"lesson.py"}  # pages shown to a room: the sidebar starts collapsed
 
 
 def _upload_source() -> sources.DataSource | None:
-    upload = st.file_uploader(
-        "Per-chunk results or per-document statistics (CSV, Parquet or JSONL; .gz allowed)",
-        type=list(RESULT_SUFFIXES),
+    upload = st.file_uploader(  # no type list: its hint of eight extensions is cut in the sidebar; the loader names them
+        "Per-chunk results or per-document statistics: CSV or TSV, Parquet, JSON lines or JSON (.gz allowed)",
+        type=None,
         key="upload_file",
         help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
              "Or one row per document, as `ragunc aggregate` or Spark writes it.",
@@ -85,6 +88,34 @@ def _upload_source() -> sources.DataSource | None:
             error=f"{check.message}. Choose the column that holds each under “Column mapping” in the sidebar.",
         )
     return sources.upload_source(upload.name, data, columns)
+
+
+AUTO = "auto"
+
+
+def _language_label(code: str) -> str:
+    return "detected from the text" if code == AUTO else f"{language(code).label} ({code})"
+
+
+def _corpus_source() -> sources.DataSource | None:
+    upload = st.file_uploader(
+        "Your corpus: JSON lines or CSV (doc_id, text[, doc_type]), or a .zip of .txt, .md or .html files",
+        type=list(sources.CORPUS_SUFFIXES),
+        key="corpus_file",
+        max_upload_size=sources.CORPUS_MAX_MB,
+        help="Each row, or each file of the .zip, is a document; documents are the clusters. The corpus is "
+             "chunked, given one simulated query per chunk and ranked with BM25 here, in its language.",
+    )
+    st.caption(f"Up to {sources.CORPUS_MAX_MB} MB and {sources.CORPUS_MAX_DOCS:,} documents. Read on this "
+               "machine, in this session: nothing you upload leaves it.")
+    code = st.selectbox("Language", [AUTO, *LANGUAGE_CODES], format_func=_language_label,
+                        key=bind("lang", AUTO, fix=one_of([AUTO, *LANGUAGE_CODES], AUTO)),
+                        help="Its analyser cuts chunks and words: whitespace words for English, Portuguese and "
+                             "Spanish, morphemes (MeCab) for Japanese, jieba's words for Chinese.")
+    if upload is None:
+        st.caption("No corpus yet: the pages show the bundled sample until you upload one.")
+        return None
+    return sources.corpus_source(upload.name, upload.getvalue(), None if code == AUTO else code)
 
 
 def _synthetic_source() -> sources.DataSource:
@@ -133,19 +164,23 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
         source = sources.sample_source()
     elif kind == "judged":
         source = sources.judged_sample_source()
+    elif kind == "japanese":
+        source = sources.japanese_sample_source()
+    elif kind == "corpus":
+        source = _corpus_source()
     source = source or sources.alike_sample_source()
     if source.error:
         if not used:  # a page that uses the source shows the error itself, in the main area
             st.error(f"Could not use {source.label}: {source.error}")
     else:
         r = source.results
-        st.caption(f"{source.label}: {r.n_rows:,} chunks · configs {', '.join(r.configs)}")
+        st.caption(f"{source.label}: {r.n_rows:,} chunks · {sources.configs_text(source, r)}")
     return source
 
 
 def main() -> None:
-    st.set_page_config(
-        page_title="ragunc: how sure is this retrieval evaluation?", page_icon=":material/straighten:", layout="wide"
+    st.set_page_config(  # the icon from this folder: a ":material/…:" icon makes browsers ask Google's font server
+        page_title="ragunc: how sure is this retrieval evaluation?", page_icon=str(FAVICON), layout="wide"
     )
     new_run()
     routing.entered_through_app()
@@ -153,6 +188,7 @@ def main() -> None:
         name: st.Page(PAGES_DIR / name, title=title, icon=icon, default=name == PAGES[0][0])
         for name, title, icon in PAGES
     }
+    routing.default_at_its_name(Path(PAGES[0][0]).stem)
     page = st.navigation(list(pages.values()))
     # Set on every run: a page's sidebar state stays until another run sets it.
     projector = {pages[name].url_path for name in PROJECTOR}

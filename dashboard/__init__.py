@@ -1,7 +1,7 @@
 """The dashboard's support code (app.py and pages/ import it as a package), one module per concern.
 
-``sources``      the per-chunk data sources of the sidebar (bundled sample, upload, synthetic population,
-                 chunk sizes computed live) and the column peek of an upload
+``sources``      the per-chunk data sources of the sidebar (bundled samples, upload, your corpus in any language,
+                 synthetic population, chunk sizes computed live from a corpus) and the column peek of an upload
 ``run_sources``  the runs and qrels of the Ranking metrics page (bundled sample run and runs, the seed's example,
                  upload)
 ``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through, and ``figure(...)``

@@ -7,6 +7,10 @@ the lower-case v1 menu shows.  So app.py marks each session it routes, and a pag
 session unmarked while app.py is the entrypoint turns that mode off (what ``st.navigation`` does
 first) and reruns: the rerun executes app.py, whose ``st.navigation`` routes the same URL.
 A page run on its own (``streamlit run pages/x.py``, an AppTest of one page) is left alone.
+
+Streamlit serves the default page at ``/`` only, and a link to it by its own name
+(``/uncertainty_explorer``, as every other page is named) opened a "Page not found" modal:
+:func:`default_at_its_name` takes that name for ``/`` before ``st.navigation`` resolves the URL.
 """
 from __future__ import annotations
 
@@ -34,3 +38,10 @@ def require_app() -> None:
         return
     PagesManager.uses_pages_directory = False
     st.rerun()
+
+
+def default_at_its_name(name: str) -> None:
+    """app.py, before ``st.navigation``: a request for the default page by its ``name`` is one for ``/``."""
+    ctx = get_script_run_ctx()
+    if ctx is not None and ctx.pages_manager.intended_page_name == name:
+        ctx.pages_manager.set_script_intent("", "")  # no intent: navigation opens the default page

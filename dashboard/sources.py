@@ -1,14 +1,18 @@
 """The per-chunk data sources of the sidebar: the bundled samples (stdlib docs; alike Debian copyright
-files), an upload, a synthetic population, and chunk sizes of the bundled stdlib corpus computed live.
+files; Japanese Debian Reference), an upload of results, your corpus (chunked, queried and ranked here),
+a synthetic population, and chunk sizes computed live from a source's corpus.
 
 A source is loaded once per cheap key (kind + digest of the bytes or the parameters) through
 :func:`dashboard.cache.cached`; app.py leaves the sidebar's choice in the session for the pages.
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import tempfile
+import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +21,8 @@ import streamlit as st
 import ragunc.corpus
 import ragunc.retrieval
 from ragunc.data import reader
+from ragunc.corpus.language import UNIT_SUFFIXES
+from ragunc.data.per_document import DEFAULT_CONFIG
 from ragunc.data.results import DataError, Results, load_results, merge_results, results_from_frame
 from ragunc.stats.sample import ClusterSample
 from ragunc.stats.synthetic import synthesize
@@ -30,20 +36,44 @@ STDLIB_SAMPLES = ("stdlib_50w.csv.gz", "stdlib_100w.csv.gz", "stdlib_200w.csv.gz
 FALLBACK_SAMPLE = "synthetic_population.csv.gz"
 # Documents that are alike (shared templates and licence texts): built by sample_data/make_debian_copyright.py.
 ALIKE_SAMPLES = ("debian_copyright_50w.csv.gz", "debian_copyright_100w.csv.gz", "debian_copyright_200w.csv.gz")
+# Sections of the Debian Reference in Japanese: built by sample_data/make_debian_reference_ja.py.
+JAPANESE_CORPUS = "debian_reference_ja.jsonl.gz"
+JAPANESE_SAMPLES = ("debian_reference_ja_50m.csv.gz", "debian_reference_ja_100m.csv.gz",
+                    "debian_reference_ja_200m.csv.gz")
 SOURCE_STATE = "_ragunc_source"  # session_state slot where app.py leaves the sidebar's DataSource
 LOADED_KEPT = 8  # uploads and synthetic populations kept (each can hold 100,000s of documents)
 SIZES_KEPT = 16
-_COMPUTED = "_ragunc_extra_sizes"  # session_state: chunk sizes computed in this session (config -> words)
+_COMPUTED = "_ragunc_extra_sizes"  # session_state: chunk sizes computed in this session (source key -> config -> units)
+SYNTHETIC_CONFIG = "synthetic"  # the synthetic population's config: no chunk size ("<n>w") it could pass for
 
 
 @dataclass(frozen=True)
 class DataSource:
-    """What the sidebar loaded: ``results`` or the ``error`` to show, and a cheap cache ``key``."""
+    """What the sidebar loaded: ``results`` or the ``error`` to show, and a cheap cache ``key``.
+
+    ``tokens`` loads the corpus new chunk sizes are computed from (None: the source has no corpus).
+    """
 
     key: str
     label: str
     results: Results | None = None
     error: str | None = None
+    tokens: Callable[[], ragunc.retrieval.CorpusTokens] | None = None
+
+
+def config_label(source: DataSource, config: str) -> str:
+    """What the app calls a config of ``source``: its name, the file's name for an upload without a config
+    column (whose config is "default"), "synthetic population" for the synthetic one."""
+    if config == SYNTHETIC_CONFIG and source.key.startswith("synth:"):
+        return "synthetic population"
+    return source.label if config == DEFAULT_CONFIG else config
+
+
+def configs_text(source: DataSource, results: Results) -> str:
+    """The configs of loaded data, for a caption: "one configuration" when no config column named any."""
+    if len(results.configs) == 1 and config_label(source, results.configs[0]) != results.configs[0]:
+        return "one configuration"
+    return f"config{'s' if len(results.configs) > 1 else ''} {', '.join(results.configs)}"
 
 
 def named_buffer(name: str, data: bytes) -> io.BytesIO:
@@ -66,7 +96,9 @@ def sample_source() -> DataSource:
         results = cached(_bundled_results, kept=1, spinner="Loading the bundled sample…")
     except (DataError, ValueError, FileNotFoundError) as exc:
         return DataSource(key="sample", label="bundled sample", error=str(exc))
-    return DataSource(key="sample", label=f"bundled sample ({results.source})", results=results)
+    stdlib = results.source.startswith("stdlib")  # the fallback synthetic population has no corpus
+    return DataSource(key="sample", label=f"bundled sample ({results.source})", results=results,
+                      tokens=_stdlib_tokens_cached if stdlib else None)
 
 
 # What each bundled sample is, and the other one a click away: (note, other source, button label).
@@ -82,6 +114,10 @@ SAMPLE_NOTES = {
                "whose chunks resemble each other). The views above take the judge's labels as they come, as a report "
                "without an audit would; the section *Labels from a judge* below draws a person's audit inside the K "
                "documents and corrects them.", "alike", "Alike-documents sample"),
+    "japanese": ("The **Japanese sample**: sections of the Debian Reference in Japanese, cut into chunks of "
+                 "morphemes (MeCab with UniDic), so that 100 of them hold about as much text as 100 English words; "
+                 "any other size is computed when chosen. Your own corpus, in any language: *Your corpus* in "
+                 "the sidebar.", "corpus", "Your corpus"),
 }
 
 
@@ -120,7 +156,8 @@ def alike_sample_source() -> DataSource:
 
 
 def _synthetic_results(*, seed: int, **params) -> Results:
-    return results_from_frame(synthesize(**params, rng=seed), source="synthetic population")
+    frame = synthesize(**params, config=SYNTHETIC_CONFIG, rng=seed)
+    return results_from_frame(frame, source="synthetic population")
 
 
 def synthetic_source(*, seed: int, **params) -> DataSource:
@@ -186,22 +223,30 @@ def stop_unless_loaded(source: DataSource) -> None:
         stop(f"Could not use {source.label}: {source.error}")
 
 
-# ---------------------------------------------------------------- chunk sizes computed live (stdlib sample only)
+# ---------------------------------------------------------------- chunk sizes computed live from a corpus
 
-# The word counts the explorer's slider offers on the bundled stdlib sample (bench/bench_recompute.py
-# measures a new size at 25-400 words against the 2 s target).
+# The sizes (in the corpus' units) the explorer's slider offers on a source with a corpus
+# (bench/bench_recompute.py measures a new size at 25-400 words against the 2 s target).
 SIZE_GRID = (25, 50, 75, 100, 150, 200, 300, 400)
 SIZE_RANGE = (20, 1000)  # a shared link may carry any size in this range (the pipeline's time grows below 25)
+DEFAULT_SIZE = 100  # what an uploaded corpus is first chunked at
 
 
 def chunk_words(config: str) -> int | None:
-    """The words per chunk a config names (``"75w"`` -> 75), None for any other config."""
-    return int(config[:-1]) if config.endswith("w") and config[:-1].isdigit() else None
+    """The units per chunk a config names (``"75w"`` -> 75 words, ``"100m"`` -> 100 morphemes), None for
+    any other config."""
+    return int(config[:-1]) if config[-1:] in UNIT_SUFFIXES and config[:-1].isdigit() else None
+
+
+def unit_name(config: str) -> str:
+    """What a config's sizes count: ``"words"``, ``"morphemes"``, ..."""
+    return UNIT_SUFFIXES[config[-1]]
 
 
 def can_compute_sizes(source: DataSource) -> bool:
-    """Whether new chunk sizes can be computed: the source is the bundled stdlib sample."""
-    return source.key == "sample" and source.results.source.startswith("stdlib")
+    """Whether new chunk sizes can be computed: the source has a corpus (the stdlib sample, the Japanese
+    sample, your corpus)."""
+    return source.tokens is not None and source.results is not None
 
 
 # The corpus and the pipeline are looked up on the packages at call time, so that a test can stand in for them.
@@ -209,41 +254,162 @@ def _stdlib_tokens() -> ragunc.retrieval.CorpusTokens:
     return ragunc.retrieval.tokenize_corpus(ragunc.corpus.stdlib_corpus())
 
 
-def _stdlib_chunk_sample(tokens: ragunc.retrieval.CorpusTokens, *, words: int, progress=None) -> ClusterSample:
-    frame = ragunc.retrieval.chunk_eval(tokens, chunk_words=words, progress=progress)
-    return results_from_frame(frame, source=f"stdlib corpus, {words} words").sample(f"{words}w")
-
-
-def compute_size(words: int) -> ClusterSample:
-    """The stdlib corpus at ``words`` per chunk through the retrieval pipeline: a progress bar the first
-    time, then cached (and listed in this session's :func:`computed_sizes`)."""
+def _stdlib_tokens_cached() -> ragunc.retrieval.CorpusTokens:
     # What does not depend on the size (the corpus, its tokens) is read and tokenised once.
-    tokens = cached(_stdlib_tokens, kept=1, spinner="Reading and tokenising the stdlib corpus…")
-    sample = cached(_stdlib_chunk_sample, tokens, key="stdlib", kept=SIZES_KEPT,
-                    progress_label=f"Chunking and retrieving at {words} words…", words=int(words))
-    st.session_state.setdefault(_COMPUTED, {})[sample.config] = int(words)
+    return cached(_stdlib_tokens, kept=1, spinner="Reading and tokenising the stdlib corpus…")
+
+
+def _chunk_results(tokens: ragunc.retrieval.CorpusTokens, *, units: int, label: str, progress=None) -> Results:
+    frame = ragunc.retrieval.chunk_eval(tokens, chunk_words=units, progress=progress)
+    return results_from_frame(frame, source=label)
+
+
+def _size_results(source: DataSource, units: int, unit: str) -> Results:
+    return cached(_chunk_results, source.tokens(), key=source.key, kept=SIZES_KEPT,
+                  progress_label=f"Chunking and retrieving at {units} {unit}…", units=int(units),
+                  label=f"{source.label}, {units} {unit}")
+
+
+def compute_size(source: DataSource, units: int) -> ClusterSample:
+    """The source's corpus at ``units`` per chunk through the retrieval pipeline: a progress bar the first
+    time, then cached (and listed in this session's :func:`computed_sizes`)."""
+    try:
+        results = _size_results(source, units, unit_name(source.results.configs[0]))
+    except ValueError as exc:  # the corpus' segmenter is not installed (MissingAnalyser names the extra)
+        stop(f"Could not chunk {source.label} at {units}: {exc}")
+    sample = results.sample(results.configs[0])
+    st.session_state.setdefault(_COMPUTED, {}).setdefault(source.key, {})[sample.config] = int(units)
     return sample
 
 
 def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
-    """Chunk sizes computed in this session (config -> sample), for the stdlib sample."""
+    """Chunk sizes computed in this session (config -> sample) from the source's corpus."""
     if not can_compute_sizes(source):
         return {}
     known = set(source.results.configs)
-    return {config: compute_size(words) for config, words in st.session_state.get(_COMPUTED, {}).items()
+    return {config: compute_size(source, units)
+            for config, units in st.session_state.get(_COMPUTED, {}).get(source.key, {}).items()
             if config not in known}
 
 
 def size_populations(source: DataSource, results: Results) -> dict[int, ClusterSample]:
-    """Every chunk size at hand (words -> population): the data's sized configs and the sizes computed so far."""
+    """Every chunk size at hand (units -> population): the data's sized configs and the sizes computed so far."""
     sized = {chunk_words(config): results.sample(config) for config in results.configs if chunk_words(config)}
     sized.update({chunk_words(config): sample for config, sample in computed_sizes(source).items()})
     return dict(sorted(sized.items()))
 
 
+# ---------------------------------------------------------------- your corpus, and the Japanese sample
+
+CORPUS_SUFFIXES = ("jsonl", "ndjson", "json", "csv", "tsv", "zip", "gz")
+CORPUS_MAX_MB = 25  # an upload's size: what the pipeline chunks, queries and ranks in seconds here
+CORPUS_MAX_DOCS = 20_000
+MAX_DOC_SHARE = 0.5  # documents are the clusters: one holding more of the text than this decides every interval
+_ZIP_MAX_RATIO = 20  # text a .zip may unpack to, per byte uploaded (a zip bomb unpacks to far more)
+
+
+def _text_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    suffixes = ragunc.corpus.loaders.TEXT_SUFFIXES
+    return [m for m in archive.infolist() if not m.is_dir() and Path(m.filename).suffix.lower() in suffixes
+            and not Path(m.filename).name.startswith(".") and "__MACOSX" not in Path(m.filename).parts]
+
+
 def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
-    """An uploaded corpus file, read through a temporary file whose name gives the loaders its format."""
+    """An uploaded corpus: a table file (read through a temporary file whose name gives the loaders its
+    format) or a ``.zip`` of ``.txt``/``.md``/``.html`` files (each a document, as a folder is read).
+
+    Empty and binary files raise :class:`~ragunc.data.DataError` saying so.
+    """
+    if not data:
+        raise DataError(f"{name}: the file is empty")
     with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:
+        if name.lower().endswith(".zip"):
+            try:
+                archive = zipfile.ZipFile(io.BytesIO(data))
+            except zipfile.BadZipFile:
+                raise DataError(f"{name}: not a readable .zip archive") from None
+            with archive:
+                members = _text_members(archive)
+                if not members:
+                    raise DataError(f"{name}: the archive holds no .txt, .md or .html file")
+                if sum(m.file_size for m in members) > _ZIP_MAX_RATIO * len(data):
+                    raise DataError(f"{name}: the archive unpacks to more than {_ZIP_MAX_RATIO}x its size")
+                archive.extractall(folder, members)  # zipfile keeps every member inside the folder
+            return ragunc.corpus.load_corpus(Path(folder))
+        head = data[:65536]
+        if name.lower().endswith(".gz"):
+            try:
+                head = gzip.GzipFile(fileobj=io.BytesIO(data)).read(65536)
+            except (OSError, EOFError):
+                raise DataError(f"{name}: not a readable .gz file") from None
+        if b"\x00" in head:
+            raise DataError(f"{name}: binary data, not text (JSON lines or CSV with doc_id, text[, doc_type], "
+                            "or a .zip of text files)")
         file = Path(folder) / name
         file.write_bytes(data)
         return ragunc.corpus.load_corpus(file)
+
+
+def check_corpus_size(corpus: ragunc.corpus.Corpus) -> None:
+    """The dashboard's limits on a corpus: documents, and no document holding most of the text."""
+    if len(corpus) > CORPUS_MAX_DOCS:
+        raise DataError(f"{len(corpus):,} documents; the dashboard takes up to {CORPUS_MAX_DOCS:,} (run "
+                        "`ragunc chunk-eval` on larger corpora and upload its results)")
+    sizes = [len(text) for text in corpus.texts]
+    largest = max(range(len(sizes)), key=sizes.__getitem__)
+    share = sizes[largest] / sum(sizes)
+    if share > MAX_DOC_SHARE:
+        raise DataError(f"one document, {corpus.doc_ids[largest]!r}, holds {share:.0%} of the text: documents are "
+                        "the clusters, so every interval would rest on that one; split it into its parts "
+                        "(sections, chapters) or add documents")
+
+
+def _corpus_tokens(data: bytes, *, name: str, language: str | None) -> ragunc.retrieval.CorpusTokens:
+    corpus = uploaded_corpus(name, data)
+    check_corpus_size(corpus)
+    return ragunc.retrieval.tokenize_corpus(corpus, language)
+
+
+def _language_label(tokens: ragunc.retrieval.CorpusTokens) -> str:
+    choice = tokens.language
+    return f"{choice.language.label}{', detected' if choice.detected else ''}: chunks of {choice.language.unit}"
+
+
+def corpus_source(name: str, data: bytes, language: str | None = None) -> DataSource:
+    """Your corpus: read (:func:`uploaded_corpus`), analysed in its language (detected when None), then
+    chunked, queried and ranked at :data:`DEFAULT_SIZE` units with a progress bar; other sizes on demand."""
+    key = f"corpus:{hashlib.sha1(data).hexdigest()[:16]}:{language or 'auto'}"
+    if len(data) > CORPUS_MAX_MB * 2**20:
+        return DataSource(key=key, label=name, error=f"{len(data) / 2**20:.0f} MB; the dashboard takes corpora "
+                          f"up to {CORPUS_MAX_MB} MB (run `ragunc chunk-eval` on larger ones and upload its results)")
+    try:
+        tokens = cached(_corpus_tokens, data, key=key, kept=LOADED_KEPT,
+                        spinner="Reading and analysing your corpus…", name=name, language=language)
+        source = DataSource(key=key, label=f"{name} ({_language_label(tokens)})", tokens=lambda: tokens)
+        results = _size_results(source, DEFAULT_SIZE, tokens.language.language.unit)
+    except (DataError, ValueError) as exc:  # MissingAnalyser is a ValueError naming the extra to install
+        return DataSource(key=key, label=name, error=str(exc).removeprefix(f"{name}: "))
+    return DataSource(key=key, label=source.label, results=results, tokens=source.tokens)
+
+
+def _japanese_results() -> Results:
+    return merge_results([load_results(SAMPLE_DIR / name) for name in JAPANESE_SAMPLES],
+                         source=", ".join(JAPANESE_SAMPLES))
+
+
+def _japanese_tokens() -> ragunc.retrieval.CorpusTokens:
+    return ragunc.retrieval.tokenize_corpus(ragunc.corpus.load_corpus(SAMPLE_DIR / JAPANESE_CORPUS))
+
+
+def _japanese_tokens_cached() -> ragunc.retrieval.CorpusTokens:
+    return cached(_japanese_tokens, kept=1, spinner="Reading and analysing the Japanese sample…")
+
+
+def japanese_sample_source() -> DataSource:
+    """The bundled Japanese sample (sections of the Debian Reference), chunked in morphemes; other sizes on demand."""
+    try:
+        results = cached(_japanese_results, kept=1, spinner="Loading the bundled Japanese sample…")
+    except (DataError, ValueError, FileNotFoundError) as exc:
+        return DataSource(key="japanese", label="bundled Japanese sample", error=str(exc))
+    return DataSource(key="japanese", label=f"bundled Japanese sample ({results.source})", results=results,
+                      tokens=_japanese_tokens_cached)

@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from ragunc.data.results import Results
+from ragunc.stats.methods import interval_methods
 from ragunc.stats.sample import ClusterSample
 
 from . import sources
-from .url_state import bind, clamp, one_of
+from .url_state import bind, clamp, one_of, parse_bool
 
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 ESTIMATORS = ("micro", "macro")
@@ -54,6 +55,15 @@ def estimator_radio(*, help: str | None = None) -> str:
                     key=bind("estimator", "micro", fix=one_of(ESTIMATORS, "micro")))
 
 
+def methods_toggle(where=st) -> tuple[tuple[str, ...], bool]:
+    """The "All methods" toggle (``?all=``), shared by every page: the interval methods to show and whether
+    under plain names (the short list: naive, recommended, one bootstrap) or all twelve under their own."""
+    every = where.toggle("All methods", key=bind("all", False, parse=parse_bool),
+                         help="Show every interval method ragunc computes, not only the naive one, the recommended "
+                              "one and one bootstrap interval.")
+    return tuple(m.name for m in interval_methods(shown_first=not every)), not every
+
+
 def k_slider(high: int, n_docs: int, *, label: str = "K: documents per sample", default: int = 20) -> int:
     """The URL-bound K slider over 2..``high``; when there is nothing to choose (``high`` <= 2), K = 2 and a caption.
 
@@ -66,39 +76,43 @@ def k_slider(high: int, n_docs: int, *, label: str = "K: documents per sample", 
 
 
 def default_config(configs: list[str]) -> str:
-    """The config a page opens on: the study's 100-word chunks when present, else the first."""
-    return "100w" if "100w" in configs else configs[0]
+    """The config a page opens on: the study's chunks of 100 (words, or morphemes) when present, else the first."""
+    return next((c for c in configs if sources.chunk_words(c) == 100), configs[0])
 
 
-def config_select(label: str, configs: list[str], *, options: list[str] | None = None,
+def config_select(label: str, source: sources.DataSource, configs: list[str], *, options: list[str] | None = None,
                   help: str | None = None) -> str:
-    """The chunk-size (config) selector (``?config=``), opening on :func:`default_config`."""
+    """The chunk-size (config) selector (``?config=``), opening on :func:`default_config`; each config
+    shown as :func:`dashboard.sources.config_label` calls it."""
     default = default_config(configs)
-    return st.selectbox(label, options or configs, help=help,
+    return st.selectbox(label, options or configs, help=help, format_func=lambda c: sources.config_label(source, c),
                         key=bind("config", default, fix=one_of(options or configs, default)))
 
 
 def _size_label(config: str) -> str:
-    return f"{sources.chunk_words(config)} words"
+    return f"{sources.chunk_words(config)} {sources.unit_name(config)}"
 
 
 def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSample:
     """The chunk size to explore (``?config=``); returns that config's population.
 
-    On the bundled stdlib sample a slider over :data:`dashboard.sources.SIZE_GRID` (plus the bundled
-    sizes, those computed in this session and a size a shared link names): a size not bundled is
-    computed when first chosen, with a progress bar, then cached. Other data keep their own configs:
-    a slider when they are all word counts ("50w", "100w", ...), else a select box.
+    On a source with a corpus (the stdlib and Japanese samples, your corpus) a slider over
+    :data:`dashboard.sources.SIZE_GRID` in the corpus' units (plus the data's sizes, those computed in
+    this session and a size a shared link names): a size not at hand is computed when first chosen,
+    with a progress bar, then cached. Other data keep their own configs: a slider when they are all
+    sizes ("50w", "100w", ...), else a select box.
     """
     configs = list(results.configs)
     default = default_config(configs)
-    label, help_text = "Chunk size", "Words per chunk: each size is a config of the data (the population explored)."
+    unit = sources.unit_name(default) if sources.chunk_words(default) else "words"
+    label = "Chunk size"
+    help_text = f"{unit.capitalize()} per chunk: each size is a config of the data (the population explored)."
     if not sources.can_compute_sizes(source):
         if len(configs) > 1 and all(sources.chunk_words(c) for c in configs):
             config = choice_slider(label, sorted(configs, key=sources.chunk_words), key="config", default=default,
                                    format_func=_size_label, help=help_text)
         else:
-            config = config_select("Chunk size (config)", configs, help=help_text)
+            config = config_select("Chunk size (config)", source, configs, help=help_text)
         return results.sample(config)
     sizes = set(sources.SIZE_GRID) | {sources.chunk_words(c) for c in configs}
     sizes |= {sources.chunk_words(c) for c in sources.computed_sizes(source)}
@@ -106,13 +120,14 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSa
     low, high = sources.SIZE_RANGE
     if "config" not in st.session_state and linked is not None and low <= linked <= high:
         sizes.add(linked)  # a shared link to a size off the grid opens on it
-    config = choice_slider(label, [f"{w}w" for w in sorted(sizes)], key="config", default=default,
+    letter = default[-1]
+    config = choice_slider(label, [f"{w}{letter}" for w in sorted(sizes)], key="config", default=default,
                            format_func=_size_label,
-                           help=help_text + " Sizes not bundled are computed on the stdlib corpus when chosen "
-                                            "(about a second), then kept for the session.")
+                           help=help_text + " Other sizes are computed on the corpus when chosen (a second or "
+                                            "so), then kept for the session.")
     if config in configs:
         return results.sample(config)
-    return sources.compute_size(sources.chunk_words(config))
+    return sources.compute_size(source, sources.chunk_words(config))
 
 
 def number(value: float | None, fmt: str) -> str:

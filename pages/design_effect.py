@@ -10,9 +10,10 @@ from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
-from ragunc.present.summary import chunk_size_reading, chunk_size_table, figures_html, json_text
+from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, figures_html, json_text
 from ragunc.stats.coverage import coverage_experiment, iid_control
-from ragunc.stats.diagnostics import chunk_size_diagnostics, diagnostics, k_over_rho
+from ragunc.stats.design import chunk_size_diagnostics, design
+from ragunc.stats.diagnostics import diagnostics, k_over_rho
 from ragunc.stats.sample import document_rates
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
@@ -49,56 +50,65 @@ with st.sidebar:
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
+the_design = cached(design, population, key=(source.key, config), k=k, estimator="micro", rng=seed)
 
-
-st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({config})")
-tiles = st.columns(6)
-tiles[0].metric("ICC (ρ)", widgets.number(d.icc, ".3f"),
-                help="Intraclass correlation of chunks in a document (ANOVA).")
-tiles[1].metric("DEFF", widgets.number(d.deff, ".2f"), help="Measured: cluster variance / binomial variance.")
-tiles[2].metric("Kish DEFF", widgets.number(d.deff_kish, ".2f"),
-                help="1 + ((1 + CV²)·m̄ − 1)·ρ, for unequal document sizes.")
-tiles[3].metric("Chunks / doc", widgets.number(d.mean_size, ".1f"),
-                help=f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}.")
-tiles[4].metric("Neighbour corr.", widgets.number(d.lag1_autocorr, ".3f"),
-                help="Lag-1 autocorrelation of within-document residuals of neighbouring chunks.")
-tiles[5].metric("doc_type share", widgets.number(d.doc_type_share, ".1%"),
-                help="Share of the variance of document rates explained by the document type.")
+st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks "
+             f"({sources.config_label(source, config)})")
+design_box, data_box = st.container(border=True), st.container(border=True)
+design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
+for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
+    column.metric(label, value, help=help_text)
+data_box.markdown("**The documents:** their sizes and structure")
+data_tiles = (
+    ("Kish DEFF", widgets.number(d.deff_kish, ".2f"),
+     "1 + ((1 + CV²)·m̄ − 1)·ρ: Kish's approximation for unequal document sizes, not the design's value."),
+    ("Chunks / doc", widgets.number(d.mean_size, ".1f"), f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}."),
+    ("Neighbour corr.", widgets.number(d.lag1_autocorr, ".3f"),
+     "Lag-1 autocorrelation of within-document residuals of neighbouring chunks."),
+    ("doc_type share", widgets.number(d.doc_type_share, ".1%"),
+     "Share of the variance of document rates explained by the document type."),
+)
+for column, (label, value, help_text) in zip(data_box.columns(4), data_tiles):
+    column.metric(label, value, help=help_text)
 
 every_config = {**results.samples, **sources.computed_sizes(source)}
 observed = {
-    name: (diag.mean_size, diag.deff)
-    for name, diag in ((n, cached(diagnostics, p, key=(source.key, n), estimator="micro"))
-                       for n, p in every_config.items())
+    sources.config_label(source, name): (
+        float(p.size.mean()),
+        cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
+    )
+    for name, p in every_config.items()
 }
 m_max = max(2 * max(m for m, _ in observed.values()), 20.0)
-exports = {"figures": {}, "results": {"diagnostics": d.to_dict()}}
+exports = {"figures": {}, "results": {"diagnostics": d.to_dict(), "design": the_design.to_dict()}}
 deff_fig = figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=observed)
 exports["figures"]["deff"] = deff_fig
 st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
     f"With ρ = {d.icc:.3f}, {k} documents are worth at most "
     f"**{widgets.number(float(k_over_rho(k, d.icc)), ',.0f')}** independent chunks (K/ρ), however finely "
-    f"they are cut. Circles: the DEFF measured on each chunk size in the data (measured DEFF also "
-    f"reflects unequal document sizes, which the curve ignores)."
+    f"they are cut. The curves are the equal-size model 1 + (m − 1)ρ; the circles are the design's DEFF at "
+    f"K = {k} for each chunk size in the data, measured over repeated samples (so they also reflect unequal "
+    f"document sizes, which the model ignores)."
 )
 
 sizes = sources.size_populations(source, results)
 if sizes:
     st.subheader("Chunk size: every size computed so far")
     size_k = min(k, *(p.n_docs for p in sizes.values()))
-    by_size = cached(chunk_size_diagnostics, sizes, key=(source.key, tuple(sizes)), k=size_k)
-    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config))
+    by_size = cached(chunk_size_diagnostics, sizes, key=(source.key, tuple(sizes)), k=size_k, rng=seed)
+    unit = sources.unit_name(config) if sources.chunk_words(config) else "words"
+    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config), unit=unit)
     exports["figures"]["chunk_size"] = size_fig
     exports["results"]["chunk_sizes"] = [row.to_dict() for row in by_size]
     st.plotly_chart(size_fig, key="size_chart")
-    st.markdown(chunk_size_reading(by_size))
-    st.dataframe(chunk_size_table(by_size), hide_index=True, key="size_table")
+    st.markdown(chunk_size_reading(by_size, unit=unit))
+    st.dataframe(chunk_size_table(by_size, unit=unit), hide_index=True, key="size_table")
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:
     shuffled = cached(iid_control, population, np.random.default_rng(seed), key=(source.key, config, seed))
-    d_iid = cached(diagnostics, shuffled, key=(source.key, config, "iid", seed), estimator="micro")
+    iid_design = cached(design, shuffled, key=(source.key, config, "iid", seed), k=k, estimator="micro", rng=seed)
     left, right = st.columns([3, 2])
     left.plotly_chart(
         figures.document_rates_figure({
@@ -110,7 +120,8 @@ if population.binary:
     right.markdown(
         f"Same chunks, same number of hits. In the real data the per-document rates spread far wider "
         f"than shuffling alone produces: that spread **is** the ICC ({d.icc:.3f}; "
-        f"{d_iid.icc:.3f} once shuffled, DEFF {d.deff:.2f} → {d_iid.deff:.2f}). "
+        f"{iid_design.icc:.3f} once shuffled; the design's DEFF at K = {k} goes from {the_design.deff:.1f} to "
+        f"{iid_design.deff:.2f}). "
         f"A chunk tells you a lot about its neighbours in the same document, so the second, third, … "
         f"chunk of a document adds little new information."
     )
@@ -125,7 +136,8 @@ elif population.binary:
     real = cached(coverage_experiment, population, progress_label="Simulating the real design", **common)
     iid = cached(coverage_experiment, population, control="iid", progress_label="Simulating the iid control",
                  **common)
-    iid_fig = figures.coverage_figure({"documents as they are": real, "iid control": iid})
+    shown, plain = widgets.methods_toggle()
+    iid_fig = figures.coverage_figure({"documents as they are": real, "iid control": iid}, methods=shown, plain=plain)
     exports["figures"]["iid_control"] = iid_fig
     exports["results"].update(coverage=real.to_dict(), coverage_iid=iid.to_dict())
     st.plotly_chart(iid_fig, key="iid_chart")
@@ -137,7 +149,8 @@ elif population.binary:
     if fraction < 1.0:
         two = cached(coverage_experiment, population, two_stage_fraction=fraction,
                      progress_label="Simulating two-stage sampling", **common)
-        two_fig = figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two})
+        two_fig = figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two}, methods=shown,
+                                          plain=plain)
         exports["figures"]["two_stage"] = two_fig
         exports["results"]["coverage_two_stage"] = two.to_dict()
         st.plotly_chart(two_fig, key="two_stage_chart")

@@ -40,7 +40,7 @@ widgets.page_intro("Planning and comparison", EXPLANATION)
 configs = list(results.configs)
 with st.sidebar:
     st.header("Planning and comparison")
-    config = widgets.config_select("Pilot config", configs)
+    config = widgets.config_select("Pilot config", source, configs)
     estimator = widgets.estimator_radio()
     level = widgets.level_slider()
 
@@ -69,7 +69,8 @@ else:
     plan_fig = figures.plan_figure(plan)
     st.plotly_chart(plan_fig, key="plan_chart")
     st.markdown(
-        f"To know {estimator} {config} within ± {half_width:.2f} pp at {level:.0%}, judge about "
+        f"To know {estimator} {sources.config_label(source, config)} within ± {half_width:.2f} pp at {level:.0%}, "
+        f"judge about "
         f"**{plan.docs_needed:,} documents** (≈ {plan.chunks_expected:,.0f} chunks). The binomial formula "
         f"would stop at {plan.naive_chunks_needed:,} chunks."
     )
@@ -145,7 +146,8 @@ if len(configs) >= 2:
 # ---------------------------------------------------------------- comparison
 st.subheader("Paired comparison of two configs")
 if len(configs) < 2:
-    st.info(f"The data hold one config ({configs[0]}); load data with several (e.g. the bundled chunk sizes).")
+    st.info(f"The data hold one config ({sources.config_label(source, configs[0])}); load data with several "
+            "(e.g. the bundled chunk sizes).")
 else:
     cols = st.columns(4)
     config_a = cols[0].selectbox("Config A", configs, key=bind("cmp_a", configs[0], fix=one_of(configs, configs[0])))

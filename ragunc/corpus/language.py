@@ -83,7 +83,7 @@ class Analysis:
 
     starts: np.ndarray  # int64
     ends: np.ndarray  # int64
-    terms: list[str]
+    terms: np.ndarray  # str objects
     term_units: np.ndarray  # int64
 
     def __len__(self) -> int:
@@ -106,20 +106,22 @@ class WhitespaceAnalyser:
         spans = np.array([m.span() for m in self._WORD.finditer(text)], dtype=np.int64).reshape(-1, 2)
         per_word = [self.terms(text[a:b]) for a, b in spans.tolist()]
         return Analysis(
-            starts=spans[:, 0], ends=spans[:, 1], terms=[t for terms in per_word for t in terms],
+            starts=spans[:, 0], ends=spans[:, 1],
+            terms=np.array([t for terms in per_word for t in terms], dtype=object),
             term_units=np.repeat(np.arange(len(per_word)), [len(t) for t in per_word]).astype(np.int64),
         )
 
 
-# Every code point that ``str.split()`` splits at (all lie below U+3001).
-_WHITESPACE = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+# Whether a code point is one ``str.split()`` splits at (all lie below U+3001; the last entry stands for
+# every code point from U+3001 on).
+_IS_SPACE = np.array([chr(c).isspace() for c in range(0x3002)])
 
 
 @functools.lru_cache(maxsize=1 << 20)
-def _index_term(surface: str) -> str | None:
-    """A segment's index term: NFKC-normalised and lowercase, None when it holds no letter or digit."""
+def _index_term(surface: str) -> str:
+    """A segment's index term: NFKC-normalised and lowercase, empty when it holds no letter or digit."""
     term = unicodedata.normalize("NFKC", surface).lower()
-    return term if _HAS_WORD_CHAR.search(term) else None
+    return term if _HAS_WORD_CHAR.search(term) else ""
 
 
 class _Segmenter:
@@ -137,7 +139,7 @@ class _Segmenter:
         raise NotImplementedError
 
     def terms(self, text: str) -> list[str]:
-        return [t for t in map(_index_term, self.segments(text)) if t is not None]
+        return [t for t in map(_index_term, self.segments(text)) if t]
 
     def analyse(self, text: str) -> Analysis:
         """Units are the segments without whitespace; their spans align them with the text's
@@ -145,14 +147,14 @@ class _Segmenter:
         pieces = " ".join(self.segments(text)).split()
         lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        solid = np.flatnonzero(~np.isin(codes, _WHITESPACE))
+        solid = np.flatnonzero(~_IS_SPACE[np.minimum(codes, len(_IS_SPACE) - 1)])
         if int(lengths.sum()) != len(solid) or "".join(pieces) != "".join(text.split()):
             raise ValueError(f"{self.description}: the segments do not hold the text's characters in order")
         last = np.cumsum(lengths) - 1
-        terms = list(map(_index_term, pieces))
-        has = np.fromiter((t is not None for t in terms), dtype=bool, count=len(terms))
-        return Analysis(starts=solid[last - lengths + 1], ends=solid[last] + 1,
-                        terms=[t for t in terms if t is not None], term_units=np.flatnonzero(has))
+        terms = np.array(list(map(_index_term, pieces)), dtype=object)
+        has = terms != ""
+        return Analysis(starts=solid[last - lengths + 1], ends=solid[last] + 1, terms=terms[has],
+                        term_units=np.flatnonzero(has))
 
 
 def _missing(label: str, packages: str, extra: str) -> MissingAnalyser:
@@ -196,7 +198,7 @@ class MecabAnalyser(_Segmenter):
             feature = word.feature
             if feature.pos1 in kinds and feature.pos2 != "非自立可能":
                 term = _index_term(word.surface)
-                if term is not None:
+                if term:
                     out.append(term)
         return out
 
@@ -229,7 +231,7 @@ class JiebaAnalyser(_Segmenter):
         for pair in self._pos.lcut(text):
             if pair.flag.startswith(kinds):
                 term = _index_term(pair.word)
-                if term is not None:
+                if term:
                     out.append(term)
         return out
 

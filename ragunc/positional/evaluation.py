@@ -5,7 +5,7 @@ Every query has one relevant passage, so nDCG@10 is ``1 / log2(1 + rank)`` for a
 begin-minus-end gap; their harmonic mean ``HM = 3 / sum(1 / g)``; the Positional Sensitivity Index
 ``PSI = 1 - min(g) / max(g)``; and PosIR's curve, nDCG@10 over 20 bins of the answer's relative
 position.  Queries made from one passage are not independent, so intervals resample passages
-(clusters) with :func:`ragunc.stats.bootstrap.resampled_sums`, one draw shared by every setting:
+(clusters) with :func:`ragunc.stats.bootstrap_kernels.resampled_sums`, one draw shared by every setting:
 the differences against the reference setting are paired.
 """
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from ..data.serialize import json_text
-from ..stats.bootstrap import resampled_sums, sorted_quantile
+from ..stats.bootstrap import sorted_quantile
+from ..stats.bootstrap_kernels import resampled_sums
 from .passages import POSITION_GROUPS, PositionalQueries
 from .settings import Calibration
 

@@ -155,7 +155,7 @@ def _first_occurrence(term: str, text: str, language: LanguageChoice) -> int:
     """Where ``term`` first occurs in ``text`` as a word (as a unit's term, unspaced); -1 if nowhere."""
     if not language.language.spaced:
         analysis = language.language.analyser().analyse(text)
-        hits = np.flatnonzero(np.array(analysis.terms, dtype=object) == term)
+        hits = np.flatnonzero(analysis.terms == term)
         return int(analysis.starts[analysis.term_units[hits[0]]]) if hits.size else -1
     found = re.search(r"(?<!\w)" + re.escape(term) + r"(?!\w)", text, re.IGNORECASE)
     return -1 if found is None else found.start()

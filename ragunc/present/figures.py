@@ -14,7 +14,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..stats.coverage import CoverageResult
-from ..stats.diagnostics import ChunkSizeDiagnostics, deff_equal_size, k_over_rho
+from ..stats.design import ChunkSizeDiagnostics
+from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.multiple import MultipleComparison
@@ -424,11 +425,13 @@ def deff_curve_figure(
     )
 
 
-def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | None = None) -> go.Figure:
-    """DEFF, ICC, effective n and the SD of the micro estimate against words per chunk (one point per size).
+def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | None = None,
+                      unit: str = "words") -> go.Figure:
+    """DEFF, ICC, effective n and the SD of the micro estimate against ``unit`` (words, morphemes) per chunk
+    (one point per size).
 
     Effective n is drawn beside the chunks a sample holds, the micro SD beside the binomial SD
-    (chunks counted as independent trials); ``current`` (words) is ringed in every panel.
+    (chunks counted as independent trials); ``current`` (a size) is ringed in every panel.
     """
     if not rows:
         raise ValueError("chunk_size_figure needs at least one chunk size")
@@ -447,7 +450,7 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
         (2, 1, "n_eff", "effective n = chunks / DEFF", OKABE_ITO["blue"], "solid", "%{y:,.1f}", 1.0),
         (2, 2, "binomial_sd", "binomial SD (chunks as independent trials)", OKABE_ITO["vermillion"], "dot",
          "%{y:.2f} pp", 100.0),
-        (2, 2, "micro_sd", "micro SD (documents sampled, linearization)", OKABE_ITO["blue"], "solid",
+        (2, 2, "micro_sd", "micro SD (over repeated samples of documents)", OKABE_ITO["blue"], "solid",
          "%{y:.2f} pp", 100.0),
     ]
     for row, col, field, name, color, dash, fmt, scale in panels:
@@ -456,7 +459,7 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
             go.Scatter(
                 x=words, y=values, mode="lines+markers", name=name, showlegend=row == 2,
                 line={"color": color, "dash": dash, "width": 3}, marker={"color": color, "size": 9},
-                hovertemplate=f"%{{x:.0f}} words per chunk<br>{name}: {fmt}<extra></extra>",
+                hovertemplate=f"%{{x:.0f}} {unit} per chunk<br>{name}: {fmt}<extra></extra>",
             ),
             row=row, col=col,
         )
@@ -471,7 +474,7 @@ def chunk_size_figure(rows: Sequence[ChunkSizeDiagnostics], *, current: int | No
             )
     fig.update_layout(_layout(title="Finer chunks: more chunks per sample, not more information", x="", y="",
                               height=640))
-    fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w:.0f}" for w in words], title_text="words per chunk")
+    fig.update_xaxes(type="log", tickvals=words, ticktext=[f"{w:.0f}" for w in words], title_text=f"{unit} per chunk")
     fig.update_yaxes(title_text="variance ratio", row=1, col=1)
     fig.update_yaxes(title_text="ρ", row=1, col=2)
     fig.update_yaxes(title_text="chunks", rangemode="tozero", row=2, col=1)

@@ -18,7 +18,7 @@ from plotly.offline import get_plotlyjs
 from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
 from ..stats.coverage import CoverageResult
 from ..stats.design import Design
-from ..stats.diagnostics import ChunkSizeDiagnostics
+from ..stats.design import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.judged import LABELS, JudgedReport
@@ -262,8 +262,7 @@ def distribution_reading(coverage: CoverageResult) -> str:
     """What the sampling-distribution figure shows: the estimates' real spread against what each SE assumes."""
     naive, cluster = coverage.se_mean.get("naive"), coverage.se_mean.get("cluster")
     text = (f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
-            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points, a variance "
-            f"{coverage.variance_ratio:.1f} times the binomial variance (the design effect, measured).")
+            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points.")
     if naive is not None:
         text += (f" The naive binomial interval acts as if it were {100 * naive:.2f} (the narrow curve)"
                  + (", so it misses the truth often." if naive < 0.8 * coverage.sd_empirical else "."))
@@ -280,7 +279,9 @@ def coverage_sentence(coverage: CoverageResult) -> str | None:
     naive, honest = coverage.coverage["naive"], coverage.coverage[rec]
     return (f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
             f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
-            f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%.")
+            f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%. The estimates varied "
+            f"{coverage.variance_ratio:.1f} times as much as the binomial variance says (the design effect, "
+            "measured on these repetitions).")
 
 
 _CSS = """
@@ -392,10 +393,11 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
     return lines
 
 
-def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics]) -> pd.DataFrame:
-    """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points)."""
+def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> pd.DataFrame:
+    """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points); sizes
+    count ``unit`` (words, morphemes)."""
     return pd.DataFrame({
-        "words per chunk": [r.words for r in rows],
+        f"{unit} per chunk": [r.words for r in rows],
         "chunks per document": [round(r.mean_size, 2) for r in rows],
         f"chunks in K = {rows[0].k if rows else ''} documents": [round(r.chunks_per_sample, 1) for r in rows],
         "hit@1 (%)": [round(100 * r.estimate, 2) for r in rows],
@@ -407,14 +409,14 @@ def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics]) -> pd.DataFrame:
     })
 
 
-def chunk_size_reading(rows: Sequence[ChunkSizeDiagnostics]) -> str:
+def chunk_size_reading(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> str:
     """What the per-size diagnostics say, in plain language (the smallest size against the largest)."""
     if len(rows) < 2:
-        return ("Only one chunk size is at hand: move the chunk-size slider (on the bundled stdlib sample) "
-                "to add sizes and see how they compare.")
+        return ("Only one chunk size is at hand: move the chunk-size slider (on a source with its corpus: the "
+                "stdlib or Japanese sample, your corpus) to add sizes and see how they compare.")
     fine, coarse = rows[0], rows[-1]
     return (
-        f"From {coarse.words} to {fine.words} words per chunk, a sample of K = {fine.k} documents holds "
+        f"From {coarse.words} to {fine.words} {unit} per chunk, a sample of K = {fine.k} documents holds "
         f"{coarse.chunks_per_sample:,.0f} → {fine.chunks_per_sample:,.0f} chunks "
         f"({fine.chunks_per_sample / coarse.chunks_per_sample:.1f}×), yet the SD of its micro estimate goes "
         f"from {100 * coarse.micro_sd:.2f} to {100 * fine.micro_sd:.2f} percentage points, while the binomial "

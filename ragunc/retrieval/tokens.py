@@ -68,8 +68,7 @@ def tokenize_corpus(
     doc_words = np.concatenate([[0], np.cumsum(units)])
     term_units = np.concatenate([a.term_units + first for a, first in zip(analyses, doc_words[:-1].tolist())]
                                 + [np.empty(0, np.int64)])
-    terms = np.fromiter((t for a in analyses for t in a.terms), dtype=object, count=len(term_units))
-    codes, vocabulary = pd.factorize(terms)
+    codes, vocabulary = pd.factorize(np.concatenate([a.terms for a in analyses]))
     return CorpusTokens(
         corpus=corpus, language=choice, term_ids=codes.astype(np.int64), vocabulary=pd.Index(vocabulary),
         word_tokens=np.searchsorted(term_units, np.arange(doc_words[-1] + 1)).astype(np.int64),

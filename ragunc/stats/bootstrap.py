@@ -1,14 +1,13 @@
 """Cluster bootstrap: resample documents with replacement (percentile, BCa, studentized), vectorised.
 
 Batch-wise like :mod:`ragunc.stats.linearization`: documents on the last axis, repetitions
-(e.g. simulated samples) on leading axes, each leading row resampled independently.  No
-Python loop runs over replicates; rows are processed in batches only to cap memory.
-:func:`resample` draws a batch's replicates once; every bootstrap kernel reads that
-:class:`Replicates` and returns ``(se, lower, upper)``, so the methods share their draws.
+(e.g. simulated samples) on leading axes, each leading row resampled independently by the
+one resampling engine (:mod:`ragunc.stats.bootstrap_kernels`).  :func:`resample` draws a
+batch's replicates once; every bootstrap kernel reads that :class:`Replicates` and returns
+``(se, lower, upper)``, so the methods share their draws.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,140 +17,9 @@ from .bootstrap_kernels import pivots, ratio_replicates, sort_rows
 from .linearization import cluster_variance, point_estimate
 
 
-# Index draws per batch of repetitions held in memory at once (~8 bytes each).
+# Work per batch of coverage repetitions (document draws per replicate times replicates, or random
+# keys for the subsets): caps the memory a batch holds at once.
 MAX_DRAWS = 1 << 22
-# Index draws per inner step of the resampling: small enough to stay in cache.
-CACHE_DRAWS = 1 << 16
-# Entries of one row's pair table (K * K, so K <= 362) above which documents are drawn one
-# at a time.  A larger table leaves the cache, and its random gathers then cost more than
-# the halved draws save (single draws measured as fast at K = 400 and 3x faster at
-# K = 700, B = 4,000); its memory would also grow as K**2 (347 MB at K = 4,000).
-MAX_PAIR_TABLE = 1 << 17
-
-
-def _uniform_indices(rng: np.random.Generator, n_values: int, shape: tuple[int, ...]) -> np.ndarray:
-    """Uniform integers in [0, n_values) as int64, by multiply-shift of raw 32-bit words.
-
-    Lemire's method without the rejection step: the bias is below n_values / 2**32
-    (1e-7 for a 400-entry pair table, 3e-5 for the largest one allowed,
-    :data:`MAX_PAIR_TABLE`), far under any Monte Carlo error here, and it is
-    several times faster than ``Generator.integers`` for this volume.
-    """
-    count = int(np.prod(shape))
-    words = rng.bit_generator.random_raw((count + 1) // 2).view(np.uint32)[:count]
-    idx = np.multiply(words, np.uint64(n_values), dtype=np.uint64)
-    idx >>= np.uint64(32)
-    return idx.view(np.int64).reshape(shape)
-
-
-def _packing(flat: list[np.ndarray], k: int) -> list[list[tuple[int, int, int]]] | None:
-    """Words of ``(column, shift, bits)`` whose K-draw sums fit one int64 each (None: gather floats).
-
-    Non-negative integer columns (hits, sizes, their squares and products) are
-    packed side by side into as few integers as hold their sums exactly, so one
-    gather serves several columns (int32 when a word's widths allow: half the
-    memory traffic).  A column gets ``bits`` = bit length of K * its maximum, so
-    the sum of any K draws of it (a pair-table entry is two of them) stays below
-    2**bits and never carries into the next column's field; a word holds at most
-    62 bits, so its sums never overflow a signed int64.  Any negative,
-    non-integer or too large column returns None: every column is then
-    gathered as float64 (same draws, same sums).
-    """
-    words, word, used = [], [], 0
-    for i, c in enumerate(flat):
-        if c.size == 0 or c.min() < 0 or not np.array_equal(c, np.floor(c)):
-            return None
-        bits = int(k * c.max()).bit_length()
-        if bits > 62:
-            return None
-        if used + bits > 62:
-            words.append(word)
-            word, used = [], 0
-        word.append((i, used, bits))
-        used += bits
-    words.append(word)
-    return words
-
-
-def resampled_sums(
-    columns: Sequence[np.ndarray],
-    reps: int,
-    rng: np.random.Generator | int | None = None,
-) -> list[np.ndarray]:
-    """Sums of each column over K documents drawn with replacement, ``reps`` times per leading row.
-
-    Every column has shape (..., K) and all use the same draws (documents are
-    resampled whole, so paired columns stay paired).  Returns arrays (..., reps).
-
-    Two speed-ups, neither of which changes the distribution of the sums:
-
-    * integer columns are packed into int64/int32 words (see :func:`_packing`),
-      gathered and summed as words, and unpacked at the end;
-    * two documents are drawn at once as one uniform index ``i K + j`` into the
-      K*K table of pairwise sums ``x_i + x_j`` (a pair of independent uniform
-      indices is exactly a uniform index into that table), plus one single draw
-      when K is odd.  Building the table costs K*K per row and saves K/2 draws
-      per replicate, hence only when ``2 K <= reps``; it helps only while it
-      stays in cache, and its memory grows as K*K, hence only up to
-      :data:`MAX_PAIR_TABLE` entries (K <= 362): larger samples draw documents
-      one at a time.  A batch's tables then hold at most
-      max(CACHE_DRAWS, MAX_PAIR_TABLE) entries per word (several rows' tables
-      are batched only when they are small).
-
-    Rows are processed a few at a time so the index arrays stay in cache; the
-    rows' tables are laid end to end, row ``r``'s starting at ``r * width``.
-    """
-    rng = np.random.default_rng(rng)
-    cols = [np.asarray(c, dtype=float) for c in columns]
-    lead, k = cols[0].shape[:-1], cols[0].shape[-1]
-    flat = [c.reshape(-1, k) for c in cols]
-    rows = flat[0].shape[0]
-    words = _packing(flat, k)
-    if words is not None:
-        gathered = [
-            sum(flat[i].astype(np.int64) << shift for i, shift, _ in word).astype(
-                np.int32 if sum(b for *_, b in word) <= 31 else np.int64
-            )
-            for word in words
-        ]
-    else:
-        gathered = flat
-    use_pairs = k >= 2 and 2 * k <= reps and k * k <= MAX_PAIR_TABLE
-    width = k * k if use_pairs else k
-    draws = k // 2 if use_pairs else k
-    odd = use_pairs and k % 2 == 1
-    sums = [np.empty((rows, reps), dtype=g.dtype) for g in gathered]
-    row_batch = max(1, CACHE_DRAWS // (reps * (draws + odd)))
-    for start in range(0, rows, row_batch):
-        stop = min(rows, start + row_batch)
-        nb = stop - start
-        offsets = (np.arange(nb, dtype=np.int64) * width)[:, None]
-        blocks = [g[start:stop] for g in gathered]
-        tables = [
-            ((b[:, :, None] + b[:, None, :]).reshape(nb, width) if use_pairs else b).ravel() for b in blocks
-        ]
-        accs = [np.zeros((nb, reps), dtype=g.dtype) for g in gathered]
-        # Many documents in few rows (one large sample): split the draws instead.
-        draw_batch = max(1, CACHE_DRAWS // (nb * reps))
-        for first in range(0, draws, draw_batch):
-            idx = _uniform_indices(rng, width, (min(draws - first, draw_batch), nb, reps))
-            idx += offsets
-            for table, acc in zip(tables, accs):
-                acc += table[idx].sum(0)
-        if odd:
-            single = _uniform_indices(rng, k, (nb, reps))
-            single += offsets // width * k
-            for block, acc in zip(blocks, accs):
-                acc += block.ravel()[single]
-        for acc, out in zip(accs, sums):
-            out[start:stop] = acc
-    if words is not None:
-        unpacked = [None] * len(flat)
-        for word, packed in zip(words, sums):
-            for i, shift, bits in word:
-                unpacked[i] = ((packed >> shift) & ((1 << bits) - 1)).astype(float)
-        sums = unpacked
-    return [o.reshape(lead + (reps,)) for o in sums]
 
 
 def replicates(

@@ -1,10 +1,16 @@
-"""Compiled inner loops of the cluster bootstrap (numba): replicates of a ratio, and studentized pivots.
+"""The resampling engine (compiled with numba): documents drawn with replacement, their columns summed.
 
+Every resampling in ragunc runs here: the cluster bootstrap's replicates of a ratio
+(:func:`ratio_replicates`: intervals, coverage) and sums of any columns over resampled
+documents (:func:`resampled_sums`: paired and many-config comparisons, ranking runs,
+positional settings).  Both draw through one loop (:func:`_draw_row`), one table per row
+(:func:`_fill_table`: pairs of documents while it fits in cache, :data:`MAX_PAIR_WORDS`),
+one packing of integer columns into words (:func:`_packing`) and one random stream per row
+(SplitMix64, seeded from the caller's Generator), so results do not depend on how rows are
+split across threads, nor on what is computed from the draws.
 :mod:`ragunc.stats.bootstrap` keeps every formula above the replicate (quantiles, BCa,
 bounds); here are only the loops numpy cannot fuse: drawing documents, summing their
-statistics, each replicate's estimate and SE, and its studentized pivot.  Rows are
-independent and each has its own random stream, seeded from the caller's Generator, so
-results do not depend on how rows are split across threads.  The kernels release the GIL
+statistics, each replicate's estimate and SE, and its studentized pivot.  The kernels release the GIL
 and run on row blocks in a small thread pool (numba's own parallel layer is not safe
 when a dashboard calls it from several threads at once).  ``cache=True``: compiled once
 per installation, later processes load them from ``__pycache__``.
@@ -20,16 +26,22 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
-# Entries of one row's pair table (K * K, so K <= 90): two int64 words (packed) or 5 float64 sums each,
-# 128 or 320 kB, within the L2 cache; a larger sample draws documents one at a time.
-MAX_PAIR_TABLE = 1 << 13
+# Words of one row's pair table (K * K entries of W words, padded to a group): 384 kB, within the L2
+# cache.  The ratio with its SE fits two packed words (K <= 156) or six float words (K <= 90); a larger
+# sample, or more columns, draws documents one at a time.
+MAX_PAIR_WORDS = 6 << 13
 # Replicates a thread is given at least: below that a thread costs more than it saves.
 MIN_THREAD_REPLICATES = 1 << 15
 # Bits of one packed word: its fields' sums never overflow a signed int64.
 WORD_BITS = 62
+# Words summed together per pass over a resample's draws: 2, or 6 when there are more (float
+# additions take several cycles; six independent chains keep the adder busy).  Tables are padded to
+# a multiple of the group.
+GROUPS = (2, 6)
 
 _KERNELS: dict[str, dict] = {}  # kernel name -> its numba.njit options, in definition order
 _COMPILED = threading.Event()
@@ -128,136 +140,133 @@ def _record(r, b, t, se, theta, logit_theta, tol, theta_out, se_out, linear_out,
     return (2 if t < theta - tol else (1 if t <= theta + tol else 0)), t - theta
 
 
-@_kernel(nogil=True, cache=True, error_model="numpy")
-def _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, theta_out, se_out, linear_out,
-                            logit_out, below, sd):
-    """Fill ``theta_out[r, b]`` = sum y* / sum m* over K documents drawn with replacement, and its SE.
+@_kernel(inline="always", error_model="numpy")
+def _fill_table(values, r, pairs, table):
+    """Row ``r``'s draw table: its documents' words ``values[r]`` (K, W), or with ``pairs`` their K*K pairwise sums
+    followed by the K documents themselves (for the last draw when K is odd).
 
-    With ``pairs`` one index into the K*K table of pairwise sums draws two documents
-    (a pair of independent uniform indices is exactly a uniform index into that
-    table), plus one single draw when K is odd; two indices per 64-bit word.  With
-    ``with_se``, the replicate's SE and studentized pivots (into the arrays that are
-    not empty: ``se_out``, ``linear_out``, ``logit_out``).  Also
-    ``below[r]``: replicates below the estimate ``theta``, ties counted half (times 2,
-    an integer), and ``sd[r]``, their SD (moments about the estimate, near which they
-    lie: no cancellation).  A replicate that redraws the sample's own documents equals
-    theta in exact arithmetic but, summed in another order from float rates (macro, or
-    scores), can land an ulp either side; at small K such replicates are several per
-    cent of B, so they are matched within ``tol``, a rounding tolerance of K-term sums.
+    Entry ``i K + j`` of the pair table is ``values[r, i] + values[r, j]``: a pair of independent
+    uniform indices is exactly a uniform index into it, so one draw there is two documents.
     """
-    rows, k = y.shape
-    width = k * k if pairs else k
-    draws = k // 2 if pairs else k
-    odd = pairs and k % 2 == 1
-    norm = k / (k - 1.0) if k > 1 else np.nan
-    table = np.empty((width, 5))
-    for r in range(rows):
+    k, nw = values.shape[1], values.shape[2]
+    width = k * k if pairs else 0
+    for i in range(k):
+        for w in range(nw):
+            table[width + i, w] = values[r, i, w]
+    if pairs:
         for i in range(k):
-            for j in range(k if pairs else 1):
-                e = i * k + j if pairs else i
-                yi, mi = y[r, i], m[r, i]
-                table[e, 0], table[e, 1] = yi, mi
-                table[e, 2], table[e, 3], table[e, 4] = yi * yi, yi * mi, mi * mi
-                if pairs:
-                    yj, mj = y[r, j], m[r, j]
-                    table[e, 0] += yj
-                    table[e, 1] += mj
-                    table[e, 2] += yj * yj
-                    table[e, 3] += yj * mj
-                    table[e, 4] += mj * mj
-        state = seeds[r]
-        th, eps = theta[r], tol[r]
-        lt = np.log(th / (1 - th))
-        word = np.uint64(0)
-        count, s1, s2 = 0, 0.0, 0.0
-        for b in range(reps):
-            sy = sm = syy = sym = smm = 0.0
-            for p in range(draws):
-                if p % 2 == 0:
-                    state, word = _splitmix64(state)
-                    e = _index(word & _LOW32, width)
-                else:
-                    e = _index(word >> _SHIFT32, width)
-                sy += table[e, 0]
-                sm += table[e, 1]
-                if with_se:
-                    syy += table[e, 2]
-                    sym += table[e, 3]
-                    smm += table[e, 4]
-            if odd:
-                state, word = _splitmix64(state)
-                j = _index(word & _LOW32, k)
-                yj, mj = y[r, j], m[r, j]
-                sy += yj
-                sm += mj
-                syy += yj * yj
-                sym += yj * mj
-                smm += mj * mj
-            t, se = _replicate(sy, sm, syy, sym, smm, with_se, norm)
-            c, dev = _record(r, b, t, se, th, lt, eps, theta_out, se_out, linear_out, logit_out)
-            count += c
-            s1 += dev
-            s2 += dev * dev
-        below[r] = count
-        sd[r] = np.sqrt(max(s2 - s1 * s1 / reps, 0.0) / (reps - 1))
+            for j in range(k):
+                for w in range(nw):
+                    table[i * k + j, w] = values[r, i, w] + values[r, j, w]
+
+
+@_kernel(inline="always", error_model="numpy")
+def _add_entry(table, e, w, wide, a0, a1, a2, a3, a4, a5):
+    """The accumulators plus words ``w`` .. ``w + 1`` (``wide``: ``w + 5``) of table entry ``e``."""
+    a0 += table[e, w]
+    a1 += table[e, w + 1]
+    if wide:
+        a2 += table[e, w + 2]
+        a3 += table[e, w + 3]
+        a4 += table[e, w + 4]
+        a5 += table[e, w + 5]
+    return a0, a1, a2, a3, a4, a5
 
 
 @_kernel(nogil=True, cache=True, error_model="numpy")
-def _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shifts, theta_out, se_out, linear_out,
-                             logit_out, below, sd):
-    """:func:`_ratio_replicates_float` for non-negative integer y and m, packed: the same draws, the same sums.
+def _draw_row(state, table, k, pairs, zero, words):
+    """Fill ``words[b]`` (W) with the sums of the words of K documents drawn with replacement, for every
+    resample ``b``; returns the stream's next state.  Every kernel draws through here.
 
-    The five columns go into two int64 words, ``y | m`` and ``y^2 | y m | m^2``, at
-    bit offsets ``shifts`` = (m, y m, m^2); each field is as wide as the sum of K of its
-    values needs, so sums never carry into the next field, and one addition sums
-    several columns (half the loads and additions of the float path, about 2x faster).
+    Draws K documents through ``table`` (:func:`_fill_table`): with ``pairs``, K // 2 uniform
+    indices into its K*K pairs and, when K is odd, one document; else K documents; two
+    indices per 64-bit word of the stream (SplitMix64), low half first.  Words are summed a
+    group at a time (``zero``: a tuple of the group's size, 2 or 6 (:data:`GROUPS`), and the
+    words' type, so the compiled loop holds exactly the accumulators it needs, in registers),
+    each in the order of the draws; every group redraws the same indices from the same
+    state (cheaper than storing them).
     """
-    rows, k = y.shape
+    reps, nw = words.shape
+    group = len(zero)
+    wide = group > 2
     width = k * k if pairs else k
     draws = k // 2 if pairs else k
     odd = pairs and k % 2 == 1
-    norm = k / (k - 1.0) if k > 1 else np.nan
-    s_m, s_ym, s_mm = shifts[0], shifts[1], shifts[2]
-    mask_y, mask_yy, mask_ym = (np.int64(1) << s_m) - 1, (np.int64(1) << s_ym) - 1, (np.int64(1) << (s_mm - s_ym)) - 1
-    single0, single1 = np.empty(k, dtype=np.int64), np.empty(k, dtype=np.int64)
-    table0, table1 = np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64)
-    for r in range(rows):
-        for i in range(k):
-            yi, mi = np.int64(y[r, i]), np.int64(m[r, i])
-            single0[i] = yi + (mi << s_m)
-            single1[i] = yi * yi + ((yi * mi) << s_ym) + ((mi * mi) << s_mm) if with_se else 0
-        if pairs:
-            for i in range(k):
-                for j in range(k):
-                    table0[i * k + j] = single0[i] + single0[j]
-                    table1[i * k + j] = single1[i] + single1[j]
-        else:
-            table0[:], table1[:] = single0, single1
-        state = seeds[r]
-        th, eps = theta[r], tol[r]
-        lt = np.log(th / (1 - th))
-        count, s1, s2 = 0, 0.0, 0.0
-        for b in range(reps):
-            # two accumulators per word: independent chains of additions
-            a0 = c0 = a1 = c1 = np.int64(0)
+    for b in range(reps):
+        start = state
+        for w in range(0, nw, group):
+            state = start
+            a0 = a1 = a2 = a3 = a4 = a5 = zero[0]
             for p in range(0, draws, 2):
                 state, word = _splitmix64(state)
-                e = _index(word & _LOW32, width)
-                a0 += table0[e]
-                a1 += table1[e]
+                a0, a1, a2, a3, a4, a5 = _add_entry(table, _index(word & _LOW32, width), w, wide,
+                                                    a0, a1, a2, a3, a4, a5)
                 if p + 1 < draws:
-                    e = _index(word >> _SHIFT32, width)
-                    c0 += table0[e]
-                    c1 += table1[e]
+                    a0, a1, a2, a3, a4, a5 = _add_entry(table, _index(word >> _SHIFT32, width), w, wide,
+                                                        a0, a1, a2, a3, a4, a5)
             if odd:
                 state, word = _splitmix64(state)
-                j = _index(word & _LOW32, k)
-                a0 += single0[j]
-                a1 += single1[j]
-            a0 += c0
-            a1 += c1
-            t, se = _replicate(float(a0 & mask_y), float(a0 >> s_m), float(a1 & mask_yy),
-                               float((a1 >> s_ym) & mask_ym), float(a1 >> s_mm), with_se, norm)
+                a0, a1, a2, a3, a4, a5 = _add_entry(table, width + _index(word & _LOW32, k), w, wide,
+                                                    a0, a1, a2, a3, a4, a5)
+            words[b, w], words[b, w + 1] = a0, a1
+            if wide:
+                words[b, w + 2], words[b, w + 3], words[b, w + 4], words[b, w + 5] = a2, a3, a4, a5
+    return state
+
+
+@_kernel(inline="always", error_model="numpy")
+def _field(words, b, field):
+    """A column's sum in resample ``b`` read off its words' sums; ``field`` is ``(word, shift, mask)``
+    (:meth:`Layout.fields`)."""
+    word, shift, mask = field
+    v = words[b, word]
+    if mask < 0:
+        return float(v)
+    return float((np.int64(v) >> shift) & mask)
+
+
+@_kernel(nogil=True, cache=True, error_model="numpy")
+def _column_sums(values, zero, reps, seeds, pairs, out):
+    """Fill ``out[r, b]`` (W words) with the sums of K documents of row ``r`` drawn with replacement."""
+    rows, k, nw = values.shape
+    table = np.empty((k * k + k if pairs else k, nw), dtype=values.dtype)
+    for r in range(rows):
+        _fill_table(values, r, pairs, table)
+        _draw_row(seeds[r], table, k, pairs, zero, out[r])
+
+
+@_kernel(nogil=True, cache=True, error_model="numpy")
+def _ratio_replicates(values, zero, fields, theta, tol, reps, seeds, with_se, pairs, theta_out, se_out,
+                      linear_out, logit_out, below, sd):
+    """Fill ``theta_out[r, b]`` = sum y* / sum m* over K documents drawn with replacement, and its SE.
+
+    The draws and sums are :func:`_draw_row`'s, of the columns y, m and, with ``with_se``,
+    y^2, y m, m^2 (``values``, :func:`_layout`; ``fields`` says where, a tuple: constants of
+    the compiled loop).  With ``with_se``, the replicate's SE and studentized pivots (into
+    the arrays that are not empty: ``se_out``, ``linear_out``, ``logit_out``).  Also
+    ``below[r]``: replicates below the estimate ``theta``, ties counted half (times 2, an
+    integer), and ``sd[r]``, their SD (moments about the estimate, near which they lie: no
+    cancellation).  A replicate that redraws the sample's own documents equals theta in
+    exact arithmetic but, summed in another order from float rates (macro, or scores), can
+    land an ulp either side; at small K such replicates are several per cent of B, so they
+    are matched within ``tol``, a rounding tolerance of K-term sums.
+    """
+    rows, k, nw = values.shape
+    table = np.empty((k * k + k if pairs else k, nw), dtype=values.dtype)
+    words = np.empty((reps, nw), dtype=values.dtype)
+    norm = k / (k - 1.0) if k > 1 else np.nan
+    for r in range(rows):
+        _fill_table(values, r, pairs, table)
+        _draw_row(seeds[r], table, k, pairs, zero, words)
+        th, eps = theta[r], tol[r]
+        lt = np.log(th / (1 - th))
+        count, s1, s2 = 0, 0.0, 0.0
+        for b in range(reps):
+            sy, sm = _field(words, b, fields[0]), _field(words, b, fields[1])
+            syy = sym = smm = 0.0
+            if with_se:
+                syy, sym, smm = _field(words, b, fields[2]), _field(words, b, fields[3]), _field(words, b, fields[4])
+            t, se = _replicate(sy, sm, syy, sym, smm, with_se, norm)
             c, dev = _record(r, b, t, se, th, lt, eps, theta_out, se_out, linear_out, logit_out)
             count += c
             s1 += dev
@@ -303,17 +312,119 @@ def _on_row_blocks(kernel, rows: int, work: int, row_arrays: tuple) -> None:
         future.result()
 
 
-def _packed_shifts(y: np.ndarray, m: np.ndarray, k: int, with_se: bool) -> np.ndarray | None:
-    """Bit offsets (m, y m, m^2) of the packed words, or None when y, m are not small non-negative integers."""
-    for c in (y, m):
+def _packing(columns: list[np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(word, shift, mask)`` of each column packed into int64 words, or None: every column stays a float.
+
+    Non-negative integer columns (hits, sizes, their squares and products) are packed side
+    by side into as few words as hold their sums exactly, so one addition sums several
+    columns.  A column's field is as wide as the sum of any K of its values needs (``bits``
+    = bit length of K times its maximum; a pair-table entry is two of them), so sums never
+    carry into the next field; a word holds at most :data:`WORD_BITS`.  Any negative,
+    non-integer or too large column returns None.
+    """
+    word, shift, mask, n, used = [], [], [], 0, 0
+    for c in columns:
         if c.size == 0 or c.min() < 0 or not np.array_equal(c, np.floor(c)):
             return None
-    bits = [int(k * c.max()).bit_length() for c in ((y, m, y * y, y * m, m * m) if with_se else (y, m))]
-    if bits[0] + bits[1] > WORD_BITS or (with_se and sum(bits[2:]) > WORD_BITS):
-        return None
-    s_ym = bits[2] if with_se else 0
-    s_mm = s_ym + bits[3] if with_se else 0
-    return np.array([bits[0], s_ym, s_mm], dtype=np.int64)
+        bits = int(k * c.max()).bit_length()
+        if bits > WORD_BITS:
+            return None
+        if used + bits > WORD_BITS:
+            n, used = n + 1, 0
+        word.append(n)
+        shift.append(used)
+        mask.append((1 << bits) - 1)
+        used += bits
+    return np.array(word), np.array(shift), np.array(mask)
+
+
+class Layout(NamedTuple):
+    """The documents' columns as the kernels read them (:func:`_layout`)."""
+
+    values: np.ndarray  # (rows, K, W): packed int64 words, or the columns as floats, padded with zeros
+    group: int  # words summed together (one of GROUPS); W is a multiple of it
+    word: np.ndarray  # (C,) each column's word
+    shift: np.ndarray  # (C,) its field's offset in the word
+    mask: np.ndarray  # (C,) its field's mask; -1: a float column, its word is its value
+
+    @property
+    def n_words(self) -> int:
+        return self.values.shape[-1]
+
+    @property
+    def zero(self) -> tuple:
+        """A group's worth of zeros of the words' type: tells a compiled loop the group's size and type."""
+        return (self.values.dtype.type(0),) * self.group
+
+    def fields(self, n: int) -> tuple[tuple[int, int, int], ...]:
+        """``(word, shift, mask)`` of each column, padded to ``n`` with empty fields (they read 0)."""
+        own = tuple((int(w), int(s), int(m)) for w, s, m in zip(self.word, self.shift, self.mask))
+        return own + ((0, 0, 0),) * (n - len(own))
+
+    def sums(self, words: np.ndarray) -> list[np.ndarray]:
+        """Each column's sums (float) from sums of the words (..., W)."""
+        if self.mask[0] < 0:
+            return [words[..., i].astype(float) for i in range(self.word.size)]
+        return [((words[..., w] >> s) & m).astype(float) for w, s, m in zip(self.word, self.shift, self.mask)]
+
+
+def _layout(columns: list[np.ndarray], k: int) -> Layout:
+    """The documents' columns (each (rows, K)) as the kernels read them.
+
+    Packed into int64 words (:func:`_packing`) when they are small non-negative integers,
+    else as floats; padded to a group of words (:data:`GROUPS`).  Packed or not, the
+    draws and the sums are the same (sums of integers below 2**53 are exact in floats too).
+    """
+    packing = _packing(columns, k)
+    if packing is None:
+        n = len(columns)
+        word, shift, mask = np.arange(n), np.zeros(n, dtype=np.int64), np.full(n, -1)
+        dtype = np.float64
+    else:
+        word, shift, mask = packing
+        n, dtype = int(word[-1]) + 1, np.int64
+    group = GROUPS[0] if n <= GROUPS[0] else GROUPS[1]
+    values = np.zeros(columns[0].shape + (-(-n // group) * group,), dtype=dtype)
+    if packing is None:
+        values[..., :n] = np.stack(columns, -1)
+    else:
+        for c, w, s in zip(columns, word, shift):
+            values[..., w] += c.astype(np.int64) << s
+    return Layout(values, group, word, shift, mask)
+
+
+def _use_pairs(k: int, reps: int, n_words: int) -> bool:
+    """Whether to draw from the pair table: it saves K/2 draws per replicate for K*K entries to build,
+    hence only when ``2 K <= reps``, and only while it stays in cache (:data:`MAX_PAIR_WORDS`)."""
+    return k >= 2 and 2 * k <= reps and k * k * n_words <= MAX_PAIR_WORDS
+
+
+def _seeds(rng: np.random.Generator, rows: int) -> np.ndarray:
+    """One 64-bit seed per row: each row's stream, whatever is computed from it and however rows are split."""
+    return rng.bit_generator.random_raw(rows)
+
+
+def resampled_sums(columns, reps: int, rng: np.random.Generator | int | None = None) -> list[np.ndarray]:
+    """Sums of each column over K documents drawn with replacement, ``reps`` times per leading row.
+
+    Every column has shape (..., K) and all use the same draws (documents are resampled
+    whole, so paired columns stay paired).  Returns arrays (..., reps), in the columns'
+    order.  The same engine as :func:`ratio_replicates`: one stream per row, the pair
+    table, integer columns packed.
+    """
+    compile_kernels()
+    rng = np.random.default_rng(rng)
+    cols = [np.asarray(c, dtype=float) for c in columns]
+    lead, k = cols[0].shape[:-1], cols[0].shape[-1]
+    flat = [np.ascontiguousarray(c.reshape(-1, k)) for c in cols]
+    rows = flat[0].shape[0]
+    seeds = _seeds(rng, rows)
+    lay = _layout(flat, k)
+    pairs = _use_pairs(k, reps, lay.n_words)
+    out = np.empty((rows, reps, lay.n_words), dtype=lay.values.dtype)
+    _on_row_blocks(lambda v, s, o: _column_sums(v, lay.zero, reps, s, pairs, o), rows, rows * reps,
+                   (lay.values, seeds, out))
+    return [c.reshape(lead + (reps,)) for c in lay.sums(out)]
 
 
 def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_se: bool = False,
@@ -324,12 +435,12 @@ def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_s
     ``(replicates, SEs or None, {scale: pivots}, below, sd)``: the replicates' SEs
     with ``keep_se``, their studentized pivots on each of ``scales`` ("linear",
     "logit"), and ``below``, how many lie below the estimate, ties half (see
-    :func:`_ratio_replicates_float`).  Each row gets its own 64-bit seed from
-    ``rng``, whatever is asked for, so the replicates do not depend on it.
+    :func:`_ratio_replicates`).  The draws are those of :func:`resampled_sums` on the
+    same rows and seed, whatever is asked for, so the replicates do not depend on it.
     """
     compile_kernels()
     rows, k = y.shape
-    seeds = rng.bit_generator.random_raw(rows)
+    seeds = _seeds(rng, rows)
     y, m = np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(m, dtype=np.float64)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
     # Replicates lie within the range of the documents' rates (a ratio of sums, or a mean).
@@ -337,20 +448,17 @@ def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_s
         largest = np.nan_to_num(np.abs(y / m).max(-1, initial=0.0))
     tol = 8 * np.finfo(float).eps * k * largest
     with_se = keep_se or bool(scales)
+    lay = _layout([y, m, y * y, y * m, m * m] if with_se else [y, m], k)
     replicates = np.empty((rows, reps))
     se, linear, logit = (np.empty((rows, reps if wanted else 0)) for wanted in
                          (keep_se, "linear" in scales, "logit" in scales))
     below, sd = np.empty(rows, dtype=np.int64), np.empty(rows)
-    pairs = k >= 2 and 2 * k <= reps and k * k <= MAX_PAIR_TABLE
-    shifts = _packed_shifts(y, m, k, with_se)
+    pairs = _use_pairs(k, reps, lay.n_words)
 
-    def kernel(y, m, theta, tol, seeds, *out):
-        if shifts is None:
-            _ratio_replicates_float(y, m, theta, tol, reps, seeds, with_se, pairs, *out)
-        else:
-            _ratio_replicates_packed(y, m, theta, tol, reps, seeds, with_se, pairs, shifts, *out)
+    def kernel(values, theta, tol, seeds, *out):
+        _ratio_replicates(values, lay.zero, lay.fields(5), theta, tol, reps, seeds, with_se, pairs, *out)
 
-    _on_row_blocks(kernel, rows, rows * reps, (y, m, theta, tol, seeds, replicates, se, linear, logit, below, sd))
+    _on_row_blocks(kernel, rows, rows * reps, (lay.values, theta, tol, seeds, replicates, se, linear, logit, below, sd))
     chosen = {"linear": linear, "logit": logit}
     return replicates, (se if keep_se else None), {s: chosen[s] for s in scales}, below / 2, sd
 

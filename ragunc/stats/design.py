@@ -11,6 +11,7 @@ sample's estimates of the same quantities, with the same definitions (:func:`des
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from math import erf, sqrt
 
@@ -111,3 +112,66 @@ def _design_iv(population: ClusterSample, k, estimator: str, draws) -> None:
         raise ValueError(f"k must be a whole number of documents from 2 to the population's {d}, got {k!r}")
     if draws is not None and (isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2):
         raise ValueError(f"draws must be a whole number >= 2, got {draws!r}")
+
+
+@dataclass(frozen=True)
+class ChunkSizeDiagnostics:
+    """One chunk size of a corpus taken as the population, for samples of ``k`` of its documents.
+
+    The design's values (:func:`design`): what repeated samples of ``k`` documents give at this size.
+    """
+
+    words: int  # words per chunk
+    k: int
+    n_docs: int
+    n_chunks: int
+    estimate: float  # micro hit rate of the population
+    mean_size: float  # chunks per document
+    chunks_per_sample: float  # k * mean_size: the chunks a sample of k documents holds on average
+    icc: float  # the population's ICC at this size
+    deff: float  # the design's DEFF at k (variance over repeated samples / binomial variance)
+    n_eff: float  # chunks_per_sample / deff
+    micro_sd: float  # SD of the micro estimate over repeated samples of k of the n_docs documents
+    binomial_sd: float  # sqrt(p (1 - p) / chunks_per_sample): the SD if chunks were independent trials
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def chunk_size_diagnostics(populations: Mapping[int, ClusterSample], *, k: int = 20,
+                           rng: np.random.Generator | int | None = 0) -> tuple[ChunkSizeDiagnostics, ...]:
+    """The design's DEFF, ICC, effective n and SD of the micro estimate at ``k`` documents, per chunk size.
+
+    ``populations`` maps words per chunk to the per-document results of the whole corpus at
+    that size; rows come smallest size first.  Each row is :func:`design` at that size (the
+    same draws of documents for every size: ``rng`` seeds each), so the explorer, the Design
+    effect page and this table give one number for one quantity.  Finer chunks add chunks to
+    every sample, not documents: the SD barely moves while the binomial SD shrinks.
+    """
+    _chunk_size_diagnostics_iv(populations, k)
+    rows = []
+    for words in sorted(populations):
+        population = populations[words]
+        values = design(population, k, estimator="micro", rng=rng)
+        rows.append(ChunkSizeDiagnostics(
+            words=int(words), k=k, n_docs=population.n_docs, n_chunks=population.n_chunks,
+            estimate=values.population_value, mean_size=float(population.size.mean()),
+            chunks_per_sample=values.expected_chunks, icc=values.icc, deff=values.deff, n_eff=values.n_eff,
+            micro_sd=values.sd, binomial_sd=values.binomial_sd,
+        ))
+    return tuple(rows)
+
+
+def _chunk_size_diagnostics_iv(populations: Mapping[int, ClusterSample], k: int) -> None:
+    if not populations:
+        raise ValueError("chunk_size_diagnostics needs at least one chunk size")
+    bad = [words for words in populations if isinstance(words, bool) or not isinstance(words, (int, np.integer))
+           or words < 1]
+    if bad:
+        raise ValueError(f"chunk sizes must be positive word counts, got {bad}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    small = {words: p.n_docs for words, p in populations.items() if p.n_docs < k}
+    if small:
+        raise ValueError(f"k = {k} documents is more than some chunk sizes hold: "
+                         + ", ".join(f"{w} words: {n} documents" for w, n in sorted(small.items())))

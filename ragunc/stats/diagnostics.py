@@ -7,7 +7,6 @@ DEFF, effective n and the ICC have one definition each (:func:`design_effect`, :
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,67 +159,3 @@ def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnosti
         cluster_variance=cvar,
         binomial_variance=bvar,
     )
-
-
-@dataclass(frozen=True)
-class ChunkSizeDiagnostics:
-    """One chunk size of a corpus taken as the population, for samples of ``k`` of its documents."""
-
-    words: int  # words per chunk
-    k: int
-    n_docs: int
-    n_chunks: int
-    estimate: float  # micro hit rate of the population
-    mean_size: float  # chunks per document
-    chunks_per_sample: float  # k * mean_size: the chunks a sample of k documents holds on average
-    icc: float
-    deff: float  # cluster variance / binomial variance (no FPC; the same for every k)
-    n_eff: float  # chunks_per_sample / deff
-    micro_sd: float  # linearization SD of the micro estimate over samples of k of the n_docs documents (FPC)
-    binomial_sd: float  # sqrt(p (1 - p) / chunks_per_sample): the SD if chunks were independent trials
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-def chunk_size_diagnostics(populations: Mapping[int, ClusterSample], *, k: int = 20) -> tuple[ChunkSizeDiagnostics, ...]:
-    """DEFF, ICC, effective n and SD of the micro estimate of ``k``-document samples, per chunk size.
-
-    ``populations`` maps words per chunk to the per-document results of the whole corpus at
-    that size; rows come smallest size first. The SD is the linearization's over samples of
-    ``k`` of the D documents, ``sqrt((1 - k/D) · D/k · V_D)`` with ``V_D`` the cluster variance
-    of the whole corpus: finer chunks add chunks to every sample, not documents, so it barely moves
-    while the binomial SD shrinks.
-    """
-    _chunk_size_diagnostics_iv(populations, k)
-    rows = []
-    for words in sorted(populations):
-        population = populations[words]
-        d = diagnostics(population, estimator="micro")
-        n_docs = population.n_docs
-        estimate = float(point_estimate(population.total, population.size, "micro"))
-        per_sample = k * d.mean_size
-        pq = float(chunk_variance(population.total, population.size, population.sumsq, estimate))
-        rows.append(ChunkSizeDiagnostics(
-            words=int(words), k=k, n_docs=n_docs, n_chunks=population.n_chunks, estimate=estimate,
-            mean_size=d.mean_size, chunks_per_sample=per_sample, icc=d.icc, deff=d.deff,
-            n_eff=float(per_sample / d.deff) if d.deff > 0 else float("nan"),
-            micro_sd=float(np.sqrt((1 - k / n_docs) * n_docs / k * d.cluster_variance)),
-            binomial_sd=float(np.sqrt(pq / per_sample)),
-        ))
-    return tuple(rows)
-
-
-def _chunk_size_diagnostics_iv(populations: Mapping[int, ClusterSample], k: int) -> None:
-    if not populations:
-        raise ValueError("chunk_size_diagnostics needs at least one chunk size")
-    bad = [words for words in populations if isinstance(words, bool) or not isinstance(words, (int, np.integer))
-           or words < 1]
-    if bad:
-        raise ValueError(f"chunk sizes must be positive word counts, got {bad}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise ValueError(f"k must be an integer >= 2, got {k!r}")
-    small = {words: p.n_docs for words, p in populations.items() if p.n_docs < k}
-    if small:
-        raise ValueError(f"k = {k} documents is more than some chunk sizes hold: "
-                         + ", ".join(f"{w} words: {n} documents" for w, n in sorted(small.items())))

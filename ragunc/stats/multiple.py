@@ -29,7 +29,7 @@ from itertools import combinations
 import numpy as np
 from scipy import special
 
-from .bootstrap import resampled_sums
+from .bootstrap_kernels import resampled_sums
 from .linearization import check_options, chunk_variance, linearized_residuals, point_estimate, residual_variance
 from .methods import IntervalEstimate
 from .sample import ClusterSample, finite_population_correction

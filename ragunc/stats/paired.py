@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .bootstrap import resampled_sums, sorted_quantile
+from .bootstrap import sorted_quantile
+from .bootstrap_kernels import resampled_sums
 from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
 from .methods import IntervalEstimate
 from .sample import ClusterSample, finite_population_correction

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ragunc.data.results import results_from_frame
+from ragunc.stats.design import design
 from ragunc.stats.diagnostics import diagnostics
 
 FAST = {"de_reps": "200", "de_boot": "200"}
@@ -42,17 +43,25 @@ def test_page_loads_on_its_own_with_the_default_data(open_page):
     assert at.title[0].value == "Design effect"
 
 
-def test_tiles_are_the_population_diagnostics_and_the_curve_uses_its_icc(page, tile):
+def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(page, tile):
+    """The same definitions and numbers as the explorer: stats.design at the page's K for the tiles and the
+    circles, the population's ICC for the equal-size curve."""
     at, frame = page
     assert not at.exception and not at.error
-    d = diagnostics(results_from_frame(frame).sample("100w"))
-    assert tile(at, "ICC (ρ)") == f"{d.icc:.3f}"
-    assert tile(at, "DEFF") == f"{d.deff:.2f}"
+    results = results_from_frame(frame)
+    population = results.sample("100w")
+    d = diagnostics(population)
+    values = design(population, 20, rng=0)
+    assert tile(at, "ICC") == f"{d.icc:.3f}" == f"{values.icc:.3f}"
+    assert tile(at, "DEFF") == f"{values.deff:.1f}" and tile(at, "Effective n") == f"{values.n_eff:,.0f}"
+    assert tile(at, "Kish DEFF") == f"{d.deff_kish:.2f}"
     curve = _chart(at, "Effective n")
     m, deff = _array(curve["data"][0]["x"]), _array(curve["data"][0]["y"])
     np.testing.assert_allclose(deff, 1 + (m - 1) * d.icc, rtol=1e-9)
     measured = {t["name"]: t for t in curve["data"] if t["name"].startswith("measured")}
     assert set(measured) == {"measured: 100w", "measured: 50w"}
+    assert measured["measured: 100w"]["y"][0] == pytest.approx(values.deff)
+    assert measured["measured: 50w"]["y"][0] == pytest.approx(design(results.sample("50w"), 20, rng=0).deff)
 
 
 def test_moving_k_moves_the_ceiling(page):

@@ -91,7 +91,9 @@ def test_page_loads_on_its_own_with_the_default_data(open_page):
     at = open_page("uncertainty_explorer.py", **FAST)
     assert not at.exception
     assert at.title[0].value == "Uncertainty explorer"
-    assert len(at.get("plotly_chart")) == 4  # intervals, coverage, stacked, distribution
+    assert len(at.get("plotly_chart")) == 2  # intervals, coverage
+    at.toggle(key="repetitions").set_value(True).run()  # on demand: the stacked repetitions and their spread
+    assert len(at.get("plotly_chart")) == 4 and at.query_params["repetitions"] in ("1", ["1"])
 
 
 def test_moving_k_changes_the_tiles_and_the_figures(two_configs, tile):
@@ -207,6 +209,7 @@ def test_plot_only_control_never_reruns_the_simulation(two_configs, monkeypatch)
 
     monkeypatch.setattr(ragunc.stats.explore, "coverage_experiment", counted)
     cache.wait_for_prefetch()
+    at.toggle(key="repetitions").set_value(True).run()
     at.slider(key="stack").set_value(40).run()
     assert not at.exception
     assert calls == []
@@ -246,7 +249,8 @@ def test_the_design_values_agree_with_the_coverage_experiment(open_app):
     m4 = ((est - est.mean()) ** 4).mean()
     mc_se = np.sqrt((m4 - est.var() ** 2) / est.size) / run.binomial_sd ** 2  # of the run's variance ratio
     assert abs(deff - run.variance_ratio) < 3 * mc_se + 0.05  # and the tile's rounding
-    assert f"{run.variance_ratio:.1f} times the binomial variance" in " ".join(m.value for m in at.markdown)
+    assert f"varied {run.variance_ratio:.1f} times as much as the binomial variance" in " ".join(
+        m.value for m in at.markdown)
 
 
 def test_simulation_off_shows_no_coverage(two_configs):
@@ -352,7 +356,7 @@ def test_in_app_computation_at_100_words_is_the_bundled_file():
     meta = json.loads((sources.SAMPLE_DIR / "stdlib_meta.json").read_text())
     if (platform.python_version(), platform.python_implementation()) != (meta["python"], meta["implementation"]):
         pytest.skip(f"the bundled sample was rendered from Python {meta['python']}'s standard library")
-    computed = sources._stdlib_chunk_sample(sources._stdlib_tokens(), words=100)
+    computed = sources._chunk_results(sources._stdlib_tokens(), units=100, label="stdlib").sample("100w")
     bundled = load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").sample("100w")
     assert computed.config == bundled.config and computed.n_chunks == bundled.n_chunks
     for field in ("total", "size", "sumsq"):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import io
 
 import numpy as np
@@ -235,3 +236,41 @@ def test_after_an_upload_error_the_page_keeps_its_controls_and_shows_the_error_i
     assert at.select_slider(key="level").value == 0.9
     assert at.title[0].value  # the page says where you are
     assert not at.main.get("plotly_chart") and not at.metric  # and shows no numbers of other data
+
+
+def test_an_upload_of_a_kind_the_loader_does_not_read_names_the_kinds_it_reads(open_app):
+    # The uploader lists no types (their hint did not fit the sidebar), so the loader's words say what it takes.
+    at = open_app(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value(("results.xlsx", b"PK\x03\x04 a workbook", "application/zip"))
+    at.run()
+    assert not at.exception
+    (error,) = at.main.error
+    assert error.value.startswith("Could not use results.xlsx: unknown file type") and ".parquet" in error.value
+
+
+def _shown(at) -> str:
+    """Every text of the page a reader sees, the options of its select boxes included."""
+    texts = [e.value for kind in (at.caption, at.markdown, at.subheader, at.info) for e in kind]
+    texts += [f"{box.label}: {' | '.join(box.options)}" for box in at.selectbox]
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        texts += [spec["layout"].get("title", {}).get("text", ""), *(str(t.get("name", "")) for t in spec["data"])]
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize("page", [None, "design_effect.py", "planning_comparison.py"])
+def test_a_synthetic_population_and_an_upload_without_configs_say_what_their_config_is(
+        page, open_app, small_synthetic, chunk_rows, upload, switch_page):
+    # The synthetic population's config read "100w" (as if cut in 100-word chunks) and an upload's "default".
+    at = open_app(**small_synthetic, sim="0", de_reps="200")
+    if page is not None:
+        switch_page(at, page)
+    assert not at.exception and not at.error
+    shown = _shown(at)
+    assert "synthetic population" in at.sidebar.caption[-1].value
+    assert "100w" not in shown and "100 words" not in shown, shown
+    upload(at.radio(key="source").set_value("upload").run(), chunk_rows(n_docs=60), "mine.csv")
+    assert not at.exception and not at.error
+    shown = _shown(at)
+    assert "default" not in shown, shown
+    assert "mine.csv" in shown

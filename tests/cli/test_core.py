@@ -214,7 +214,14 @@ def test_compare_many_configs_against_a_baseline(capsys, population_csv, tmp_pat
     c = c[c.doc_id != "d0"]  # c lacks one document: it is dropped from every config
     second = tmp_path / "c.csv"
     c.to_csv(second, index=False)
-    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "a", "--boot", "400"])
+    # c's own improvements on a: the two comparisons differ, so the max-|t| interval is wider than each
+    # marginal one (for identical comparisons the max over them is the marginal |t| itself)
+    own = c.assign(y=frame[frame.config == "a"].set_index(["doc_id", "chunk_index"])["y"]
+                   .reindex(pd.MultiIndex.from_frame(c[["doc_id", "chunk_index"]])).to_numpy()
+                   | (np.random.default_rng(1).random(len(c)) < 0.1))
+    other = tmp_path / "c_own.csv"
+    own.to_csv(other, index=False)
+    d = run_json(capsys, ["compare", population_csv, str(other), "--baseline", "a", "--boot", "400"])
     assert [x["config"] for x in d["configs"]] == ["a", "b", "c"]
     assert d["n_docs"] == 59 and [x["dropped"] for x in d["configs"]] == [1, 1, 0]
     assert [(x["a"], x["b"]) for x in d["comparisons"]] == [("a", "b"), ("a", "c")]

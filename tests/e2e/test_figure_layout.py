@@ -16,7 +16,8 @@ from plotly.offline import get_plotlyjs
 from ragunc.data.results import load_results, merge_results
 from ragunc.positional import load_sweep
 from ragunc.present import evalset_figures, figures, positional_figures
-from ragunc.stats.diagnostics import chunk_size_diagnostics, diagnostics
+from ragunc.stats.design import chunk_size_diagnostics
+from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_difference, plan_from_pilot

@@ -1,14 +1,12 @@
 """Cluster bootstrap against scipy.stats.bootstrap, resampling theory and brute force."""
 from __future__ import annotations
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from scipy import stats
 
 import ragunc.stats.bootstrap as rb
-from ragunc.stats.bootstrap import jackknife, resampled_sums, sorted_quantile
+from ragunc.stats.bootstrap import jackknife, sorted_quantile
 from ragunc.stats.intervals import interval_arrays, interval_estimates
 from ragunc.stats.methods import METHODS
 from ragunc.stats.sample import ClusterSample
@@ -66,94 +64,6 @@ def test_bootstrap_variance_of_a_mean_matches_theory():
     theory = (24 / 25) * rate.var(ddof=1) / 25
     se = cluster_bootstrap(s, estimator="macro", reps=40_000, rng=3)["bootstrap"].se
     assert se**2 == pytest.approx(theory, rel=0.03)
-
-
-@pytest.mark.parametrize(("k", "reps"), [(20, 400), (21, 400), (50, 40), (1, 30)])
-def test_resampled_counts_are_multinomial(k, reps):
-    # One-hot columns turn the resampled sums into the resampling counts themselves;
-    # covers the pair table, its odd leftover draw and the single-draw path.
-    rng = np.random.default_rng(k)
-    rows = 60
-    onehot = np.broadcast_to(np.eye(k), (rows, k, k))
-    counts = np.stack(resampled_sums([onehot[:, j, :] for j in range(k)], reps, rng), -1)  # (rows, reps, k)
-    assert counts.shape == (rows, reps, k)
-    assert np.all(counts.sum(-1) == k)
-    flat = counts.reshape(-1, k)
-    n = flat.shape[0]
-    assert np.abs(flat.mean(0) - 1).max() < 6 * np.sqrt((1 - 1 / k) / n) + 1e-12
-    if k > 1:
-        # multinomial(K, 1/K): variance 1 - 1/K, covariance -1/K
-        cov = np.cov(flat.T)
-        assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
-        assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
-
-
-def test_counts_stay_multinomial_when_the_pair_table_is_capped(monkeypatch):
-    # K = 20, B = 400 would use the 400-entry pair table; a cap below it forces single draws.
-    k, reps, rows = 20, 400, 60
-    onehot = np.broadcast_to(np.eye(k), (rows, k, k))
-    columns = [onehot[:, j, :] for j in range(k)]
-    paired = np.stack(resampled_sums(columns, reps, 3), -1)
-    monkeypatch.setattr(rb, "MAX_PAIR_TABLE", k * k - 1)
-    counts = np.stack(resampled_sums(columns, reps, 3), -1)
-    assert not np.array_equal(counts, paired)  # the same seed, another way of drawing
-    assert np.all(counts.sum(-1) == k)
-    flat = counts.reshape(-1, k)
-    assert np.abs(flat.mean(0) - 1).max() < 6 * np.sqrt((1 - 1 / k) / flat.shape[0])
-    cov = np.cov(flat.T)
-    assert np.diag(cov).mean() == pytest.approx(1 - 1 / k, rel=0.03)
-    assert cov[~np.eye(k, dtype=bool)].mean() == pytest.approx(-1 / k, rel=0.1)
-
-
-def test_memory_stays_bounded_for_a_large_sample():
-    # K = 4,000 documents, B = 8,000: the K x K pair table took 347 MB (246 MiB traced for
-    # the five studentized columns); single draws in cache-sized batches need a few MiB.
-    rng = np.random.default_rng(14)
-    m = rng.integers(1, 60, 4000).astype(float)
-    y = rng.binomial(m.astype(int), 0.2).astype(float)
-    columns = [y, m, y**2, y * m, m**2]
-    tracemalloc.start()
-    try:
-        sums = resampled_sums(columns, 8000, 1)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 16 * 2**20
-    # and they are sums of K = 4,000 draws: mean K times the column mean, SD sqrt(K) times its SD
-    for column, total in zip(columns, sums):
-        sd = np.sqrt(4000) * column.std()
-        assert total.mean() == pytest.approx(4000 * column.mean(), abs=6 * sd / np.sqrt(8000))
-        assert total.std() == pytest.approx(sd, rel=0.05)
-
-
-def test_columns_share_draws_and_rows_are_independent():
-    rng = np.random.default_rng(5)
-    x = rng.random((4, 12))
-    a, b = resampled_sums([x, 3 * x], 200, rng)
-    assert np.allclose(b, 3 * a)
-    same = np.broadcast_to(x[0], (2, 12))
-    first, second = resampled_sums([same], 200, rng)[0]
-    assert not np.allclose(first, second)
-
-
-@pytest.mark.parametrize("scale", [1.0, 1e6])  # int32 and int64 packing
-def test_packed_integer_path_equals_the_float_path(scale):
-    # Integer columns are packed into one integer per document; adding a
-    # non-integer column forces the per-column float path with the same draws.
-    rng = np.random.default_rng(13)
-    y = rng.integers(0, 30, (4, 21)).astype(float) * scale
-    m = rng.integers(1, 60, (4, 21)).astype(float)
-    packed = resampled_sums([y, m], 300, 5)
-    floats = resampled_sums([y, m, m + 0.5], 300, 5)[:2]
-    assert np.array_equal(packed[0], floats[0]) and np.array_equal(packed[1], floats[1])
-
-
-def test_batches_cover_every_row(monkeypatch):
-    monkeypatch.setattr(rb, "CACHE_DRAWS", 500)  # forces many batches
-    x = np.broadcast_to(np.arange(1.0, 9.0), (7, 3, 8))  # leading shape (7, 3)
-    (out,) = resampled_sums([x], 64, np.random.default_rng(0))
-    assert out.shape == (7, 3, 64)
-    assert np.all(out >= 8) and np.all(out <= 64)  # 8 draws of values in [1, 8]
 
 
 def test_seeded_and_reproducible():
@@ -255,19 +165,6 @@ def test_studentized_interval_matches_brute_force():
     assert ours != pytest.approx(cluster_bootstrap(s, reps=40_000, rng=2)["bootstrap"].ci, abs=1e-3)
 
 
-def test_columns_packed_into_several_words_equal_the_float_path():
-    # Five integer columns whose sums need more than 62 bits together: two words.
-    rng = np.random.default_rng(21)
-    y = rng.integers(0, 2_000, (3, 20)).astype(float)
-    m = rng.integers(1, 3_000, (3, 20)).astype(float)
-    cols = [y, m, y**2, y * m, m**2]
-    assert len(rb._packing([c.reshape(-1, 20) for c in cols], 20)) > 1
-    packed = resampled_sums(cols, 200, 8)
-    floats = resampled_sums([*cols, m + 0.5], 200, 8)[:5]
-    for a, b in zip(packed, floats):
-        assert np.array_equal(a, b)
-
-
 def test_studentized_can_be_skipped_without_changing_the_other_intervals():
     # Without the studentized method the replicates' SEs are not resampled; the draws,
     # hence the percentile and BCa bounds, are the same.
@@ -364,65 +261,6 @@ def test_sorted_quantile_interpolates_towards_infinities():
     both = np.array([-np.inf, np.inf])
     assert sorted_quantile(both, 0.4) == -np.inf and sorted_quantile(both, 0.6) == np.inf
     assert sorted_quantile(np.array([1.0, np.inf]), 0.0) == 1.0
-
-
-# ---------------------------------------------------------------- the compiled kernels (bootstrap_kernels)
-import ragunc.stats.bootstrap_kernels as bk  # noqa: E402
-
-
-@pytest.mark.parametrize(("k", "reps"), [(3, 400), (4, 400), (5, 6), (70, 200)])
-def test_kernel_draws_are_multinomial(k, reps):
-    # y one-hot on document 0 and m = 1: each replicate is (times document 0 was drawn) / K, whose
-    # law is Binomial(K, 1/K).  Covers the pair table with and without its odd single draw, the
-    # single-draw path (2 K > B) and a sample too large for the pair table (K * K > MAX_PAIR_TABLE).
-    rows = 200
-    y = np.zeros((rows, k))
-    y[:, 0] = 1.0
-    m = np.ones((rows, k))
-    boot, *_ = bk.ratio_replicates(y, m, np.full(rows, 1 / k), reps, np.random.default_rng(k))
-    counts = np.rint(boot * k).astype(int).ravel()
-    expected = stats.binom.pmf(np.arange(k + 1), k, 1 / k) * counts.size
-    keep = expected >= 5
-    observed = np.bincount(counts, minlength=k + 1)
-    chi2 = (((observed - expected)[keep]) ** 2 / expected[keep]).sum() + (
-        (observed[~keep].sum() - expected[~keep].sum()) ** 2 / max(expected[~keep].sum(), 1e-9))
-    assert stats.chi2.sf(chi2, keep.sum()) > 1e-4
-
-
-def test_packed_and_float_kernels_draw_and_sum_alike():
-    rng = np.random.default_rng(3)
-    y = rng.integers(0, 30, (7, 21)).astype(float)
-    m = y + rng.integers(1, 40, (7, 21))
-    theta = y.sum(1) / m.sum(1)
-    seeds = rng.bit_generator.random_raw(7)
-    bk.compile_kernels()  # the private kernels are called directly here, not through ratio_replicates
-    shifts = bk._packed_shifts(y, m, 21, True)
-    assert shifts is not None
-    outs = []
-    for packed in (True, False):
-        out = [np.empty((7, 300)) for _ in range(4)] + [np.empty(7, dtype=np.int64), np.empty(7)]
-        args = (y, m, theta, np.zeros(7), 300, seeds, True, True)
-        if packed:
-            bk._ratio_replicates_packed(*args, shifts, *out)
-        else:
-            bk._ratio_replicates_float(*args, *out)
-        outs.append(out)
-    for a, b in zip(*outs):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
-
-
-def test_kernel_results_do_not_depend_on_the_threads(monkeypatch):
-    rng = np.random.default_rng(4)
-    y = rng.integers(0, 5, (40, 12)).astype(float)
-    m = y + rng.integers(1, 9, (40, 12))
-    theta = y.sum(1) / m.sum(1)
-    monkeypatch.setattr(bk, "MIN_THREAD_REPLICATES", 1)
-    split = bk.ratio_replicates(y, m, theta, 500, np.random.default_rng(0), keep_se=True, scales=("logit",))
-    monkeypatch.setattr(bk, "MIN_THREAD_REPLICATES", 1 << 40)
-    whole = bk.ratio_replicates(y, m, theta, 500, np.random.default_rng(0), keep_se=True, scales=("logit",))
-    for a, b in [(split[0], whole[0]), (split[1], whole[1]), (split[2]["logit"], whole[2]["logit"]),
-                 (split[3], whole[3]), (split[4], whole[4])]:
-        assert np.array_equal(a, b)
 
 
 def test_repetitions_have_independent_resampling_patterns():

@@ -1,10 +1,12 @@
 """chunk_size_diagnostics: one row per chunk size, checked by hand and against repeated sampling."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
-from ragunc.stats.diagnostics import chunk_size_diagnostics
+from ragunc.stats.design import chunk_size_diagnostics
 from ragunc.stats.sample import ClusterSample
 
 
@@ -27,21 +29,24 @@ def _by_hand(y: list[list[int]], k: int) -> dict:
     total = np.array([sum(d) for d in y], float)
     p = flat.mean()
     m_bar = m.mean()
-    # Ratio linearization: e_d = (Y_d - p m_d) / m_bar; variance of the whole corpus (D documents), no FPC.
-    e = (total - p * m) / m_bar
-    v_d = (e**2).sum() / (d_docs * (d_docs - 1))
-    deff = v_d / (p * (1 - p) / n)
+    # The design's variance: the micro estimate over every one of the C(D, k) equally likely samples.
+    every = [total[list(c)].sum() / m[list(c)].sum() for c in itertools.combinations(range(d_docs), k)]
+    variance = np.var(every)
+    binomial = p * (1 - p) / (k * m_bar)
     # ANOVA ICC from the chunks themselves.
     means = total / m
     msb = (m * (means - p) ** 2).sum() / (d_docs - 1)
     msw = sum(((np.array(d) - means[i]) ** 2).sum() for i, d in enumerate(y)) / (n - d_docs)
     m0 = (n - (m**2).sum() / n) / (d_docs - 1)
     return {
-        "estimate": p, "mean_size": m_bar, "chunks_per_sample": k * m_bar, "deff": deff,
-        "icc": (msb - msw) / (msb + (m0 - 1) * msw), "n_eff": k * m_bar / deff,
-        "micro_sd": np.sqrt((1 - k / d_docs) * (e**2).sum() / (d_docs - 1) / k),
-        "binomial_sd": np.sqrt(p * (1 - p) / (k * m_bar)),
+        "estimate": p, "mean_size": m_bar, "chunks_per_sample": k * m_bar, "deff": variance / binomial,
+        "icc": (msb - msw) / (msb + (m0 - 1) * msw), "n_eff": k * m_bar * binomial / variance,
+        "micro_sd": np.sqrt(variance), "binomial_sd": np.sqrt(binomial),
     }
+
+
+# Measured on 20,000 draws of k documents (stats.design): a few per cent of Monte Carlo error at most.
+MEASURED = {"deff", "n_eff", "micro_sd"}
 
 
 def test_rows_match_hand_computation_smallest_size_first():
@@ -54,11 +59,11 @@ def test_rows_match_hand_computation_smallest_size_first():
         assert (row.k, row.n_docs) == (2, 4)
         assert row.n_chunks == sum(map(len, cuts[row.words]))
         for field, value in expected.items():
-            assert getattr(row, field) == pytest.approx(value, rel=1e-12), field
+            assert getattr(row, field) == pytest.approx(value, rel=0.05 if field in MEASURED else 1e-12), field
 
 
 def test_micro_sd_is_the_sd_over_repeated_samples_of_k_documents():
-    # The linearization SD approximates the spread of the micro estimate over many samples of K documents.
+    # The SD is the spread of the micro estimate over many samples of K documents (20,000 independent draws here).
     rng = np.random.default_rng(3)
     d, k = 400, 25
     size = rng.integers(1, 40, d)
