@@ -8,9 +8,9 @@ session unmarked while app.py is the entrypoint turns that mode off (what ``st.n
 first) and reruns: the rerun executes app.py, whose ``st.navigation`` routes the same URL.
 A page run on its own (``streamlit run pages/x.py``, an AppTest of one page) is left alone.
 
-Streamlit serves the default page at ``/`` only, and a link to it by its own name
-(``/uncertainty_explorer``, as every other page is named) opened a "Page not found" modal:
-:func:`default_at_its_name` takes that name for ``/`` before ``st.navigation`` resolves the URL.
+Streamlit serves the default page at ``/`` only: a link to it by its own name (``/uncertainty_explorer``,
+as every other page is named) would open a "Page not found" modal. :func:`default_at_its_name` takes
+that name for ``/`` before ``st.navigation`` resolves the URL.
 """
 from __future__ import annotations
 

@@ -514,7 +514,7 @@ def document_rates_figure(rates: Mapping[str, np.ndarray], *, bins: int = 30) ->
 def _log_ticks(values: np.ndarray, most: int = 10) -> dict:
     """Ticks of a log axis over ``values``, each written in full: 1, 2, 5 per decade, or only the powers
     of ten when those would be more than ``most``. (Plotly writes a log axis's minor ticks as their
-    leading digit alone, so an axis read "100 5 2 10 5 2 1".)"""
+    leading digit alone: an axis would read "100 5 2 10 5 2 1".)"""
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values) & (values > 0)]
     low, high = np.floor(np.log10(values.min())), np.ceil(np.log10(values.max()))
