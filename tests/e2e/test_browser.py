@@ -324,6 +324,8 @@ def test_the_sample_runs_show_the_forest_plot_and_adjusted_p_values(app_url, bro
 def _open_set(page, chunks: int, *, build: bool) -> str:
     """The offline evaluation set of the stdlib corpus from ``chunks`` sampled chunks (built when ``build``):
     the review list its selector shows, once the page is idle."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     box = page.locator('[data-testid="stNumberInput"]').filter(has_text="Chunks to sample").locator("input")
     box.fill(str(chunks))
     box.press("Enter")
@@ -338,8 +340,13 @@ def _open_set(page, chunks: int, *, build: bool) -> str:
     while selector.count() != 1 and time.monotonic() < deadline:  # the previous run's elements fade out
         page.wait_for_timeout(200)
     shown = selector.locator('input[role="combobox"]').input_value()
-    selector.get_by_role("button", name="Open").click()
-    page.wait_for_selector('[role="option"]', timeout=TIMEOUT_MS)
+    for _ in range(10):  # a click while the page still settles can leave the list closed: click again
+        selector.get_by_role("button", name="Open").click()
+        try:
+            page.wait_for_selector('[role="option"]', timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
     options = [o.strip() for o in page.locator('[role="option"]').all_inner_texts()]
     page.keyboard.press("Escape")
     assert shown in options, f"the selector shows {shown!r}, not one of this set's lists {options}"
