@@ -56,8 +56,10 @@ SERIES_COLORS = (
 
 # The legend below the plot (long titles and legends never overlap in a narrow column), anchored to the
 # figure's bottom edge: plotly makes room for it under the x-axis title, where a place at a share of the
-# plot's height would meet that title in a short figure.
-LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
+# plot's height would meet that title in a short figure. A transparent border keeps the entries clear of the
+# x-axis title whatever the browser's font metrics.
+LEGEND_BELOW = {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left",
+                "borderwidth": 8, "bordercolor": "rgba(0,0,0,0)"}
 
 COVER_COLOR = OKABE_ITO["blue"]
 MISS_COLOR = OKABE_ITO["vermillion"]

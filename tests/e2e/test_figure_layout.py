@@ -62,12 +62,15 @@ MEASURE = """async ([data, layout]) => {
     if (b[2] <= b[0]) continue;  // a tick plotly keeps but does not draw
     (ticks[axis] = ticks[axis] || []).push({text: t.textContent, x: (b[0] + b[2]) / 2, y: (b[1] + b[3]) / 2});
   }
-  const legend = div.querySelector("g.legend");
+  // The legend as a reader sees it: its entries, not the transparent box plotly pads around them.
+  const entries = [...div.querySelectorAll("g.legend g.traces")].map(rect);
+  const legend = entries.length ? [Math.min(...entries.map((b) => b[0])), Math.min(...entries.map((b) => b[1])),
+                                   Math.max(...entries.map((b) => b[2])), Math.max(...entries.map((b) => b[3]))] : null;
   return {
     annotations: [...div.querySelectorAll("g.annotation")].map((a) => ({text: a.textContent, box: rect(a)})),
     axis_titles: [...div.querySelectorAll("text[class$='title']:not(.gtitle)")]
       .filter((t) => t.textContent).map((t) => ({text: t.textContent, box: rect(t)})),
-    legend: legend ? rect(legend) : null,
+    legend,
     lines, texts, ticks,
   };
 }"""
