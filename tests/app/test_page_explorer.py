@@ -228,14 +228,14 @@ def test_the_landing_view_shows_the_naive_interval_failing(open_app):
     """No query parameters: the alike-documents sample at K = 20, with the defaults (B = R = 1,000)."""
     at = open_app()
     assert not at.exception and not at.error
-    assert at.radio(key="source").value == "alike" and at.slider(key="k").value == 20
+    assert at.selectbox(key="source").value == "alike" and at.slider(key="k").value == 20
     coverage = next(s for s in _charts(at).values() if s["layout"]["title"]["text"].startswith("Coverage over 1,000"))
     naive = dict(zip(coverage["data"][0]["y"], _array(coverage["data"][0]["x"])))[NAIVE]
     assert naive <= 70
     assert f"held the true hit@1 only {naive:.0f}% of the time" in _lead(at)
     # the stdlib sample is one click away, with its own honest sentence
     at.button(key="other_sample").click().run()
-    assert at.radio(key="source").value == "sample" and not at.exception
+    assert at.selectbox(key="source").value == "sample" and not at.exception
     assert "mildly alike" in _lead(at)
 
 
