@@ -82,7 +82,7 @@ def main() -> None:
     print(f"speed-up, default run           {loop / full_best:8.1f} x   target >= 8x: {met(loop / full_best >= 8)}; "
           f"{loop / full_best / 4.7:.1f}x the numpy gathers' 4.7x (target >= 3x: {met(loop / full_best >= 3 * 4.7)})")
     print()
-    print("coverage (nominal 95%):  " + "  ".join(f"{m} {c:.3f}" for m, c in result.coverage.items()))
+    print("coverage (nominal 95%):  " + "  ".join(f"{m} {c.coverage:.3f}" for m, c in result.methods.items()))
     print(f"SD empirical {result.sd_empirical:.4f}, linearization {result.linearization_sd:.4f}, "
           f"binomial {result.binomial_sd:.4f}; variance ratio {result.variance_ratio:.1f} (empirical) / "
           f"{result.variance_ratio_linearization:.1f} (linearization); Bernoulli-equivalent n "

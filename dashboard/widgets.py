@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from ragunc.data.results import Results
+from ragunc.stats.linearization import ESTIMATORS
 from ragunc.stats.methods import interval_methods
 from ragunc.stats.sample import ClusterSample
 
@@ -18,7 +19,6 @@ from . import sources
 from .url_state import bind, clamp, one_of, parse_bool
 
 LEVELS = (0.8, 0.9, 0.95, 0.99)
-ESTIMATORS = ("micro", "macro")
 SEED_MAX = 2**31 - 1
 
 

@@ -29,6 +29,7 @@ from ragunc.evalset import (
     load_evalset,
 )
 from ragunc.present import evalset_figures, judged_figures
+from ragunc.present.figures import method_label
 from ragunc.present.summary import judged_reading
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
@@ -201,10 +202,16 @@ def _show(out: Path) -> None:
         return
     st.plotly_chart(evalset_figures.metric_intervals_figure(report))
     r = report.recall
-    low, high = r.cluster.ci
-    st.markdown(f"**Recall@{report.k} = {r.recall:.3f}**, cluster {report.level:.0%} interval "
-                f"[{low:.3f}, {high:.3f}] over {r.n_groups} source documents (DEFF {r.deff:.2f}); "
-                f"{r.n_queries} answerable questions.")
+    if r.recommendation is None:
+        st.markdown(f"**Recall@{report.k} = {r.recall:.3f}** on {r.n_queries} answerable questions from "
+                    f"{r.n_groups} source document: no interval (it needs at least 2).")
+    else:
+        low, high = r.recommended().ci
+        cluster = r.interval("cluster").ci
+        st.markdown(f"**Recall@{report.k} = {r.recall:.3f}**, recommended {report.level:.0%} interval "
+                    f"**[{low:.3f}, {high:.3f}]** ({method_label(r.recommendation.method)}) over {r.n_groups} "
+                    f"source documents; cluster (linearization) [{cluster.low:.3f}, {cluster.high:.3f}], "
+                    f"DEFF {r.deff:.2f}; {r.n_queries} answerable questions.")
     if report.audit is not None:
         a = report.audit
         st.markdown(f"**Recall@{report.k} corrected by the audit = {a.report['prediction_powered'].estimate:.3f}** "
@@ -240,7 +247,9 @@ the question each chunk answers. The raw pairs then pass **filters**, and each k
 
 Every reply is journaled the moment it arrives: **Stop building** keeps them, and **Build** with the same settings
 asks only for what is missing. The evaluation measures BM25 on the set: the **naive** interval treats
-questions as independent, the **cluster** interval treats the questions of one source document as one unit.
+questions as independent, the **cluster** interval treats the questions of one source document as one unit,
+and the **recommended** interval, the one `ragunc interval` recommends on the same per-question values, does too
+and stays inside [0, 1].
 """
     )
 

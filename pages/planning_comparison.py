@@ -10,14 +10,13 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
 from ragunc.present import figures, judged_figures
 from ragunc.present.summary import comparison_reading, comparison_table, figures_html, json_text, rank_reading
-from ragunc.stats.multiple import ADJUSTMENTS, compare_configs, rank_configs
+from ragunc.stats.multiple import ADJUSTMENTS, adjustment, compare_configs, rank_configs
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_difference, plan_from_pilot
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
 BOOTS = (200, 500, 1000, 2000)
-ADJUST_LABELS = {"maxt": "max-|t| cluster bootstrap", "holm": "Holm (Bonferroni intervals)", "none": "none"}
 EXPLANATION = """
 * **Planning** uses the loaded data as a pilot: its per-document variance says how the cluster
   half-width shrinks as you judge more documents (K). The naive curve is what the binomial formula
@@ -92,7 +91,7 @@ if len(configs) >= 2:
     cols = st.columns(4)
     baseline = cols[0].selectbox("Baseline", configs, key=bind("baseline", widgets.default_config(configs),
                                                                fix=one_of(configs, widgets.default_config(configs))))
-    adjust = cols[1].selectbox("Adjustment", ADJUSTMENTS, format_func=ADJUST_LABELS.get,
+    adjust = cols[1].selectbox("Adjustment", ADJUSTMENTS, format_func=lambda a: adjustment(a).label,
                                key=bind("adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")))
     all_pairs = cols[2].toggle("All pairs", key=bind("pairs", False, parse=parse_bool))
     many_boot = widgets.choice_slider("B: max-t replicates", BOOTS, key="mt_boot", default=2000, where=cols[3])
@@ -167,8 +166,8 @@ else:
             tiles[0].metric(f"{config_b} − {config_a}", f"{100 * cmp.difference:+.2f} pp")
             tiles[1].metric("Shared documents", f"{cmp.n_docs:,}",
                             help=f"dropped: {cmp.dropped_a} only in {config_a}, {cmp.dropped_b} only in {config_b}")
-            tiles[2].metric("± naive (pp)", f"{50 * (cmp.naive.ci[1] - cmp.naive.ci[0]):.2f}")
-            tiles[3].metric("± paired cluster (pp)", f"{50 * (cmp.paired.ci[1] - cmp.paired.ci[0]):.2f}")
+            tiles[2].metric("± naive (pp)", f"{50 * (cmp.interval('naive').ci[1] - cmp.interval('naive').ci[0]):.2f}")
+            tiles[3].metric("± paired cluster (pp)", f"{50 * (cmp.interval('paired').ci[1] - cmp.interval('paired').ci[0]):.2f}")
             cmp_fig = figures.comparison_figure(cmp)
             st.plotly_chart(cmp_fig, key="comparison_chart")
             cols = st.columns(2)

@@ -12,13 +12,15 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, sync_url
 from ragunc.data.serialize import json_text
 from ragunc.present import ranking_figures
+from ragunc.present.figures import method_label
 from ragunc.present.summary import comparison_table
 from ragunc.ranking import metrics
 from ragunc.ranking.comparison import compare_runs
 from ragunc.ranking.metrics import ranked_list
 from ragunc.ranking.overview import ranking_overview
 from ragunc.stats.linearization import ESTIMATORS
-from ragunc.stats.multiple import ADJUSTMENTS
+from ragunc.stats.multiple import ADJUSTMENTS, adjustment
+from ragunc.stats.recommend import RECOMMENDED_METHOD
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
@@ -26,11 +28,8 @@ require_app()  # before anything: a first visitor's deep link reruns through app
 PER_SOURCE = ("rk_k", "rk_group", "rk_run", "rk_baseline")
 NO_GROUP = "(none: every query is its own group)"
 BOOTS = (200, 500, 1000, 2000)
-ADJUST_LABELS = {"maxt": "max-|t| cluster bootstrap", "holm": "Holm (Bonferroni intervals)", "none": "none"}
 RANKED_LIST_HEADERS = {"chunk_rank": "chunk rank", "first_seen": "first time this document appears",
                        "doc_rank": "document rank (first-seen order)"}
-METRIC_LABELS = {"recall": "Recall@k", "hit": "Hit@k", "precision": "Precision@k", "rr": "MRR@k", "ndcg": "nDCG@k",
-                 "chunk_recall": "chunk Recall@k", "naive_sum": "naive per-chunk sum"}
 EXPLANATION = """
 A run lists **chunks**; several chunks can come from the same document. Recall@k asks which **relevant documents**
 the top k chunks bring. Three ways to count them:
@@ -92,7 +91,12 @@ group_col = None if group_col == NO_GROUP else group_col
 
 def _ci_text(est) -> str:
     low, high = est.ci
-    return UNDEFINED if math.isnan(est.se) else f"{low:.3f} – {high:.3f}"
+    return UNDEFINED if math.isnan(low) else f"{low:.3f} – {high:.3f}"
+
+
+def _metric_label(name: str) -> str:
+    """A column of the per-query table as the registry names it (at k), or the naive sum's label."""
+    return metrics.ranking_metric(name).at("k") if name in metrics.METRICS else metrics.NAIVE_SUM_LABEL
 
 
 if len(names) > 1:
@@ -102,9 +106,9 @@ if len(names) > 1:
     baseline = cols[0].selectbox("Baseline run", names,
                                  key=bind("rk_baseline", baseline_default, fix=one_of(names, baseline_default)))
     available = [m for m in metrics.METRICS if m != "chunk_recall" or qrels.has_chunks]
-    metric = cols[1].selectbox("Metric", available, format_func=lambda m: METRIC_LABELS.get(m, m),
+    metric = cols[1].selectbox("Metric", available, format_func=_metric_label,
                                key=bind("rk_metric", "recall", fix=one_of(available, "recall")))
-    adjust = cols[2].selectbox("Adjustment", ADJUSTMENTS, format_func=ADJUST_LABELS.get,
+    adjust = cols[2].selectbox("Adjustment", ADJUSTMENTS, format_func=lambda a: adjustment(a).label,
                                key=bind("rk_adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")))
     estimator = cols[3].selectbox("Mean", ESTIMATORS, format_func={"micro": "over queries (micro)",
                                                                  "macro": "over groups (macro)"}.get,
@@ -130,9 +134,9 @@ if len(names) > 1:
         st.plotly_chart(ranking_figures.runs_forest_figure(many), key="runs_forest")
         st.dataframe(pd.DataFrame({
             "run": [r.config for r in many.comparison.configs],
-            METRIC_LABELS.get(metric, metric): [round(r.estimate, 4) for r in many.comparison.configs],
-            "cluster SE": [widgets.number(r.cluster.se, ".4f") for r in many.comparison.configs],
-            f"{level:.0%} interval": [_ci_text(r.cluster) for r in many.comparison.configs],
+            _metric_label(metric): [round(r.estimate, 4) for r in many.comparison.configs],
+            "cluster SE": [widgets.number(r.interval("cluster").se, ".4f") for r in many.comparison.configs],
+            f"{level:.0%} interval": [_ci_text(r.interval("cluster")) for r in many.comparison.configs],
             "queries dropped": [r.dropped for r in many.comparison.configs],
         }), hide_index=True)
         table = comparison_table(many.comparison).rename(columns={"difference (pp)": "difference (points)"})
@@ -159,7 +163,7 @@ tr.metric("truncate-dedup Recall@k", f"{report.recall_by_order[metrics.TRUNCATE_
           help="documents of the top-k chunks ∩ relevant / relevant")
 dt.metric("dedup-truncate Recall@k", f"{report.recall_by_order[metrics.DEDUP_TRUNCATE]:.3f}",
           help="first k distinct documents ∩ relevant / relevant")
-naive.metric("naive per-chunk sum", f"{report.naive_sum:.3f}", help="one per matching chunk: can pass 1")
+naive.metric(metrics.NAIVE_SUM_LABEL, f"{report.naive_sum:.3f}", help="one per matching chunk: can pass 1")
 st.markdown(
     f"**{report.n_queries:,} {'query' if report.n_queries == 1 else 'queries'}** in the mean, "
     f"**{report.n_excluded:,} excluded** (no relevant documents); "
@@ -169,11 +173,16 @@ st.markdown(
 
 
 st.subheader(f"{level:.0%} intervals for Recall@{k} ({order})")
+intervals_shown = {"recommended": RECOMMENDED_METHOD, "naive (queries independent)": "naive",
+         "cluster (groups of queries)": "cluster", "cluster bootstrap": "bootstrap"}
 st.dataframe(pd.DataFrame({
-    "interval": ["naive (queries independent)", "cluster (groups of queries)", "cluster bootstrap"],
-    "SE": [widgets.number(est.se, ".4f") for est in (report.naive, report.cluster, report.bootstrap)],
-    "CI": [_ci_text(report.naive), _ci_text(report.cluster), _ci_text(report.bootstrap)],
+    "interval": [f"{what}: {method_label(m)}" if what == "recommended" else what
+                 for what, m in intervals_shown.items()],
+    "SE": [widgets.number(report.interval(m).se, ".4f") for m in intervals_shown.values()],
+    "CI": [_ci_text(report.interval(m)) for m in intervals_shown.values()],
 }), hide_index=True)
+if report.recommendation is not None:
+    st.caption(report.recommendation.reason)
 st.markdown("DEFF (cluster variance / naive variance): "
             + (UNDEFINED if math.isnan(report.deff) else f"**{report.deff:.2f}**"))
 if report.n_groups >= 2:
@@ -182,7 +191,7 @@ if report.n_groups >= 2:
 st.plotly_chart(ranking_figures.order_curve_figure(overview.curve, k=k))
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
-st.dataframe(pd.DataFrame([{METRIC_LABELS.get(name, name): mean for name, mean in overview.metric_means.items()}]),
+st.dataframe(pd.DataFrame([{_metric_label(name): mean for name, mean in overview.metric_means.items()}]),
              hide_index=True)
 
 st.subheader("Per query: where the orders differ, and why")

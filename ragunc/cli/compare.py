@@ -10,6 +10,7 @@ from ..stats.paired import paired_comparison
 from .options import (
     COMPARISON_FLAGS,
     DEFAULT_ADJUSTMENT,
+    adjustment_text,
     boot_options,
     comparison_flags_need_baseline,
     comparison_options,
@@ -104,8 +105,7 @@ def _two_table(d: dict) -> str:
 
 def _many_table(d: dict) -> str:
     fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
-    adjust = {"maxt": f"max-|t| cluster bootstrap, B={d['boot']}", "holm": "Holm (Bonferroni intervals)",
-              "none": "none"}[d["adjust"]]
+    adjust = adjustment_text(d)
     dropped = ", ".join(f"{c['config']} {c['dropped']}" for c in d["configs"])
     head = (f"{len(d['configs'])} configs on the {d['n_docs']} documents they share ({d['estimator']}, "
             f"{d['level']:.0%} intervals, {fpc}; documents dropped: {dropped})")

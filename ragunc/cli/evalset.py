@@ -17,6 +17,10 @@ from ..evalset.real import add_questions
 from ..evalset.sampling import DEFAULT_MIX, QUESTION_TYPES
 from ..evalset.store import JOURNAL, REVIEW
 from ..evalset.text import LANGUAGES
+from ..ranking.metrics import ranking_metric
+from ..stats.methods import interval_method
+from ..stats.recommend import RECOMMENDED_METHOD
+from .options import recommended_text
 from .output import emit, language_text, seed_arg
 from .progress import progress_bar
 
@@ -214,10 +218,6 @@ def _plan_table(d: dict) -> str:
     ])
 
 
-_NAMES = {"hit": "Hit@{k}", "precision": "Precision@{k}", "rr": "MRR@{k}", "ndcg": "nDCG@{k}",
-          "chunk_recall": "chunk Recall@{k}"}
-
-
 def _eval_table(d: dict) -> str:
     r, o, neg, k = d["recall"], d["origin"], d["negatives"], d["k"]
     lines = [
@@ -227,11 +227,12 @@ def _eval_table(d: dict) -> str:
         # A manifest written before languages had analysers records the code only (or nothing).
         "language         " + (language_text(d["language"]) if "label" in (d["language"] or {})
                                else (d["language"] or {}).get("code", "not recorded")),
-        f"Recall@{k}".ljust(17) + f"{r['recall']:.3f}  naive {_ci(r['naive'])}  cluster {_ci(r['cluster'])} "
-        f"over {r['n_groups']} source documents  DEFF {'-' if r['deff'] is None else format(r['deff'], '.2f')}",
+        f"intervals        {d['level']:.0%}, questions clustered by their {r['n_groups']} source documents; "
+        f"recommended: {interval_method(RECOMMENDED_METHOD).label}",
     ]
-    for name, m in d["metrics"].items():
-        lines.append(_NAMES[name].format(k=k).ljust(17) + f"{m['mean']:.3f}  naive {_ci(m['naive'])}  "
+    for name, m in {"recall": {**r, "mean": r["recall"]}, **d["metrics"]}.items():
+        lines.append(ranking_metric(name).at(k).ljust(17) + f"{m['mean']:.3f}  recommended "
+                     f"{recommended_text(m['recommended'], label=False)}  naive {_ci(m['naive'])}  "
                      f"cluster {_ci(m['cluster'])}  DEFF {'-' if m['deff'] is None else format(m['deff'], '.2f')}")
     lines.append("by type          " + ", ".join(f"{t} {v['recall']:.3f} ({v['n']})" for t, v in d["by_type"].items()))
     if neg["n"]:

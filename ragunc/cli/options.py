@@ -1,4 +1,5 @@
-"""Options several commands share, spelled and explained once: the results file, the bootstrap, comparisons.
+"""Options several commands share, spelled and explained once: the results file, the bootstrap, comparisons;
+and the texts their tables share.
 
 ``interval``, ``simulate``, ``plan`` and ``compare`` read per-chunk results (:func:`results_options`,
 :func:`load_results_of`); ``compare`` and ``recall`` compare several configs or runs with one baseline
@@ -15,7 +16,8 @@ from ..data.reader import DataError
 from ..data.results import Results, load_results, merge_results
 from ..stats.judged import JudgedSample
 from ..stats.linearization import ESTIMATORS
-from ..stats.multiple import ADJUSTMENTS
+from ..stats.methods import interval_method
+from ..stats.multiple import ADJUSTMENTS, adjustment
 from ..stats.sample import ClusterSample
 from .output import seed_arg
 
@@ -104,6 +106,20 @@ def comparison_options(p: argparse.ArgumentParser, noun: str, units: str, *, for
     group.add_argument("--adjust", choices=ADJUSTMENTS,
                        help=f"simultaneous intervals and adjusted p-values (default {DEFAULT_ADJUSTMENT})")
     return group
+
+
+def adjustment_text(d: dict) -> str:
+    """The adjustment of a comparison's JSON ``d`` as the tables say it: its label, and B when it resamples."""
+    a = adjustment(d["adjust"])
+    return f"{a.label}, B={d['boot']}" if a.resamples else a.label
+
+
+def recommended_text(rec: dict | None, *, label: bool = True) -> str:
+    """A report's ``recommended`` JSON as the tables say it: its bounds and (``label``) the method's label."""
+    if rec is None or rec["ci"][0] is None:
+        return "undefined (fewer than 2 groups)"
+    low, high = rec["ci"]
+    return f"[{low:.3f}, {high:.3f}]" + (f"  {interval_method(rec['method']).label}" if label else "")
 
 
 def comparison_flags_need_baseline(args: argparse.Namespace, flags: dict[str, str], noun: str) -> None:

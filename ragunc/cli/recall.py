@@ -13,10 +13,17 @@ import numpy as np
 from ..data.reader import DataError, listing
 from ..data.runs import load_chunk_map, load_qrels, load_run, load_runs, query_groups
 from ..ranking.comparison import compare_runs
-from ..ranking.metrics import METRICS, ORDERS, TRUNCATE_DEDUP, judge, recall
+from ..ranking.metrics import METRICS, ORDERS, TRUNCATE_DEDUP, judge, ranking_metric, recall
 from ..ranking.uncertainty import align_scores, compare_scores, recall_report
 from ..stats.linearization import ESTIMATORS
-from .options import COMPARISON_FLAGS, DEFAULT_ADJUSTMENT, comparison_flags_need_baseline, comparison_options
+from .options import (
+    COMPARISON_FLAGS,
+    DEFAULT_ADJUSTMENT,
+    adjustment_text,
+    comparison_flags_need_baseline,
+    comparison_options,
+    recommended_text,
+)
 from .output import emit, rows_text, seed_arg
 
 # Options of the many-runs comparison (dest -> flag): without --baseline they are an error, not ignored.
@@ -120,6 +127,7 @@ def _table(d: dict) -> str:
         f"  dedup-truncate (k first-seen documents)   {_num(d['recall_by_order']['dedup-truncate'])}",
         f"  naive per-chunk sum (can pass 1)          {_num(d['naive_sum'])}",
         f"Order reported: {d['order']}  recall {_num(d['recall'])}  ({d['level']:.0%} intervals)",
+        f"  recommended: {recommended_text(d['recommended'])}",
         f"  naive (queries independent)  {ci(d['naive'])}",
         f"  cluster ({d['n_groups']} groups{', by ' + d['group_col'] if d['group_col'] else ''})"
         f"  {ci(d['cluster'])}   DEFF {_num(d['deff'], '.2f')}",
@@ -146,8 +154,7 @@ def _runs_table(d: dict) -> str:
         low, high = part["ci"]
         return "undefined" if low is None else f"[{low:.3f}, {high:.3f}]"
 
-    adjust = {"maxt": f"max-|t| cluster bootstrap, B={d['boot']}", "holm": "Holm (Bonferroni intervals)",
-              "none": "none"}[d["adjust"]]
+    adjust = adjustment_text(d)
     groups = f"{d['n_clusters']} groups by {d['group_col']}" if d["group_col"] else "every query its own group"
     dropped = ", ".join(f"{r['run']} {r['dropped']}" for r in d["runs"])
     rows = [("run", "estimate", "cluster se", "interval")]
@@ -157,7 +164,7 @@ def _runs_table(d: dict) -> str:
     comps += [(f"{c['b']} - {c['a']}", f"{c['difference']:+.4f}", ci(c["naive"]), _num(c["paired"]["se"], ".4f"),
                ci(c["paired"]), ci(c["simultaneous"]), _num(c["p_adjusted"], ".4g")) for c in d["comparisons"]]
     return "\n".join([
-        f"{d['metric']}@{d['k']} ({d['order']}, {d['estimator']}) of {len(d['runs'])} runs on the {d['n_queries']} "
+        f"{ranking_metric(d['metric']).at(d['k'])} ({d['order']}, {d['estimator']}) of {len(d['runs'])} runs on the {d['n_queries']} "
         f"queries they share ({groups}; {d['level']:.0%} intervals)",
         f"queries dropped for not being in every run: {d['dropped']} (per run: {dropped})",
         "", rows_text(rows), "", f"adjustment: {adjust}", rows_text(comps),

@@ -27,32 +27,35 @@ from ..data.reader import DataError, read_table, rows_phrase
 from ..data.results import results_from_frame
 from ..data.runs import Run, load_run, qrels_from_frame, run_from_frame
 from ..data.serialize import jsonable
-from ..ranking.metrics import TRUNCATE_DEDUP, judge, metric_table, recall
+from ..ranking.metrics import METRICS, TRUNCATE_DEDUP, judge, metric_table, recall
 from ..ranking.uncertainty import RecallReport, query_interval, recall_report
 from ..retrieval.bm25 import top_k
 from ..retrieval.pipeline import prepare_retrieval
 from ..stats.judged import JudgedReport, judged_report
+from ..stats.intervals import undefined_estimates
 from ..stats.methods import IntervalEstimate
+from ..stats.recommend import Recommendation, Recommends
 from .store import EvalSet, load_evalset, origin_counts
 
-FRIENDS = ("hit", "precision", "rr", "ndcg", "chunk_recall")
+FRIENDS = tuple(m for m in METRICS if m != "recall")  # reported beside recall, each with its intervals
 MIN_DEPTH = 100  # chunks retrieved per question by the BM25 run (>= k)
 
 
 @dataclass(frozen=True)
-class MetricSummary:
-    """Mean of one per-question metric with its naive and cluster intervals."""
+class MetricSummary(Recommends):
+    """Mean of one per-question metric with every interval of :func:`query_interval`, led by the recommended one."""
 
     name: str
     mean: float
     n_questions: int
-    naive: IntervalEstimate
-    cluster: IntervalEstimate
+    intervals: dict[str, IntervalEstimate]  # every registered method; NaN with fewer than 2 source documents
+    recommendation: Recommendation | None  # which to report (stats.recommend); None with fewer than 2
     deff: float
 
     def to_dict(self) -> dict:
-        return {"mean": self.mean, "n_questions": self.n_questions, "naive": self.naive.to_dict(),
-                "cluster": self.cluster.to_dict(), "deff": self.deff}
+        return {"mean": self.mean, "n_questions": self.n_questions, "naive": self.interval("naive").to_dict(),
+                "cluster": self.interval("cluster").to_dict(), "deff": self.deff,
+                "recommended": self.recommended_dict()}
 
 
 def _summary(name: str, scores: np.ndarray, groups: np.ndarray, *, level: float, boot: int, rng) -> MetricSummary:
@@ -61,10 +64,9 @@ def _summary(name: str, scores: np.ndarray, groups: np.ndarray, *, level: float,
     mean = float(scores[defined].mean()) if defined.any() else float("nan")
     if np.unique(groups[defined]).size >= 2:
         report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
-        return MetricSummary(name, mean, int(defined.sum()), report.interval("naive"), report.interval("cluster"),
+        return MetricSummary(name, mean, int(defined.sum()), report.intervals, report.recommendation,
                              report.diagnostics.deff)
-    nan = IntervalEstimate(name, float("nan"), (float("nan"), float("nan")))
-    return MetricSummary(name, mean, int(defined.sum()), nan, nan, float("nan"))
+    return MetricSummary(name, mean, int(defined.sum()), undefined_estimates(), None, float("nan"))
 
 
 @dataclass(frozen=True)

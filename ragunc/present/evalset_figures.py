@@ -1,7 +1,7 @@
 """Plotly builders for the page "Evaluation set": pure functions returning ``go.Figure``.
 
 The funnel of a build (questions left after each filter), its question-type mix, and the
-metrics measured on the set with their naive and cluster intervals. Colours are Okabe–Ito;
+metrics measured on the set with the recommended interval beside the naive and cluster ones. Colours are Okabe–Ito;
 each series also has its own pattern or marker, so the figures read without colour.
 """
 from __future__ import annotations
@@ -12,11 +12,9 @@ import plotly.graph_objects as go
 
 from ..evalset.build import FUNNEL
 from ..evalset.evaluate import EvalsetReport
-from .figures import LEGEND_BELOW, OKABE_ITO, method_color
-
-METRIC_LABELS = {"recall": "Recall@{k}", "hit": "Hit@{k}", "precision": "Precision@{k}", "rr": "MRR@{k}",
-                 "ndcg": "nDCG@{k}", "chunk_recall": "chunk Recall@{k}"}
-
+from ..ranking.metrics import ranking_metric
+from ..stats.recommend import RECOMMENDED_METHOD
+from .figures import LEGEND_BELOW, OKABE_ITO, method_color, method_label
 
 def _layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 360) -> go.Figure:
     fig.update_layout(
@@ -62,17 +60,18 @@ def type_mix_figure(by_type: Mapping[str, Mapping[str, int]]) -> go.Figure:
 
 
 def metric_intervals_figure(report: EvalsetReport) -> go.Figure:
-    """Each metric's mean with its naive (questions independent) and cluster (source documents) intervals."""
-    rows = [("recall", report.recall.recall, report.recall.naive, report.recall.cluster)]
-    rows += [(m.name, m.mean, m.naive, m.cluster) for m in report.metrics]
+    """Each metric's mean with the recommended interval, then the naive (questions independent) and cluster
+    (source documents) ones; a metric without an interval (fewer than 2 source documents) shows its mean only."""
+    rows = [("recall", report.recall.recall, report.recall), *((m.name, m.mean, m) for m in report.metrics)]
     level = f"{report.level:.0%}"
     fig = go.Figure()
-    for method, symbol, name in (("naive", "circle", "naive: questions independent"),
+    for method, symbol, name in ((RECOMMENDED_METHOD, "square", f"recommended: {method_label(RECOMMENDED_METHOD)}"),
+                                 ("naive", "circle", "naive: questions independent"),
                                  ("cluster", "diamond", f"cluster: {report.recall.n_groups} source documents")):
         labels, means, plus, minus, texts = [], [], [], [], []
-        for metric, mean, naive, cluster in rows:
-            low, high = (naive if method == "naive" else cluster).ci
-            labels.append(METRIC_LABELS[metric].format(k=report.k))
+        for metric, mean, result in rows:
+            low, high = result.interval(method).ci
+            labels.append(ranking_metric(metric).at(report.k))
             means.append(mean)
             plus.append(high - mean)
             minus.append(mean - low)
@@ -82,7 +81,7 @@ def metric_intervals_figure(report: EvalsetReport) -> go.Figure:
             marker={"color": method_color(method), "size": 10, "symbol": symbol},
             error_x={"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
                      "color": method_color(method), "thickness": 3, "width": 6},
-            hovertemplate=f"<b>%{{y}}</b> {method}<br>mean %{{x:.3f}}<br>{level} CI %{{customdata}}<extra></extra>",
+            hovertemplate=f"<b>%{{y}}</b> {name}<br>mean %{{x:.3f}}<br>{level} CI %{{customdata}}<extra></extra>",
         ))
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(scattermode="group")

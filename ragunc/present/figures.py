@@ -18,7 +18,7 @@ from ..stats.design import ChunkSizeDiagnostics
 from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
-from ..stats.multiple import MultipleComparison
+from ..stats.multiple import MultipleComparison, adjustment
 from ..stats.paired import ComparisonResult
 from ..stats.planning import DifferencePlan, PlanResult
 
@@ -188,9 +188,9 @@ def _row_label(method, label: str, recommended: bool, coverage: CoverageResult |
     text = f"<b>★ {label}</b>" if recommended and "recommended" in label else label
     if recommended and "recommended" not in label:
         text = f"<b>★ {label} (recommended)</b>"
-    if coverage is None or method.name not in coverage.coverage:
+    if coverage is None or method.name not in coverage.methods:
         return text
-    held = coverage.coverage[method.name]
+    held = coverage.methods[method.name].coverage
     return f"{text} · {'undefined' if held != held else f'{100 * held:.1f}% coverage here'}"
 
 
@@ -209,15 +209,16 @@ def coverage_figure(
     """
     series = {"": results} if isinstance(results, CoverageResult) else dict(results)
     first = next(iter(series.values()))
-    shown = [m for m in (methods or first.coverage) if m in first.coverage]
+    shown = [m for m in (methods or first.methods) if m in first.methods]
     labels = [interval_label(m, plain=plain) for m in shown]
-    low = np.nanmin([100 * r.coverage[m] - 196 * r.coverage_mcse[m] for r in series.values() for m in shown] + [101])
+    low = np.nanmin([100 * r.methods[m].coverage - 196 * r.methods[m].mcse for r in series.values() for m in shown]
+                    + [101])
     left = max(0.0, min(low, 100 * first.level) - 5)
     traces = []
     for i, (name, res) in enumerate(series.items()):
-        cov = np.array([100 * res.coverage[m] for m in shown])
-        err = np.array([196 * res.coverage_mcse[m] for m in shown])
-        defined = np.array([res.reps - res.undefined[m] for m in shown])
+        cov = np.array([100 * res.methods[m].coverage for m in shown])
+        err = np.array([196 * res.methods[m].mcse for m in shown])
+        defined = np.array([res.reps - res.methods[m].undefined for m in shown])
         colors = [method_color(m) for m in shown] if len(series) == 1 else SERIES_COLORS[i % len(SERIES_COLORS)]
         traces.append({
             "type": "scatter", "x": cov, "y": labels, "orientation": "h", "mode": "markers",
@@ -273,7 +274,8 @@ def stacked_intervals_figure(
     n = int(min(n, result.reps))
     truth = 100 * result.population_value
     rows = np.arange(1, n + 1)
-    bounds = np.concatenate([100 * result.lower[m][:n] for m in methods] + [100 * result.upper[m][:n] for m in methods]
+    bounds = np.concatenate([100 * result.methods[m].lower[:n] for m in methods]
+                            + [100 * result.methods[m].upper[:n] for m in methods]
                             + [100 * result.estimates[:n], [truth]])
     lo, hi = float(np.nanmin(bounds)), float(np.nanmax(bounds))
     pad = 0.04 * max(hi - lo, 1e-9)
@@ -293,7 +295,7 @@ def stacked_intervals_figure(
             "domain": domain, "range": x_range, "anchor": "y",
             "title": {"text": f"{metric} rate (%, {result.estimator})"},
         }
-        low, high = 100 * result.lower[method][:n], 100 * result.upper[method][:n]
+        low, high = 100 * result.methods[method].lower[:n], 100 * result.methods[method].upper[:n]
         undefined = np.isnan(low) | np.isnan(high)  # drawn as nothing, and neither held nor missed
         miss = ~undefined & ((low > truth) | (high < truth))
         held = ~undefined & ~miss
@@ -341,12 +343,13 @@ def sampling_distribution_figure(result: CoverageResult, *, bins: int = 40, metr
         "hovertemplate": "%{customdata[0]:.2f}–%{customdata[1]:.2f}%<br>density %{y:.3f} per pp<extra></extra>",
     }]
     curves = [("naive", "naive SE"), ("cluster", "cluster SE")]
-    spread = max(100 * result.se_mean.get(m, 0.0) for m, _ in curves)
+    se_mean = {m: result.methods[m].se_mean if m in result.methods else None for m, _ in curves}
+    spread = max(100 * (se or 0.0) for se in se_mean.values())
     grid = np.linspace(min(est.min(), centre - 4 * spread), max(est.max(), centre + 4 * spread), 120)
     for method, what in curves:
-        if method not in result.se_mean:
+        if se_mean.get(method) is None:
             continue
-        sd = 100 * result.se_mean[method]
+        sd = 100 * se_mean[method]
         traces.append({
             "type": "scatter", "x": grid, "y": _normal_pdf(grid, centre, sd), "mode": "lines",
             "line": {"color": method_color(method), "width": 3}, "name": f"normal, mean {what} = {sd:.2f} pp",
@@ -564,9 +567,10 @@ def plan_figure(plan: PlanResult) -> go.Figure:
 def comparison_figure(result: ComparisonResult) -> go.Figure:
     """The difference b − a with naive, paired-linearization and paired-bootstrap intervals."""
     rows = [
-        ("Naive binomial (unpaired)", method_color("naive"), result.naive.se, result.naive.ci),
-        ("Paired cluster (linearization)", method_color("cluster"), result.paired.se, result.paired.ci),
-        ("Paired cluster bootstrap", method_color("bootstrap"), result.bootstrap.se, result.bootstrap.ci),
+        (label, method_color(color), result.interval(name).se, result.interval(name).ci)
+        for label, color, name in (("Naive binomial (unpaired)", "naive", "naive"),
+                                   ("Paired cluster (linearization)", "cluster", "paired"),
+                                   ("Paired cluster bootstrap", "bootstrap", "bootstrap"))
     ]
     shape, label = _vline(0.0, "no difference")
     layout = _layout(
@@ -582,9 +586,6 @@ def comparison_figure(result: ComparisonResult) -> go.Figure:
     )
 
 
-ADJUSTMENT_LABELS = {"maxt": "max-|t| bootstrap", "holm": "Bonferroni (Holm)", "none": "unadjusted"}
-
-
 def forest_figure(result: MultipleComparison, *, units: str | None = None, x: str = "percentage points",
                   naive: str = "naive binomial (unpaired)") -> go.Figure:
     """Every difference b − a with its naive, paired and simultaneous intervals, one row per comparison.
@@ -597,14 +598,14 @@ def forest_figure(result: MultipleComparison, *, units: str | None = None, x: st
     series = (
         (naive, method_color("naive"), "naive", -0.22),
         ("paired cluster", method_color("cluster"), "paired", 0.0),
-        (f"simultaneous paired ({ADJUSTMENT_LABELS[result.adjust]})", OKABE_ITO["reddish_purple"],
+        (f"simultaneous paired ({adjustment(result.adjust).label})", OKABE_ITO["reddish_purple"],
          "simultaneous", 0.22),
     )
     fig = go.Figure()
     for name, color, attr, offset in series:
         diff = np.array([100 * c.difference for c in result.comparisons])
-        low = np.array([100 * getattr(c, attr).ci.low for c in result.comparisons])
-        high = np.array([100 * getattr(c, attr).ci.high for c in result.comparisons])
+        low = np.array([100 * c.interval(attr).ci.low for c in result.comparisons])
+        high = np.array([100 * c.interval(attr).ci.high for c in result.comparisons])
         fig.add_trace(go.Scatter(
             x=diff.tolist(), y=(rows + offset).tolist(), mode="markers", name=name, marker={"color": color, "size": 9},
             error_x={"type": "data", "symmetric": False, "array": high - diff, "arrayminus": diff - low,

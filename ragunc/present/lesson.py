@@ -321,10 +321,10 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
 def iid_sentences(real: CoverageResult, iid: CoverageResult) -> Sentences:
     """Step 5: the binomial interval's coverage with the documents as they are and with the hits shuffled."""
     first = (f"With the documents as they are, the binomial {real.level:.0%} interval held the population value "
-             f"in {100 * real.coverage['naive']:.0f}% of R = {real.reps:,} samples of {real.k} documents.")
+             f"in {100 * real.methods['naive'].coverage:.0f}% of R = {real.reps:,} samples of {real.k} documents.")
     second = (f"Shuffle the hits across all {iid.population_chunks:,} chunks, which leaves no documents to be alike "
-              f"(the iid control), and it holds in {100 * iid.coverage['naive']:.0f}%: the formula is right for "
-              "independent chunks, and the chunks of a document are not independent.")
+              f"(the iid control), and it holds in {100 * iid.methods['naive'].coverage:.0f}%: the formula is right "
+              "for independent chunks, and the chunks of a document are not independent.")
     return first, second
 
 
@@ -336,7 +336,7 @@ def _rows(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarr
 
 
 def _held(result: CoverageResult, method: str, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    low, high = 100 * result.lower[method][:n], 100 * result.upper[method][:n]
+    low, high = 100 * result.methods[method].lower[:n], 100 * result.methods[method].upper[:n]
     truth = 100 * result.population_value
     return low, high, (low <= truth) & (truth <= high)
 
@@ -366,7 +366,8 @@ def iid_figure(real: CoverageResult, iid: CoverageResult, *, shuffled: bool, n: 
                    "name": "estimate", "marker": {"color": REFERENCE_COLOR, "size": 5}, "hoverinfo": "skip"})
     line, label = _line(truth, f"population {truth:.2f}%")
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])
-    bounds = np.concatenate([100 * b[:n] for r in (real, iid) for b in (r.lower["naive"], r.upper["naive"])])
+    bounds = np.concatenate([100 * b[:n] for r in (real, iid) for b in (r.methods["naive"].lower,
+                                                                           r.methods["naive"].upper)])
     layout["xaxis"]["range"] = [np.nanmin(bounds) - 1, np.nanmax(bounds) + 1]
     layout["yaxis"].update(autorange="reversed")
     return go.Figure(data=traces, layout=layout)
@@ -429,11 +430,12 @@ def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
 def cluster_sentences(result: CoverageResult) -> Sentences:
     """Step 7: the recommended interval's width and coverage beside the binomial one's."""
     rec = result.recommended
+    ours, naive = result.methods[rec], result.methods["naive"]
     first = (f"The interval ragunc recommends ({method_label(rec)}) takes the {result.k} documents, not the chunks, "
-             f"as the sample: ±{50 * result.width[rec]:.2f} points on average at K = {result.k}, where the binomial "
-             f"one says ±{50 * result.width['naive']:.2f}.")
-    second = (f"It held the population value in {100 * result.coverage[rec]:.0f}% of R = {result.reps:,} samples, the "
-              f"binomial in {100 * result.coverage['naive']:.0f}%; only more documents narrow it, not more chunks.")
+             f"as the sample: ±{50 * ours.width:.2f} points on average at K = {result.k}, where the binomial "
+             f"one says ±{50 * naive.width:.2f}.")
+    second = (f"It held the population value in {100 * ours.coverage:.0f}% of R = {result.reps:,} samples, the "
+              f"binomial in {100 * naive.coverage:.0f}%; only more documents narrow it, not more chunks.")
     return first, second
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..ranking.comparison import RunComparison
-from ..ranking.metrics import DEDUP_TRUNCATE, TRUNCATE_DEDUP
+from ..ranking.metrics import DEDUP_TRUNCATE, TRUNCATE_DEDUP, ranking_metric
 from ..ranking.uncertainty import RecallReport
 from .figures import LEGEND_BELOW, OKABE_ITO, forest_figure, method_color, method_label
 
@@ -50,27 +50,31 @@ def order_curve_figure(curve: pd.DataFrame, *, k: int | None = None) -> go.Figur
 
 
 def recall_interval_figure(report: RecallReport) -> go.Figure:
-    """The mean Recall@k with its naive, cluster and bootstrap intervals as horizontal bars."""
-    rows = (("naive", report.naive.se, report.naive.ci), ("cluster", report.cluster.se, report.cluster.ci),
-            ("bootstrap", report.bootstrap.se, report.bootstrap.ci))
+    """The mean Recall@k with the recommended interval first, then the naive, cluster and bootstrap ones."""
+    recommended = report.recommendation.method if report.recommendation else None
+    shown = [m for m in (recommended, "naive", "cluster", "bootstrap") if m is not None]
     level = f"{report.level:.0%}"
     fig = go.Figure()
-    for method, se, (low, high) in rows:
+    for method in shown:
+        est = report.interval(method)
+        low, high = est.ci
         label = method_label(method).replace("binomial (Wald)", "(queries independent)")
+        label = f"recommended: {label}" if method == recommended else label
+        se = "" if est.se is None else f"<br>SE {est.se:.4f}"
         fig.add_trace(go.Scatter(
             x=[report.recall], y=[label], mode="markers", showlegend=False,
             marker={"color": method_color(method), "size": 11, "symbol": "diamond"},
             error_x={"type": "data", "symmetric": False, "array": [high - report.recall],
                      "arrayminus": [report.recall - low], "color": method_color(method), "thickness": 4, "width": 8},
             hovertemplate=(f"<b>{label}</b><br>Recall@{report.k} {report.recall:.3f}<br>{level} CI "
-                           f"{low:.3f} – {high:.3f}<br>SE {se:.4f}<extra></extra>"),
+                           f"{low:.3f} – {high:.3f}{se}<extra></extra>"),
         ))
     fig.update_yaxes(autorange="reversed")
     groups = f"{report.n_groups:,} groups" + (f" by {report.group_col}" if report.group_col else " (one per query)")
     return _layout(
         fig,
         title=f"{level} intervals for Recall@{report.k} ({report.order}): {report.n_queries:,} queries, {groups}",
-        x=f"mean Recall@{report.k}", y="", height=300,
+        x=f"mean Recall@{report.k}", y="", height=300 + 40 * (len(shown) - 3),
     )
 
 
@@ -97,6 +101,6 @@ def per_query_difference_figure(table: pd.DataFrame) -> go.Figure:
 
 def runs_forest_figure(result: RunComparison) -> go.Figure:
     """Several runs' differences against the baseline: the config comparison's forest plot, on shared queries."""
-    return forest_figure(result.comparison, x=f"{result.metric}@{result.k}, points",
+    return forest_figure(result.comparison, x=f"{ranking_metric(result.metric).at(result.k)}, points",
                          units=f"{result.n_queries:,} shared queries in {result.n_clusters:,} groups",
                          naive="naive (queries independent, unpaired)")

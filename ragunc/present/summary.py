@@ -22,7 +22,7 @@ from ..stats.design import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
 from ..stats.judged import LABELS, JudgedReport
-from ..stats.multiple import MultipleComparison, RankResult
+from ..stats.multiple import MultipleComparison, RankResult, adjustment
 
 
 
@@ -67,8 +67,8 @@ def headline(design: Design, coverage: CoverageResult | None = None, *, level: f
                  f"carry about as much information as {design.n_eff:,.0f} independent ones "
                  f"(design effect {design.deff:.1f}).")
     pct = f"{level:.0%}"
-    if coverage is not None and {"naive", coverage.recommended} <= set(coverage.coverage):
-        naive, honest = coverage.coverage["naive"], coverage.coverage[coverage.recommended]
+    if coverage is not None and {"naive", coverage.recommended} <= set(coverage.methods):
+        naive, honest = coverage.methods["naive"].coverage, coverage.methods[coverage.recommended].coverage
         short = level - naive
         how = ("only " if short > 0.15 else "") + f"{100 * naive:.0f}% of the time" + (
             ", a little short" if 0.03 < short <= 0.15 else "")
@@ -174,9 +174,10 @@ def summary_table(report: IntervalReport, coverage: CoverageResult | None = None
             "n_chunks": report.n_chunks,
         }
         if coverage is not None:  # None: not simulated; NaN: undefined in every repetition
-            row["coverage"] = coverage.coverage.get(method.name)
-            row["coverage_mcse"] = coverage.coverage_mcse.get(method.name)
-            row["coverage_undefined"] = coverage.undefined.get(method.name)
+            m = coverage.methods.get(method.name)
+            row["coverage"] = None if m is None else m.coverage
+            row["coverage_mcse"] = None if m is None else m.mcse
+            row["coverage_undefined"] = None if m is None else m.undefined
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -260,7 +261,7 @@ def plain_reading(
 
 def distribution_reading(coverage: CoverageResult) -> str:
     """What the sampling-distribution figure shows: the estimates' real spread against what each SE assumes."""
-    naive, cluster = coverage.se_mean.get("naive"), coverage.se_mean.get("cluster")
+    naive, cluster = (coverage.methods[m].se_mean if m in coverage.methods else None for m in ("naive", "cluster"))
     text = (f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
             f"their SD is {100 * coverage.sd_empirical:.2f} percentage points.")
     if naive is not None:
@@ -274,9 +275,9 @@ def distribution_reading(coverage: CoverageResult) -> str:
 def coverage_sentence(coverage: CoverageResult) -> str | None:
     """How often the naive and the recommended interval held the population value in the coverage experiment."""
     rec = coverage.recommended
-    if rec is None or "naive" not in coverage.coverage:
+    if rec is None or "naive" not in coverage.methods:
         return None
-    naive, honest = coverage.coverage["naive"], coverage.coverage[rec]
+    naive, honest = coverage.methods["naive"].coverage, coverage.methods[rec].coverage
     return (f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
             f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
             f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%. The estimates varied "
@@ -356,8 +357,8 @@ def comparison_table(result: MultipleComparison) -> pd.DataFrame:
         return f"[{100 * interval.ci.low:+.2f}, {100 * interval.ci.high:+.2f}]"
     return pd.DataFrame([
         {"comparison": f"{c.b} − {c.a}", "difference (pp)": round(100 * c.difference, 2),
-         "naive interval": ci(c.naive), "paired interval": ci(c.paired),
-         "simultaneous interval": ci(c.simultaneous), "p": p_value_text(c.p_value),
+         "naive interval": ci(c.interval("naive")), "paired interval": ci(c.interval("paired")),
+         "simultaneous interval": ci(c.interval("simultaneous")), "p": p_value_text(c.p_value),
          "p adjusted": p_value_text(c.p_adjusted)}
         for c in result.comparisons
     ])
@@ -367,8 +368,7 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
     """Which configuration, and how sure: sentences from a many-config comparison."""
     pct = f"{result.level:.0%}"
     best = max(result.configs, key=lambda c: c.estimate)
-    adjust = {"maxt": "a max-|t| bootstrap over documents", "holm": "Holm's correction",
-              "none": "no multiplicity correction"}[result.adjust]
+    adjust = adjustment(result.adjust).label
     dropped = sum(c.dropped for c in result.configs)
     lines = [
         f"{len(result.configs)} configurations compared on the {result.n_docs:,} documents they all evaluated"
@@ -376,12 +376,13 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
         + f" The highest {metric} is {best.config} at {100 * best.estimate:.1f}%."
     ]
     for c in result.comparisons:
-        lo, hi = c.simultaneous.ci
+        lo, hi = c.interval("simultaneous").ci
         if lo > 0 or hi < 0:
             verdict = f"{'better' if lo > 0 else 'worse'} than {c.a}, even allowing for every comparison made"
         else:
             verdict = f"not distinguishable from {c.a} with these documents"
-        naive_sure = c.naive.ci.low > 0 or c.naive.ci.high < 0
+        naive = c.interval("naive").ci
+        naive_sure = naive.low > 0 or naive.high < 0
         p = p_value_text(c.p_adjusted)
         lines.append(
             f"{c.b} − {c.a}: {100 * c.difference:+.1f} pp, simultaneous {pct} interval "

@@ -49,7 +49,7 @@ class RunComparison:
             "level": c.level, "adjust": c.adjust, "baseline": c.baseline, "all_pairs": c.all_pairs,
             "group_col": self.group_col, "n_queries": self.n_queries, "n_clusters": self.n_clusters,
             "dropped": self.dropped, "critical_value": c.critical_value, "boot": c.boot,
-            "runs": [{"run": r.config, "estimate": r.estimate, "cluster": r.cluster.to_dict(), "dropped": r.dropped}
+            "runs": [{"run": r.config, "estimate": r.estimate, "cluster": r.interval("cluster").to_dict(), "dropped": r.dropped}
                      for r in c.configs],
             "comparisons": [d.to_dict() for d in c.comparisons],
         })

@@ -30,6 +30,7 @@ truncate-dedup, document rank for dedup-truncate):
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -224,17 +225,47 @@ def chunk_recall(j: JudgedRun, k: int) -> np.ndarray:
     return _undefined_without_relevant(found / np.maximum(j.n_relevant_chunks, 1), j.n_relevant_chunks)
 
 
-_ORDERED_METRICS = {"recall": recall, "hit": hit_rate, "precision": precision, "rr": reciprocal_rank, "ndcg": ndcg}
-METRICS = (*_ORDERED_METRICS, "chunk_recall")  # the per-query metrics by name (columns of ``metric_table``)
+@dataclass(frozen=True)
+class RankingMetric:
+    """One per-query ranking metric: what readers need to know of it."""
+
+    name: str  # its key: --metric, a column of metric_table, the JSON
+    label: str  # what tables, figures, the CLI and the pages call it, at a cutoff: :meth:`at`
+    kernel: Callable[..., np.ndarray]  # (JudgedRun, k[, order=...]) -> one score per query (NaN: excluded)
+    ordered: bool = True  # it counts documents in an order (truncate-dedup / dedup-truncate); else chunks
+
+    def at(self, k: int | str) -> str:
+        """The label at cutoff ``k``: "Recall@10" (or "Recall@k")."""
+        return f"{self.label}@{k}"
+
+    def scores(self, j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+        """One score per query at cutoff ``k`` (``order`` only for an ordered metric)."""
+        return self.kernel(j, k, order=order) if self.ordered else self.kernel(j, k)
+
+
+METRIC_REGISTRY: tuple[RankingMetric, ...] = (
+    RankingMetric("recall", "Recall", recall),
+    RankingMetric("hit", "Hit", hit_rate),
+    RankingMetric("precision", "Precision", precision),
+    RankingMetric("rr", "MRR", reciprocal_rank),
+    RankingMetric("ndcg", "nDCG", ndcg),
+    RankingMetric("chunk_recall", "chunk Recall", chunk_recall, ordered=False),
+)
+METRICS: tuple[str, ...] = tuple(m.name for m in METRIC_REGISTRY)  # by name (columns of ``metric_table``)
+NAIVE_SUM_LABEL = "naive per-chunk sum"  # naive_recall_sum: shown beside the metrics, never compared
+
+
+def ranking_metric(name: str) -> RankingMetric:
+    """The registered metric called ``name``."""
+    for m in METRIC_REGISTRY:
+        if m.name == name:
+            return m
+    raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {name!r}")
 
 
 def metric_scores(j: JudgedRun, metric: str, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     """One metric of :data:`METRICS` per query at cutoff ``k`` (``chunk_recall`` has no order)."""
-    if metric == "chunk_recall":
-        return chunk_recall(j, k)
-    if metric not in _ORDERED_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {metric!r}")
-    return _ORDERED_METRICS[metric](j, k, order=order)
+    return ranking_metric(metric).scores(j, k, order=order)
 
 
 def metric_table(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> pd.DataFrame:

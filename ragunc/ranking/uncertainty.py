@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.serialize import jsonable
-from ..stats.intervals import IntervalReport, interval_report
+from ..stats.intervals import IntervalReport, interval_report, undefined_estimates
 from ..stats.methods import IntervalEstimate
+from ..stats.recommend import Recommendation, Recommends
 from ..stats.paired import ComparisonResult, paired_comparison
 from ..stats.sample import ClusterSample
 from .metrics import (
@@ -62,7 +63,10 @@ def query_interval(
     boot: int = 1000,
     rng: np.random.Generator | int | None = None,
 ) -> IntervalReport:
-    """Naive, cluster and bootstrap intervals (and the DEFF) of the mean of defined per-query scores."""
+    """Every interval (and the DEFF and the recommendation) of the mean of defined per-query scores.
+
+    Exactly ``ragunc interval``'s on the scores as rows of results, their group as ``doc_id``.
+    """
     sample = scores_sample(scores, groups)
     if sample.doc_id.size < 2:
         raise ValueError(
@@ -73,8 +77,12 @@ def query_interval(
 
 
 @dataclass(frozen=True)
-class RecallReport:
-    """Document-level Recall@k over queries with its uncertainty (what ``ragunc recall`` prints)."""
+class RecallReport(Recommends):
+    """Document-level Recall@k over queries with its uncertainty (what ``ragunc recall`` prints).
+
+    Its intervals are those ``ragunc interval`` computes on the per-query recall (queries as rows,
+    their group as the cluster), every registered method, and it leads with the recommended one.
+    """
 
     k: int
     order: str
@@ -88,9 +96,8 @@ class RecallReport:
     level: float
     query_id: np.ndarray  # (Q,) every query, excluded ones included
     per_query: np.ndarray  # (Q,) recall in ``order``; NaN when excluded
-    naive: IntervalEstimate  # NaN se/ci with fewer than 2 groups
-    cluster: IntervalEstimate
-    bootstrap: IntervalEstimate  # percentile
+    intervals: dict[str, IntervalEstimate]  # every registered method (stats.methods); NaN with fewer than 2 groups
+    recommendation: Recommendation | None  # which to report (stats.recommend); None with fewer than 2 groups
     deff: float
 
     def to_dict(self) -> dict:
@@ -99,14 +106,15 @@ class RecallReport:
             "k": self.k,
             "order": self.order,
             "recall": self.recall,
+            "recommended": self.recommended_dict(),
             "naive_sum": self.naive_sum,
             "n_queries": self.n_queries,
             "n_excluded": self.n_excluded,
             "per_query": [{"query_id": str(q), "recall": r} for q, r in zip(self.query_id, self.per_query)],
-            "naive": self.naive.to_dict(),
-            "cluster": self.cluster.to_dict(),
+            "naive": self.interval("naive").to_dict(),
+            "cluster": self.interval("cluster").to_dict(),
             "deff": self.deff,
-            "bootstrap": self.bootstrap.to_dict(),
+            "bootstrap": self.interval("bootstrap").to_dict(),
             "n_groups": self.n_groups,
             "group_col": self.group_col,
             "level": self.level,
@@ -125,7 +133,7 @@ def recall_report(
     boot: int = 1000,
     rng: np.random.Generator | int | None = None,
 ) -> RecallReport:
-    """Recall@k in ``order`` with naive, cluster (queries grouped by ``groups``) and bootstrap intervals.
+    """Recall@k in ``order`` with every interval of :func:`query_interval` (queries grouped by ``groups``).
 
     ``groups`` has one label per query of ``judged`` (``group_col`` only names it in the output).
     """
@@ -137,12 +145,9 @@ def recall_report(
     n_groups = int(scores_sample(scores, groups).doc_id.size)
     if n_groups >= 2:
         report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
-        naive, cluster, bootstrap = (report.interval(m) for m in ("naive", "cluster", "bootstrap"))
-        deff = report.diagnostics.deff
+        intervals, recommendation, deff = report.intervals, report.recommendation, report.diagnostics.deff
     else:  # one group of queries: the mean is still reported, its sampling error is not estimable
-        nan = float("nan")
-        naive, cluster, bootstrap = (IntervalEstimate(m, nan, (nan, nan)) for m in ("naive", "cluster", "bootstrap"))
-        deff = nan
+        intervals, recommendation, deff = undefined_estimates(), None, float("nan")
     return RecallReport(
         k=int(k),
         order=order,
@@ -156,9 +161,8 @@ def recall_report(
         level=level,
         query_id=judged.query_id,
         per_query=scores,
-        naive=naive,
-        cluster=cluster,
-        bootstrap=bootstrap,
+        intervals=intervals,
+        recommendation=recommendation,
         deff=deff,
     )
 

@@ -23,6 +23,24 @@ CONTROLS = (None, "iid")
 
 
 @dataclass(frozen=True)
+class MethodCoverage:
+    """How one interval method did over the repetitions.
+
+    Coverage is over the repetitions where its interval is defined (no NaN bound): an
+    undefined interval (studentized at K = 2, a BCa level that does not exist) is not a miss.
+    NaN for a method undefined in every repetition.
+    """
+
+    coverage: float  # share of its defined intervals that hold the population value
+    mcse: float  # Monte Carlo SE of that share
+    undefined: int  # repetitions where its interval is undefined
+    width: float  # mean width (upper - lower) of its defined intervals
+    se_mean: float | None  # mean estimated SE (None: the method has no SE of its own)
+    lower: np.ndarray  # (R,) lower bounds
+    upper: np.ndarray  # (R,) upper bounds
+
+
+@dataclass(frozen=True)
 class CoverageResult:
     estimator: str
     level: float
@@ -34,19 +52,10 @@ class CoverageResult:
     population_value: float
     control: str | None  # None or "iid"
     two_stage_fraction: float | None
-    # Coverage is over the repetitions where a method's interval is defined (no NaN bound):
-    # an undefined interval (studentized at K = 2, a BCa level that does not exist) is not a
-    # miss.  NaN for a method undefined in every repetition.
-    coverage: dict[str, float]  # method -> share of its defined intervals that hold the population value
-    coverage_mcse: dict[str, float]  # method -> Monte Carlo SE of that share
-    undefined: dict[str, int]  # method -> repetitions where its interval is undefined
-    width: dict[str, float]  # method -> mean width (upper - lower) of its defined intervals
+    methods: dict[str, MethodCoverage]  # method -> how it did, in display order
     sd_empirical: float  # SD of the estimator across repetitions
-    se_mean: dict[str, float]  # method -> mean estimated SE (methods with an SE of their own)
     variance_ratio: float  # empirical variance / binomial reference variance (binomial_sd**2)
     estimates: np.ndarray  # (R,) estimator in each repetition
-    lower: dict[str, np.ndarray]  # method -> (R,) lower bounds
-    upper: dict[str, np.ndarray]  # method -> (R,) upper bounds
     n_chunks: np.ndarray  # (R,) chunks in each repetition's sample
     # The seed's pairs, read straight off the result (population quantities, as in
     # the seed: its binomial reference is p(1-p) / 515 with 515 = K N / D chunks,
@@ -61,10 +70,11 @@ class CoverageResult:
     # coverage, MC SE, undefined count and width under "recommended"; None when it did not run.
     recommended: str | None = None
 
-    def _with_recommended(self, by_method: dict) -> dict:
-        """``by_method`` and, under "recommended", the recommended method's entry."""
+    def _by_method(self, field: str) -> dict:
+        """``field`` of every method and, under "recommended", the recommended method's."""
+        by_method = {name: getattr(m, field) for name, m in self.methods.items()}
         if self.recommended is None:
-            return dict(by_method)
+            return by_method
         return {**by_method, "recommended": by_method[self.recommended]}
 
     def to_dict(self) -> dict:
@@ -82,12 +92,12 @@ class CoverageResult:
             "boot": self.boot,
             "control": self.control,
             "two_stage_fraction": self.two_stage_fraction,
-            "coverage": self._with_recommended(self.coverage),
-            "coverage_mcse": self._with_recommended(self.coverage_mcse),
-            "undefined": self._with_recommended(self.undefined),
-            "width": self._with_recommended(self.width),
+            "coverage": self._by_method("coverage"),
+            "coverage_mcse": self._by_method("mcse"),
+            "undefined": self._by_method("undefined"),
+            "width": self._by_method("width"),
             "sd_empirical": self.sd_empirical,
-            "se_mean": dict(self.se_mean),
+            "se_mean": {name: m.se_mean for name, m in self.methods.items() if m.se_mean is not None},
             "variance_ratio": self.variance_ratio,
             "variance_ratio_linearization": self.variance_ratio_linearization,
             "binomial_sd": self.binomial_sd,
@@ -250,7 +260,7 @@ def coverage_experiment(
     >>> hits = rng.binomial(size, rng.beta(0.5, 2.0, 400)).astype(float)
     >>> population = ClusterSample(np.arange(400).astype(str), hits, size, hits)
     >>> result = coverage_experiment(population, k=20, reps=500, boot=200, rng=1)
-    >>> result.coverage["naive"] < 0.8 < result.coverage["cluster_t"]
+    >>> result.methods["naive"].coverage < 0.8 < result.methods["cluster_t"].coverage
     True
     """
     check_options(estimator, level)
@@ -292,17 +302,17 @@ def coverage_experiment(
         if progress is not None:
             progress(stop, reps)
 
-    coverage, coverage_mcse, undefined, width = {}, {}, {}, {}
-    for name in names:
-        coverage[name], coverage_mcse[name], undefined[name], width[name] = interval_coverage(
-            lower[name], upper[name], value
-        )
+    by_method = {
+        name: MethodCoverage(*interval_coverage(lower[name], upper[name], value),
+                             se_mean=float(se[name].mean()) if name in se else None,
+                             lower=lower[name], upper=upper[name])
+        for name in names
+    }
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
     pq = float(chunk_variance(total, size, sumsq, value))
     kept = size if two_stage_fraction is None else np.maximum(1, np.rint(two_stage_fraction * size))
     binomial_ref = pq / (k * kept.mean())  # p(1-p) over the expected chunks of one sample
     predicted = predicted_variance(total, size, k, estimator, kept)
-    se_mean = {name: float(values.mean()) for name, values in se.items()}
     with np.errstate(divide="ignore", invalid="ignore"):
         return CoverageResult(
             estimator=estimator,
@@ -315,16 +325,10 @@ def coverage_experiment(
             population_value=value,
             control=control,
             two_stage_fraction=two_stage_fraction,
-            coverage=coverage,
-            coverage_mcse=coverage_mcse,
-            undefined=undefined,
-            width=width,
+            methods=by_method,
             sd_empirical=float(np.sqrt(var_emp)),
-            se_mean=se_mean,
             variance_ratio=float(np.divide(var_emp, binomial_ref)),
             estimates=estimates,
-            lower=lower,
-            upper=upper,
             n_chunks=n_chunks,
             variance_ratio_linearization=float(np.divide(predicted, binomial_ref)),
             binomial_sd=float(np.sqrt(binomial_ref)),

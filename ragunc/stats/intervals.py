@@ -13,7 +13,7 @@ from .bootstrap import resample
 from .diagnostics import Diagnostics, diagnostics
 from .linearization import check_options, linearize
 from .methods import IntervalEstimate, interval_methods
-from .recommend import Recommendation, recommend
+from .recommend import Recommendation, Recommends, recommend
 from .sample import ClusterSample, require_documents
 
 
@@ -80,6 +80,12 @@ def interval_estimates(
     return _estimates(_sample_arrays(sample, methods, estimator, level, boot, rng))
 
 
+def undefined_estimates(methods: Sequence[str] | None = None) -> dict[str, IntervalEstimate]:
+    """The intervals of a sample that has none (fewer than 2 documents): NaN bounds, NaN SE where a method has one."""
+    nan = float("nan")
+    return {m.name: IntervalEstimate(m.name, nan if m.has_se else None, (nan, nan)) for m in interval_methods(methods)}
+
+
 def _sample_arrays(sample, methods, estimator, level, boot, rng) -> IntervalArrays:
     check_options(estimator, level)
     require_documents(sample)
@@ -97,7 +103,7 @@ def _estimates(arr: IntervalArrays) -> dict[str, IntervalEstimate]:
 
 
 @dataclass(frozen=True)
-class IntervalReport:
+class IntervalReport(Recommends):
     """Everything ``ragunc interval`` prints."""
 
     estimator: str
@@ -110,19 +116,6 @@ class IntervalReport:
     boot: int  # bootstrap replicates behind the cluster-bootstrap methods
     population_docs: int | None = None  # D used for the FPC (None: no FPC)
     recommendation: Recommendation | None = None  # which of the intervals to report, and why (stats.recommend)
-
-    def recommended(self) -> IntervalEstimate:
-        """The interval of the recommended method (:attr:`recommendation`)."""
-        if self.recommendation is None:
-            raise KeyError("this report was built without a recommendation")
-        return self.interval(self.recommendation.method)
-
-    def interval(self, method: str) -> IntervalEstimate:
-        """The interval of ``method`` (a name of :data:`ragunc.stats.methods.METHODS`)."""
-        try:
-            return self.intervals[method]
-        except KeyError:
-            raise KeyError(f"no {method!r} interval in this report; it has {', '.join(self.intervals)}") from None
 
     def to_dict(self) -> dict:
         """The JSON contract of ``ragunc interval``: each method's bounds where its registry entry places them."""
@@ -140,9 +133,7 @@ class IntervalReport:
         for obj in resampled:
             blocks[obj]["reps"] = self.boot
         if self.recommendation is not None:
-            rec = self.recommendation
-            blocks["recommended"] = {"method": rec.method, "ci": list(self.recommended().ci), "reason": rec.reason,
-                                     "df": rec.df}
+            blocks["recommended"] = self.recommended_dict()
         d = self.diagnostics
         return {
             "estimator": self.estimator,

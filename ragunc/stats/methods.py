@@ -48,6 +48,21 @@ class IntervalEstimate:
         return {"se": self.se, "ci": list(self.ci)}
 
 
+class ByMethod:
+    """A result holding ``intervals``, ``{method name: IntervalEstimate}`` in display order, as
+    ``scipy.stats.bootstrap`` takes the method as a parameter rather than naming fields after it."""
+
+    intervals: dict[str, IntervalEstimate]
+
+    def interval(self, method: str) -> IntervalEstimate:
+        """The interval of ``method`` (a key of :attr:`intervals`)."""
+        try:
+            return self.intervals[method]
+        except KeyError:
+            raise KeyError(f"no {method!r} interval in this {type(self).__name__}; it has "
+                           f"{', '.join(self.intervals)}") from None
+
+
 @dataclass(frozen=True)
 class IntervalMethod:
     """What readers need to know of one interval method."""

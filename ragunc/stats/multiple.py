@@ -22,7 +22,7 @@ equal-tailed rank interval and P(best), the share of replicates where it ranks f
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -31,44 +31,41 @@ from scipy import special
 
 from .bootstrap_kernels import resampled_sums
 from .linearization import check_options, chunk_variance, linearized_residuals, point_estimate, residual_variance
-from .methods import IntervalEstimate
+from .methods import ByMethod, IntervalEstimate
 from .sample import ClusterSample, finite_population_correction
 
-ADJUSTMENTS = ("holm", "maxt", "none")
-
-
 @dataclass(frozen=True)
-class ConfigEstimate:
+class ConfigEstimate(ByMethod):
     """One config's estimate on the shared documents and its cluster (linearization) interval."""
 
     config: str
     estimate: float
-    cluster: IntervalEstimate
+    intervals: dict[str, IntervalEstimate]  # "cluster": the linearization interval, FPC applied
     dropped: int  # documents of this config left out for not being in every config
 
     def to_dict(self) -> dict:
-        return {"config": self.config, "estimate": self.estimate, "cluster": self.cluster.to_dict(),
+        return {"config": self.config, "estimate": self.estimate, "cluster": self.interval("cluster").to_dict(),
                 "dropped": self.dropped}
 
 
 @dataclass(frozen=True)
-class ConfigDifference:
+class ConfigDifference(ByMethod):
     """The difference b - a on the shared documents: naive, paired and simultaneous intervals."""
 
     a: str  # the baseline (first of the pair with all pairs)
     b: str
     difference: float
-    naive: IntervalEstimate  # unpaired binomial over chunks
-    paired: IntervalEstimate  # document-level paired linearization, this comparison alone
-    simultaneous: IntervalEstimate  # covers every comparison jointly at the level
+    # "naive": unpaired binomial over chunks; "paired": document-level paired linearization, this comparison
+    # alone; "simultaneous": covers every comparison jointly at the level (the adjustment's critical value)
+    intervals: dict[str, IntervalEstimate]
     p_value: float  # two-sided, paired z, unadjusted
     p_adjusted: float
 
     def to_dict(self) -> dict:
         return {
             "a": self.a, "b": self.b, "difference": self.difference,
-            "naive": self.naive.to_dict(), "paired": self.paired.to_dict(),
-            "simultaneous": {"ci": list(self.simultaneous.ci)},
+            "naive": self.interval("naive").to_dict(), "paired": self.interval("paired").to_dict(),
+            "simultaneous": {"ci": list(self.interval("simultaneous").ci)},
             "p_value": self.p_value, "p_adjusted": self.p_adjusted,
         }
 
@@ -77,7 +74,7 @@ class ConfigDifference:
 class MultipleComparison:
     estimator: str
     level: float
-    adjust: str
+    adjust: str  # a name of ADJUSTMENT_REGISTRY
     baseline: str
     all_pairs: bool
     n_docs: int  # documents every config evaluated
@@ -95,6 +92,69 @@ class MultipleComparison:
             "configs": [c.to_dict() for c in self.configs],
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
+
+
+@dataclass(frozen=True)
+class Differences:
+    """What an adjustment reads: the comparisons ``b - a`` and the documents behind them."""
+
+    total: np.ndarray  # (C, K) each config's per-document sums
+    size: np.ndarray
+    estimator: str
+    level: float
+    resid: np.ndarray  # (C, K) each config's linearized residuals
+    a: np.ndarray  # (m,) the config subtracted in each comparison
+    b: np.ndarray
+    difference: np.ndarray  # (m,) b - a
+    t: np.ndarray  # (m,) |difference| / its paired SE
+    p: np.ndarray  # (m,) two-sided unadjusted p-values
+    boot: int
+    rng: np.random.Generator | int | None
+
+
+def _unadjusted(d: Differences) -> tuple[float, np.ndarray]:
+    return float(special.ndtri(0.5 + d.level / 2)), d.p
+
+
+def _holm(d: Differences) -> tuple[float, np.ndarray]:
+    return float(special.ndtri(1 - (1 - d.level) / (2 * d.p.size))), holm_adjust(d.p)
+
+
+def _max_t(d: Differences) -> tuple[float, np.ndarray]:
+    replicates = config_replicates(d.total, d.size, d.estimator, d.boot, d.rng)
+    reps = replicates[:, d.b] - replicates[:, d.a]
+    # The with-replacement bootstrap's variance is (K - 1)/K times the linearization's
+    # (and knows no FPC): scale the replicates' t by the same SE they are drawn with.
+    k = d.total.shape[-1]
+    boot_se = np.sqrt(residual_variance(d.resid[d.b] - d.resid[d.a]) * (k - 1) / k)
+    null = np.sort(max_t_null(reps, d.difference, boot_se))
+    return float(np.quantile(null, d.level)), (1 + d.boot - np.searchsorted(null, d.t, side="left")) / (d.boot + 1)
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """One way of allowing for several comparisons at once: what readers need to know of it."""
+
+    name: str  # its key: --adjust, MultipleComparison.adjust, the JSON
+    label: str  # what tables, figures, the plain reading and the CLI call it
+    kernel: Callable[[Differences], tuple[float, np.ndarray]]  # -> (critical value in SEs, adjusted p-values)
+    resamples: bool = False  # it resamples the documents (``boot`` replicates)
+
+
+ADJUSTMENT_REGISTRY: tuple[Adjustment, ...] = (
+    Adjustment("holm", "Holm (Bonferroni intervals)", _holm),
+    Adjustment("maxt", "max-|t| cluster bootstrap", _max_t, resamples=True),
+    Adjustment("none", "unadjusted", _unadjusted),
+)
+ADJUSTMENTS: tuple[str, ...] = tuple(a.name for a in ADJUSTMENT_REGISTRY)
+
+
+def adjustment(name: str) -> Adjustment:
+    """The registered adjustment called ``name``."""
+    for a in ADJUSTMENT_REGISTRY:
+        if a.name == name:
+            return a
+    raise ValueError(f"adjust must be one of {ADJUSTMENTS}, got {name!r}")
 
 
 def holm_adjust(p) -> np.ndarray:
@@ -149,10 +209,9 @@ def comparison_names(available, baseline, chosen, adjust, estimator, level, boot
     ``chosen`` a subset of them or None for all.
     """
     check_options(estimator, level)
-    if adjust not in ADJUSTMENTS:
-        raise ValueError(f"adjust must be one of {ADJUSTMENTS}, got {adjust!r}")
-    if adjust == "maxt" and (isinstance(boot, bool) or not isinstance(boot, (int, np.integer)) or boot < 2):
-        raise ValueError(f"boot must be a whole number >= 2 for the max-t bootstrap, got {boot!r}")
+    if adjustment(adjust).resamples and (isinstance(boot, bool) or not isinstance(boot, (int, np.integer))
+                                         or boot < 2):
+        raise ValueError(f"boot must be a whole number >= 2 for the {adjustment(adjust).label}, got {boot!r}")
     available = list(available)
     names = available if chosen is None else list(dict.fromkeys(chosen))
     unknown = list(dict.fromkeys(c for c in [*names, baseline] if c not in available))
@@ -236,30 +295,22 @@ def compare_aligned(
         t_obs = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
     p_raw = 2 * special.ndtr(-t_obs)
 
-    m = len(pairs)
-    if adjust == "holm":
-        crit, p_adj = float(special.ndtri(1 - (1 - level) / (2 * m))), holm_adjust(p_raw)
-    elif adjust == "none":
-        crit, p_adj = z, p_raw
-    else:
-        replicates = config_replicates(total, size, estimator, boot, rng)
-        reps = replicates[:, ib] - replicates[:, ia]
-        # The with-replacement bootstrap's variance is (K - 1)/K times the linearization's
-        # (and knows no FPC): scale the replicates' t by the same SE they are drawn with.
-        boot_se = np.sqrt(residual_variance(resid[ib] - resid[ia]) * (k - 1) / k)
-        null = np.sort(max_t_null(reps, diff, boot_se))
-        crit = float(np.quantile(null, level))
-        p_adj = (1 + boot - np.searchsorted(null, t_obs, side="left")) / (boot + 1)
+    crit, p_adj = adjustment(adjust).kernel(Differences(
+        total=total, size=size, estimator=estimator, level=level, resid=resid, a=ia, b=ib, difference=diff,
+        t=t_obs, p=p_raw, boot=boot, rng=rng))
 
     half = crit * se
     comparisons = tuple(
         ConfigDifference(
             a=names[i], b=names[j], difference=float(diff[n]),
-            naive=IntervalEstimate("naive", float(se_naive[n]),
-                                   (float(diff[n] - z * se_naive[n]), float(diff[n] + z * se_naive[n]))),
-            paired=IntervalEstimate("paired", float(se[n]), (float(diff[n] - z * se[n]), float(diff[n] + z * se[n]))),
-            simultaneous=IntervalEstimate(f"simultaneous-{adjust}", float(se[n]),
-                                          (float(diff[n] - half[n]), float(diff[n] + half[n]))),
+            intervals={
+                "naive": IntervalEstimate("naive", float(se_naive[n]),
+                                          (float(diff[n] - z * se_naive[n]), float(diff[n] + z * se_naive[n]))),
+                "paired": IntervalEstimate("paired", float(se[n]),
+                                           (float(diff[n] - z * se[n]), float(diff[n] + z * se[n]))),
+                "simultaneous": IntervalEstimate(f"simultaneous-{adjust}", float(se[n]),
+                                                 (float(diff[n] - half[n]), float(diff[n] + half[n]))),
+            },
             p_value=float(p_raw[n]), p_adjusted=float(p_adj[n]),
         )
         for n, (i, j) in enumerate(pairs)
@@ -267,8 +318,8 @@ def compare_aligned(
     estimates = tuple(
         ConfigEstimate(
             config=c, estimate=float(est[i]),
-            cluster=IntervalEstimate("cluster_normal", float(se_config[i]),
-                                     (float(est[i] - z * se_config[i]), float(est[i] + z * se_config[i]))),
+            intervals={"cluster": IntervalEstimate("cluster_normal", float(se_config[i]),
+                                                   (float(est[i] - z * se_config[i]), float(est[i] + z * se_config[i])))},
             dropped=int(dropped[i]),
         )
         for i, c in enumerate(names)
@@ -276,7 +327,7 @@ def compare_aligned(
     return MultipleComparison(
         estimator=estimator, level=level, adjust=adjust, baseline=names[0], all_pairs=all_pairs, n_docs=k,
         configs=estimates, comparisons=comparisons, critical_value=crit,
-        boot=boot if adjust == "maxt" else 0, population_docs=population,
+        boot=boot if adjustment(adjust).resamples else 0, population_docs=population,
     )
 
 

@@ -15,12 +15,12 @@ from scipy import special
 from .bootstrap import sorted_quantile
 from .bootstrap_kernels import resampled_sums
 from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
-from .methods import IntervalEstimate
+from .methods import ByMethod, IntervalEstimate
 from .sample import ClusterSample, finite_population_correction
 
 
 @dataclass(frozen=True)
-class ComparisonResult:
+class ComparisonResult(ByMethod):
     config_a: str
     config_b: str
     estimator: str
@@ -31,9 +31,9 @@ class ComparisonResult:
     n_docs: int  # documents present in both configs
     dropped_a: int  # documents only in a (excluded)
     dropped_b: int
-    paired: IntervalEstimate  # document-level paired linearization
-    bootstrap: IntervalEstimate  # paired cluster bootstrap (percentile)
-    naive: IntervalEstimate  # unpaired binomial over chunks
+    # "paired": document-level paired linearization; "bootstrap": paired cluster bootstrap (percentile);
+    # "naive": unpaired binomial over chunks
+    intervals: dict[str, IntervalEstimate]
     boot: int = 0  # bootstrap replicates
 
     def to_dict(self) -> dict:
@@ -48,9 +48,9 @@ class ComparisonResult:
             "n_docs": self.n_docs,
             "dropped_a": self.dropped_a,
             "dropped_b": self.dropped_b,
-            "paired": self.paired.to_dict(),
-            "bootstrap": {**self.bootstrap.to_dict(), "reps": self.boot},
-            "naive": self.naive.to_dict(),
+            "paired": self.interval("paired").to_dict(),
+            "bootstrap": {**self.interval("bootstrap").to_dict(), "reps": self.boot},
+            "naive": self.interval("naive").to_dict(),
         }
 
 
@@ -111,11 +111,11 @@ def paired_comparison(
         n_docs=k,
         dropped_a=dropped_a,
         dropped_b=dropped_b,
-        paired=IntervalEstimate("paired", se_paired, (float(diff - z * se_paired), float(diff + z * se_paired))),
-        bootstrap=IntervalEstimate(
-            "bootstrap", float(reps.std(ddof=1)),
-            (float(sorted_quantile(reps, alpha)), float(sorted_quantile(reps, 1 - alpha))),
-        ),
-        naive=IntervalEstimate("naive", se_naive, (float(diff - z * se_naive), float(diff + z * se_naive))),
+        intervals={
+            "paired": IntervalEstimate("paired", se_paired, (float(diff - z * se_paired), float(diff + z * se_paired))),
+            "bootstrap": IntervalEstimate("bootstrap", float(reps.std(ddof=1)),
+                                          (float(sorted_quantile(reps, alpha)), float(sorted_quantile(reps, 1 - alpha)))),
+            "naive": IntervalEstimate("naive", se_naive, (float(diff - z * se_naive), float(diff + z * se_naive))),
+        },
         boot=boot,
     )

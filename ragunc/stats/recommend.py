@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .linearization import bell_mccaffrey_df, check_options
-from .methods import interval_method
+from .methods import ByMethod, IntervalEstimate, interval_method
 
 # The registry's selection step: which registered method to report.  Looked up in the
 # registry at import, so a renamed or removed method fails here, not in a report.
@@ -43,6 +43,25 @@ class Recommendation:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+class Recommends(ByMethod):
+    """A result holding ``intervals`` and the ``recommendation`` of which of them to report (None: none defined)."""
+
+    recommendation: Recommendation | None
+
+    def recommended(self) -> IntervalEstimate:
+        """The interval of the recommended method."""
+        if self.recommendation is None:
+            raise KeyError(f"this {type(self).__name__} has no recommendation")
+        return self.interval(self.recommendation.method)
+
+    def recommended_dict(self) -> dict | None:
+        """The JSON's ``recommended``: ``{method, ci, reason, df}`` (None without a recommendation)."""
+        rec = self.recommendation
+        if rec is None:
+            return None
+        return {"method": rec.method, "ci": list(self.recommended().ci), "reason": rec.reason, "df": rec.df}
 
 
 def weak_corner(total, size):

@@ -26,7 +26,10 @@ def test_seed_example_shows_the_seed_numbers_and_moves_with_k(open_page):
     assert numbers(at) == ["0.500", "1.000", "1.500"]
     assert any("0 excluded" in m.value for m in at.markdown)
     assert any("**1 query** in the mean" in m.value and "**1 group** of" in m.value for m in at.markdown)
-    assert list(at.dataframe[0].value["SE"]) == ["—"] * 3  # one query: no SE, shown as a dash, not "None"
+    intervals = at.dataframe[0].value  # the recommended interval first, then naive, cluster, bootstrap
+    assert intervals["interval"].iloc[0].startswith("recommended: ") and len(intervals) == 4
+    assert list(intervals["SE"]) == ["—"] * 4  # one query: no SE, shown as a dash, not "None"
+    assert set(intervals["CI"]) == {"undefined (fewer than 2 groups)"}
     drill = at.dataframe[2].value  # per-query table, filtered to queries where the orders differ
     assert list(drill["query_id"]) == ["seed"]
     assert "faq entered only after dedup: first at chunk rank 4" in drill["why"].iloc[0]

@@ -123,13 +123,13 @@ def test_simulate_matches_the_library(capsys, population_csv):
     assert d["population"] == {"n_docs": 60, "n_chunks": ref.population_chunks, "value": pytest.approx(ref.population_value)}
     assert (d["k"], d["reps"]) == (10, 300)
     for key in ("naive", "wilson", "cluster", "bootstrap"):
-        assert d["coverage"][key] == ref.coverage[key]
-        assert d["coverage_mcse"][key] == pytest.approx(ref.coverage_mcse[key])
+        assert d["coverage"][key] == ref.methods[key].coverage
+        assert d["coverage_mcse"][key] == pytest.approx(ref.methods[key].mcse)
     assert d["sd_empirical"] == pytest.approx(ref.sd_empirical)
     assert set(d["se_mean"]) >= {"naive", "cluster", "bootstrap"}
     assert d["variance_ratio"] == pytest.approx(ref.variance_ratio)
-    assert d["coverage"]["recommended"] == ref.coverage["korn_graubard_bm"]
-    assert d["width"]["recommended"] == pytest.approx(ref.width["korn_graubard_bm"])
+    assert d["coverage"]["recommended"] == ref.methods["korn_graubard_bm"].coverage
+    assert d["width"]["recommended"] == pytest.approx(ref.methods["korn_graubard_bm"].width)
     assert {"korn_graubard", "logit", "bootstrap_t_logit"} <= set(d["coverage"])
 
 

@@ -24,5 +24,5 @@ def test_files_match_their_metadata(config):
 def test_naive_coverage_at_k20_is_well_below_nominal():
     population = load_results(DATA / "debian_copyright_100w.csv.gz").sample("100w")
     result = coverage_experiment(population, k=20, reps=400, boot=0, rng=1)
-    assert result.coverage["naive"] < 0.65
-    assert result.coverage["cluster"] > result.coverage["naive"] + 0.2
+    assert result.methods["naive"].coverage < 0.65
+    assert result.methods["cluster"].coverage > result.methods["naive"].coverage + 0.2

@@ -52,8 +52,8 @@ def test_recall_by_hand_with_the_cluster_se_of_statsmodels(hand_set, k, scores):
     assert report.recall.n_groups == 3 and report.recall.group_col == "source_doc_id"
     y = np.array(scores, dtype=float)
     fit = sm.OLS(y, np.ones(4)).fit(cov_type="cluster", cov_kwds={"groups": np.array([0, 0, 1, 2])})
-    assert report.recall.cluster.se == pytest.approx(float(fit.bse[0]))
-    assert report.recall.naive.se == pytest.approx(y.std() / np.sqrt(4))
+    assert report.recall.interval("cluster").se == pytest.approx(float(fit.bse[0]))
+    assert report.recall.interval("naive").se == pytest.approx(y.std() / np.sqrt(4))
     assert report.by_type["factual"]["recall"] == pytest.approx(np.mean(scores[:2]))
 
 

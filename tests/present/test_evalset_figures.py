@@ -1,20 +1,19 @@
 """Plotly builders of the page "Evaluation set": the data they draw, labels, colour-blind-safe styling."""
 from __future__ import annotations
 
-import json
 
-import pandas as pd
 import pytest
 
 from ragunc.evalset.build import FUNNEL
 from ragunc.evalset.evaluate import evaluate_evalset
-from ragunc.evalset.store import FORMAT
 from ragunc.present.evalset_figures import (
     funnel_figure,
     metric_intervals_figure,
     type_mix_figure,
 )
 from ragunc.present.figures import OKABE_ITO
+from ragunc.ranking.metrics import ranking_metric
+from tests.support.evalsets import question, write_set
 
 FUNNEL_COUNTS = {"sampled": 200, "answered": 198, "parsed": 190, "not_leaking": 170, "unique": 166, "kept": 131}
 
@@ -38,23 +37,23 @@ def test_the_type_mix_draws_sampled_and_kept_with_distinct_patterns():
 
 @pytest.fixture
 def report(tmp_path):
-    questions = [{"question_id": f"q{i}", "question": "?", "type": "factual", "origin": "synthetic",
-                  "relevant_chunk_ids": [f"d{i % 3}#0"], "relevant_doc_ids": [f"d{i % 3}"],
-                  "source_chunk_ids": [f"d{i % 3}#0"], "source_doc_id": f"d{i % 3}"} for i in range(9)]
-    (tmp_path / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
-    (tmp_path / "manifest.json").write_text(json.dumps({"format": FORMAT, "corpus": {}, "chunking": {}}))
-    run = pd.DataFrame([(f"q{i}", 1, f"d{(i * 2) % 3}#0", f"d{(i * 2) % 3}") for i in range(9)],
-                       columns=["query_id", "rank", "chunk_id", "doc_id"])
-    run.to_csv(tmp_path / "run.csv", index=False)
-    return evaluate_evalset(tmp_path, k=1, run=tmp_path / "run.csv", boot=100)
+    run = write_set(tmp_path, [question(i, f"d{i % 3}") for i in range(9)],
+                    [(f"q{i}", 1, f"d{(i * 2) % 3}#0", f"d{(i * 2) % 3}") for i in range(9)])
+    return evaluate_evalset(tmp_path, k=1, run=run, boot=100)
 
 
-def test_metric_intervals_show_naive_and_cluster_for_each_metric(report):
+def test_metric_intervals_lead_with_the_recommended_one_then_naive_and_cluster(report):
     fig = metric_intervals_figure(report)
-    naive, cluster = fig.data
-    assert list(naive.y) == list(cluster.y) and naive.y[0] == "Recall@1"
+    recommended, naive, cluster = fig.data
+    assert list(recommended.y) == list(naive.y) == list(cluster.y) and naive.y[0] == "Recall@1"
+    assert list(naive.y) == ["Recall@1", *(f"{ranking_metric(m.name).label}@1" for m in report.metrics)]
+    assert recommended.name.startswith("recommended: ")
+    low, high = report.recall.recommended().ci
+    assert recommended.error_x.array[0] == pytest.approx(high - report.recall.recall)
+    assert recommended.error_x.arrayminus[0] == pytest.approx(report.recall.recall - low)
+    assert 0 <= low <= high <= 1
     assert naive.x[0] == pytest.approx(report.recall.recall)
-    low, high = report.recall.cluster.ci
+    low, high = report.recall.interval("cluster").ci
     assert cluster.error_x.array[0] == pytest.approx(high - report.recall.recall)
     assert cluster.error_x.arrayminus[0] == pytest.approx(report.recall.recall - low)
     assert naive.marker.symbol != cluster.marker.symbol and naive.marker.color != cluster.marker.color

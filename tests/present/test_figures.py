@@ -104,11 +104,11 @@ def test_every_registered_method_has_a_distinct_label_and_a_safe_distinct_colour
 def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
     fig = figures.coverage_figure(coverage)
     (trace,) = fig.data
-    methods = list(coverage.coverage)
+    methods = list(coverage.methods)
     assert list(trace.y) == [figures.method_label(m) for m in methods]
-    np.testing.assert_allclose(trace.x, [100 * coverage.coverage[m] for m in methods])
+    np.testing.assert_allclose(trace.x, [100 * coverage.methods[m].coverage for m in methods])
     # ±1.96 Monte Carlo SE, with the binomial MCSE recomputed here: sqrt(c(1-c)/R)
-    c = np.array([coverage.coverage[m] for m in methods])
+    c = np.array([coverage.methods[m].coverage for m in methods])
     np.testing.assert_allclose(trace.error_x.array, 196 * np.sqrt(c * (1 - c) / coverage.reps), atol=1e-9)
     assert fig.layout.shapes[0].x0 == pytest.approx(100 * coverage.level)
 
@@ -137,7 +137,7 @@ def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, cov
     iid = coverage_experiment(population, k=15, reps=150, boot=100, rng=3, control="iid")
     fig = figures.coverage_figure({"real": coverage, "iid": iid}, methods=("naive", "cluster"))
     assert [t.name for t in fig.data] == ["real", "iid"]
-    np.testing.assert_allclose(fig.data[1].x, [100 * iid.coverage["naive"], 100 * iid.coverage["cluster"]])
+    np.testing.assert_allclose(fig.data[1].x, [100 * iid.methods[m].coverage for m in ("naive", "cluster")])
 
 
 def test_stacked_intervals_colours_exactly_the_misses(coverage):
@@ -145,7 +145,7 @@ def test_stacked_intervals_colours_exactly_the_misses(coverage):
     fig = figures.stacked_intervals_figure(coverage, n=n)
     truth = coverage.population_value
     for col, method in enumerate(("naive", "cluster")):
-        miss = (coverage.lower[method][:n] > truth) | (coverage.upper[method][:n] < truth)
+        miss = (coverage.methods[method].lower[:n] > truth) | (coverage.methods[method].upper[:n] < truth)
         hold_trace, miss_trace = fig.data[3 * col], fig.data[3 * col + 1]
         assert miss_trace.line.color == figures.MISS_COLOR
         # each segment is (low, high, gap): count segments by their non-gap starts
@@ -164,7 +164,7 @@ def test_sampling_distribution_curves_use_the_mean_standard_errors(coverage):
     np.testing.assert_allclose(hist.x, (edges[:-1] + edges[1:]) / 2)
     assert np.sum(np.asarray(hist.y) * np.asarray(hist.width)) == pytest.approx(1.0)
     for trace, method in zip(fig.data[1:], ("naive", "cluster")):
-        sd = 100 * coverage.se_mean[method]
+        sd = 100 * coverage.methods[method].se_mean
         x, y = np.asarray(trace.x), np.asarray(trace.y)
         np.testing.assert_allclose(y, stats.norm.pdf(x, 100 * coverage.estimates.mean(), sd))
         # the curve is a density in per-percentage-point units: it integrates to ~1 on its grid
@@ -226,7 +226,7 @@ def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
                           config="200w")
     cmp = paired_comparison(population, other, boot=200, rng=0)
     fig = figures.comparison_figure(cmp)
-    for trace, est in zip(fig.data, (cmp.naive, cmp.paired, cmp.bootstrap)):
+    for trace, est in zip(fig.data, (cmp.interval("naive"), cmp.interval("paired"), cmp.interval("bootstrap"))):
         diff = trace.x[0]
         assert diff == pytest.approx(100 * cmp.difference)
         assert diff - trace.error_x.arrayminus[0] == pytest.approx(100 * est.ci[0])
@@ -272,7 +272,7 @@ def test_interval_figure_stars_the_recommended_interval_and_labels_coverage(repo
     assert list(ticks) == [figures.method_label(m.name) for m in METHODS]
     assert ticks[recommended].startswith(f"<b>★ {recommended} (recommended)</b>")
     for m in METHODS:
-        assert ticks[m.label].endswith(f" · {100 * coverage.coverage[m.name]:.1f}% coverage here")
+        assert ticks[m.label].endswith(f" · {100 * coverage.methods[m.name].coverage:.1f}% coverage here")
     sizes = {t.y[0]: t.marker.size for t in fig.data}
     assert sizes[recommended] > max(size for label, size in sizes.items() if label != recommended)
     plain = figures.interval_figure(report)

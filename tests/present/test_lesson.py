@@ -48,7 +48,7 @@ def _shape(fig: go.Figure, kind: str) -> dict:
 
 
 def _held_by_hand(result, method: str, n: int) -> int:
-    low, high, truth = result.lower[method][:n], result.upper[method][:n], result.population_value
+    low, high, truth = result.methods[method].lower[:n], result.methods[method].upper[:n], result.population_value
     return sum(1 for lo, hi in zip(low, high) if lo <= truth <= hi)
 
 
@@ -207,7 +207,7 @@ def test_step_5_coverage_with_and_without_the_documents(population, real, iid):
     held = as_they_are.data[0]
     rows = np.asarray(held.y)[::3]  # one segment per row: (low, high, gap)
     truth = real.population_value
-    expected = [i + 1 for i in range(50) if real.lower["naive"][i] <= truth <= real.upper["naive"][i]]
+    expected = [i + 1 for i in range(50) if real.methods["naive"].lower[i] <= truth <= real.methods["naive"].upper[i]]
     assert rows.tolist() == expected
 
 
@@ -248,8 +248,8 @@ def test_step_6_figure_draws_both_spreads_against_the_chunks(designs):
 def test_step_7_the_recommended_interval_against_the_binomial(real):
     first, second = lesson.cluster_sentences(real)
     rec = RECOMMENDED_METHOD
-    half = np.mean(real.upper[rec] - real.lower[rec]) / 2
-    naive_half = np.mean(real.upper["naive"] - real.lower["naive"]) / 2
+    half = np.mean(real.methods[rec].upper - real.methods[rec].lower) / 2
+    naive_half = np.mean(real.methods["naive"].upper - real.methods["naive"].lower) / 2
     assert interval_method(rec).label in first
     assert f"±{100 * half:.2f} points on average at K = 20" in first and f"says ±{100 * naive_half:.2f}" in first
     assert f"in {100 * _held_by_hand(real, rec, 300) / 300:.0f}% of R = 300 samples" in second

@@ -16,6 +16,7 @@ from ragunc.present.ranking_figures import (
 from ragunc.ranking.comparison import compare_runs
 from ragunc.ranking.metrics import judge, order_differences
 from ragunc.ranking.uncertainty import recall_curve, recall_report
+from ragunc.stats.multiple import adjustment
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +51,11 @@ def test_interval_figure_matches_the_report(judged):
     groups = np.array([f"d{i % 5}" for i in range(30)])
     report = recall_report(judged, 2, groups=groups, group_col="doc_id", boot=200, rng=0)
     fig = recall_interval_figure(report)
-    assert len(fig.data) == 3
-    for trace, est in zip(fig.data, (report.naive, report.cluster, report.bootstrap)):
+    # the recommended interval first, then the naive, cluster and bootstrap ones
+    methods = (report.recommendation.method, "naive", "cluster", "bootstrap")
+    assert len(fig.data) == 4 and fig.data[0].y[0].startswith("recommended: ")
+    assert 0 <= report.recommended().ci.low and report.recommended().ci.high <= 1
+    for trace, est in zip(fig.data, (report.interval(m) for m in methods)):
         assert trace.x[0] == pytest.approx(report.recall)
         assert trace.x[0] + trace.error_x.array[0] == pytest.approx(est.ci[1])
         assert trace.x[0] - trace.error_x.arrayminus[0] == pytest.approx(est.ci[0])
@@ -79,10 +83,10 @@ def test_runs_forest_figure_is_the_config_forest_on_shared_queries():
     result = compare_runs(runs, qrels, None, 1, "bm25", group_col="topic", adjust="holm")
     fig = ranking_figures.runs_forest_figure(result)
     assert [t.name for t in fig.data] == ["naive (queries independent, unpaired)", "paired cluster",
-                                          "simultaneous paired (Bonferroni (Holm))"]
+                                          f"simultaneous paired ({adjustment('holm').label})"]
     assert list(fig.layout.yaxis.ticktext) == ["dense − bm25", "hybrid − bm25"]
     assert fig.layout.title.text.startswith("Differences against bm25 on 20 shared queries in 5 groups")
-    assert fig.layout.xaxis.title.text == "difference (recall@1, points)"
+    assert fig.layout.xaxis.title.text == "difference (Recall@1, points)"
     paired = fig.data[1]
     assert list(paired.x) == pytest.approx([100 * c.difference for c in result.comparison.comparisons])
     every = ranking_figures.runs_forest_figure(compare_runs(runs, qrels, None, 1, "bm25", all_pairs=True,

@@ -56,7 +56,7 @@ def test_summary_table_rows_are_the_reports_intervals(rep, cov):
     assert by_method.loc["cluster", "se"] == rep.interval("cluster").se
     assert by_method.loc["bootstrap_bca", "high"] == rep.interval("bootstrap_bca").ci[1]
     np.testing.assert_allclose(table["half_width_pp"], 50 * (table["high"] - table["low"]))
-    assert by_method.loc["cluster", "coverage"] == cov.coverage["cluster"]
+    assert by_method.loc["cluster", "coverage"] == cov.methods["cluster"].coverage
     # CSV round trip keeps the numbers
     back = pd.read_csv(io.StringIO(table.to_csv(index=False)))
     np.testing.assert_allclose(back["low"], table["low"])
@@ -70,7 +70,7 @@ def test_an_interval_undefined_in_every_repetition_reads_undefined_not_zero(popu
     assert table.loc["cluster", "coverage_undefined"] == 0
     readable = report._readable(small, k2).set_index("interval")["coverage (% ± 1.96 Monte Carlo SE)"]
     assert readable[figures.method_label("bootstrap_t")] == "undefined in all 60 repetitions"
-    c, s = k2.coverage["cluster"], k2.coverage_mcse["cluster"]
+    c, s = k2.methods["cluster"].coverage, k2.methods["cluster"].mcse
     assert readable[figures.method_label("cluster")] == f"{100 * c:.1f} ± {196 * s:.1f}"
     # a method the simulation did not run (no bootstrap) is "—", not "undefined"
     no_boot = coverage_experiment(population, k=5, reps=30, boot=0, rng=3)
@@ -101,9 +101,9 @@ def test_plain_reading_quotes_the_numbers(rep, cov):
     ratio = (honest.high - honest.low) / (naive.high - naive.low)
     assert f"{ratio:.1f} times wider" in text
     # the coverage sentence names the recommended interval, not the linearization one
-    assert f"{100 * cov.coverage['naive']:.0f}% of the time" in lines[-1]
-    assert f"the recommended interval (Korn–Graubard, Bell–McCaffrey df) {100 * cov.coverage['korn_graubard_bm']:.0f}%" \
-        in lines[-1]
+    assert f"{100 * cov.methods['naive'].coverage:.0f}% of the time" in lines[-1]
+    held = 100 * cov.methods["korn_graubard_bm"].coverage
+    assert f"the recommended interval (Korn–Graubard, Bell–McCaffrey df) {held:.0f}%" in lines[-1]
 
 
 def test_every_figure_says_whose_it_is(population, rep, cov):
@@ -124,10 +124,11 @@ def test_every_figure_says_whose_it_is(population, rep, cov):
                                              (0.94, "94% of the time;")])
 def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, naive, words):
     values = design(population, 10, rng=3)
-    coverage = dataclasses.replace(cov, coverage={**cov.coverage, "naive": naive})
+    coverage = dataclasses.replace(
+        cov, methods={**cov.methods, "naive": dataclasses.replace(cov.methods["naive"], coverage=naive)})
     first, second = report.headline(values, coverage)
     assert f"carry about as much information as {values.n_eff:,.0f} independent ones" in first
-    assert words in second and f"held it {100 * cov.coverage['korn_graubard_bm']:.0f}%" in second
+    assert words in second and f"held it {100 * cov.methods['korn_graubard_bm'].coverage:.0f}%" in second
     # without a simulation: what the design effect implies, said as an approximation
     assert "normal approximation" in report.headline(values)[1]
 

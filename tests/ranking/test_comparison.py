@@ -48,25 +48,25 @@ def test_hand_computed_three_runs_four_groups():
     est = {e.config: e for e in r.comparison.configs}
     assert (est["A"].estimate, est["B"].estimate, est["C"].estimate) == (3 / 8, 6 / 8, 3 / 8)
     # A's cluster SE: e_g = (T_g - p m_g) K / n = ([1, 1, 0, 1] - 3/8 [1, 2, 2, 3]) / 2 = [5, 2, -6, -1] / 16.
-    assert est["A"].cluster.se == pytest.approx(math.sqrt((25 + 4 + 36 + 1) / 256 / 12))
+    assert est["A"].interval("cluster").se == pytest.approx(math.sqrt((25 + 4 + 36 + 1) / 256 / 12))
     comp = {c.b: c for c in r.comparison.comparisons}
     # B - A: group sums of differences [0, 1, 1, 1], difference 3/8; e_g = (D_g - 3/8 m_g) / 2 = [-3, 2, 2, -1] / 16.
     se_ba = math.sqrt((9 + 4 + 4 + 1) / 256 / 12)
     assert comp["B"].difference == pytest.approx(3 / 8)
-    assert comp["B"].paired.se == pytest.approx(se_ba)
+    assert comp["B"].interval("paired").se == pytest.approx(se_ba)
     # C - A: group sums [-1, 0, 0, 1], difference 0; e_g = D_g / 2.
     se_ca = math.sqrt(0.5 / 12)
     assert comp["C"].difference == pytest.approx(0.0)
-    assert comp["C"].paired.se == pytest.approx(se_ca)
+    assert comp["C"].interval("paired").se == pytest.approx(se_ca)
     # Naive: two independent binomial proportions over 8 queries.
-    assert comp["B"].naive.se == pytest.approx(math.sqrt((3 / 8 * 5 / 8 + 6 / 8 * 2 / 8) / 8))
+    assert comp["B"].interval("naive").se == pytest.approx(math.sqrt((3 / 8 * 5 / 8 + 6 / 8 * 2 / 8) / 8))
     # Holm over two comparisons: 2 p for the smaller, max(2 p_min, p) for the larger; Bonferroni intervals.
     p_ba = 2 * special.ndtr(-(3 / 8) / se_ba)
     assert comp["B"].p_value == pytest.approx(p_ba)
     assert comp["B"].p_adjusted == pytest.approx(2 * p_ba)
     assert comp["C"].p_value == pytest.approx(1.0) and comp["C"].p_adjusted == pytest.approx(1.0)
     z_bonf = special.ndtri(1 - 0.05 / 4)
-    assert comp["B"].simultaneous.ci == pytest.approx((3 / 8 - z_bonf * se_ba, 3 / 8 + z_bonf * se_ba))
+    assert comp["B"].interval("simultaneous").ci == pytest.approx((3 / 8 - z_bonf * se_ba, 3 / 8 + z_bonf * se_ba))
 
 
 def test_hand_computed_macro_is_the_mean_over_groups():
@@ -76,7 +76,7 @@ def test_hand_computed_macro_is_the_mean_over_groups():
     diff = np.array([0, 1 / 2, 1 / 2, 1 / 3])
     b = next(c for c in r.comparison.comparisons if c.b == "B")
     assert b.difference == pytest.approx(diff.mean())
-    assert b.paired.se == pytest.approx(diff.std(ddof=1) / 2)
+    assert b.interval("paired").se == pytest.approx(diff.std(ddof=1) / 2)
     assert r.comparison.configs[0].estimate == pytest.approx((1 + 1 / 2 + 0 + 1 / 3) / 4)
 
 
@@ -110,7 +110,7 @@ def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_per_query_difference
         fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster",
                                                         cov_kwds={"groups": pd.factorize(groups)[0]})
         assert comp.difference == pytest.approx(fit.params[0])
-        assert comp.paired.se == pytest.approx(fit.bse[0])  # G/(G-1) small-sample factor on both sides
+        assert comp.interval("paired").se == pytest.approx(fit.bse[0])  # G/(G-1) small-sample factor on both sides
 
 
 def test_holm_p_values_are_statsmodels_multipletests():
@@ -132,10 +132,12 @@ def test_maxt_is_the_config_comparison_of_the_same_per_group_sums():
     assert [c.config for c in r.comparison.configs] == ["r1", "r3", "r0"]
     for got, exp in zip(r.comparison.comparisons, want.comparisons):
         assert (got.a, got.b, got.difference, got.p_adjusted) == (exp.a, exp.b, exp.difference, exp.p_adjusted)
-        assert got.simultaneous.ci == exp.simultaneous.ci and got.paired.se == exp.paired.se
+        assert got.interval("simultaneous").ci == exp.interval("simultaneous").ci
+        assert got.interval("paired").se == exp.interval("paired").se
     assert r.comparison.critical_value == want.critical_value
     for c in r.comparison.comparisons:  # three comparisons at once: wider than each one's own interval
-        assert c.simultaneous.ci[1] - c.simultaneous.ci[0] > c.paired.ci[1] - c.paired.ci[0]
+        (s_lo, s_hi), (p_lo, p_hi) = c.interval("simultaneous").ci, c.interval("paired").ci
+        assert s_hi - s_lo > p_hi - p_lo
 
 
 def test_without_groups_every_query_is_a_cluster():
@@ -144,7 +146,7 @@ def test_without_groups_every_query_is_a_cluster():
     assert r.n_clusters == r.n_queries == 90 and r.group_col is None
     d = (pd.Series(metric_scores(judge(runs["r1"], qrels), "recall", 3), index=runs["r1"].query_id)
          - pd.Series(metric_scores(judge(runs["r0"], qrels), "recall", 3), index=runs["r0"].query_id)).to_numpy()
-    assert r.comparison.comparisons[0].paired.se == pytest.approx(d.std(ddof=1) / math.sqrt(d.size))
+    assert r.comparison.comparisons[0].interval("paired").se == pytest.approx(d.std(ddof=1) / math.sqrt(d.size))
 
 
 def test_to_dict_mirrors_the_compare_contract():

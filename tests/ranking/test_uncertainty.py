@@ -102,7 +102,7 @@ def test_recall_report_contract_and_consistency():
     assert low < d["recall"] < high
     assert high - low == pytest.approx(2 * stats.norm.ppf(0.95) * d["cluster"]["se"])
     again = recall_report(j, 3, groups=groups, level=0.9, boot=300, rng=5)
-    assert again.bootstrap.ci == report.bootstrap.ci  # seeded
+    assert again.interval("bootstrap").ci == report.interval("bootstrap").ci  # seeded
 
 
 def test_recall_report_on_one_query_keeps_the_numbers_and_leaves_intervals_undefined():
@@ -112,7 +112,7 @@ def test_recall_report_on_one_query_keeps_the_numbers_and_leaves_intervals_undef
     report = recall_report(judge(run, qrels), 3)
     assert (report.recall, report.naive_sum) == (0.5, 1.5)
     assert report.recall_by_order["dedup-truncate"] == 1.0
-    assert report.n_groups == 1 and math.isnan(report.cluster.se) and math.isnan(report.deff)
+    assert report.n_groups == 1 and math.isnan(report.interval("cluster").se) and math.isnan(report.deff)
 
 
 def test_align_scores_over_the_union_of_queries():
@@ -132,6 +132,6 @@ def test_paired_comparison_of_two_cutoffs():
     # Paired linearization over groups == cluster-robust SE of the mean per-query difference.
     diff = (b - a)[defined]
     fit = sm.OLS(diff, np.ones(diff.size)).fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(groups[defined])[0]})
-    assert result.paired.se == pytest.approx(fit.bse[0], rel=1e-9)
+    assert result.interval("paired").se == pytest.approx(fit.bse[0], rel=1e-9)
     with pytest.raises(ValueError, match="align them by query_id"):
         compare_scores(a, b[:-1])

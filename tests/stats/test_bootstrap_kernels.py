@@ -219,7 +219,7 @@ def test_paired_bootstrap_interval_matches_the_reference_engine():
     ids = np.arange(k).astype(str)
     a, b = ClusterSample(ids, ya, size, ya, config="a"), ClusterSample(ids, yb, size, yb, config="b")
     reps = 40000
-    ours = paired_comparison(a, b, boot=reps, rng=1).bootstrap
+    ours = paired_comparison(a, b, boot=reps, rng=1).interval("bootstrap")
     sa, ma, sb, mb = reference.resampled_sums([ya, size, yb, size], reps, 2)
     diff = sb / mb - sa / ma
     lo, hi = np.percentile(diff, [2.5, 97.5])

@@ -49,7 +49,7 @@ def test_population_has_the_intended_icc(clustered):
 
 
 def test_binomial_undercovers_and_cluster_intervals_hold(clustered_run):
-    cov = clustered_run.coverage
+    cov = {name: m.coverage for name, m in clustered_run.methods.items()}
     assert tuple(cov) == METHOD_NAMES
     assert cov["naive"] < 0.7 and cov["wilson"] < 0.7
     # K = 20 with unequal sizes: the normal linearization sits a few points low,
@@ -59,13 +59,13 @@ def test_binomial_undercovers_and_cluster_intervals_hold(clustered_run):
         assert cov[method] > 0.87, method
     assert cov["cluster_wilson"] > 0.90
     for method, c in cov.items():
-        assert clustered_run.coverage_mcse[method] == pytest.approx(np.sqrt(c * (1 - c) / 2000))
+        assert clustered_run.methods[method].mcse == pytest.approx(np.sqrt(c * (1 - c) / 2000))
 
 
 def test_iid_control_brings_the_binomial_back(clustered):
     run = coverage_experiment(clustered, k=K, reps=2000, boot=0, rng=3, control="iid")
-    assert abs(run.coverage["naive"] - 0.95) < 0.025
-    assert abs(run.coverage["wilson"] - 0.95) < 0.025
+    assert abs(run.methods["naive"].coverage - 0.95) < 0.025
+    assert abs(run.methods["wilson"].coverage - 0.95) < 0.025
     # no design effect left: the empirical variance is binomial-sized (the one
     # permuted population still varies by chance, so compare with its linearization)
     assert run.variance_ratio < 1.5
@@ -84,12 +84,13 @@ def test_per_repetition_arrays_reproduce_the_summary(clustered, clustered_run):
     r = clustered_run
     assert r.estimates.shape == r.n_chunks.shape == (2000,)
     for method in METHOD_NAMES:
-        held = (r.lower[method] <= r.population_value) & (r.population_value <= r.upper[method])
-        assert r.undefined[method] == 0
-        assert held.mean() == r.coverage[method]
-        assert r.width[method] == pytest.approx((r.upper[method] - r.lower[method]).mean())
+        held = (r.methods[method].lower <= r.population_value) & (r.population_value <= r.methods[method].upper)
+        assert r.methods[method].undefined == 0
+        assert held.mean() == r.methods[method].coverage
+        assert r.methods[method].width == pytest.approx((r.methods[method].upper - r.methods[method].lower).mean())
     # t(K-1) widens the normal interval by t/z exactly, repetition by repetition
-    assert r.width["cluster_t"] / r.width["cluster"] == pytest.approx(stats.t.ppf(0.975, K - 1) / stats.norm.ppf(0.975))
+    assert r.methods["cluster_t"].width / r.methods["cluster"].width == pytest.approx(
+        stats.t.ppf(0.975, K - 1) / stats.norm.ppf(0.975))
     assert r.population_value == pytest.approx(clustered.total.sum() / clustered.size.sum())
     assert r.sd_empirical == pytest.approx(r.estimates.std(ddof=1))
     assert r.mean_chunks == pytest.approx(r.n_chunks.mean())
@@ -161,7 +162,7 @@ def test_progress_reports_each_batch(clustered, monkeypatch):
 def test_seeded(clustered):
     a = coverage_experiment(clustered, k=5, reps=50, boot=20, rng=8)
     b = coverage_experiment(clustered, k=5, reps=50, boot=20, rng=8)
-    assert np.array_equal(a.estimates, b.estimates) and a.coverage == b.coverage
+    assert np.array_equal(a.estimates, b.estimates) and a.to_dict() == b.to_dict()
 
 
 def test_to_dict_contract(clustered_run):
@@ -179,29 +180,29 @@ def test_an_interval_undefined_in_every_repetition_has_no_coverage_rather_than_z
     # K = 2: the studentized bootstrap is undefined (NaN) in every repetition.  It used to be
     # reported as coverage 0.0 with Monte Carlo SE 0.0, as if it had missed every time.
     r = coverage_experiment(clustered, k=2, reps=300, boot=50, rng=12)
-    assert np.isnan(r.lower["bootstrap_t"]).all()
-    assert r.undefined["bootstrap_t"] == 300
-    assert np.isnan(r.coverage["bootstrap_t"]) and np.isnan(r.coverage_mcse["bootstrap_t"])
-    assert np.isnan(r.width["bootstrap_t"])
+    assert np.isnan(r.methods["bootstrap_t"].lower).all()
+    assert r.methods["bootstrap_t"].undefined == 300
+    assert np.isnan(r.methods["bootstrap_t"].coverage) and np.isnan(r.methods["bootstrap_t"].mcse)
+    assert np.isnan(r.methods["bootstrap_t"].width)
     d = json.loads(json_text(r.to_dict()))
     assert d["coverage"]["bootstrap_t"] is None and d["undefined"]["bootstrap_t"] == 300
     # the methods defined at K = 2 are unaffected
-    assert r.undefined["cluster_t"] == 0 and 0 < r.coverage["cluster_t"] <= 1
+    assert r.methods["cluster_t"].undefined == 0 and 0 < r.methods["cluster_t"].coverage <= 1
 
 
 def test_coverage_counts_only_the_repetitions_where_the_interval_is_defined(clustered):
     # With B = 2 replicates both often land on one side of the estimate, and the BCa bias
     # correction (z0 = -inf or +inf) leaves its bounds undefined: NaN, not a miss.
     r = coverage_experiment(clustered, k=10, reps=400, boot=2, rng=13)
-    bca_low, bca_high = r.lower["bootstrap_bca"], r.upper["bootstrap_bca"]
+    bca_low, bca_high = r.methods["bootstrap_bca"].lower, r.methods["bootstrap_bca"].upper
     defined = ~np.isnan(bca_low)
     assert np.array_equal(defined, ~np.isnan(bca_high))
     n = int(defined.sum())
-    assert 0 < n < 400 and r.undefined["bootstrap_bca"] == 400 - n
+    assert 0 < n < 400 and r.methods["bootstrap_bca"].undefined == 400 - n
     held = (bca_low[defined] <= r.population_value) & (r.population_value <= bca_high[defined])
-    assert r.coverage["bootstrap_bca"] == held.mean()
-    assert r.coverage_mcse["bootstrap_bca"] == pytest.approx(np.sqrt(held.mean() * (1 - held.mean()) / n))
-    assert r.width["bootstrap_bca"] == pytest.approx((bca_high[defined] - bca_low[defined]).mean())
+    assert r.methods["bootstrap_bca"].coverage == held.mean()
+    assert r.methods["bootstrap_bca"].mcse == pytest.approx(np.sqrt(held.mean() * (1 - held.mean()) / n))
+    assert r.methods["bootstrap_bca"].width == pytest.approx((bca_high[defined] - bca_low[defined]).mean())
 
 
 def test_validation(clustered):
@@ -224,15 +225,16 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
     # The bundled teaching population: K = 20 very unequal documents (CV 1.2), ICC 0.3.
     population = load_results(ROOT / "sample_data" / "synthetic_population.csv.gz").sample()
     r = coverage_experiment(population, k=20, reps=1500, boot=400, rng=4)
-    assert r.coverage["cluster"] < 0.91  # the 88-91% on real text: the normal interval falls short
-    assert r.coverage["bootstrap_t"] >= 0.92
-    assert r.coverage["bootstrap_t"] - r.coverage["cluster"] > 3 * r.coverage_mcse["cluster"]
+    assert r.methods["cluster"].coverage < 0.91  # the 88-91% on real text: the normal interval falls short
+    assert r.methods["bootstrap_t"].coverage >= 0.92
+    assert r.methods["bootstrap_t"].coverage - r.methods["cluster"].coverage > 3 * r.methods["cluster"].mcse
 
 
 def test_studentized_false_drops_only_the_studentized_methods(clustered):
     r = coverage_experiment(clustered, k=10, reps=40, boot=50, rng=0, studentized=False)
-    assert tuple(r.coverage) == tuple(m for m in METHOD_NAMES if m not in ("bootstrap_t", "bootstrap_t_logit"))
-    assert tuple(r.se_mean) == ("naive", "cluster", "cluster_t", "bootstrap")
+    assert tuple(r.methods) == tuple(m for m in METHOD_NAMES if m not in ("bootstrap_t", "bootstrap_t_logit"))
+    assert tuple(m for m, c in r.methods.items() if c.se_mean is not None) == ("naive", "cluster", "cluster_t",
+                                                                               "bootstrap")
 
 
 def test_seed_figures_are_population_quantities(clustered, clustered_run):
@@ -274,12 +276,13 @@ def test_batches_are_capped_by_the_document_draw_too(clustered, monkeypatch):
 
 def test_the_recommended_method_is_reported_under_its_own_key(clustered_run):
     r = clustered_run
-    assert r.recommended == RECOMMENDED_METHOD and "recommended" not in r.coverage  # the library keys methods
+    assert r.recommended == RECOMMENDED_METHOD and "recommended" not in r.methods  # the library keys methods
     d = r.to_dict()
-    for block, by_method in (("coverage", r.coverage), ("coverage_mcse", r.coverage_mcse),
-                             ("undefined", r.undefined), ("width", r.width)):
-        assert list(d[block]) == [*by_method, "recommended"]
-        assert d[block]["recommended"] == by_method[RECOMMENDED_METHOD]
+    for block, field in (("coverage", "coverage"), ("coverage_mcse", "mcse"), ("undefined", "undefined"),
+                         ("width", "width")):
+        assert list(d[block]) == [*r.methods, "recommended"]
+        assert d[block]["recommended"] == getattr(r.methods[RECOMMENDED_METHOD], field)
+        assert all(d[block][name] == getattr(m, field) for name, m in r.methods.items())
 
 
 def _dropping_studentized_bounds(y, m, reps, rng, level=0.95):
@@ -308,6 +311,6 @@ def test_rare_hits_at_k10_studentized_bootstrap_no_longer_loses_its_tail():
     assert abs(old - 0.72) < 3 * old_mcse + 0.02  # the 72.4%
     run = coverage_experiment(rare, k=10, reps=reps, boot=1000, rng=13)
     for method in ("bootstrap_t", run.recommended):
-        new, mcse = run.coverage[method], run.coverage_mcse[method]
+        new, mcse = run.methods[method].coverage, run.methods[method].mcse
         assert new - 3 * mcse >= 0.88, method
         assert new - old > 10 * mcse, method

@@ -102,10 +102,11 @@ def test_one_registry_entry_adds_a_method_everywhere(monkeypatch):
     assert "cluster_3se" in interval_table(d) and "Cluster (±3 SE)" in interval_table(d)
 
     cov = coverage_experiment(s.with_population(None), k=10, reps=200, boot=20, rng=2)
-    assert cov.coverage["cluster_3se"] >= cov.coverage["cluster"]
-    assert cov.se_mean["cluster_3se"] == cov.se_mean["cluster"]
+    assert cov.methods["cluster_3se"].coverage >= cov.methods["cluster"].coverage
+    assert cov.methods["cluster_3se"].se_mean == cov.methods["cluster"].se_mean
 
     table = summary.summary_table(r, cov)
-    assert table["method"].iloc[-1] == "cluster_3se" and table["coverage"].iloc[-1] == cov.coverage["cluster_3se"]
+    assert table["method"].iloc[-1] == "cluster_3se"
+    assert table["coverage"].iloc[-1] == cov.methods["cluster_3se"].coverage
     assert [t.y[0] for t in figures.interval_figure(r).data][-1] == "Cluster (±3 SE)"
     assert figures.method_color("cluster_3se") == figures.PALETTE["yellow"]

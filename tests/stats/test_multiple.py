@@ -46,10 +46,10 @@ def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_chunk_difference():
         # statsmodels' small-sample factor G/(G-1) (N-1)/(N-p) is G/(G-1) with one regressor,
         # the same K/(K-1) our residual variance carries: equal without any rescaling.
         assert comp.difference == pytest.approx(fit.params[0])
-        assert comp.paired.se == pytest.approx(fit.bse[0])
+        assert comp.interval("paired").se == pytest.approx(fit.bse[0])
         fit_plain = sm.OLS(diff, np.ones((diff.size, 1))).fit(
             cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False})
-        assert comp.paired.se == pytest.approx(fit_plain.bse[0] * np.sqrt(40 / 39))
+        assert comp.interval("paired").se == pytest.approx(fit_plain.bse[0] * np.sqrt(40 / 39))
 
 
 def test_agrees_with_the_two_config_paired_comparison_and_counts_dropped_documents():
@@ -63,8 +63,8 @@ def test_agrees_with_the_two_config_paired_comparison_and_counts_dropped_documen
     keep = np.arange(3, 40)
     two = paired_comparison(samples["c0"].subset(keep), samples["c1"].subset(keep), estimator="macro", boot=2)
     assert r.comparisons[0].difference == pytest.approx(two.difference)
-    assert r.comparisons[0].paired.se == pytest.approx(two.paired.se)
-    assert r.comparisons[0].naive.se == pytest.approx(two.naive.se)
+    assert r.comparisons[0].interval("paired").se == pytest.approx(two.interval("paired").se)
+    assert r.comparisons[0].interval("naive").se == pytest.approx(two.interval("naive").se)
 
 
 def test_hand_computed_macro_case():
@@ -76,9 +76,9 @@ def test_hand_computed_macro_case():
     # rates a = (0, 1, .5), b = (1, 1, 1): differences (1, 0, .5), mean .5, var .25, SE sqrt(.25/3)
     comp = r.comparisons[0]
     assert comp.difference == pytest.approx(0.5)
-    assert comp.paired.se == pytest.approx(np.sqrt(0.25 / 3))
+    assert comp.interval("paired").se == pytest.approx(np.sqrt(0.25 / 3))
     assert r.configs[0].estimate == pytest.approx(0.5) and r.configs[1].estimate == pytest.approx(1.0)
-    assert r.configs[0].cluster.se == pytest.approx(np.sqrt(0.25 / 3))
+    assert r.configs[0].interval("cluster").se == pytest.approx(np.sqrt(0.25 / 3))
 
 
 def test_all_pairs_and_holm_adjustment():
@@ -89,7 +89,8 @@ def test_all_pairs_and_holm_adjustment():
     assert [c.p_adjusted for c in r.comparisons] == pytest.approx(multipletests(p, method="holm")[1])
     # Bonferroni intervals at 1 - alpha/3 are wider than each marginal one
     for c in r.comparisons:
-        assert c.simultaneous.ci[0] < c.paired.ci[0] and c.simultaneous.ci[1] > c.paired.ci[1]
+        (s_lo, s_hi), (p_lo, p_hi) = c.interval("simultaneous").ci, c.interval("paired").ci
+        assert s_lo < p_lo and s_hi > p_hi
 
 
 def test_replicates_keep_the_documents_paired_across_configs():
@@ -121,7 +122,7 @@ def test_maxt_p_value_counts_the_observed_sample_among_the_replicates():
     samples, _ = chunk_configs(7, k=60, shifts=(0, 0.6))
     r = compare_configs(samples, "c0", adjust="maxt", boot=199, rng=0)
     c = r.comparisons[0]
-    assert c.difference / c.paired.se > 10
+    assert c.difference / c.interval("paired").se > 10
     assert r.comparisons[0].p_adjusted == pytest.approx(1 / 200)
 
 
@@ -153,11 +154,11 @@ def test_maxt_simultaneous_intervals_cover_every_difference_jointly():
         pick = rng.choice(d, k, replace=False)
         samples = {f"c{n}": ClusterSample(pick.astype(str), t[pick], size[pick], t[pick]) for n, t in enumerate(totals)}
         res = compare_configs(samples, "c0", adjust="maxt", boot=400, rng=r)
-        lo = np.array([c.simultaneous.ci[0] for c in res.comparisons])
-        hi = np.array([c.simultaneous.ci[1] for c in res.comparisons])
+        lo = np.array([c.interval("simultaneous").ci[0] for c in res.comparisons])
+        hi = np.array([c.interval("simultaneous").ci[1] for c in res.comparisons])
         covered[r] = np.all((lo <= truth) & (truth <= hi))
-        lo = np.array([c.paired.ci[0] for c in res.comparisons])
-        hi = np.array([c.paired.ci[1] for c in res.comparisons])
+        lo = np.array([c.interval("paired").ci[0] for c in res.comparisons])
+        hi = np.array([c.interval("paired").ci[1] for c in res.comparisons])
         marginal_all[r] = np.all((lo <= truth) & (truth <= hi))
     mcse = np.sqrt(0.95 * 0.05 / reps)
     assert abs(covered.mean() - 0.95) < 3.5 * mcse + 0.01

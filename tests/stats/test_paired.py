@@ -30,7 +30,7 @@ def test_micro_paired_se_matches_statsmodels_on_chunk_differences():
     fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups})
     r = paired_comparison(a, b, boot=200, rng=0)
     assert r.difference == pytest.approx(fit.params[0])
-    assert r.paired.se == pytest.approx(fit.bse[0])
+    assert r.interval("paired").se == pytest.approx(fit.bse[0])
 
 
 def test_macro_paired_se_is_the_paired_t_se():
@@ -39,30 +39,30 @@ def test_macro_paired_se_is_the_paired_t_se():
     t = stats.ttest_rel(rb, ra)
     r = paired_comparison(a, b, estimator="macro", boot=200, rng=0)
     assert r.difference == pytest.approx((rb - ra).mean())
-    assert r.paired.se == pytest.approx(r.difference / t.statistic)
+    assert r.interval("paired").se == pytest.approx(r.difference / t.statistic)
 
 
 def test_naive_is_the_unpaired_binomial():
     a, b, _, _ = two_configs(2)
     r = paired_comparison(a, b, boot=200, rng=0)
     pa, pb = a.total.sum() / a.n_chunks, b.total.sum() / b.n_chunks
-    assert r.naive.se == pytest.approx(np.sqrt(pa * (1 - pa) / a.n_chunks + pb * (1 - pb) / b.n_chunks))
+    assert r.interval("naive").se == pytest.approx(np.sqrt(pa * (1 - pa) / a.n_chunks + pb * (1 - pb) / b.n_chunks))
     # pairing removes the shared document difficulty: far tighter than the unpaired chunks
-    assert r.paired.se < r.naive.se
+    assert r.interval("paired").se < r.interval("naive").se
 
 
 def test_bootstrap_agrees_with_linearization():
     a, b, _, _ = two_configs(3, k=80)
     r = paired_comparison(a, b, boot=4000, rng=0)
-    assert r.bootstrap.se == pytest.approx(r.paired.se, rel=0.12)
-    assert r.bootstrap.ci[0] < r.difference < r.bootstrap.ci[1]
+    assert r.interval("bootstrap").se == pytest.approx(r.interval("paired").se, rel=0.12)
+    assert r.interval("bootstrap").ci[0] < r.difference < r.interval("bootstrap").ci[1]
 
 
 def test_identical_configs_have_no_paired_uncertainty():
     a, _, _, _ = two_configs(4)
     r = paired_comparison(a, a, boot=100, rng=0)
-    assert r.difference == 0 and r.paired.se == 0 and r.bootstrap.se == 0
-    assert r.naive.se > 0
+    assert r.difference == 0 and r.interval("paired").se == 0 and r.interval("bootstrap").se == 0
+    assert r.interval("naive").se > 0
 
 
 def test_only_shared_documents_count():
@@ -76,6 +76,7 @@ def test_only_shared_documents_count():
     r = paired_comparison(a, b3, boot=100, rng=0)
     assert (r.n_docs, r.dropped_a, r.dropped_b) == (7, 3, 2)
     ref = paired_comparison(a.subset(np.arange(3, 10)), b2, boot=100, rng=0)
-    assert r.difference == pytest.approx(ref.difference) and r.paired.se == pytest.approx(ref.paired.se)
+    assert r.difference == pytest.approx(ref.difference)
+    assert r.interval("paired").se == pytest.approx(ref.interval("paired").se)
     with pytest.raises(ValueError, match="share 0 document"):
         paired_comparison(a, extra)

@@ -80,7 +80,7 @@ def test_p_best_of_two_configs_is_the_normal_approximation_at_large_k():
     ranks = rank_configs(samples, boot=4000, rng=5)
     paired = compare_configs(samples, "a", adjust="none").comparisons[0]
     # The bootstrap's variance is (K - 1)/K of the linearization's; MC error of a share from 4,000: 0.008.
-    expected = special.ndtr(paired.difference / (paired.paired.se * np.sqrt(399 / 400)))
+    expected = special.ndtr(paired.difference / (paired.interval("paired").se * np.sqrt(399 / 400)))
     assert ranks.configs[1].p_best == pytest.approx(expected, abs=0.03)
     assert ranks.configs[0].p_best == pytest.approx(1 - ranks.configs[1].p_best)
 
