@@ -20,7 +20,8 @@ work: numpy and pandas, DuckDB, scipy.special, and numba loading one cached kern
 first call sets up its compiler and imports scipy.linalg, even for a cached kernel).
 
 ``--before DIR`` also times both commands of another checkout (e.g. a worktree of the commit
-before a change), in the same run.
+before a change), in the same run.  Last, one process does what ``ragunc interval`` does, step by
+step, and prints the CPU time of each step (median of three).
 
     python bench/bench_cli.py [--runs 15] [--file sample_data/synthetic_population.csv.gz] [--before DIR]
 """
@@ -53,6 +54,41 @@ def total(x):
     return s
 """
 FLOOR = "import numpy, pandas, duckdb, scipy.special\nimport floor_kernel\nfloor_kernel.total(numpy.ones(3))\n"
+
+
+# What ``ragunc interval FILE`` does, step by step, each step's CPU time printed (the process's, all threads).
+PHASES = """
+import sys, time
+last = time.process_time()
+def step(name):
+    global last
+    now = time.process_time()
+    print(f"{name}\\t{now - last}")
+    last = now
+import numpy, pandas
+step("import numpy, pandas")
+import ragunc.cli.interval
+step("import ragunc.cli.interval (scipy.special, DuckDB, pyarrow, ragunc's modules)")
+from ragunc.data.results import load_results
+sample = load_results(sys.argv[1]).sample()
+step("load the file (DuckDB)")
+import numba
+step("import numba")
+from ragunc.stats.intervals import interval_report
+interval_report(sample, boot=1000, rng=0)
+step("first kernel call: numba's set-up, the cached kernel loaded, B = 1,000 replicates")
+"""
+
+
+def phases(file: str) -> dict[str, float]:
+    """Median CPU seconds of each step of :data:`PHASES`, over three processes."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    runs = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", PHASES, str(ROOT / file)], cwd=ROOT, check=True,
+                             capture_output=True, text=True, env=environment).stdout
+        runs.append(dict(line.split("\t") for line in out.splitlines()))
+    return {name: statistics.median(float(run[name]) for run in runs) for name in runs[0]}
 
 
 def commands(file: str, floor_dir: str, before: str | None) -> dict[str, tuple[list[str], dict, Path]]:
@@ -116,6 +152,9 @@ def main() -> None:
           f"{'met' if ratio <= INTERVAL_RATIO else 'NOT met'})")
     print(f"ragunc simulate - ragunc interval = {extra:+.3f} s  (target <= {SIMULATE_EXTRA:g} s: "
           f"{'met' if extra <= SIMULATE_EXTRA else 'NOT met'})")
+    print("ragunc interval, step by step (CPU, median of 3):")
+    for name, seconds in phases(args.file).items():
+        print(f"  {seconds:5.3f}s  {name}")
 
 
 if __name__ == "__main__":
