@@ -11,8 +11,8 @@ The reference, measured in the same run on the same file, is pandas computing
 the same per-document statistics with the same checks: ``read_parquet`` of every
 row, duplicate keys, a sort by (config, doc_id, chunk_index) for the neighbour
 products, and a groupby.  100 M rows do not fit pandas in this machine's memory
-(it needs about 2.3 GB per 10 M), so its 100 M figure is one of the 10 files
-times 10.
+(its peak for 10 M is in the printed table), so its 100 M figure is one of the 10
+files times 10.
 
     python bench/bench_load.py [--rows 10000000] [--files 10] [--only 10m|100m] [--keep DIR]
 """

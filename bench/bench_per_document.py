@@ -10,7 +10,7 @@ two ways:
   script's server time per rerun (as ``bench_dashboard.py`` measures it);
 - the library calls the page makes: ``draw_sample`` (K of the D documents, O(K)),
   ``interval_report`` (B = 1,000) and the population value ``estimate``; beside them
-  the draw the app made before, a seeded permutation of all D documents (O(D)).
+  the O(D) draw ``draw_sample`` avoids, a seeded permutation of all D documents.
 
 The reference, measured in the same run, is the same library calls on the
 1,300-document teaching population.  The coverage simulation of a never-simulated
@@ -54,7 +54,7 @@ def write_chunk_rows(folder: Path, n_docs: int) -> int:
 
 
 def _permutation_draw(population, k: int, rng: int):
-    """The draw the app made before ``draw_sample``: a seeded permutation of all D documents, cut to K."""
+    """The O(D) alternative to ``draw_sample``: a seeded permutation of all D documents, cut to K."""
     order = np.random.default_rng(rng).permutation(population.n_docs)[:k]
     return population.subset(np.sort(order)).with_population(population.n_docs)
 

@@ -34,7 +34,7 @@ R_REFERENCES = ROOT / "bench" / "study_small_k_r.json"
 KS = (10, 20, 50)
 R_DRAWS = 1000
 NOMINAL = 0.95
-# Columns of the condensed table (the README's), in order.
+# Columns of the condensed table (the one bench/RESULTS.md keeps per run), in order.
 HEADLINE = ("recommended", "korn_graubard", "logit", "bootstrap_t", "bootstrap_t_logit", "cluster_wilson")
 TARGETS = {"mean distance from 95": 2.0, "lowest cell": 90.0, "mean width / KG": 1.2}
 
@@ -181,7 +181,7 @@ def main() -> None:
     keys = list(next(iter(summary.values())))
     print(markdown_table(["method", *keys], [[m, *(f"{summary[m][key]:.2f}" for key in keys)] for m in methods], left=1))
 
-    print("\n## Headline (the README's table): coverage % / width ÷ KG's\n")
+    print("\n## Headline: coverage % / width ÷ KG's\n")
     head = [f"{m}" for m in HEADLINE]
     rows = []
     for i, (name, k, c) in enumerate(cells):

@@ -9,7 +9,7 @@ rerun at large D.
 The stores are plain dictionaries (held by ``st.cache_resource``, so they live as long as
 Streamlit's cache and "Clear cache" empties them), not ``st.cache_resource`` around each
 function: Streamlit records what a cached function draws and replays it on a hit, and a
-progress bar drawn while computing was replayed into a container that no longer existed
+progress bar drawn while computing would be replayed into a container that no longer exists
 (CacheReplayClosureError).  So nothing is ever drawn inside a cached function: the spinner and
 the progress bar are drawn here, around the computation.
 """
@@ -30,7 +30,7 @@ KEPT = 64  # results kept per computing function, the least recently used droppe
 FIGURES_KEPT = 128
 PROGRESS_AFTER_S = 1.0  # show a progress bar only for work expected to take longer than this
 # Document draws (R x B x K) of a coverage experiment below which it takes well under a second
-# (R = 2,000, B = 1,000, K = 20: 4e7 draws, about 0.2 s on 2 cores): no progress bar at all.
+# (R = 2,000, B = 1,000, K = 20 is 4e7 draws): no progress bar at all.
 QUIET_COVERAGE_DRAWS = 100_000_000
 
 

@@ -30,7 +30,7 @@ from .duckdb_sql import (
 from .reader import DataError, FileFormat, detect, infer_file_type, listing
 
 # DuckDB's share of the memory: the per-document table never enters Python, so it may have
-# most of it; 100M rows peak under 1.5 GB RSS.
+# most of it (peak RSS per input size: bench/bench_load.py).
 MEMORY_LIMIT = "1GB"
 
 

@@ -27,8 +27,8 @@ from .per_document import DEFAULT_CONFIG
 from .reader import SHOWN_ROWS, DataError, FileFormat, rows_phrase
 
 # DuckDB spills to disk beyond its memory limit.  A load keeps its arrays in Python as
-# well, so it gives DuckDB little: a 10M-row load peaks under 0.5 GB RSS, 180 MB of them
-# the imported libraries.  ``ragunc aggregate`` keeps nothing in Python and gives more.
+# well, so it gives DuckDB little, enough to keep a 10M-row load under bench/bench_load.py's
+# 0.5 GB target.  ``ragunc aggregate`` keeps nothing in Python and gives more.
 _MEMORY_LIMIT = "256MB"
 _ROW = "__ragunc_row"  # 1-based data-row number, only on the error path
 
@@ -109,7 +109,7 @@ def _text(col: str, typ: str) -> str:
 def _empty(col: str, typ: str) -> str:
     if typ != "VARCHAR":  # only text can be blank
         return f"({col} IS NULL)"
-    # trim only strings that sort below '!' (empty or starting with a space): trimming every value costs 3x
+    # trim only strings that sort below '!' (empty or starting with a space): trimming every value is costly
     return f"({col} IS NULL OR CASE WHEN {col} < '!' THEN trim({col}) = '' ELSE false END)"
 
 
@@ -282,8 +282,8 @@ def aggregate_chunk_rows(
         # Repeated hashes of (config, doc_id, chunk_id), and of (config, doc_id, chunk_index) in
         # documents whose span the bits above do not cover.  Equal keys hash equal, so zero is
         # exact; a rare 64-bit collision only sends us to the exact error pass, which then finds
-        # nothing.  Sorting the hashes measured cheaper than grouping on them, and both far
-        # cheaper than counting distinct strings.
+        # nothing.  Sorting the hashes is cheaper than grouping on them, and both far cheaper
+        # than counting distinct strings.
         if long_spans:
             passes.n += 1
             repeats, _ = passes.run(_repeated_hashes_sql(

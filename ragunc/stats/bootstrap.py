@@ -65,11 +65,10 @@ def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") ->
     """t* = (theta* - theta) / se* per replicate (``scale="logit"``: on the logit scale), batch-wise.
 
     A replicate whose drawn documents are all alike (all without hits, say) has
-    se* = 0: its t* is +inf or -inf by the sign of theta* - theta (0 when equal).
-    Dropping those replicates, as the studentized bootstrap conditioned on se* > 0
-    used to, removes one tail: with one document with hits among K = 10, about
-    0.9^10 = 35% of resamples leave it out, all of them below the estimate, and
-    the upper bound then sat just above the estimate (coverage 72% on rare hits).
+    se* = 0: its t* is +inf or -inf by the sign of theta* - theta (0 when equal),
+    and it is kept.  Dropping it would remove one tail: with one document with hits
+    among K = 10, about 0.9^10 = 35% of resamples leave it out, all of them below
+    the estimate, and the upper bound would sit just above the estimate.
     On the logit scale ``(logit theta* - logit theta) theta* (1 - theta*) / se*``;
     a replicate at 0 or 1 has se* = 0 and is infinite in the same way.
     Compiled (:func:`ragunc.stats.bootstrap_kernels.pivots`).

@@ -16,8 +16,8 @@ when a dashboard calls it from several threads at once).  ``cache=True``: compil
 per installation, later processes load them from ``__pycache__``.
 
 numba itself is imported on the first call (:func:`compile_kernels`), not with ragunc: loading
-results or ``ragunc aggregate`` never bootstraps, and numba costs about 54 MB of memory and
-a quarter of a second to import.  Until then each kernel is its plain Python function, marked by
+results or ``ragunc aggregate`` never bootstraps, and importing numba costs memory and time that
+those commands would pay for nothing (bench/RESULTS.md).  Until then each kernel is its plain Python function, marked by
 :func:`_kernel`; compiling replaces them all in this module's namespace at once, so a kernel
 calling another finds the compiled one.
 """

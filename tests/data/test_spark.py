@@ -107,7 +107,7 @@ def test_a_mapped_column_and_a_written_result_load_in_ragunc(spark, rows, tmp_pa
 
     renamed = spark.createDataFrame(rows.rename(columns={"y": "hit@1", "doc_id": "document"}))
     stats = per_document_statistics(renamed, columns={"y": "hit@1", "doc_id": "document"})
-    stats.toPandas().to_parquet(tmp_path / "per_document.parquet")  # the README's lines
+    stats.toPandas().to_parquet(tmp_path / "per_document.parquet")  # docs/scale.md's lines
     loaded = load_results(tmp_path / "per_document.parquet")
     assert loaded.n_rows == len(rows) and loaded.configs == ["100w", "50w"]
 
