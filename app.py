@@ -24,12 +24,12 @@ PAGES_DIR = Path(__file__).resolve().parent / "pages"
 FAVICON = Path(__file__).resolve().parent / "dashboard" / "favicon.svg"
 
 SOURCES = {  # the first is the default: alike documents, where the naive interval visibly fails
-    "alike": "Bundled sample: alike documents (Debian copyright files)",
-    "sample": "Bundled sample: Python stdlib docs",
-    "judged": "Bundled sample: labels from a judge (stdlib)",
-    "japanese": "Bundled sample: Japanese (Debian Reference)",
+    "alike": "Alike documents (Debian)",
+    "sample": "Python stdlib docs",
+    "judged": "Labels from a judge",
+    "japanese": "Japanese (Debian Reference)",
     "corpus": "Your corpus (any language)",
-    "upload": "Upload a file",
+    "upload": "Upload results",
     "synthetic": "Synthetic population",
 }
 DEFAULT_SOURCE = next(iter(SOURCES))
@@ -151,8 +151,11 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
     if not used:
         st.caption("This page reads data chosen on the page itself, not this per-chunk source; "
                    "the other pages use it.")
-    kind = st.radio(
+    kind = st.selectbox(  # one line, however many sources: the page's own controls stay in the first screen
         "Source", list(SOURCES), format_func=SOURCES.get,
+        help="Bundled samples: alike documents (Debian packages' copyright files), the Python standard library's "
+             "documentation, the stdlib with labels from a judge, Japanese text. Or your own corpus (chunked, "
+             "queried and ranked here), a file of per-chunk results, or a synthetic population whose truth is known.",
         key=bind("source", DEFAULT_SOURCE, fix=one_of(SOURCES, DEFAULT_SOURCE)),
     )
     source = None

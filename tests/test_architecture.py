@@ -242,6 +242,17 @@ def test_the_top_level_holds_few_modules():
     assert sorted(p.name for p in LIBRARY.glob("*.py")) == ["__init__.py", "__main__.py"]
 
 
+def scratch_package(tmp_path: pathlib.Path, ok_module: str | None = None) -> pathlib.Path:
+    """A scratch ``ragunc`` with every layer, each with an ``ok.py`` of ``ok_module`` when given."""
+    root = tmp_path / "ragunc"
+    for layer in ALLOWED:
+        (root / layer).mkdir(parents=True)
+        (root / layer / "__init__.py").write_text('"""x"""\n')
+        if ok_module is not None:
+            (root / layer / "ok.py").write_text(ok_module)
+    return root
+
+
 @pytest.mark.parametrize(
     ("file", "source", "expected"),
     [
@@ -260,21 +271,14 @@ def test_the_top_level_holds_few_modules():
     ],
 )
 def test_the_checker_catches_a_forbidden_import(tmp_path, file, source, expected):
-    root = tmp_path / "ragunc"
-    for layer in ALLOWED:
-        (root / layer).mkdir(parents=True)
-        (root / layer / "__init__.py").write_text('"""x"""\n')
-        (root / layer / "ok.py").write_text("import numpy\n")
+    root = scratch_package(tmp_path, "import numpy\n")
     (root / file).write_text(source)
     problems = layer_violations(root)
     assert len(problems) == 1 and expected in problems[0], problems
 
 
 def test_an_optional_extra_may_be_imported_inside_a_function_of_its_layer_only(tmp_path):
-    root = tmp_path / "ragunc"
-    for layer in ALLOWED:
-        (root / layer).mkdir(parents=True)
-        (root / layer / "__init__.py").write_text('"""x"""\n')
+    root = scratch_package(tmp_path)
     lazy = "def f():\n    from pyspark.sql import functions\n"
     (root / "data" / "spark.py").write_text(lazy)
     assert layer_violations(root) == []
@@ -299,11 +303,7 @@ def test_an_optional_extra_may_be_imported_inside_a_function_of_its_layer_only(t
     ],
 )
 def test_the_checker_catches_a_private_import(tmp_path, file, source, expected):
-    root = tmp_path / "ragunc"
-    for layer in ALLOWED:
-        (root / layer).mkdir(parents=True)
-        (root / layer / "__init__.py").write_text('"""x"""\n')
-        (root / layer / "ok.py").write_text("VALUE = 1\n_CONSTANT = 2\n\n\ndef _helper():\n    return _CONSTANT\n")
+    root = scratch_package(tmp_path, "VALUE = 1\n_CONSTANT = 2\n\n\ndef _helper():\n    return _CONSTANT\n")
     # What stays allowed: a module's own private names, public names, dunders, attributes of non-modules.
     (root / "data" / "fine.py").write_text(
         "from . import ok\nfrom .ok import VALUE\nfrom .. import __name__ as top\n\n\n"

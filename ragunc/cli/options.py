@@ -93,7 +93,7 @@ def comparison_options(p: argparse.ArgumentParser, noun: str, units: str, *, for
     alike.  ``former`` is the command's former spelling of ``--only``, which still works with a
     note on stderr.  Returns the argument group, for the command's own comparison options.
     """
-    group = p.add_argument_group(f"several {noun}s", f"compare {noun}s on the {units} they share (needs --baseline)")
+    group = p.add_argument_group(f"several {noun}s", f"{noun}s compared with a baseline on the {units} they share")
     name = noun.upper()
     group.add_argument("--baseline", metavar=name, help=f"the {noun} every other {noun} is compared with")
     group.add_argument("--only", nargs="+", metavar=name, help=f"these {noun}s only (default: every {noun})")

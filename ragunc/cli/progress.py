@@ -1,24 +1,31 @@
-"""A progress bar on stderr for the commands that run long (tqdm is loaded by them alone)."""
+"""A progress line on stderr for the commands that run long: redrawn in place, erased when the work ends."""
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from tqdm import tqdm
-
 
 @contextmanager
 def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
-    """A ``progress(done, total)`` callback drawing a tqdm bar on stderr."""
-    bar = tqdm(desc=description, file=sys.stderr, disable=not enabled, unit="it", leave=False)
+    """A ``progress(done, total)`` callback writing ``description:  45% 900/2000`` on stderr.
+
+    The line is written again only when its text changes, and blanked at the end, so
+    that stdout (the JSON) and the shell prompt find a clean line.
+    """
+    shown = ""
 
     def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
+        nonlocal shown
+        text = f"{description}: {done / total:4.0%} {done}/{total}" if total else f"{description}: {done}"
+        if enabled and text != shown:
+            sys.stderr.write("\r" + text.ljust(len(shown)))
+            sys.stderr.flush()
+            shown = text
 
     try:
         yield update
     finally:
-        bar.close()
+        if shown:
+            sys.stderr.write("\r" + " " * len(shown) + "\r")
+            sys.stderr.flush()

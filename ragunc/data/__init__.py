@@ -7,8 +7,8 @@ peek alike; one contract (:mod:`.contract`) says what the columns of per-chunk r
 hold.  Chunk rows aggregate to per-document statistics (:mod:`.per_document`, a file
 format of its own) in DuckDB (:mod:`.duckdb_sql`; out of core over many files:
 :mod:`.aggregate`) or on Spark (:mod:`.spark`, the optional extra ``spark``; pyspark is
-imported only there).  :mod:`.results` is the loading API (``load_results`` & co.).  May import ``stats`` (the per-document sample it builds) and
-nothing else of ragunc.
+imported only there).  :mod:`.results` is the loading API (``load_results`` & co.).
+May import ``stats`` (the per-document sample it builds) and nothing else of ragunc.
 """
 
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns

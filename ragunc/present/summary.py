@@ -262,8 +262,7 @@ def distribution_reading(coverage: CoverageResult) -> str:
     """What the sampling-distribution figure shows: the estimates' real spread against what each SE assumes."""
     naive, cluster = coverage.se_mean.get("naive"), coverage.se_mean.get("cluster")
     text = (f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
-            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points, a variance "
-            f"{coverage.variance_ratio:.1f} times the binomial variance (the design effect, measured).")
+            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points.")
     if naive is not None:
         text += (f" The naive binomial interval acts as if it were {100 * naive:.2f} (the narrow curve)"
                  + (", so it misses the truth often." if naive < 0.8 * coverage.sd_empirical else "."))
@@ -280,7 +279,9 @@ def coverage_sentence(coverage: CoverageResult) -> str | None:
     naive, honest = coverage.coverage["naive"], coverage.coverage[rec]
     return (f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
             f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
-            f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%.")
+            f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%. The estimates varied "
+            f"{coverage.variance_ratio:.1f} times as much as the binomial variance says (the design effect, "
+            "measured on these repetitions).")
 
 
 _CSS = """

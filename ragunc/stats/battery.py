@@ -1,7 +1,7 @@
 """The battery of synthetic populations on which ragunc's recommended interval was chosen.
 
-Six populations of D = 1,200 documents, each a shape that breaks some interval
-at small K (bench/study_small_k.py adds the real stdlib sample as a seventh).
+Nine populations of D = 1,200 documents, each a shape that breaks some interval
+at small K (bench/study_small_k.py adds the real stdlib sample as a tenth).
 Documents' hits are Binomial(m_d, p_d); only per-document sufficient statistics
 matter to every interval, so the populations are :class:`ClusterSample` s
 without chunk rows.
@@ -15,7 +15,19 @@ name                      shape
 ``size_correlated``       long documents worse: logit p_d falls with log m_d; lognormal sizes
 ``near_iid_unequal``      ICC ~ 0.01 with very unequal sizes (lognormal, CV ~ 1.8, up to ~900)
 ``zero_inflated_pareto``  45% of documents at rate 0, heavy-tailed Pareto(1.2) sizes (CV ~ 3)
+``sparse_pareto_1.2``     80% of documents at rate 0, Pareto sizes of tail index 1.2: the
+                          12 longest documents (1%) hold 30% of the chunks
+``sparse_pareto_1.0``     the same rates, tail index 1.0: the 12 longest hold 48%
+``sparse_pareto_0.8``     the same rates, tail index 0.8: the 12 longest hold 74%, one 42%
 ========================  ===================================================================
+
+The three ``sparse_pareto`` populations are the recommended interval's weak corner
+(docs/weak_corner.md): most documents have no hit and a few documents hold most
+chunks.  Their sizes are the D quantiles of a Pareto distribution (minimum 3 chunks)
+rather than D random draws: below a tail index of about 1 the share of the
+longest of D draws changes several-fold from seed to seed, so the population's
+shape would be the seed's, not the tail index's.  Which documents have hits is
+drawn as for the others.
 """
 from __future__ import annotations
 
@@ -25,7 +37,9 @@ from .sample import ClusterSample
 from .synthetic import document_sizes
 
 N_DOCS = 1200
-POPULATIONS = ("beta", "rare", "high", "size_correlated", "near_iid_unequal", "zero_inflated_pareto")
+POPULATIONS = ("beta", "rare", "high", "size_correlated", "near_iid_unequal", "zero_inflated_pareto",
+               "sparse_pareto_1.2", "sparse_pareto_1.0", "sparse_pareto_0.8")
+SPARSE_PARETO_TAIL = {"sparse_pareto_1.2": 1.2, "sparse_pareto_1.0": 1.0, "sparse_pareto_0.8": 0.8}
 
 
 def _beta_rates(mean: float, icc: float, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -35,6 +49,12 @@ def _beta_rates(mean: float, icc: float, n: int, rng: np.random.Generator) -> np
 
 def _lognormal_sizes(median: float, sigma: float, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.maximum(1, np.rint(rng.lognormal(np.log(median), sigma, n))).astype(np.int64)
+
+
+def _pareto_quantile_sizes(tail: float, minimum: float, n: int) -> np.ndarray:
+    """The n quantiles (i + 1/2) / n of a Pareto(``tail``) law with scale ``minimum``, rounded up to whole chunks."""
+    upper = (np.arange(n) + 0.5) / n  # P(size > s) at each quantile
+    return np.ceil(minimum * upper ** (-1 / tail)).astype(np.int64)
 
 
 def _rates_and_sizes(name: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -57,6 +77,9 @@ def _rates_and_sizes(name: str, rng: np.random.Generator) -> tuple[np.ndarray, n
     if name == "zero_inflated_pareto":
         size = np.minimum(2000, np.ceil(3 * (rng.pareto(1.2, d) + 1))).astype(np.int64)
         return np.where(rng.random(d) < 0.45, 0.0, rng.beta(1.5, 3.0, d)), size
+    if name in SPARSE_PARETO_TAIL:
+        rate = np.where(rng.random(d) < 0.8, 0.0, rng.beta(1.5, 3.0, d))
+        return rate, _pareto_quantile_sizes(SPARSE_PARETO_TAIL[name], 3.0, d)
     raise AssertionError(name)
 
 

@@ -91,7 +91,9 @@ def test_page_loads_on_its_own_with_the_default_data(open_page):
     at = open_page("uncertainty_explorer.py", **FAST)
     assert not at.exception
     assert at.title[0].value == "Uncertainty explorer"
-    assert len(at.get("plotly_chart")) == 4  # intervals, coverage, stacked, distribution
+    assert len(at.get("plotly_chart")) == 2  # intervals, coverage
+    at.toggle(key="repetitions").set_value(True).run()  # on demand: the stacked repetitions and their spread
+    assert len(at.get("plotly_chart")) == 4 and at.query_params["repetitions"] in ("1", ["1"])
 
 
 def test_moving_k_changes_the_tiles_and_the_figures(two_configs, tile):
@@ -207,6 +209,7 @@ def test_plot_only_control_never_reruns_the_simulation(two_configs, monkeypatch)
 
     monkeypatch.setattr(ragunc.stats.explore, "coverage_experiment", counted)
     cache.wait_for_prefetch()
+    at.toggle(key="repetitions").set_value(True).run()
     at.slider(key="stack").set_value(40).run()
     assert not at.exception
     assert calls == []
@@ -225,14 +228,14 @@ def test_the_landing_view_shows_the_naive_interval_failing(open_app):
     """No query parameters: the alike-documents sample at K = 20, with the defaults (B = R = 1,000)."""
     at = open_app()
     assert not at.exception and not at.error
-    assert at.radio(key="source").value == "alike" and at.slider(key="k").value == 20
+    assert at.selectbox(key="source").value == "alike" and at.slider(key="k").value == 20
     coverage = next(s for s in _charts(at).values() if s["layout"]["title"]["text"].startswith("Coverage over 1,000"))
     naive = dict(zip(coverage["data"][0]["y"], _array(coverage["data"][0]["x"])))[NAIVE]
     assert naive <= 70
     assert f"held the true hit@1 only {naive:.0f}% of the time" in _lead(at)
     # the stdlib sample is one click away, with its own honest sentence
     at.button(key="other_sample").click().run()
-    assert at.radio(key="source").value == "sample" and not at.exception
+    assert at.selectbox(key="source").value == "sample" and not at.exception
     assert "mildly alike" in _lead(at)
 
 
@@ -246,7 +249,8 @@ def test_the_design_values_agree_with_the_coverage_experiment(open_app):
     m4 = ((est - est.mean()) ** 4).mean()
     mc_se = np.sqrt((m4 - est.var() ** 2) / est.size) / run.binomial_sd ** 2  # of the run's variance ratio
     assert abs(deff - run.variance_ratio) < 3 * mc_se + 0.05  # and the tile's rounding
-    assert f"{run.variance_ratio:.1f} times the binomial variance" in " ".join(m.value for m in at.markdown)
+    assert f"varied {run.variance_ratio:.1f} times as much as the binomial variance" in " ".join(
+        m.value for m in at.markdown)
 
 
 def test_simulation_off_shows_no_coverage(two_configs):

@@ -18,7 +18,7 @@ def test_default_load_opens_the_explorer_on_the_alike_documents_sample(open_app,
     assert not at.exception
     assert not at.error
     assert at.title[0].value == "Uncertainty explorer"
-    assert at.radio(key="source").value == "alike"
+    assert at.selectbox(key="source").value == "alike"
     assert "Debian-copyright sample" in at.sidebar.caption[-1].value
     assert float(tile(at, "DEFF")) > 1
 
@@ -269,7 +269,7 @@ def test_a_synthetic_population_and_an_upload_without_configs_say_what_their_con
     shown = _shown(at)
     assert "synthetic population" in at.sidebar.caption[-1].value
     assert "100w" not in shown and "100 words" not in shown, shown
-    upload(at.radio(key="source").set_value("upload").run(), chunk_rows(n_docs=60), "mine.csv")
+    upload(at.selectbox(key="source").set_value("upload").run(), chunk_rows(n_docs=60), "mine.csv")
     assert not at.exception and not at.error
     shown = _shown(at)
     assert "default" not in shown, shown

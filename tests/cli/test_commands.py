@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from ragunc.cli import COMMANDS, build_parser, main
+from ragunc.cli.progress import progress_bar
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = ROOT / "ragunc" / "cli"
@@ -60,7 +61,7 @@ def test_a_run_imports_its_own_command_and_what_it_needs(tmp_path):
     assert {m for m in loaded if m.startswith("ragunc.cli.")} == {"ragunc.cli.interval", "ragunc.cli.options",
                                                                  "ragunc.cli.output"}
     unused = {"ragunc.evalset", "ragunc.retrieval", "ragunc.positional", "ragunc.present", "ragunc.corpus",
-              "scipy.stats", "scipy.sparse", "tqdm", "plotly", "torch"}
+              "scipy.stats", "scipy.sparse", "plotly", "torch"}
     assert not unused & loaded, unused & loaded
 
 
@@ -101,3 +102,14 @@ def test_a_run_loads_only_the_compiled_kernel_it_calls_from_the_cache(tmp_path):
     assert [line for line in first if "data saved" in line] and not [line for line in second if "saved" in line]
     loaded = [line for line in second if "data loaded" in line]
     assert len(loaded) == 1, second
+
+
+def test_the_progress_line_is_redrawn_in_place_and_erased_at_the_end(capsys):
+    with progress_bar("work") as progress:
+        progress(1, 4)
+        progress(1, 4)  # the same text: not written again
+        progress(4, 4)
+    assert capsys.readouterr().err == "\rwork:  25% 1/4\rwork: 100% 4/4\r" + " " * len("work: 100% 4/4") + "\r"
+    with progress_bar("work", enabled=False) as progress:
+        progress(1, 4)
+    assert capsys.readouterr().err == ""

@@ -26,7 +26,7 @@ def test_every_size_is_drawn_at_its_diagnostics(rows):
     traces = {t.name: t for t in fig.data}
     scale = {"DEFF": ("deff", 1), "ICC": ("icc", 1), "effective n = chunks / DEFF": ("n_eff", 1),
              "chunks per sample (what the binomial counts)": ("chunks_per_sample", 1),
-             "micro SD (documents sampled, linearization)": ("micro_sd", 100),
+             "micro SD (over repeated samples of documents)": ("micro_sd", 100),
              "binomial SD (chunks as independent trials)": ("binomial_sd", 100)}
     assert set(traces) == set(scale)
     for name, (field, factor) in scale.items():

@@ -4,7 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragunc.stats.battery import N_DOCS, POPULATIONS, battery_population
+from ragunc.stats.battery import (
+    N_DOCS,
+    POPULATIONS,
+    SPARSE_PARETO_TAIL,
+    battery_population,
+)
 from ragunc.stats.diagnostics import icc_anova
 
 
@@ -21,6 +26,9 @@ def _shape(name):
     ("size_correlated", (0.2, 0.35), (0.0, 0.1), (0.05, 0.25), (0.9, 1.4)),
     ("near_iid_unequal", (0.2, 0.3), (0.0, 0.3), (-0.01, 0.03), (1.5, 3.0)),
     ("zero_inflated_pareto", (0.12, 0.25), (0.45, 0.65), (0.2, 0.4), (2.0, 4.0)),
+    ("sparse_pareto_1.2", (0.03, 0.08), (0.78, 0.88), (0.25, 0.5), (3.5, 6.0)),
+    ("sparse_pareto_1.0", (0.03, 0.08), (0.78, 0.88), (0.25, 0.6), (6.0, 11.0)),
+    ("sparse_pareto_0.8", (0.01, 0.05), (0.78, 0.88), (0.3, 0.7), (11.0, 20.0)),
 ])
 def test_each_population_has_its_advertised_shape(name, p, zero, icc, cv):
     s, rate, zeros, rho, size_cv = _shape(name)
@@ -40,7 +48,33 @@ def test_populations_are_reproducible_and_seeded():
     a, b = battery_population("rare"), battery_population("rare")
     assert np.array_equal(a.total, b.total) and np.array_equal(a.size, b.size)
     assert not np.array_equal(battery_population("rare", seed=1).total, a.total)
-    assert len(set(POPULATIONS)) == 6
+    assert len(set(POPULATIONS)) == 9
+
+
+@pytest.mark.parametrize("name", SPARSE_PARETO_TAIL)
+def test_sparse_pareto_sizes_are_the_pareto_quantiles(name):
+    """Sizes: ceil(3 u^(-1/alpha)) at u = (i + 1/2) / D, so log size falls as -1/alpha per unit of log u."""
+    tail = SPARSE_PARETO_TAIL[name]
+    size = np.sort(battery_population(name).size)[::-1]
+    assert tail <= 1.2
+    # The longest document sits at u = 1 / (2 D): by hand, 3 * 2400 = 7200 chunks at tail index 1.
+    assert size[0] == np.ceil(3 * (2 * N_DOCS) ** (1 / tail))
+    assert size[-1] == 4  # ceil(3 * (1 - 1 / 2400)^(-1/alpha)): just above the minimum of 3
+    upper = (np.arange(N_DOCS) + 0.5) / N_DOCS
+    top = slice(0, N_DOCS // 10)  # the tail, where rounding up to whole chunks is negligible
+    slope = np.polyfit(np.log(upper[top]), np.log(size[top]), 1)[0]
+    assert slope == pytest.approx(-1 / tail, rel=0.01)
+    # Redrawing the rates keeps the sizes: the population's shape is the tail index's, not the seed's.
+    other = battery_population(name, seed=1)
+    assert np.array_equal(np.sort(other.size)[::-1], size) and not np.array_equal(other.total, battery_population(name).total)
+
+
+@pytest.mark.parametrize("name, top_share", [("sparse_pareto_1.2", (0.25, 0.35)), ("sparse_pareto_1.0", (0.43, 0.53)),
+                                             ("sparse_pareto_0.8", (0.69, 0.79))])
+def test_a_few_documents_hold_most_chunks_in_the_heavier_tails(name, top_share):
+    size = np.sort(battery_population(name).size)[::-1]
+    low, high = top_share
+    assert low <= size[:12].sum() / size.sum() <= high  # the 12 longest documents, 1% of them
 
 
 def test_unknown_population():

@@ -4,9 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragunc.stats.intervals import interval_arrays
+from ragunc.stats.battery import battery_population
+from ragunc.stats.coverage import random_subsets
+from ragunc.stats.intervals import interval_arrays, interval_report
 from ragunc.stats.linearization import bell_mccaffrey_df
-from ragunc.stats.recommend import RECOMMENDED_METHOD, recommend
+from ragunc.stats.recommend import RECOMMENDED_METHOD, recommend, weak_corner
+from ragunc.stats.sample import draw_sample
 
 SIZES = np.array([12, 30, 8, 41, 19, 25, 7, 60, 14, 22])
 
@@ -27,6 +30,7 @@ def test_one_long_document_lowers_the_degrees_of_freedom_and_says_why():
     assert r.df == pytest.approx(float(bell_mccaffrey_df(size)))
     assert r.df < 3
     assert f"df = {r.df:.1f} instead of K - 1 = 9" in r.reason and "long documents" in r.reason
+    assert "as well" not in r.reason  # hits in 7 of the 10 documents: not the weak corner
 
 
 def test_no_hits_falls_back_to_one_trial_per_document():
@@ -83,3 +87,66 @@ def test_one_sample_of_at_least_two_documents(total, size):
 def test_unknown_estimator():
     with pytest.raises(ValueError, match="estimator"):
         recommend(np.ones(3), np.ones(3) * 2, estimator="weighted")
+
+
+# The weak corner (docs/weak_corner.md): most documents without a hit, a few long ones holding most chunks.
+CORNER_SIZES = np.array([400, 150, 60, 20, 9, 6, 5, 4, 4, 3, 3, 3])  # BM df 1.8 of K - 1 = 11
+CORNER_TOTAL = np.array([0.0, 0, 12, 0, 2, 0, 0, 0, 1, 0, 0, 0])  # 3 of the 12 documents have hits
+
+
+def test_a_sample_from_the_weak_corner_is_told_so():
+    assert bell_mccaffrey_df(CORNER_SIZES) < 11 / 2
+    r = recommend(CORNER_TOTAL, CORNER_SIZES)
+    assert r.method == RECOMMENDED_METHOD and r.documents_with_hits == 3
+    assert "9 of the 12 documents have no hit as well" in r.reason
+    assert "longest documents" in r.reason and "probability proportional to their chunks" in r.reason
+    assert "docs/weak_corner.md" in r.reason
+    assert "Only" not in r.reason  # three documents with hits: not the one-or-two warning
+
+
+def test_the_weak_corner_of_misses_is_the_mirror_image():
+    r = recommend(CORNER_SIZES - CORNER_TOTAL, CORNER_SIZES)
+    assert "9 of the 12 documents have no miss as well" in r.reason and "had misses" in r.reason
+
+
+@pytest.mark.parametrize("total, size, why", [
+    (CORNER_TOTAL, np.full(12, 20), "equal sizes: df = K - 1"),
+    (np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1]), CORNER_SIZES, "hits in 9 of the 12 documents"),
+    (np.array([0.0, 3, 12, 1, 2, 0, 1, 0, 1, 0, 0, 0]), CORNER_SIZES, "hits in exactly half"),
+    (np.zeros(12), CORNER_SIZES, "no hits at all: the worst-case bound already says so"),
+])
+def test_no_weak_corner_warning_without_both_signs(total, size, why):
+    assert not weak_corner(total, size), why
+    assert "as well" not in recommend(total, size).reason, why
+
+
+def test_the_macro_mean_gets_no_weak_corner_warning():
+    assert "as well" not in recommend(CORNER_TOTAL, CORNER_SIZES, estimator="macro").reason
+
+
+def test_weak_corner_is_batch_wise_and_agrees_with_the_reason():
+    rows = np.stack([CORNER_TOTAL, np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1])])
+    assert weak_corner(rows, np.stack([CORNER_SIZES, CORNER_SIZES])).tolist() == [True, False]
+
+
+def test_samples_of_the_sparse_pareto_battery_are_flagged_and_others_are_not():
+    """At K = 50 nearly every sample of the heaviest corner population is flagged, almost none of the mild ones."""
+    rng = np.random.default_rng(0)
+
+    def flagged_share(name):
+        pop = battery_population(name)
+        idx = random_subsets(rng, pop.n_docs, 50, 400)
+        return weak_corner(pop.total[idx], pop.size[idx]).mean()
+
+    assert flagged_share("sparse_pareto_0.8") > 0.9
+    for name in ("beta", "high", "size_correlated", "near_iid_unequal"):
+        assert flagged_share(name) < 0.02, name
+
+
+def test_one_sample_drawn_from_the_corner_carries_the_warning_into_its_report():
+    sample = draw_sample(battery_population("sparse_pareto_0.8"), 50, rng=1)
+    report = interval_report(sample, boot=20, rng=0)
+    r = report.recommendation
+    assert r.documents_with_hits < 25 and r.df < 49 / 2
+    assert f"{50 - r.documents_with_hits} of the 50 documents have no hit as well" in r.reason
+    assert report.to_dict()["recommended"]["reason"] == r.reason  # what `ragunc interval --json` prints
