@@ -86,7 +86,8 @@ def _audit(where) -> tuple[str | None, str | None]:
 def _settings():
     left, middle, right = st.columns(3)
     n = left.number_input("Chunks to sample (raw pairs)", 2, 2000, 50, step=10, key="es_n")
-    chunk_words = middle.number_input("Words per chunk", 10, 1000, 100, step=10, key="es_chunk_words")
+    chunk_words = middle.number_input("Units per chunk", 10, 1000, 100, step=10, key="es_chunk_words",
+                                      help="Words; morphemes for Japanese, jieba's words for Chinese.")
     seed = right.number_input("Seed", 0, 2**31 - 1, 0, key="es_seed")
     types = st.multiselect("Question types (the default mix, renormalised)", QUESTION_TYPES,
                            default=list(QUESTION_TYPES), key="es_types")

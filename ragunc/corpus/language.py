@@ -265,7 +265,7 @@ class Language:
     @property
     def spaced(self) -> bool:
         """Words are separated by whitespace (units are whitespace-separated words)."""
-        return self.extra is None
+        return self.analyser is _whitespace
 
     def config(self, size: int, overlap: int = 0) -> str:
         """The results' ``config`` label of chunks of ``size`` units: ``"100w"``, ``"100m20o"``."""

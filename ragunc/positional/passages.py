@@ -29,9 +29,6 @@ LENGTH_BUCKETS = ((0, 512), (512, 1024), (1024, 2048), (2048, 4096))
 #: a miss says where in the passage the encoder stopped looking.
 POSITION_QUERY_MODEL = QueryModel(mean_length=4.0, selection="discriminative", lam=0.9)
 
-_WORD = re.compile(r"\S+")
-
-
 def length_bucket(low: int, high: int) -> str:
     """PosIR's bucket holding lengths ``low..high`` (``"mixed"`` if they span several)."""
     for lo, hi in LENGTH_BUCKETS:
@@ -93,9 +90,7 @@ def _special_counts(tokenizer) -> tuple[int, int]:
 
 
 def _units(text: str, language: LanguageChoice) -> list[tuple[int, int]]:
-    """Character spans of the units of ``text``: whitespace-separated words, or the analyser's."""
-    if language.language.spaced:
-        return [m.span() for m in _WORD.finditer(text)]
+    """Character spans of the units of ``text``: whitespace-separated words, or the analyser's morphemes."""
     analysis = language.language.analyser().analyse(text)
     return list(zip(analysis.starts.tolist(), analysis.ends.tolist()))
 

@@ -82,18 +82,19 @@ def prepare_retrieval(
     each chunk's text instead. A :class:`CorpusTokens` (from :func:`tokenize_corpus`) is analysed already.
     """
     if isinstance(corpus, CorpusTokens):
-        tokens = corpus
+        source = corpus
     elif tokenizer is None:
-        tokens = tokenize_corpus(corpus, language)
+        source = tokenize_corpus(corpus, language)  # the analyser's terms, taken chunk by chunk below
     else:
-        tokens = load_corpus(corpus)
-    chunks = chunk_corpus(tokens, chunk_words, overlap, language=language)
-    if isinstance(tokenizer, Tokenizer) and not chunks.language.language.spaced:
-        raise ValueError(f"stopwords and stemming work on the words of spaced languages; a "
-                         f"{chunks.language.language.label} corpus is indexed by its analyser's {chunks.language.language.unit}")
+        source = load_corpus(corpus)
+    chunks = chunk_corpus(source, chunk_words, overlap, language=language)
+    lang = chunks.language.language
+    if isinstance(tokenizer, Tokenizer) and not lang.spaced:
+        raise ValueError(f"stopwords and stemming work on the words of spaced languages; a {lang.label} corpus "
+                         f"is indexed by its analyser's {lang.unit}")
     if tokenizer is None:
-        tokenizer = chunks.language.language.analyser().terms
-        term_ids, offsets, vocabulary = tokens.chunk_terms(chunks)
+        tokenizer = lang.analyser().terms
+        term_ids, offsets, vocabulary = source.chunk_terms(chunks)
     else:
         term_ids, offsets, vocabulary = encode([tokenizer(text) for text in chunks.texts])
     index = build_index(term_ids, offsets, vocabulary, k1=k1, b=b, epsilon=epsilon)
