@@ -24,7 +24,7 @@ from ragunc.data import reader
 from ragunc.corpus.language import UNIT_SUFFIXES
 from ragunc.data.per_document import DEFAULT_CONFIG
 from ragunc.data.results import DataError, Results, load_results, merge_results, results_from_frame
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 from ragunc.stats.synthetic import synthesize
 
 from .cache import cached
@@ -270,7 +270,7 @@ def _size_results(source: DataSource, units: int, unit: str) -> Results:
                   label=f"{source.label}, {units} {unit}")
 
 
-def compute_size(source: DataSource, units: int) -> ClusterSample:
+def compute_size(source: DataSource, units: int) -> ClusterStats:
     """The source's corpus at ``units`` per chunk through the retrieval pipeline: a progress bar the first
     time, then cached (and listed in this session's :func:`computed_sizes`)."""
     try:
@@ -282,7 +282,7 @@ def compute_size(source: DataSource, units: int) -> ClusterSample:
     return sample
 
 
-def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
+def computed_sizes(source: DataSource) -> dict[str, ClusterStats]:
     """Chunk sizes computed in this session (config -> sample) from the source's corpus."""
     if not can_compute_sizes(source):
         return {}
@@ -292,7 +292,7 @@ def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
             if config not in known}
 
 
-def size_populations(source: DataSource, results: Results) -> dict[int, ClusterSample]:
+def size_populations(source: DataSource, results: Results) -> dict[int, ClusterStats]:
     """Every chunk size at hand (units -> population): the data's sized configs and the sizes computed so far."""
     sized = {chunk_words(config): results.sample(config) for config in results.configs if chunk_words(config)}
     sized.update({chunk_words(config): sample for config, sample in computed_sizes(source).items()})

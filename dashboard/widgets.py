@@ -13,7 +13,7 @@ import streamlit as st
 from ragunc.data.results import Results
 from ragunc.stats.linearization import ESTIMATORS
 from ragunc.stats.methods import interval_methods
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 from . import sources
 from .url_state import bind, clamp, one_of, parse_bool
@@ -93,7 +93,7 @@ def _size_label(config: str) -> str:
     return f"{sources.chunk_words(config)} {sources.unit_name(config)}"
 
 
-def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSample:
+def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterStats:
     """The chunk size to explore (``?config=``); returns that config's population.
 
     On a source with a corpus (the stdlib and Japanese samples, your corpus) a slider over

@@ -64,8 +64,8 @@ def _run(args: argparse.Namespace) -> int:
         "counts": {
             "docs": sample.n_docs,
             "chunks": sample.n_chunks,
-            "hits": int(sample.total.sum()),
-            "docs_per_type": {str(t): int((sample.doc_type == t).sum()) for t in sorted(set(sample.doc_type))},
+            "hits": int(sample.sum_y.sum()),
+            "docs_per_type": {str(t): int((sample.label == t).sum()) for t in sorted(set(sample.label))},
         },
         # The file is the whole population: these are the true values a sample of documents estimates.
         "truth": {"micro": estimate(sample, "micro"), "macro": estimate(sample, "macro")},

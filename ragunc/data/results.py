@@ -21,7 +21,7 @@ from typing import BinaryIO
 import pandas as pd
 
 from ..stats.judged import JudgedSample
-from ..stats.sample import ClusterSample
+from ..stats.sample import ClusterStats
 from . import duckdb_sql, per_document
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
@@ -35,13 +35,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Results:
-    """What a load returns: one :class:`ClusterSample` per config, in config order.
+    """What a load returns: one :class:`ClusterStats` per config, in config order.
 
     With a judge column (``y_judge``) the samples are the judge's labels, and ``judged``
     holds, per config, the judge's and the audited rows' sums (:class:`JudgedSample`).
     """
 
-    samples: dict[str, ClusterSample]  # config -> sufficient statistics ("default" when no config column)
+    samples: dict[str, ClusterStats]  # config -> sufficient statistics ("default" when no config column)
     n_rows: int
     source: str
     judged: dict[str, JudgedSample] = field(default_factory=dict)  # config -> judged sums; empty without y_judge
@@ -50,7 +50,7 @@ class Results:
     def configs(self) -> list[str]:
         return list(self.samples)
 
-    def sample(self, config: str | None = None) -> ClusterSample:
+    def sample(self, config: str | None = None) -> ClusterStats:
         """The config's sample; with None, the only config (DataError listing them when there are several)."""
         if config is None:
             if len(self.samples) != 1:
@@ -66,7 +66,7 @@ class Results:
             # Refused only when chosen: another config of the same file may have many documents.
             where = "" if config == DEFAULT_CONFIG else f" for config {config!r}"
             raise DataError(
-                f"{self.source}: column 'doc_id' has a single document ({str(sample.doc_id[0])!r}){where}; "
+                f"{self.source}: column 'doc_id' has a single document ({str(sample.cluster_id[0])!r}){where}; "
                 "the between-document variance needs at least 2 documents"
             )
         return sample
@@ -93,7 +93,7 @@ def merge_results(parts: list[Results], *, source: str | None = None) -> Results
 
     ``source`` names the whole (default: the parts' sources, comma-separated).
     """
-    samples: dict[str, ClusterSample] = {}
+    samples: dict[str, ClusterStats] = {}
     for part in parts:
         for config, sample in part.samples.items():
             if config in samples:
@@ -115,7 +115,7 @@ def load_results(
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
 ) -> Results:
-    """Validate and aggregate a per-chunk results file into one :class:`ClusterSample` per config.
+    """Validate and aggregate a per-chunk results file into one :class:`ClusterStats` per config.
 
     ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
     to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  Raises

@@ -24,7 +24,7 @@ def assert_same_judged(a, b):
     for key, value in dataclasses.asdict(a).items():
         if isinstance(value, np.ndarray):
             np.testing.assert_allclose(value, getattr(b, key), err_msg=key)
-    for key in ("total", "size", "sumsq"):
+    for key in ("sum_y", "n", "sum_y2"):
         np.testing.assert_allclose(getattr(a.judge, key), getattr(b.judge, key), err_msg=key)
     assert a.audit == b.audit
 
@@ -43,7 +43,7 @@ def test_loaded_sums_are_the_rows_summed_by_hand(tmp_path, name):
     assert results.sample() is judged.judge
     ordered = frame.assign(d=doc).sort_values(["d", "chunk_index"])
     first = ordered.groupby("d")["y_judge"].first().to_numpy()
-    np.testing.assert_array_equal(judged.judge.first, first)
+    np.testing.assert_array_equal(judged.judge.first_y, first)
 
 
 def test_a_mapped_judge_column_and_a_document_audit(tmp_path):

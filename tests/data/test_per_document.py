@@ -70,6 +70,12 @@ def test_optional_columns_stay_optional(tmp_path, drop):
     assert set(frame.columns).isdisjoint({"sum_y_next", "first_y", "last_y"}) == ("chunk_index" in drop)
 
 
+def test_a_column_n_reads_as_chunks():
+    from_rows = results_from_frame(chunk_rows(seed=4))
+    frame = per_document_frame(from_rows.samples).rename(columns={"chunks": "n"})
+    assert_same_samples(results_from_frame(frame), from_rows)
+
+
 def test_rows_in_any_order_and_an_in_memory_frame_give_the_same_samples():
     from_rows = results_from_frame(chunk_rows(seed=3))
     frame = per_document_frame(from_rows.samples).sample(frac=1, random_state=0)

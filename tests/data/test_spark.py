@@ -82,7 +82,7 @@ def test_spark_and_duckdb_give_identical_statistics(spark, rows, tmp_path, drop)
     spark_samples, row_samples = results_from_frame(got), results_from_frame(chunks)
     for config in row_samples.configs:
         a, b = spark_samples.sample(config), row_samples.sample(config)
-        for field in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+        for field in ("cluster_id", "sum_y", "n", "sum_y2", "sum_y_next", "first_y", "last_y", "label"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
         assert a.binary == b.binary == (config == "100w")
     assert spark_samples.configs == (["default"] if "config" in drop else ["100w", "50w"])

@@ -70,8 +70,8 @@ def test_per_question_results_follow_the_data_contract(hand_set):
     path = hand_set / "results.csv"
     report.results.to_csv(path, index=False)
     sample = load_results(path).sample()
-    assert sorted(sample.doc_id.tolist()) == ["A", "B", "C"]  # clustered by source document
-    assert sample.total.sum() == pytest.approx(2.5) and sample.size.sum() == 4
+    assert sorted(sample.cluster_id.tolist()) == ["A", "B", "C"]  # clustered by source document
+    assert sample.sum_y.sum() == pytest.approx(2.5) and sample.n.sum() == 4
 
 
 def test_bad_inputs(hand_set, tmp_path):

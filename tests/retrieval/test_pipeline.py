@@ -179,7 +179,7 @@ def test_several_questions_about_one_chunk_stay_a_loadable_file(corpus, tmp_path
     assert "chunk_id" not in frame and "chunk_index" not in frame
     sample = results_from_frame(frame).sample()
     assert sample.n_chunks == 3 and sample.n_docs == 2  # queries clustered by document
-    assert sample.total.sum() == frame["y"].sum()
+    assert sample.sum_y.sum() == frame["y"].sum()
 
 
 @pytest.mark.parametrize(("chunk_words", "overlap"), [(10, 0), (40, 0), (25, 7)])
