@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each (best reported: least disturbed)")
     args = parser.parse_args()
 
-    population = results_from_frame(synthesize(rng=0)).sample()
+    population = results_from_frame(synthesize(rng=0)).population()
     print(f"population: {population.n_docs} documents, {population.n_chunks} chunks, "
           f"sizes CV {population.n.std() / population.n.mean():.2f}, max {population.n.max()}")
     print(f"K={args.k}, R={args.reps}, B={args.boot}: {args.reps * args.boot:,} bootstrap replicates")

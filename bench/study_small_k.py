@@ -45,7 +45,7 @@ def populations() -> dict:
     Each cell's random streams are keyed by its number (populations in this order, then K), so a
     population added at the end leaves every earlier cell's draws, and R's recorded references, as they were.
     """
-    stdlib = load_results(ROOT / "sample_data" / "stdlib_100w.csv.gz").sample()
+    stdlib = load_results(ROOT / "sample_data" / "stdlib_100w.csv.gz").population()
     first = POPULATIONS[:POPULATIONS.index("zero_inflated_pareto") + 1]
     pops = {name: battery_population(name) for name in first} | {"stdlib_100w": stdlib}
     return pops | {name: battery_population(name) for name in POPULATIONS if name not in first}

@@ -89,7 +89,7 @@ def _real(key: str) -> LessonData:
     if source.error:
         return LessonData(key, source.label, {}, error=source.error)
     results = source.results
-    cuts = {sources.chunk_words(c): results.sample(c) for c in results.configs if sources.chunk_words(c)}
+    cuts = {sources.chunk_words(c): results.population(c) for c in results.configs if sources.chunk_words(c)}
     if not cuts:
         return LessonData(key, source.label, {}, error="no config of these data names a chunk size (e.g. 100w)")
     finest = cuts[min(cuts)]

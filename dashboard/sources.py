@@ -277,13 +277,13 @@ def compute_size(source: DataSource, units: int) -> ClusterStats:
         results = _size_results(source, units, unit_name(source.results.configs[0]))
     except ValueError as exc:  # the corpus' segmenter is not installed (MissingAnalyser names the extra)
         stop(f"Could not chunk {source.label} at {units}: {exc}")
-    sample = results.sample(results.configs[0])
-    st.session_state.setdefault(_COMPUTED, {}).setdefault(source.key, {})[sample.config] = int(units)
-    return sample
+    population = results.population(results.configs[0])
+    st.session_state.setdefault(_COMPUTED, {}).setdefault(source.key, {})[population.config] = int(units)
+    return population
 
 
 def computed_sizes(source: DataSource) -> dict[str, ClusterStats]:
-    """Chunk sizes computed in this session (config -> sample) from the source's corpus."""
+    """Chunk sizes computed in this session (config -> population) from the source's corpus."""
     if not can_compute_sizes(source):
         return {}
     known = set(source.results.configs)
@@ -294,7 +294,7 @@ def computed_sizes(source: DataSource) -> dict[str, ClusterStats]:
 
 def size_populations(source: DataSource, results: Results) -> dict[int, ClusterStats]:
     """Every chunk size at hand (units -> population): the data's sized configs and the sizes computed so far."""
-    sized = {chunk_words(config): results.sample(config) for config in results.configs if chunk_words(config)}
+    sized = {chunk_words(config): results.population(config) for config in results.configs if chunk_words(config)}
     sized.update({chunk_words(config): sample for config, sample in computed_sizes(source).items()})
     return dict(sorted(sized.items()))
 

@@ -113,7 +113,7 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSt
                                    format_func=_size_label, help=help_text)
         else:
             config = config_select("Chunk size (config)", source, configs, help=help_text)
-        return results.sample(config)
+        return results.population(config)
     sizes = set(sources.SIZE_GRID) | {sources.chunk_words(c) for c in configs}
     sizes |= {sources.chunk_words(c) for c in sources.computed_sizes(source)}
     linked = sources.chunk_words(st.query_params.get("config", ""))
@@ -126,7 +126,7 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSt
                            help=help_text + " Other sizes are computed on the corpus when chosen (a second or "
                                             "so), then kept for the session.")
     if config in configs:
-        return results.sample(config)
+        return results.population(config)
     return sources.compute_size(source, sources.chunk_words(config))
 
 

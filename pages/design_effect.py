@@ -71,7 +71,7 @@ data_tiles = (
 for column, (label, value, help_text) in zip(data_box.columns(4), data_tiles):
     column.metric(label, value, help=help_text)
 
-every_config = {**results.samples, **sources.computed_sizes(source)}
+every_config = {**results.populations, **sources.computed_sizes(source)}
 observed = {
     sources.config_label(source, name): (
         float(p.n.mean()),

@@ -3,9 +3,9 @@
 The public API, whatever file each function lives in (as ``scipy.stats`` does)::
 
     import ragunc as ru
-    sample = ru.load_results("sample_data/stdlib_100w.csv.gz").sample()
-    report = ru.interval_report(sample, boot=1000, rng=0)
-    result = ru.coverage_experiment(sample, k=20, reps=2000, boot=1000, rng=0)
+    population = ru.load_results("sample_data/stdlib_100w.csv.gz").population()
+    report = ru.interval_report(population, boot=1000, rng=0)
+    result = ru.coverage_experiment(population, k=20, reps=2000, boot=1000, rng=0)
 
 Layers, lowest first: ``stats`` (design-based statistics), ``data`` (the data contract),
 ``corpus``, ``retrieval``, ``ranking``, ``evalset`` (evaluation sets built from the corpus),
@@ -29,7 +29,7 @@ _EXPORTS = {
     **dict.fromkeys(("compare_runs", "judge", "recall_report"), "ranking"),
     "chunk_eval": "retrieval",
     **dict.fromkeys(("ClusterStats", "CoverageResult", "IntervalReport", "compare_configs", "coverage_experiment",
-                     "diagnostics", "estimate", "interval_report", "judged_coverage", "judged_report",
+                     "diagnostics", "draw_sample", "estimate", "interval_report", "judged_coverage", "judged_report",
                      "paired_comparison", "plan_audit", "plan_difference", "plan_documents", "rank_configs",
                      "synthesize", "synthesize_judged"), "stats"),
 }

@@ -48,7 +48,7 @@ def _run(args: argparse.Namespace) -> int:
     params = {dest: getattr(args, dest) for _, dest, *_ in _PARAMETERS}
     frame = synthesize(**params, rng=seed)
     file_type = write_results(frame, args.out)
-    sample = results_from_frame(frame, source=args.out).sample()
+    sample = results_from_frame(frame, source=args.out).population()
     diag = diagnostics(sample)
     command = " ".join(
         ["ragunc synth"]

@@ -163,12 +163,12 @@ def validated(
     return {"config": config[order], "doc_id": doc_id[order]} | {k: v[order] for k, v in typed.items()}
 
 
-def samples(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterStats]:
+def populations(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterStats]:
     """One :class:`ClusterStats` per config from checked per-document columns sorted by (config, doc_id).
 
     Both ways in end here: per-document files (after :func:`validated`) and chunk
-    rows (aggregated by ``results``), so both give the same samples.  A config with
-    a single document is kept: ``Results.sample`` refuses it only when it is chosen.
+    rows (aggregated by ``results``), so both give the same populations.  A config with
+    a single document is kept: ``Results.population`` refuses it only when it is chosen.
     """
     config = np.asarray(stats["config"], dtype=object)
     starts = np.r_[0, np.flatnonzero(config[1:] != config[:-1]) + 1, config.size]
@@ -190,8 +190,9 @@ def samples(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterStats]:
     return out
 
 
-def judged_samples(stats: Mapping[str, np.ndarray], samples: Mapping[str, ClusterStats]) -> dict[str, JudgedSample]:
-    """One :class:`JudgedSample` per config, the judge's labels being ``samples`` (from :func:`samples`), when
+def judged_samples(stats: Mapping[str, np.ndarray],
+                   populations: Mapping[str, ClusterStats]) -> dict[str, JudgedSample]:
+    """One :class:`JudgedSample` per config, the judge's labels being ``populations`` (from :func:`populations`), when
     ``stats`` hold the audit's columns (:data:`JUDGED`); else an empty dict.
 
     The audit's design is read off the counts (:func:`ragunc.stats.judged.audit_unit`).
@@ -200,7 +201,7 @@ def judged_samples(stats: Mapping[str, np.ndarray], samples: Mapping[str, Cluste
         return {}
     config = np.asarray(stats["config"], dtype=object)
     out = {}
-    for name, judge in samples.items():
+    for name, judge in populations.items():
         part = config == name
         audited = np.asarray(stats["audited"][part], dtype=np.int64)
         out[name] = JudgedSample(
@@ -211,23 +212,23 @@ def judged_samples(stats: Mapping[str, np.ndarray], samples: Mapping[str, Cluste
     return out
 
 
-def per_document_frame(samples: Mapping[str, ClusterStats],
+def per_document_frame(populations: Mapping[str, ClusterStats],
                        judged: Mapping[str, JudgedSample] | None = None) -> pd.DataFrame:
-    """The per-document table of loaded samples (e.g. ``Results.samples``, and ``Results.judged``), ready to write."""
+    """The per-document table of loaded populations (``Results.populations``, and ``Results.judged``), ready to write."""
     parts = []
-    for config, sample in samples.items():
+    for config, population in populations.items():
         part = {
-            FORMAT_COLUMN: np.full(sample.n_docs, FORMAT_VERSION, dtype=np.int32),
+            FORMAT_COLUMN: np.full(population.n_docs, FORMAT_VERSION, dtype=np.int32),
             "config": config,
-            "doc_id": sample.cluster_id,
-            "chunks": sample.n,
-            "sum_y": sample.sum_y,
-            "sum_y2": sample.sum_y2,
+            "doc_id": population.cluster_id,
+            "chunks": population.n,
+            "sum_y": population.sum_y,
+            "sum_y2": population.sum_y2,
         }
-        if sample.sum_y_next is not None:
-            part |= {"sum_y_next": sample.sum_y_next, "first_y": sample.first_y, "last_y": sample.last_y}
-        if sample.label is not None:
-            part["doc_type"] = sample.label
+        if population.sum_y_next is not None:
+            part |= {"sum_y_next": population.sum_y_next, "first_y": population.first_y, "last_y": population.last_y}
+        if population.label is not None:
+            part["doc_type"] = population.label
         if judged:
             j = judged[config]
             part |= dict(zip(JUDGED, (j.audited, j.gold_total, j.gold_sumsq, j.judge_audited, j.judge_audited_sumsq,

@@ -19,7 +19,7 @@ from .multiple import MultipleComparison, RankResult, compare_configs, rank_conf
 from .paired import ComparisonResult, paired_comparison
 from .planning import DifferencePlan, PlanResult, plan_difference, plan_documents
 from . import sample
-from .sample import ClusterStats, finite_population_correction
+from .sample import ClusterStats, draw_sample, finite_population_correction
 from .synthetic import synthesize, synthesize_chunk_sizes, synthesize_judged
 
 

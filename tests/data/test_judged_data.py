@@ -40,7 +40,7 @@ def test_loaded_sums_are_the_rows_summed_by_hand(tmp_path, name):
     assert_same_judged(judged, by_hand)
     assert judged.audit == "rows" and judged.n_audited == audited.sum()
     # The loaded sample is the judge's labels, neighbours included (chunk_index is in the file).
-    assert results.sample() is judged.judge
+    assert results.population() is judged.judge
     ordered = frame.assign(d=doc).sort_values(["d", "chunk_index"])
     first = ordered.groupby("d")["y_judge"].first().to_numpy()
     np.testing.assert_array_equal(judged.judge.first_y, first)
@@ -59,7 +59,7 @@ def test_a_mapped_judge_column_and_a_document_audit(tmp_path):
 def test_a_per_document_file_keeps_the_audit(tmp_path):
     frame, _ = judged_rows(3)
     from_rows = results_from_frame(frame)
-    write_results(per_document_frame(from_rows.samples, from_rows.judged), tmp_path / "docs.parquet")
+    write_results(per_document_frame(from_rows.populations, from_rows.judged), tmp_path / "docs.parquet")
     assert_same_judged(load_results(tmp_path / "docs.parquet").judged_sample(), from_rows.judged_sample())
 
 

@@ -223,7 +223,7 @@ def test_validation(clustered):
 
 def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
     # The bundled teaching population: K = 20 very unequal documents (CV 1.2), ICC 0.3.
-    population = load_results(ROOT / "sample_data" / "synthetic_population.csv.gz").sample()
+    population = load_results(ROOT / "sample_data" / "synthetic_population.csv.gz").population()
     r = coverage_experiment(population, k=20, reps=1500, boot=400, rng=4)
     assert r.methods["cluster"].coverage < 0.91  # the 88-91% on real text: the normal interval falls short
     assert r.methods["bootstrap_t"].coverage >= 0.92

@@ -61,7 +61,7 @@ def test_every_population_is_a_valid_contract_file(n_docs, mean_chunks, size_cv,
     positions = frame.groupby("doc_id")["chunk_index"].agg(["min", "max", "size"])
     assert (positions["min"] == 0).all() and (positions["max"] == positions["size"] - 1).all()
     assert frame.groupby("doc_id")["doc_type"].nunique().max() == 1
-    sample = results_from_frame(frame).sample("100w")  # the loader's checks all pass
+    sample = results_from_frame(frame).population("100w")  # the loader's checks all pass
     assert sample.n_chunks == len(frame)
     # The same draw, per document without a frame: what the loader aggregates, field by field.
     (cut,) = synthesize_chunk_sizes((100,), n_docs=n_docs, mean_chunks=mean_chunks, size_cv=size_cv, p=p, icc=0.02,
@@ -168,7 +168,7 @@ def test_cli_writes_the_contract_file_and_its_truth(tmp_path, capsys):
     replay[replay.index("--out") + 1] = str(again)
     assert main(replay) == 0
     assert "wrote" in capsys.readouterr().out
-    reloaded = load_results(again).sample("50w")
+    reloaded = load_results(again).population("50w")
     assert reloaded.n_chunks == len(frame) and reloaded.sum_y.sum() == frame["y"].sum()
 
 
