@@ -13,7 +13,7 @@ import io
 import tempfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import streamlit as st
@@ -90,15 +90,21 @@ def _bundled_results() -> Results:
     return merge_results([load_results(path) for path in files], source=", ".join(path.name for path in files))
 
 
+def _bundled_source(key: str, label: str, load: Callable[[], Results], tokens=None) -> DataSource:
+    """A bundled sample, loaded once by ``load``; a file that does not load comes back as ``error``."""
+    try:
+        results = cached(load, kept=1, spinner=f"Loading the {label}…")
+    except (DataError, ValueError, FileNotFoundError) as exc:
+        return DataSource(key=key, label=label, error=str(exc))
+    return DataSource(key=key, label=f"{label} ({results.source})", results=results, tokens=tokens)
+
+
 def sample_source() -> DataSource:
     """The bundled sample: the stdlib chunk sizes when present, else the synthetic population."""
-    try:
-        results = cached(_bundled_results, kept=1, spinner="Loading the bundled sample…")
-    except (DataError, ValueError, FileNotFoundError) as exc:
-        return DataSource(key="sample", label="bundled sample", error=str(exc))
-    stdlib = results.source.startswith("stdlib")  # the fallback synthetic population has no corpus
-    return DataSource(key="sample", label=f"bundled sample ({results.source})", results=results,
-                      tokens=_stdlib_tokens_cached if stdlib else None)
+    source = _bundled_source("sample", "bundled sample", _bundled_results)
+    if source.results is not None and source.results.source.startswith("stdlib"):
+        return replace(source, tokens=_stdlib_tokens_cached)  # the fallback synthetic population has no corpus
+    return source
 
 
 # What each bundled sample is, and the other one a click away: (note, other source, button label).
@@ -135,11 +141,7 @@ def _judged_results() -> Results:
 
 def judged_sample_source() -> DataSource:
     """The bundled judged sample: a judge's label beside the gold one on every row (the audit is simulated)."""
-    try:
-        results = cached(_judged_results, kept=1, spinner="Loading the bundled judged sample…")
-    except (DataError, ValueError, FileNotFoundError) as exc:
-        return DataSource(key="judged", label="bundled judged sample", error=str(exc))
-    return DataSource(key="judged", label=f"bundled judged sample ({results.source})", results=results)
+    return _bundled_source("judged", "bundled judged sample", _judged_results)
 
 
 def _alike_results() -> Results:
@@ -148,11 +150,7 @@ def _alike_results() -> Results:
 
 def alike_sample_source() -> DataSource:
     """The bundled Debian-copyright sample, whose documents are alike (the binomial interval undercovers)."""
-    try:
-        results = cached(_alike_results, kept=1, spinner="Loading the bundled Debian-copyright sample…")
-    except (DataError, ValueError, FileNotFoundError) as exc:
-        return DataSource(key="alike", label="bundled Debian-copyright sample", error=str(exc))
-    return DataSource(key="alike", label=f"bundled Debian-copyright sample ({results.source})", results=results)
+    return _bundled_source("alike", "bundled Debian-copyright sample", _alike_results)
 
 
 def _synthetic_results(*, seed: int, **params) -> Results:
@@ -407,9 +405,4 @@ def _japanese_tokens_cached() -> ragunc.retrieval.CorpusTokens:
 
 def japanese_sample_source() -> DataSource:
     """The bundled Japanese sample (sections of the Debian Reference), chunked in morphemes; other sizes on demand."""
-    try:
-        results = cached(_japanese_results, kept=1, spinner="Loading the bundled Japanese sample…")
-    except (DataError, ValueError, FileNotFoundError) as exc:
-        return DataSource(key="japanese", label="bundled Japanese sample", error=str(exc))
-    return DataSource(key="japanese", label=f"bundled Japanese sample ({results.source})", results=results,
-                      tokens=_japanese_tokens_cached)
+    return _bundled_source("japanese", "bundled Japanese sample", _japanese_results, tokens=_japanese_tokens_cached)
