@@ -6,6 +6,7 @@ A chunk's text is its units' stretch of the document with whitespace runs made s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -111,41 +112,20 @@ def chunk_corpus(
     if not choice.language.spaced:
         return _chunk_units(tokens or tokenize_corpus(corpus, choice), chunk_words, overlap)
     corpus = tokens.corpus if tokens is not None else corpus
-    doc_pos, chunk_index, n_words, texts = [], [], [], []
-    for pos, text in enumerate(corpus.texts):
-        words = text.split()
-        starts = window_starts(len(words), chunk_words, overlap)
-        doc_pos.append(np.full(len(starts), pos, dtype=np.int64))
-        chunk_index.append(np.arange(len(starts), dtype=np.int64))
-        n_words.append(np.minimum(len(words) - starts, chunk_words))
-        texts.extend(" ".join(words[s : s + chunk_words]) for s in starts.tolist())
-    return Chunks(
-        doc_pos=np.concatenate(doc_pos),
-        chunk_index=np.concatenate(chunk_index),
-        n_words=np.concatenate(n_words).astype(np.int64),
-        texts=tuple(texts),
-        chunk_words=int(chunk_words),
-        overlap=int(overlap),
-        corpus=corpus,
-        language=choice,
-    )
+    return _windows(corpus, chunk_words, overlap, choice, _word_documents(corpus.texts))
 
 
-def _chunk_units(tokens: CorpusTokens, chunk_words: int, overlap: int) -> Chunks:
-    """Windows over the analysed units of an unspaced language, cut from the text by the units' spans."""
-    unit_start, unit_end = tokens.spans
-    corpus = tokens.corpus
+def _windows(corpus: Corpus, chunk_words: int, overlap: int, language: LanguageChoice, documents) -> Chunks:
+    """The windows of every document; ``documents`` yields, in corpus order, each document's number of
+    units and its cutter: ``cut(starts, lengths)`` gives the texts of the windows starting at those units."""
     doc_pos, chunk_index, n_words, texts = [], [], [], []
-    for pos, text in enumerate(corpus.texts):
-        first, n_units = int(tokens.doc_words[pos]), int(tokens.doc_words[pos + 1] - tokens.doc_words[pos])
+    for pos, (n_units, cut) in enumerate(documents):
         starts = window_starts(n_units, chunk_words, overlap)
         lengths = np.minimum(n_units - starts, chunk_words)
         doc_pos.append(np.full(len(starts), pos, dtype=np.int64))
         chunk_index.append(np.arange(len(starts), dtype=np.int64))
         n_words.append(lengths)
-        # Every document has a unit: the corpus holds no blank text.
-        begin, end = unit_start[first + starts], unit_end[first + starts + lengths - 1]
-        texts.extend(" ".join(text[b:e].split()) for b, e in zip(begin.tolist(), end.tolist()))
+        texts.extend(cut(starts, lengths))
     return Chunks(
         doc_pos=np.concatenate(doc_pos),
         chunk_index=np.concatenate(chunk_index),
@@ -154,5 +134,35 @@ def _chunk_units(tokens: CorpusTokens, chunk_words: int, overlap: int) -> Chunks
         chunk_words=int(chunk_words),
         overlap=int(overlap),
         corpus=corpus,
-        language=tokens.language,
+        language=language,
     )
+
+
+def _word_documents(texts):
+    """Each text's number of words and its cutter (a text is split once)."""
+    for text in texts:
+        words = text.split()
+        yield len(words), partial(_join_words, words)
+
+
+def _join_words(words: list[str], starts: np.ndarray, lengths: np.ndarray) -> list[str]:
+    return [" ".join(words[s : s + n]) for s, n in zip(starts.tolist(), lengths.tolist())]
+
+
+def _chunk_units(tokens: CorpusTokens, chunk_words: int, overlap: int) -> Chunks:
+    """Windows over the analysed units of an unspaced language, cut from the text by the units' spans."""
+    unit_start, unit_end = tokens.spans
+    bounds = tokens.doc_words
+
+    def documents():
+        for pos, text in enumerate(tokens.corpus.texts):
+            first = int(bounds[pos])
+            yield int(bounds[pos + 1]) - first, partial(_cut_spans, text, unit_start[first:], unit_end[first:])
+
+    return _windows(tokens.corpus, chunk_words, overlap, tokens.language, documents())
+
+
+def _cut_spans(text: str, unit_start: np.ndarray, unit_end: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
+    # Every document has a unit: the corpus holds no blank text.
+    begin, end = unit_start[starts], unit_end[starts + lengths - 1]
+    return [" ".join(text[b:e].split()) for b, e in zip(begin.tolist(), end.tolist())]
