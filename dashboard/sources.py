@@ -189,6 +189,16 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
     return DataSource(key=key, label=name, results=results)
 
 
+def saved_upload(name: str, data: bytes, folder: Path) -> tuple[Path, str]:
+    """An upload's bytes as a file in ``folder`` named by their digest (written the first time only), and the digest."""
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    path = folder / f"{digest}-{Path(name).name}"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return path, digest
+
+
 def peek_columns(name: str, data: bytes) -> list[str]:
     """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable)."""
     return reader.peek_columns(named_buffer(name, data))

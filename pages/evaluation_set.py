@@ -19,6 +19,7 @@ import streamlit as st
 
 from dashboard.cache import cached
 from dashboard.routing import require_app
+from dashboard.sources import saved_upload
 from ragunc.evalset import (
     DEFAULT_MIX,
     QUESTION_TYPES,
@@ -56,12 +57,7 @@ def _corpus() -> tuple[str | None, str | None]:
     if upload is None:
         st.info("Upload a corpus file to build a set from it.")
         return None, None
-    data = upload.getvalue()
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    path = WORK / "corpora" / f"{digest}-{Path(upload.name).name}"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    path, digest = saved_upload(upload.name, upload.getvalue(), WORK / "corpora")
     return str(path), digest
 
 
@@ -74,12 +70,7 @@ def _audit(where) -> tuple[str | None, str | None]:
              "question and the person's on the audited ones (prediction-powered).")
     if upload is None:
         return None, None
-    data = upload.getvalue()
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    path = WORK / "audits" / f"{digest}-{Path(upload.name).name}"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    path, digest = saved_upload(upload.name, upload.getvalue(), WORK / "audits")
     return str(path), digest
 
 
