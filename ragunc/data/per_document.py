@@ -48,7 +48,7 @@ from .reader import DataError, listing, rows_phrase
 FORMAT_COLUMN = "ragunc_per_document"
 FORMAT_VERSION = 1
 DEFAULT_CONFIG = "default"  # the config of a table without a config column (chunk rows too)
-REQUIRED = ("doc_id", "chunks", "sum_y", "sum_y2")
+REQUIRED_STATS = ("doc_id", "chunks", "sum_y", "sum_y2")
 NEIGHBOURS = ("sum_y_next", "first_y", "last_y")  # all three or none (they need chunk_index)
 JUDGED = ("audited", "sum_gold", "sum_gold2", "sum_judge_audited", "sum_judge2_audited", "sum_gold_judge")  # all or none
 
@@ -75,7 +75,7 @@ def validated(
     raw = {column: _plain(values) for column, values in raw.items()}
     if "n" in raw and "chunks" not in raw:  # ClusterStats' name for the count
         raw["chunks"] = raw.pop("n")
-    missing = [c for c in REQUIRED if c not in raw]
+    missing = [c for c in REQUIRED_STATS if c not in raw]
     together = ""
     for group in (NEIGHBOURS, JUDGED):
         if any(c in raw for c in group) and not all(c in raw for c in group):

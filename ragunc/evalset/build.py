@@ -45,7 +45,7 @@ from .filters import (
 )
 from .generators import JUDGE, QUESTION, REPHRASE, Generator, OfflineGenerator, Task
 from .journal import Journal, read_journal
-from .parsing import DISCARD, QUESTION as PARSED_QUESTION, parse_question, parse_verdict
+from .parsing import DISCARD, PARSED_QUESTION, parse_question, parse_verdict
 from .prompts import estimate_tokens, templates_hash
 from .sampling import ANSWERABLE, ChunkSample, parse_mix, read_popularity, sample_chunks
 from .store import FORMAT, JOURNAL, MANIFEST, QUESTIONS, REVIEW, REVIEW_LISTS, corpus_hash, jsonl_text, write_atomic

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ..corpus.language import language as language_record
 from .text import SPACED, normalized
 
-QUESTION = "question"
+PARSED_QUESTION = "question"
 DISCARD = "discard"
 UNPARSABLE = "unparsable"
 
@@ -186,7 +186,7 @@ def parse_question(reply: str | None, language: str | None = None) -> ParsedRepl
     n_words = _n_words(question, language)
     if not MIN_WORDS <= n_words <= MAX_WORDS:
         return ParsedReply(UNPARSABLE, cleaned, f"{n_words} words (a question has {MIN_WORDS} to {MAX_WORDS})")
-    return ParsedReply(QUESTION, question, "; ".join(notes))
+    return ParsedReply(PARSED_QUESTION, question, "; ".join(notes))
 
 
 def parse_verdict(reply: str | None) -> bool | None:

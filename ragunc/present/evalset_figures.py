@@ -16,7 +16,7 @@ from ..ranking.metrics import ranking_metric
 from ..stats.recommend import RECOMMENDED_METHOD
 from .figures import LEGEND_BELOW, OKABE_ITO, method_color, method_label
 
-def _layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 360) -> go.Figure:
+def _with_layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 360) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left"}, xaxis_title=x, yaxis_title=y, height=height,
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
@@ -35,7 +35,7 @@ def funnel_figure(funnel: Mapping[str, int]) -> go.Figure:
         connector={"line": {"color": OKABE_ITO["grey"], "width": 1}},
         hovertemplate="<b>%{y}</b><br>%{x} pairs (%{percentInitial:.0%} of those sampled)<extra></extra>",
     ))
-    return _layout(fig, title=f"{values[-1]:,} of {values[0]:,} sampled pairs kept after the filters",
+    return _with_layout(fig, title=f"{values[-1]:,} of {values[0]:,} sampled pairs kept after the filters",
                    x="question–chunk pairs", y="")
 
 
@@ -56,7 +56,7 @@ def type_mix_figure(by_type: Mapping[str, Mapping[str, int]]) -> go.Figure:
     # Room beyond the longest bar for the number written after it, which the plot's edge would cut.
     longest = max((int(counts[stage]) for counts in by_type.values() for stage in ("sampled", "kept")), default=0)
     fig.update_xaxes(range=[0, 1.2 * max(longest, 1)])
-    return _layout(fig, title="Question types: sampled and kept", x="pairs", y="", height=300)
+    return _with_layout(fig, title="Question types: sampled and kept", x="pairs", y="", height=300)
 
 
 def metric_intervals_figure(report: EvalsetReport) -> go.Figure:
@@ -85,5 +85,5 @@ def metric_intervals_figure(report: EvalsetReport) -> go.Figure:
         ))
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(scattermode="group")
-    return _layout(fig, title=f"{level} intervals on {report.recall.n_queries:,} answerable questions "
+    return _with_layout(fig, title=f"{level} intervals on {report.recall.n_queries:,} answerable questions "
                               f"({report.retriever})", x="mean over questions", y="", height=380)

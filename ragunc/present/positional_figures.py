@@ -25,7 +25,7 @@ SUMMARY_STYLE = {"hm": (OKABE_ITO["bluish_green"], "solid", "circle"),
 SUMMARY_LABELS = {"hm": "harmonic mean of the groups' nDCG@10", "psi": "PSI = 1 − min / max"}
 
 
-def _layout(fig: go.Figure, *, title: str, height: int = 400) -> go.Figure:
+def _with_layout(fig: go.Figure, *, title: str, height: int = 400) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left"},
         height=height,
@@ -78,7 +78,7 @@ def group_ndcg_figure(settings: list[SettingResult], *, level: float) -> go.Figu
     cal = settings[-1].calibration
     fig.update_xaxes(title_text="calibration strength λ (0 = stock model)")
     fig.update_yaxes(title_text="nDCG@10 (%)")
-    return _layout(fig, title=f"nDCG@10 by where the answer sits (B = {cal.basket}, layers {cal.layers}); "
+    return _with_layout(fig, title=f"nDCG@10 by where the answer sits (B = {cal.basket}, layers {cal.layers}); "
                    f"bands: {level:.0%} cluster bootstrap over passages")
 
 
@@ -106,7 +106,7 @@ def difference_figure(settings: list[SettingResult], *, level: float) -> go.Figu
     fig.add_hline(y=0, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.update_xaxes(title_text="calibration strength λ")
     fig.update_yaxes(title_text="change in nDCG@10 vs λ = 0 (points)")
-    return _layout(fig, title=f"What calibration changed, with paired {level:.0%} intervals "
+    return _with_layout(fig, title=f"What calibration changed, with paired {level:.0%} intervals "
                    "(same passages resampled for every λ)")
 
 
@@ -131,7 +131,7 @@ def summary_figure(settings: list[SettingResult], *, level: float) -> go.Figure:
         fig.update_xaxes(title_text="λ", row=1, col=col)
     fig.update_yaxes(title_text="HM of nDCG@10 (%)", row=1, col=1)
     fig.update_yaxes(title_text="PSI (0 = no positional gap)", row=1, col=2)
-    return _layout(fig, title="Effectiveness and positional sensitivity against λ", height=380)
+    return _with_layout(fig, title="Effectiveness and positional sensitivity against λ", height=380)
 
 
 def position_curve_figure(settings: list[SettingResult], *, level: float) -> go.Figure:
@@ -157,7 +157,7 @@ def position_curve_figure(settings: list[SettingResult], *, level: float) -> go.
         fig.add_vline(x=third, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.update_xaxes(title_text="relative position of the answer in the passage (%)", range=[0, 100])
     fig.update_yaxes(title_text="nDCG@10 (%)")
-    return _layout(fig, title=f"nDCG@10 along the passage (20 bins; bands: {level:.0%} cluster bootstrap)")
+    return _with_layout(fig, title=f"nDCG@10 along the passage (20 bins; bands: {level:.0%} cluster bootstrap)")
 
 
 def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:

@@ -20,7 +20,7 @@ SERIES = (  # column of recall_curve, label, colour, dash, marker
 )
 
 
-def _layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 380) -> go.Figure:
+def _with_layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 380) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left"},
         xaxis_title=x,
@@ -46,7 +46,7 @@ def order_curve_figure(curve: pd.DataFrame, *, k: int | None = None) -> go.Figur
     if k is not None:
         fig.add_vline(x=k, line={"color": OKABE_ITO["grey"], "width": 1}, annotation_text=f"k = {k}",
                       annotation_position="top left")
-    return _layout(fig, title="Mean document-level Recall@k by order", x="k (chunks retrieved)", y="mean over queries")
+    return _with_layout(fig, title="Mean document-level Recall@k by order", x="k (chunks retrieved)", y="mean over queries")
 
 
 def recall_interval_figure(report: RecallReport) -> go.Figure:
@@ -71,7 +71,7 @@ def recall_interval_figure(report: RecallReport) -> go.Figure:
         ))
     fig.update_yaxes(autorange="reversed")
     groups = f"{report.n_groups:,} groups" + (f" by {report.group_col}" if report.group_col else " (one per query)")
-    return _layout(
+    return _with_layout(
         fig,
         title=f"{level} intervals for Recall@{report.k} ({report.order}): {report.n_queries:,} queries, {groups}",
         x=f"mean Recall@{report.k}", y="", height=300 + 40 * (len(shown) - 3),
@@ -95,7 +95,7 @@ def per_query_difference_figure(table: pd.DataFrame) -> go.Figure:
             hovertemplate=f"<b>{label}</b><br>excess %{{x}}<br>%{{y}} queries<extra></extra>",
         ))
     fig.update_layout(barmode="group")
-    return _layout(fig, title="Per query: how far each alternative lands above truncate-dedup",
+    return _with_layout(fig, title="Per query: how far each alternative lands above truncate-dedup",
                    x="score − truncate-dedup recall", y="queries")
 
 

@@ -12,7 +12,7 @@ from ragunc.cli import main
 from ragunc.evalset.build import build_evalset
 from ragunc.evalset.filters import duplicate_of, passage_words
 from ragunc.evalset.generators import _TEMPLATES, QUESTION, OfflineGenerator, Task
-from ragunc.evalset.parsing import DISCARD, QUESTION as PARSED, UNPARSABLE, parse_question, parse_verdict
+from ragunc.evalset.parsing import DISCARD, PARSED_QUESTION, UNPARSABLE, parse_question, parse_verdict
 from ragunc.evalset.prompts import TEMPLATES, estimate_tokens, question_messages, templates_hash
 from ragunc.evalset.text import content_words, leakage, normalized
 from ragunc.retrieval.pipeline import prepare_retrieval
@@ -75,7 +75,7 @@ def test_japanese_duplicates_by_content_words_and_voicing_marks_kept():
 ])
 def test_japanese_and_chinese_questions_are_read(reply, question):
     parsed = parse_question(reply, "ja" if KANA_OR_HAN.search(reply) and "如何" not in reply else "zh")
-    assert (parsed.outcome, parsed.text) == (PARSED, question)
+    assert (parsed.outcome, parsed.text) == (PARSED_QUESTION, question)
 
 
 @pytest.mark.parametrize(("reply", "outcome", "why"), [

@@ -5,7 +5,7 @@ import pytest
 
 from ragunc.evalset.parsing import (
     DISCARD,
-    QUESTION,
+    PARSED_QUESTION,
     UNPARSABLE,
     parse_question,
     parse_verdict,
@@ -45,7 +45,7 @@ def test_discard_in_any_form(reply):
 ])
 def test_the_question_is_extracted(reply, question):
     parsed = parse_question(reply)
-    assert (parsed.outcome, parsed.text) == (QUESTION, question)
+    assert (parsed.outcome, parsed.text) == (PARSED_QUESTION, question)
 
 
 @pytest.mark.parametrize(("reply", "why"), [
