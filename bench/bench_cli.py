@@ -70,7 +70,7 @@ step("import numpy, pandas")
 import ragunc.cli.interval
 step("import ragunc.cli.interval (scipy.special, DuckDB, pyarrow, ragunc's modules)")
 from ragunc.data.results import load_results
-sample = load_results(sys.argv[1]).sample()
+sample = load_results(sys.argv[1]).population()
 step("load the file (DuckDB)")
 import numba
 step("import numba")

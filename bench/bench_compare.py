@@ -14,10 +14,10 @@ import numpy as np
 
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
-def population(docs: int, configs: int, seed: int = 0) -> dict[str, ClusterSample]:
+def population(docs: int, configs: int, seed: int = 0) -> dict[str, ClusterStats]:
     """Configs sharing documents of unequal size and difficulty; each config shifts every rate a little."""
     rng = np.random.default_rng(seed)
     size = rng.integers(5, 50, docs)
@@ -26,7 +26,7 @@ def population(docs: int, configs: int, seed: int = 0) -> dict[str, ClusterSampl
     out = {}
     for c in range(configs):
         total = rng.binomial(size, np.clip(base + 0.005 * c + rng.normal(0, 0.03, docs), 0, 1)).astype(float)
-        out[f"c{c}"] = ClusterSample(ids, total, size, total, config=f"c{c}")
+        out[f"c{c}"] = ClusterStats(ids, total, size, total, config=f"c{c}")
     return out
 
 

@@ -38,7 +38,7 @@ def scipy_loop(population, k: int, reps: int, boot: int, rng: np.random.Generato
     for _ in range(reps):
         idx = rng.choice(population.n_docs, k, replace=False)
         stats.bootstrap(
-            (population.total[idx], population.size[idx].astype(float)), ratio, paired=True,
+            (population.sum_y[idx], population.n[idx].astype(float)), ratio, paired=True,
             vectorized=True, n_resamples=boot, method="percentile", rng=rng,
         )
 
@@ -52,9 +52,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each (best reported: least disturbed)")
     args = parser.parse_args()
 
-    population = results_from_frame(synthesize(rng=0)).sample()
+    population = results_from_frame(synthesize(rng=0)).population()
     print(f"population: {population.n_docs} documents, {population.n_chunks} chunks, "
-          f"sizes CV {population.size.std() / population.size.mean():.2f}, max {population.size.max()}")
+          f"sizes CV {population.n.std() / population.n.mean():.2f}, max {population.n.max()}")
     print(f"K={args.k}, R={args.reps}, B={args.boot}: {args.reps * args.boot:,} bootstrap replicates")
 
     coverage_experiment(population, k=args.k, reps=50, boot=args.boot, rng=99)  # warm-up (kernels loaded)

@@ -77,7 +77,7 @@ def _time_moves(at: AppTest, ks: list[int]) -> tuple[np.ndarray, np.ndarray]:
 
 def _reference(n_docs: int, ks: list[int]) -> np.ndarray:
     """The library work of one rerun: draw K documents and interval_report (B = 1,000)."""
-    population = results_from_frame(synthesize(n_docs=n_docs, rng=0)).sample()
+    population = results_from_frame(synthesize(n_docs=n_docs, rng=0)).population()
     out = []
     for k in ks:
         t0 = time.perf_counter()

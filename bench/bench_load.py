@@ -35,7 +35,7 @@ from ragunc import load_results
 cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 start, start_cpu = time.perf_counter(), cpu()
 results = load_results(sys.argv[1])
-print(time.perf_counter() - start, cpu() - start_cpu, results.n_rows, results.sample().n_docs)
+print(time.perf_counter() - start, cpu() - start_cpu, results.n_rows, results.population().n_docs)
 """
 
 AGGREGATE_CHILD = """

@@ -104,7 +104,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=40)
     args = parser.parse_args()
 
-    reference = results_from_frame(synthesize(n_docs=1300, rng=0)).sample()
+    reference = results_from_frame(synthesize(n_docs=1300, rng=0)).population()
     ks = [int(k) for k in np.random.default_rng(1).integers(10, 60, args.moves)]
     with tempfile.TemporaryDirectory(prefix="ragunc-bench-") as tmp:
         folder, out = Path(tmp) / "chunk_results", Path(tmp) / "per_document.parquet"
@@ -114,7 +114,7 @@ def main() -> None:
         t1 = time.perf_counter()
         aggregate([folder], out)
         t2 = time.perf_counter()
-        population = load_results(out).sample()
+        population = load_results(out).population()
         t3 = time.perf_counter()
         size_mb = out.stat().st_size / 2**20
         print(f"{rows:,} chunk rows of {population.n_docs:,} documents written in {t1 - t0:.0f} s; "

@@ -38,7 +38,7 @@ def best_of(repeat: int, fn, *args, **kwargs) -> tuple[object, float]:
 
 
 def bench_sizes(sizes: list[int], repeat: int) -> None:
-    _, t_bundled = best_of(repeat, lambda: load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").sample("100w"))
+    _, t_bundled = best_of(repeat, lambda: load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").population("100w"))
     tokens, t_tokens = best_of(1, sources._stdlib_tokens)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\nnew chunk size on the stdlib corpus ({len(tokens.corpus)} documents; load average {load}); "
@@ -66,7 +66,7 @@ def main() -> None:
 
 
 def bench_k(args) -> None:
-    population = results_from_frame(synthesize(rng=0)).sample()
+    population = results_from_frame(synthesize(rng=0)).population()
     rng = np.random.default_rng(0)
     print(f"population: {population.n_docs} documents, {population.n_chunks} chunks; B={args.boot}")
     print(f"{'K':>6}  {'p50 ms':>8}  {'p95 ms':>8}  {'draw p50 ms':>11}  target <= 20 ms")

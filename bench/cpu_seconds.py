@@ -33,7 +33,7 @@ def best(fn, n: int = 7) -> float:
 
 
 def main() -> None:
-    population = results_from_frame(synthesize(rng=0)).sample()
+    population = results_from_frame(synthesize(rng=0)).population()
     samples = configs(1300, 6)
     a, b = list(samples)[:2]
     rows = {

@@ -45,7 +45,7 @@ def populations() -> dict:
     Each cell's random streams are keyed by its number (populations in this order, then K), so a
     population added at the end leaves every earlier cell's draws, and R's recorded references, as they were.
     """
-    stdlib = load_results(ROOT / "sample_data" / "stdlib_100w.csv.gz").sample()
+    stdlib = load_results(ROOT / "sample_data" / "stdlib_100w.csv.gz").population()
     first = POPULATIONS[:POPULATIONS.index("zero_inflated_pareto") + 1]
     pops = {name: battery_population(name) for name in first} | {"stdlib_100w": stdlib}
     return pops | {name: battery_population(name) for name in POPULATIONS if name not in first}
@@ -77,9 +77,9 @@ def same_draws(pop, k: int, idx: np.ndarray, estimator: str) -> dict:
     0/0 at 0 or 1), so that it is R's figure exactly; ``korn_graubard_all`` adds the draws where
     ragunc falls back to one trial per document.
     """
-    y, m = pop.total[idx], pop.size[idx]
+    y, m = pop.sum_y[idx], pop.n[idx]
     arr = interval_arrays(y, m, estimator=estimator, fpc=1 - k / pop.n_docs)
-    value = pop.total.sum() / pop.size.sum() if estimator == "micro" else np.mean(pop.total / pop.size)
+    value = pop.sum_y.sum() / pop.n.sum() if estimator == "micro" else np.mean(pop.sum_y / pop.n)
     interior = (arr.estimate > 0) & (arr.estimate < 1)
     kg = (arr.lower["korn_graubard"], arr.upper["korn_graubard"])
     bounds = {"korn_graubard": tuple(np.where(interior, b, np.nan) for b in kg), "korn_graubard_all": kg}
@@ -99,7 +99,7 @@ def export_draws(pops: dict, directory: pathlib.Path, seed: int) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     rows = ["population,k,draws"]
     for name, pop in pops.items():
-        np.savetxt(directory / f"{name}.csv", np.column_stack([pop.total, pop.size]), fmt="%d", delimiter=",",
+        np.savetxt(directory / f"{name}.csv", np.column_stack([pop.sum_y, pop.n]), fmt="%d", delimiter=",",
                    header="total,size", comments="")
     for cell, (name, k) in enumerate((n, k) for n in pops for k in KS):
         np.savetxt(directory / f"{name}_k{k}.csv", r_draws(pops[name], k, cell, seed) + 1, fmt="%d", delimiter=",")

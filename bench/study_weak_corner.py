@@ -45,7 +45,7 @@ from ragunc.stats.intervals import interval_arrays
 from ragunc.stats.linearization import bell_mccaffrey_df, linearize
 from ragunc.stats.proportion import korn_graubard_interval
 from ragunc.stats.recommend import weak_corner
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 BATCH = 2000  # repetitions per batch: the ICC df holds a K x K matrix per repetition
 CORNER = tuple(SPARSE_PARETO_TAIL)
@@ -121,16 +121,16 @@ def variant_bounds(y, m, fpc: float, boot: int, rng) -> tuple[dict[str, tuple], 
     return out, flagged
 
 
-def run_cell(pop: ClusterSample, k: int, reps: int, boot: int, rng) -> dict:
+def run_cell(pop: ClusterStats, k: int, reps: int, boot: int, rng) -> dict:
     """Coverage, mean width and undefined count of every variant over ``reps`` draws of K of the D documents.
 
     Also the share of draws ``weak_corner`` flags and the recommended interval's coverage on those and the others.
     """
-    value = pop.total.sum() / pop.size.sum()
+    value = pop.sum_y.sum() / pop.n.sum()
     parts, flags = [], []
     for start in range(0, reps, BATCH):
         idx = random_subsets(rng, pop.n_docs, k, min(BATCH, reps - start))
-        bounds, flagged = variant_bounds(pop.total[idx], pop.size[idx], 1 - k / pop.n_docs, boot, rng)
+        bounds, flagged = variant_bounds(pop.sum_y[idx], pop.n[idx], 1 - k / pop.n_docs, boot, rng)
         parts.append(bounds)
         flags.append(flagged)
     flagged = np.concatenate(flags)
@@ -145,19 +145,19 @@ def run_cell(pop: ClusterSample, k: int, reps: int, boot: int, rng) -> dict:
     return out
 
 
-def twin(pop: ClusterSample) -> ClusterSample:
+def twin(pop: ClusterStats) -> ClusterStats:
     """``pop`` with its longest document's hits set to a third of its chunks."""
-    total = pop.total.copy()
-    longest = int(np.argmax(pop.size))
-    total[longest] = np.round(pop.size[longest] / 3)
-    return ClusterSample(pop.doc_id, total, pop.size, total, config=f"{pop.config} twin")
+    total = pop.sum_y.copy()
+    longest = int(np.argmax(pop.n))
+    total[longest] = np.round(pop.n[longest] / 3)
+    return ClusterStats(pop.cluster_id, total, pop.n, total, config=f"{pop.config} twin")
 
 
-def proportional_cell(pop: ClusterSample, k: int, reps: int, rng) -> tuple[float, float]:
+def proportional_cell(pop: ClusterStats, k: int, reps: int, rng) -> tuple[float, float]:
     """Coverage and mean width of KG on the rates of K documents drawn with probability ∝ chunks (with replacement)."""
-    value = pop.total.sum() / pop.size.sum()
-    idx = rng.choice(pop.n_docs, size=(reps, k), p=pop.size / pop.size.sum())
-    arr = interval_arrays(pop.total[idx], pop.size[idx], estimator="macro", methods=["korn_graubard"])
+    value = pop.sum_y.sum() / pop.n.sum()
+    idx = rng.choice(pop.n_docs, size=(reps, k), p=pop.n / pop.n.sum())
+    arr = interval_arrays(pop.sum_y[idx], pop.n[idx], estimator="macro", methods=["korn_graubard"])
     coverage, _, _, width = interval_coverage(arr.lower["korn_graubard"], arr.upper["korn_graubard"], value)
     return coverage, width
 
@@ -219,7 +219,7 @@ def main() -> None:
                 cov = np.array([100 * r["coverage"][v] for r in runs])
                 ratio = np.median([r["width"][v] / r["width"]["korn_graubard"] for r in runs])
                 row.append(f"{cov.min():.1f} / {np.median(cov):.1f} / {ratio:.2f}")
-            longest_hit = [pop.total[np.argmax(pop.size)] > 0 for pop in drawn]
+            longest_hit = [pop.sum_y[np.argmax(pop.n)] > 0 for pop in drawn]
             row.append(", ".join(f"{100 * r['coverage']['recommended']:.0f}" if hit else "·"
                                  for r, hit in sorted(zip(runs, longest_hit), key=lambda x: x[0]["coverage"]["recommended"])))
             rows.append(row)
@@ -232,12 +232,12 @@ def main() -> None:
     recommended_width = {(name, k): c["width"]["recommended"] for name, k, c in cells}
     for name in CORNER:
         a, b = pops[name], twin(pops[name])
-        values = " / ".join(f"{t.total.sum() / t.size.sum():.4f}" for t in (a, b))
+        values = " / ".join(f"{t.sum_y.sum() / t.n.sum():.4f}" for t in (a, b))
         for k in KS:
             progress(f"3. {name} K={k}")
             ca, cb = (run_cell(t, k, args.reps, 0, np.random.default_rng([args.seed, 4000, k])) for t in (a, b))
             recommended_width[f"{name} twin", k] = cb["width"]["recommended"]
-            rows.append([name, str(k), f"{100 * a.size.max() / a.size.sum():.0f}%", f"{100 * k / a.n_docs:.1f}%",
+            rows.append([name, str(k), f"{100 * a.n.max() / a.n.sum():.0f}%", f"{100 * k / a.n_docs:.1f}%",
                          values, *(f"{pct(ca['coverage'][v])} / {pct(cb['coverage'][v])}" for v in ANALYTIC)])
     print(markdown_table(["population", "K", "longest doc's chunks", "P(in sample)", "value A / B", *ANALYTIC], rows))
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 from ragunc.stats.synthetic import synthesize_chunk_sizes
 
 from . import sources
@@ -49,22 +49,22 @@ class LessonData:
 
     key: str
     label: str  # what the data are, for the line under every step
-    cuts: dict[int, ClusterSample]  # words per chunk -> the whole corpus at that size (the population)
+    cuts: dict[int, ClusterStats]  # words per chunk -> the whole corpus at that size (the population)
     error: str | None = None
     icc_source: str = ""  # where step 4's ICC comes from, in words
 
     @property
-    def population(self) -> ClusterSample:
+    def population(self) -> ClusterStats:
         """The finest cut: the population samples of documents are drawn from (steps 1-3, 5, 7)."""
         return self.cuts[min(self.cuts)]
 
     @property
-    def reference(self) -> ClusterSample:
+    def reference(self) -> ClusterStats:
         """The cut whose ICC step 4 uses: 100 words when there is one, else the coarsest."""
         return self.cuts.get(REFERENCE_WORDS) or self.cuts[max(self.cuts)]
 
 
-def _synthetic_cuts() -> dict[int, ClusterSample]:
+def _synthetic_cuts() -> dict[int, ClusterStats]:
     meta = json.loads(SYNTHETIC_META.read_text(encoding="utf-8"))
     params = {name: value for name, value in meta["parameters"].items() if name != "config"}
     return synthesize_chunk_sizes(WORDS, base_words=REFERENCE_WORDS, **params, rng=meta["seed"])
@@ -89,7 +89,7 @@ def _real(key: str) -> LessonData:
     if source.error:
         return LessonData(key, source.label, {}, error=source.error)
     results = source.results
-    cuts = {sources.chunk_words(c): results.sample(c) for c in results.configs if sources.chunk_words(c)}
+    cuts = {sources.chunk_words(c): results.population(c) for c in results.configs if sources.chunk_words(c)}
     if not cuts:
         return LessonData(key, source.label, {}, error="no config of these data names a chunk size (e.g. 100w)")
     finest = cuts[min(cuts)]

@@ -24,7 +24,7 @@ from ragunc.data import reader
 from ragunc.corpus.language import UNIT_SUFFIXES
 from ragunc.data.per_document import DEFAULT_CONFIG
 from ragunc.data.results import DataError, Results, load_results, merge_results, results_from_frame
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 from ragunc.stats.synthetic import synthesize
 
 from .cache import cached
@@ -278,20 +278,20 @@ def _size_results(source: DataSource, units: int, unit: str) -> Results:
                   label=f"{source.label}, {units} {unit}")
 
 
-def compute_size(source: DataSource, units: int) -> ClusterSample:
+def compute_size(source: DataSource, units: int) -> ClusterStats:
     """The source's corpus at ``units`` per chunk through the retrieval pipeline: a progress bar the first
     time, then cached (and listed in this session's :func:`computed_sizes`)."""
     try:
         results = _size_results(source, units, unit_name(source.results.configs[0]))
     except ValueError as exc:  # the corpus' segmenter is not installed (MissingAnalyser names the extra)
         stop(f"Could not chunk {source.label} at {units}: {exc}")
-    sample = results.sample(results.configs[0])
-    st.session_state.setdefault(_COMPUTED, {}).setdefault(source.key, {})[sample.config] = int(units)
-    return sample
+    population = results.population(results.configs[0])
+    st.session_state.setdefault(_COMPUTED, {}).setdefault(source.key, {})[population.config] = int(units)
+    return population
 
 
-def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
-    """Chunk sizes computed in this session (config -> sample) from the source's corpus."""
+def computed_sizes(source: DataSource) -> dict[str, ClusterStats]:
+    """Chunk sizes computed in this session (config -> population) from the source's corpus."""
     if not can_compute_sizes(source):
         return {}
     known = set(source.results.configs)
@@ -300,9 +300,9 @@ def computed_sizes(source: DataSource) -> dict[str, ClusterSample]:
             if config not in known}
 
 
-def size_populations(source: DataSource, results: Results) -> dict[int, ClusterSample]:
+def size_populations(source: DataSource, results: Results) -> dict[int, ClusterStats]:
     """Every chunk size at hand (units -> population): the data's sized configs and the sizes computed so far."""
-    sized = {chunk_words(config): results.sample(config) for config in results.configs if chunk_words(config)}
+    sized = {chunk_words(config): results.population(config) for config in results.configs if chunk_words(config)}
     sized.update({chunk_words(config): sample for config, sample in computed_sizes(source).items()})
     return dict(sorted(sized.items()))
 

@@ -13,7 +13,7 @@ import streamlit as st
 from ragunc.data.results import Results
 from ragunc.stats.linearization import ESTIMATORS
 from ragunc.stats.methods import interval_methods
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 from . import sources
 from .url_state import bind, clamp, one_of, parse_bool
@@ -93,7 +93,7 @@ def _size_label(config: str) -> str:
     return f"{sources.chunk_words(config)} {sources.unit_name(config)}"
 
 
-def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSample:
+def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterStats:
     """The chunk size to explore (``?config=``); returns that config's population.
 
     On a source with a corpus (the stdlib and Japanese samples, your corpus) a slider over
@@ -113,7 +113,7 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSa
                                    format_func=_size_label, help=help_text)
         else:
             config = config_select("Chunk size (config)", source, configs, help=help_text)
-        return results.sample(config)
+        return results.population(config)
     sizes = set(sources.SIZE_GRID) | {sources.chunk_words(c) for c in configs}
     sizes |= {sources.chunk_words(c) for c in sources.computed_sizes(source)}
     linked = sources.chunk_words(st.query_params.get("config", ""))
@@ -126,7 +126,7 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSa
                            help=help_text + " Other sizes are computed on the corpus when chosen (a second or "
                                             "so), then kept for the session.")
     if config in configs:
-        return results.sample(config)
+        return results.population(config)
     return sources.compute_size(source, sources.chunk_words(config))
 
 

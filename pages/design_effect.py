@@ -71,10 +71,10 @@ data_tiles = (
 for column, (label, value, help_text) in zip(data_box.columns(4), data_tiles):
     column.metric(label, value, help=help_text)
 
-every_config = {**results.samples, **sources.computed_sizes(source)}
+every_config = {**results.populations, **sources.computed_sizes(source)}
 observed = {
     sources.config_label(source, name): (
-        float(p.size.mean()),
+        float(p.n.mean()),
         cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
     )
     for name, p in every_config.items()

@@ -47,7 +47,7 @@ sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 
 # ---------------------------------------------------------------- planning
 st.subheader("How many documents for a target half-width?")
-population = results.sample(config)
+population = results.population(config)
 left, right = st.columns([1, 1])
 half_width = left.slider("Target half-width (± percentage points)", 0.25, 10.0, step=0.25,
                          key=bind("hw", 2.0, parse=float, fix=clamp(0.25, 10.0)))
@@ -96,7 +96,7 @@ if len(configs) >= 2:
     all_pairs = cols[2].toggle("All pairs", key=bind("pairs", False, parse=parse_bool))
     many_boot = widgets.choice_slider("B: max-t replicates", BOOTS, key="mt_boot", default=2000, where=cols[3])
     try:
-        many = cached(compare_configs, results.samples, key=(source.key, tuple(configs)), baseline=baseline,
+        many = cached(compare_configs, results.populations, key=(source.key, tuple(configs)), baseline=baseline,
                       all_pairs=all_pairs, adjust=adjust, estimator=estimator, level=level, boot=many_boot, rng=0)
     except ValueError as exc:
         st.error(str(exc))
@@ -108,7 +108,7 @@ if len(configs) >= 2:
 
     st.subheader("Which is best?")
     try:
-        ranks = cached(rank_configs, results.samples, key=(source.key, tuple(configs)), estimator=estimator,
+        ranks = cached(rank_configs, results.populations, key=(source.key, tuple(configs)), estimator=estimator,
                        level=level, boot=many_boot, rng=0)
     except ValueError as exc:
         st.error(str(exc))
@@ -127,7 +127,7 @@ if len(configs) >= 2:
                            key=bind("delta", 2.0, parse=float, fix=clamp(0.25, 10.0)))
     power = cols[3].slider("Power", 0.5, 0.99, step=0.01, key=bind("power", 0.8, parse=float, fix=clamp(0.5, 0.99)))
     try:
-        dplan = cached(plan_difference, results.sample(power_a), results.sample(power_b),
+        dplan = cached(plan_difference, results.population(power_a), results.population(power_b),
                        key=(source.key, power_a, power_b), difference=delta / 100, power=power,
                        estimator=estimator, level=level)
     except ValueError as exc:
@@ -157,7 +157,7 @@ else:
         st.info("Pick two different configs.")
     else:
         try:
-            cmp = cached(paired_comparison, results.sample(config_a), results.sample(config_b),
+            cmp = cached(paired_comparison, results.population(config_a), results.population(config_b),
                          key=(source.key, config_a, config_b), estimator=estimator, level=level, boot=boot, rng=seed)
         except ValueError as exc:
             st.error(str(exc))

@@ -208,7 +208,7 @@ def _explorer() -> None:
         many = None
         if len(results.configs) >= 2:
             baseline = population.config if population.config in results.configs else widgets.default_config(results.configs)
-            many = cached(compare_configs, results.samples, key=(source.key, tuple(results.configs)),
+            many = cached(compare_configs, results.populations, key=(source.key, tuple(results.configs)),
                           baseline=baseline, estimator=estimator, level=level, rng=seed)
         return report.summary_page(rep, _figures(), coverage=result, design=the_design, comparison=many, context=context)
 

@@ -3,9 +3,9 @@
 The public API, whatever file each function lives in (as ``scipy.stats`` does)::
 
     import ragunc as ru
-    sample = ru.load_results("sample_data/stdlib_100w.csv.gz").sample()
-    report = ru.interval_report(sample, boot=1000, rng=0)
-    result = ru.coverage_experiment(sample, k=20, reps=2000, boot=1000, rng=0)
+    population = ru.load_results("sample_data/stdlib_100w.csv.gz").population()
+    report = ru.interval_report(population, boot=1000, rng=0)
+    result = ru.coverage_experiment(population, k=20, reps=2000, boot=1000, rng=0)
 
 Layers, lowest first: ``stats`` (design-based statistics), ``data`` (the data contract),
 ``corpus``, ``retrieval``, ``ranking``, ``evalset`` (evaluation sets built from the corpus),
@@ -28,11 +28,13 @@ _EXPORTS = {
                     "evalset"),
     **dict.fromkeys(("compare_runs", "judge", "recall_report"), "ranking"),
     "chunk_eval": "retrieval",
-    **dict.fromkeys(("ClusterSample", "CoverageResult", "IntervalReport", "compare_configs", "coverage_experiment",
-                     "diagnostics", "estimate", "interval_report", "judged_coverage", "judged_report",
+    **dict.fromkeys(("ClusterStats", "CoverageResult", "IntervalReport", "compare_configs", "coverage_experiment",
+                     "diagnostics", "draw_sample", "estimate", "interval_report", "judged_coverage", "judged_report",
                      "paired_comparison", "plan_audit", "plan_difference", "plan_documents", "rank_configs",
                      "synthesize", "synthesize_judged"), "stats"),
 }
+# Deprecated names (name -> subpackage), which warn on every use: looked up each time, never cached.
+_RENAMED = {"ClusterSample": "stats"}
 _LAYERS = ("stats", "data", "corpus", "retrieval", "ranking", "evalset", "positional", "present", "cli")
 
 __all__ = sorted(_EXPORTS)
@@ -41,6 +43,8 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str):
     if name in _LAYERS:
         return importlib.import_module(f".{name}", __name__)
+    if name in _RENAMED:
+        return getattr(importlib.import_module(f".{_RENAMED[name]}", __name__), name)
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

@@ -49,7 +49,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.a is None or args.b is None:
         raise DataError("compare needs --a CONFIG --b CONFIG (two configs) or --baseline CONFIG (many); "
                         f"{results.source} holds {listing(results.configs)}")
-    a, b = results.sample(args.a), results.sample(args.b)
+    a, b = results.population(args.a), results.population(args.b)
     if args.population_docs is not None:
         a = a.with_population(args.population_docs)
     result = paired_comparison(a, b, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
@@ -62,7 +62,7 @@ def _rank(args: argparse.Namespace, results: Results) -> int:
     if len(names) < 2:
         raise DataError(f"--rank needs at least 2 configs to rank; {results.source} holds "
                         f"{listing(results.configs)} (column 'config', or one file per config)")
-    result = rank_configs({c: results.sample(c) for c in names}, estimator=args.estimator, level=args.level,
+    result = rank_configs({c: results.population(c) for c in names}, estimator=args.estimator, level=args.level,
                           boot=args.boot, rng=args.seed)
     emit(result.to_dict(), as_json=args.json, table=_rank_table)
     return 0
@@ -70,7 +70,7 @@ def _rank(args: argparse.Namespace, results: Results) -> int:
 
 def _compare_many(args: argparse.Namespace, results: Results) -> int:
     names = [args.baseline, *(args.only or results.configs)]
-    samples = {c: results.sample(c) for c in dict.fromkeys(names)}
+    samples = {c: results.population(c) for c in dict.fromkeys(names)}
     if args.population_docs is not None:
         samples = {c: s.with_population(args.population_docs) for c, s in samples.items()}
     result = compare_configs(samples, args.baseline, all_pairs=bool(args.all_pairs),

@@ -32,7 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     results = load_results_of(args)
-    sample = with_population(args, results.sample(args.config))
+    sample = with_population(args, results.population(args.config))
     report = interval_report(sample, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
     payload = report.to_dict()
     if results.judged:  # the report above is of the judge's labels; the audit's estimates join it

@@ -18,7 +18,7 @@ from ..stats.judged import JudgedSample
 from ..stats.linearization import ESTIMATORS
 from ..stats.methods import interval_method
 from ..stats.multiple import ADJUSTMENTS, adjustment
-from ..stats.sample import ClusterSample
+from ..stats.sample import ClusterStats
 from .output import seed_arg
 
 DEFAULT_ADJUSTMENT = "maxt"
@@ -77,13 +77,13 @@ def load_results_of(args: argparse.Namespace) -> Results:
     return merge_results([load_results(f, columns=columns or None) for f in files])
 
 
-def with_population(args: argparse.Namespace, sample: ClusterSample) -> ClusterSample:
+def with_population(args: argparse.Namespace, sample: ClusterStats) -> ClusterStats:
     """``sample`` with ``--population-docs`` when the command has it and it is given."""
     population = getattr(args, "population_docs", None)
     return sample.with_population(population) if population is not None else sample
 
 
-def judged_sample(args: argparse.Namespace, results: Results, sample: ClusterSample) -> JudgedSample:
+def judged_sample(args: argparse.Namespace, results: Results, sample: ClusterStats) -> JudgedSample:
     """The config's judged sample, the judge's labels being ``sample`` (with the FPC asked for)."""
     return dataclasses.replace(results.judged_sample(args.config), judge=sample)
 

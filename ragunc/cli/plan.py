@@ -33,12 +33,12 @@ def _run(args: argparse.Namespace) -> int:
     if results.judged:
         if args.half_width is None:
             raise DataError("with a judge column, plan answers how much to audit for a --half-width")
-        pilot = judged_sample(args, results, with_population(args, results.sample(args.config)))
+        pilot = judged_sample(args, results, with_population(args, results.population(args.config)))
         result = plan_audit(pilot, half_width=args.half_width, estimator=args.estimator, level=args.level)
         emit(result.to_dict(), as_json=args.json, table=_audit_table)
         return 0
     if args.difference is None:
-        result = plan_documents(with_population(args, results.sample(args.config)), half_width=args.half_width,
+        result = plan_documents(with_population(args, results.population(args.config)), half_width=args.half_width,
                                 estimator=args.estimator, level=args.level)
         emit(result.to_dict(), as_json=args.json, table=_documents_table)
         return 0
@@ -48,7 +48,7 @@ def _run(args: argparse.Namespace) -> int:
             raise DataError(f"{results.source} holds configs {listing(results.configs)}; "
                             "choose the two to compare with --a CONFIG --b CONFIG")
         names = results.configs
-    a, b = results.sample(names[0]), results.sample(names[1])
+    a, b = results.population(names[0]), results.population(names[1])
     if args.population_docs is not None:
         a = a.with_population(args.population_docs)
     result = plan_difference(a, b, difference=args.difference, power=args.power,

@@ -22,7 +22,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    population = load_results_of(args).sample(args.config)
+    population = load_results_of(args).population(args.config)
     with progress_bar("simulate") as progress:
         result = coverage_experiment(
             population, k=args.k, reps=args.reps, boot=args.boot, estimator=args.estimator, level=args.level,

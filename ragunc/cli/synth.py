@@ -48,7 +48,7 @@ def _run(args: argparse.Namespace) -> int:
     params = {dest: getattr(args, dest) for _, dest, *_ in _PARAMETERS}
     frame = synthesize(**params, rng=seed)
     file_type = write_results(frame, args.out)
-    sample = results_from_frame(frame, source=args.out).sample()
+    sample = results_from_frame(frame, source=args.out).population()
     diag = diagnostics(sample)
     command = " ".join(
         ["ragunc synth"]
@@ -64,8 +64,8 @@ def _run(args: argparse.Namespace) -> int:
         "counts": {
             "docs": sample.n_docs,
             "chunks": sample.n_chunks,
-            "hits": int(sample.total.sum()),
-            "docs_per_type": {str(t): int((sample.doc_type == t).sum()) for t in sorted(set(sample.doc_type))},
+            "hits": int(sample.sum_y.sum()),
+            "docs_per_type": {str(t): int((sample.label == t).sum()) for t in sorted(set(sample.label))},
         },
         # The file is the whole population: these are the true values a sample of documents estimates.
         "truth": {"micro": estimate(sample, "micro"), "macro": estimate(sample, "macro")},

@@ -12,10 +12,10 @@ Format version 1 (column: meaning):
 ``ragunc_per_document`` the format version, 1, in every row (it marks the file as this format)
 ``config``           optional: the configuration (e.g. ``100w``); ``"default"`` when absent
 ``doc_id``           the document
-``chunks``           m, its number of chunks (a whole number >= 1)
+``chunks``           m, its number of chunks (a whole number >= 1); ``n`` (``ClusterStats.n``) reads as it
 ``sum_y``            Σy over its chunks (hits for 0/1 y); 0 <= sum_y <= chunks
 ``sum_y2``           Σy²; for y in [0, 1], sum_y² / chunks <= sum_y2 <= sum_y, and
-                     sum_y2 == sum_y exactly when every y is 0 or 1 (``ClusterSample.binary``)
+                     sum_y2 == sum_y exactly when every y is 0 or 1 (``ClusterStats.binary``)
 ``sum_y_next``       optional, with the next two: Σ y_i·y_(i+1) over chunks that follow
                      each other in chunk_index order (0 for one chunk)
 ``first_y``          y of the chunk with the lowest chunk_index
@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats.judged import JudgedSample, audit_unit
-from ..stats.sample import ClusterSample
+from ..stats.sample import ClusterStats
 from .reader import DataError, listing, rows_phrase
 
 FORMAT_COLUMN = "ragunc_per_document"
@@ -73,6 +73,8 @@ def validated(
         )
     present = list(raw)
     raw = {column: _plain(values) for column, values in raw.items()}
+    if "n" in raw and "chunks" not in raw:  # ClusterStats' name for the count
+        raw["chunks"] = raw.pop("n")
     missing = [c for c in REQUIRED if c not in raw]
     together = ""
     for group in (NEIGHBOURS, JUDGED):
@@ -161,12 +163,12 @@ def validated(
     return {"config": config[order], "doc_id": doc_id[order]} | {k: v[order] for k, v in typed.items()}
 
 
-def samples(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterSample]:
-    """One :class:`ClusterSample` per config from checked per-document columns sorted by (config, doc_id).
+def populations(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterStats]:
+    """One :class:`ClusterStats` per config from checked per-document columns sorted by (config, doc_id).
 
     Both ways in end here: per-document files (after :func:`validated`) and chunk
-    rows (aggregated by ``results``), so both give the same samples.  A config with
-    a single document is kept: ``Results.sample`` refuses it only when it is chosen.
+    rows (aggregated by ``results``), so both give the same populations.  A config with
+    a single document is kept: ``Results.population`` refuses it only when it is chosen.
     """
     config = np.asarray(stats["config"], dtype=object)
     starts = np.r_[0, np.flatnonzero(config[1:] != config[:-1]) + 1, config.size]
@@ -174,22 +176,23 @@ def samples(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterSample]:
     out = {}
     for lo, hi in zip(starts[:-1], starts[1:]):
         part = slice(lo, hi)
-        out[str(config[lo])] = ClusterSample(
-            doc_id=np.asarray(stats["doc_id"][part], dtype=str),
-            total=stats["sum_y"][part],
-            size=stats["chunks"][part],
-            sumsq=stats["sum_y2"][part],
-            lag_cross=stats["sum_y_next"][part] if has_neighbours else None,
-            first=stats["first_y"][part] if has_neighbours else None,
-            last=stats["last_y"][part] if has_neighbours else None,
-            doc_type=np.asarray(stats["doc_type"][part], dtype=str) if has_type else None,
+        out[str(config[lo])] = ClusterStats(
+            cluster_id=np.asarray(stats["doc_id"][part], dtype=str),
+            sum_y=stats["sum_y"][part],
+            n=stats["chunks"][part],
+            sum_y2=stats["sum_y2"][part],
+            sum_y_next=stats["sum_y_next"][part] if has_neighbours else None,
+            first_y=stats["first_y"][part] if has_neighbours else None,
+            last_y=stats["last_y"][part] if has_neighbours else None,
+            label=np.asarray(stats["doc_type"][part], dtype=str) if has_type else None,
             config=str(config[lo]),
         )
     return out
 
 
-def judged_samples(stats: Mapping[str, np.ndarray], samples: Mapping[str, ClusterSample]) -> dict[str, JudgedSample]:
-    """One :class:`JudgedSample` per config, the judge's labels being ``samples`` (from :func:`samples`), when
+def judged_samples(stats: Mapping[str, np.ndarray],
+                   populations: Mapping[str, ClusterStats]) -> dict[str, JudgedSample]:
+    """One :class:`JudgedSample` per config, the judge's labels being ``populations`` (from :func:`populations`), when
     ``stats`` hold the audit's columns (:data:`JUDGED`); else an empty dict.
 
     The audit's design is read off the counts (:func:`ragunc.stats.judged.audit_unit`).
@@ -198,34 +201,34 @@ def judged_samples(stats: Mapping[str, np.ndarray], samples: Mapping[str, Cluste
         return {}
     config = np.asarray(stats["config"], dtype=object)
     out = {}
-    for name, judge in samples.items():
+    for name, judge in populations.items():
         part = config == name
         audited = np.asarray(stats["audited"][part], dtype=np.int64)
         out[name] = JudgedSample(
             judge=judge, audited=audited, gold_total=stats["sum_gold"][part], gold_sumsq=stats["sum_gold2"][part],
             judge_audited=stats["sum_judge_audited"][part], judge_audited_sumsq=stats["sum_judge2_audited"][part],
-            cross=stats["sum_gold_judge"][part], audit=audit_unit(judge.size, audited),
+            cross=stats["sum_gold_judge"][part], audit=audit_unit(judge.n, audited),
         )
     return out
 
 
-def per_document_frame(samples: Mapping[str, ClusterSample],
+def per_document_frame(populations: Mapping[str, ClusterStats],
                        judged: Mapping[str, JudgedSample] | None = None) -> pd.DataFrame:
-    """The per-document table of loaded samples (e.g. ``Results.samples``, and ``Results.judged``), ready to write."""
+    """The per-document table of loaded populations (``Results.populations``, and ``Results.judged``), ready to write."""
     parts = []
-    for config, sample in samples.items():
+    for config, population in populations.items():
         part = {
-            FORMAT_COLUMN: np.full(sample.n_docs, FORMAT_VERSION, dtype=np.int32),
+            FORMAT_COLUMN: np.full(population.n_docs, FORMAT_VERSION, dtype=np.int32),
             "config": config,
-            "doc_id": sample.doc_id,
-            "chunks": sample.size,
-            "sum_y": sample.total,
-            "sum_y2": sample.sumsq,
+            "doc_id": population.cluster_id,
+            "chunks": population.n,
+            "sum_y": population.sum_y,
+            "sum_y2": population.sum_y2,
         }
-        if sample.lag_cross is not None:
-            part |= {"sum_y_next": sample.lag_cross, "first_y": sample.first, "last_y": sample.last}
-        if sample.doc_type is not None:
-            part["doc_type"] = sample.doc_type
+        if population.sum_y_next is not None:
+            part |= {"sum_y_next": population.sum_y_next, "first_y": population.first_y, "last_y": population.last_y}
+        if population.label is not None:
+            part["doc_type"] = population.label
         if judged:
             j = judged[config]
             part |= dict(zip(JUDGED, (j.audited, j.gold_total, j.gold_sumsq, j.judge_audited, j.judge_audited_sumsq,

@@ -21,7 +21,7 @@ from typing import BinaryIO
 import pandas as pd
 
 from ..stats.judged import JudgedSample
-from ..stats.sample import ClusterSample
+from ..stats.sample import ClusterStats, warn_renamed
 from . import duckdb_sql, per_document
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
@@ -35,46 +35,58 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Results:
-    """What a load returns: one :class:`ClusterSample` per config, in config order.
+    """What a load returns: one :class:`ClusterStats` per config, in config order.
 
-    With a judge column (``y_judge``) the samples are the judge's labels, and ``judged``
+    Each is the population of that config's documents as loaded: what an interval is computed
+    on, and what :func:`~ragunc.stats.sample.draw_sample` draws a sample of K documents from.
+    With a judge column (``y_judge``) the populations are the judge's labels, and ``judged``
     holds, per config, the judge's and the audited rows' sums (:class:`JudgedSample`).
     """
 
-    samples: dict[str, ClusterSample]  # config -> sufficient statistics ("default" when no config column)
+    populations: dict[str, ClusterStats]  # config -> sufficient statistics ("default" when no config column)
     n_rows: int
     source: str
     judged: dict[str, JudgedSample] = field(default_factory=dict)  # config -> judged sums; empty without y_judge
 
     @property
     def configs(self) -> list[str]:
-        return list(self.samples)
+        return list(self.populations)
 
-    def sample(self, config: str | None = None) -> ClusterSample:
-        """The config's sample; with None, the only config (DataError listing them when there are several)."""
+    def population(self, config: str | None = None) -> ClusterStats:
+        """The config's documents; with None, the only config (DataError listing them when there are several)."""
         if config is None:
-            if len(self.samples) != 1:
+            if len(self.populations) != 1:
                 raise DataError(
                     f"{self.source} holds several configs ({listing(self.configs)}); choose one of them "
                     "(--config on the command line, the config selector in the app)"
                 )
             config = self.configs[0]
-        if config not in self.samples:
+        if config not in self.populations:
             raise DataError(f"config {config!r} is not in {self.source}; it holds {listing(self.configs)}")
-        sample = self.samples[config]
-        if sample.n_docs < 2:
+        population = self.populations[config]
+        if population.n_docs < 2:
             # Refused only when chosen: another config of the same file may have many documents.
             where = "" if config == DEFAULT_CONFIG else f" for config {config!r}"
             raise DataError(
-                f"{self.source}: column 'doc_id' has a single document ({str(sample.doc_id[0])!r}){where}; "
+                f"{self.source}: column 'doc_id' has a single document ({str(population.cluster_id[0])!r}){where}; "
                 "the between-document variance needs at least 2 documents"
             )
-        return sample
+        return population
 
+    @property
+    def samples(self) -> dict[str, ClusterStats]:
+        """Deprecated: :attr:`populations`."""
+        warn_renamed("Results.samples", "Results.populations")
+        return self.populations
+
+    def sample(self, config: str | None = None) -> ClusterStats:
+        """Deprecated: :meth:`population`."""
+        warn_renamed("Results.sample", "Results.population")
+        return self.population(config)
 
     def judged_sample(self, config: str | None = None) -> JudgedSample:
-        """The config's judged sample (:meth:`sample`'s checks, then: a judge column, and an audited row)."""
-        sample = self.sample(config)
+        """The config's judged sample (:meth:`population`'s checks, then: a judge column, and an audited row)."""
+        sample = self.population(config)
         if not self.judged:
             raise DataError(f"{self.source} has no judge column: name it (columns={{'y_judge': ...}}, "
                             "--judge-col on the command line)")
@@ -93,20 +105,21 @@ def merge_results(parts: list[Results], *, source: str | None = None) -> Results
 
     ``source`` names the whole (default: the parts' sources, comma-separated).
     """
-    samples: dict[str, ClusterSample] = {}
+    populations: dict[str, ClusterStats] = {}
     for part in parts:
-        for config, sample in part.samples.items():
-            if config in samples:
+        for config, population in part.populations.items():
+            if config in populations:
                 raise DataError(f"config {config!r} appears in more than one of {', '.join(p.source for p in parts)}")
-            samples[config] = sample
+            populations[config] = population
     names = source if source is not None else ", ".join(p.source for p in parts)
     judged = {config: j for p in parts for config, j in p.judged.items()}
-    return Results(samples=samples, n_rows=sum(p.n_rows for p in parts), source=names, judged=judged)
+    return Results(populations=populations, n_rows=sum(p.n_rows for p in parts), source=names, judged=judged)
 
 
 def _results(stats, n_rows: int, source: str) -> Results:
-    samples = per_document.samples(stats)
-    return Results(samples=samples, n_rows=n_rows, source=source, judged=per_document.judged_samples(stats, samples))
+    populations = per_document.populations(stats)
+    return Results(populations=populations, n_rows=n_rows, source=source,
+                   judged=per_document.judged_samples(stats, populations))
 
 
 def load_results(
@@ -115,7 +128,7 @@ def load_results(
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
 ) -> Results:
-    """Validate and aggregate a per-chunk results file into one :class:`ClusterSample` per config.
+    """Validate and aggregate a per-chunk results file into one :class:`ClusterStats` per config.
 
     ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
     to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  Raises

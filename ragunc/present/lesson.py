@@ -19,7 +19,7 @@ from ..stats.design import Design
 from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.linearization import estimate
-from ..stats.sample import ClusterSample, document_rates
+from ..stats.sample import ClusterStats, document_rates
 from .figures import (
     COVER_COLOR,
     MISS_COLOR,
@@ -103,10 +103,10 @@ def _half_width(report: IntervalReport, method: str) -> float:
     return (high - low) / 2
 
 
-def sample_sentences(report: IntervalReport, sample: ClusterSample) -> Sentences:
+def sample_sentences(report: IntervalReport, sample: ClusterStats) -> Sentences:
     """Step 1: the sample's documents, chunks, hits and rate; its binomial SE and interval."""
     se, half = 100 * report.interval("naive").se, 100 * _half_width(report, "naive")
-    hits = round(float(sample.total.sum()))
+    hits = round(float(sample.sum_y.sum()))
     first = (f"Here are {report.n_docs} documents cut into {report.n_chunks:,} chunks; {hits:,} of the chunks "
              f"are hits, a rate of {100 * report.estimate:.2f}%.")
     second = (f"Counted as {report.n_chunks:,} independent trials, they give a binomial standard error of "
@@ -115,7 +115,7 @@ def sample_sentences(report: IntervalReport, sample: ClusterSample) -> Sentences
     return first, second
 
 
-def sample_figure(report: IntervalReport, sample: ClusterSample, *, documents: bool) -> go.Figure:
+def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bool) -> go.Figure:
     """The pooled estimate with its binomial interval (shaded across the plot) and, with ``documents``,
     each document's own rate, marker area by its chunks.  The x axis is the same either way."""
     rates = 100 * document_rates(sample)
@@ -131,14 +131,14 @@ def sample_figure(report: IntervalReport, sample: ClusterSample, *, documents: b
     labels = [pooled]
     if documents:
         order = np.argsort(-rates, kind="stable")
-        names = [f"{i + 1}. {str(sample.doc_id[d])[:18]}" for i, d in enumerate(order)]
-        size = sample.size[order]
+        names = [f"{i + 1}. {str(sample.cluster_id[d])[:18]}" for i, d in enumerate(order)]
+        size = sample.n[order]
         labels += names
         traces.append({
             "type": "scatter", "x": rates[order], "y": names, "mode": "markers",
             "name": "each document's own rate (area: its chunks)",
             "marker": {"color": DOCUMENT_COLOR, "size": 8 + 22 * np.sqrt(size / size.max()), "opacity": 0.85},
-            "customdata": np.column_stack([size, sample.total[order]]),
+            "customdata": np.column_stack([size, sample.sum_y[order]]),
             "hovertemplate": "%{y}<br>%{customdata[1]:,.0f} hits in %{customdata[0]:,} chunks: %{x:.1f}%"
                              "<extra></extra>",
         })
@@ -212,7 +212,7 @@ def draws_figure(result: CoverageResult, first: float, *, shown: int, bins: int 
 # ---------------------------------------------------------------- 3. where the chance comes from
 
 
-def census_sentences(population: ClusterSample, sample: ClusterSample, draw: int) -> Sentences:
+def census_sentences(population: ClusterStats, sample: ClusterStats, draw: int) -> Sentences:
     """Step 3: the draw of documents is the only random step; inside a document, a census."""
     rates = 100 * document_rates(population)
     est = 100 * estimate(sample)
@@ -224,15 +224,15 @@ def census_sentences(population: ClusterSample, sample: ClusterSample, draw: int
     return first, second
 
 
-def census_figure(population: ClusterSample, sample: ClusterSample) -> go.Figure:
+def census_figure(population: ClusterStats, sample: ClusterStats) -> go.Figure:
     """Every document of the population by its rate (sorted), the drawn ones coloured; the sample's
     estimate and the population value as lines."""
     rates = 100 * document_rates(population)
     order = np.argsort(rates, kind="stable")
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(1, order.size + 1)
-    drawn = np.isin(population.doc_id, sample.doc_id)
-    custom = np.column_stack([population.doc_id.astype(object), population.size, population.total.astype(int)])
+    drawn = np.isin(population.cluster_id, sample.cluster_id)
+    custom = np.column_stack([population.cluster_id.astype(object), population.n, population.sum_y.astype(int)])
     hover = "%{customdata[0]}<br>%{customdata[2]:,} hits in %{customdata[1]:,} chunks: %{y:.1f}%<extra></extra>"
     traces = [
         {"type": "scatter", "x": rank[~drawn], "y": rates[~drawn], "mode": "markers",

@@ -19,7 +19,7 @@ from ..stats.intervals import IntervalReport, interval_report, undefined_estimat
 from ..stats.methods import IntervalEstimate
 from ..stats.recommend import Recommendation, Recommends
 from ..stats.paired import ComparisonResult, paired_comparison
-from ..stats.sample import ClusterSample
+from ..stats.sample import ClusterStats
 from .metrics import (
     ORDERS,
     TRUNCATE_DEDUP,
@@ -32,7 +32,7 @@ from .metrics import (
 
 def scores_sample(
     scores: np.ndarray, groups: np.ndarray | None = None, *, config: str = "default"
-) -> ClusterSample:
+) -> ClusterStats:
     """Per-group sufficient statistics of per-query scores; NaN scores (excluded queries) are dropped.
 
     Groups are sorted by label so two runs over the same queries give aligned samples.
@@ -46,11 +46,11 @@ def scores_sample(
     defined = ~np.isnan(scores)
     labels, code = np.unique(groups[defined], return_inverse=True)
     used = scores[defined]
-    return ClusterSample(
-        doc_id=labels,
-        total=np.bincount(code, weights=used, minlength=labels.size),
-        size=np.bincount(code, minlength=labels.size).astype(np.int64),
-        sumsq=np.bincount(code, weights=used**2, minlength=labels.size),
+    return ClusterStats(
+        cluster_id=labels,
+        sum_y=np.bincount(code, weights=used, minlength=labels.size),
+        n=np.bincount(code, minlength=labels.size).astype(np.int64),
+        sum_y2=np.bincount(code, weights=used**2, minlength=labels.size),
         config=config,
     )
 
@@ -68,9 +68,9 @@ def query_interval(
     Exactly ``ragunc interval``'s on the scores as rows of results, their group as ``doc_id``.
     """
     sample = scores_sample(scores, groups)
-    if sample.doc_id.size < 2:
+    if sample.cluster_id.size < 2:
         raise ValueError(
-            f"an interval needs scores from at least 2 groups of queries; got {sample.doc_id.size} "
+            f"an interval needs scores from at least 2 groups of queries; got {sample.cluster_id.size} "
             f"({int(np.sum(~np.isnan(np.asarray(scores, dtype=float))))} queries with relevant documents)"
         )
     return interval_report(sample, estimator="micro", level=level, boot=boot, rng=rng)
@@ -142,7 +142,7 @@ def recall_report(
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
     scores = by_order[order]
     mean, used, excluded = mean_defined(scores)
-    n_groups = int(scores_sample(scores, groups).doc_id.size)
+    n_groups = int(scores_sample(scores, groups).cluster_id.size)
     if n_groups >= 2:
         report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
         intervals, recommendation, deff = report.intervals, report.recommendation, report.diagnostics.deff

@@ -1,6 +1,7 @@
 """Design-based statistics on per-document sufficient statistics (documents = clusters).
 
-The sample (:class:`ClusterSample`, drawing documents), linearization, the cluster
+The design object (:class:`ClusterStats`, per-cluster sums of a population or a sample drawn from
+it; :func:`~ragunc.stats.sample.draw_sample`), linearization, the cluster
 bootstrap, diagnostics, ``interval_report``, the coverage experiment, planning (a half-width or
 a difference), paired comparison of two configs and of many, which config is best (rank
 intervals, P(best)), labels from a judge audited by a person (judge-only, gold-only and
@@ -17,5 +18,12 @@ from .methods import METHODS, ConfidenceInterval, IntervalEstimate, IntervalMeth
 from .multiple import MultipleComparison, RankResult, compare_configs, rank_configs
 from .paired import ComparisonResult, paired_comparison
 from .planning import DifferencePlan, PlanResult, plan_difference, plan_documents
-from .sample import ClusterSample, finite_population_correction
+from . import sample
+from .sample import ClusterStats, draw_sample, finite_population_correction
 from .synthetic import synthesize, synthesize_chunk_sizes, synthesize_judged
+
+
+def __getattr__(name: str):
+    if name == "ClusterSample":  # the deprecated name of ClusterStats: sample.py warns and gives it
+        return getattr(sample, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

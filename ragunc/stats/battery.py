@@ -3,7 +3,7 @@
 Nine populations of D = 1,200 documents, each a shape that breaks some interval
 at small K (bench/study_small_k.py adds the real stdlib sample as a tenth).
 Documents' hits are Binomial(m_d, p_d); only per-document sufficient statistics
-matter to every interval, so the populations are :class:`ClusterSample` s
+matter to every interval, so the populations are :class:`ClusterStats` s
 without chunk rows.
 
 ========================  ===================================================================
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .sample import ClusterSample
+from .sample import ClusterStats
 from .synthetic import document_sizes
 
 N_DOCS = 1200
@@ -83,7 +83,7 @@ def _rates_and_sizes(name: str, rng: np.random.Generator) -> tuple[np.ndarray, n
     raise AssertionError(name)
 
 
-def battery_population(name: str, seed: int = 0) -> ClusterSample:
+def battery_population(name: str, seed: int = 0) -> ClusterStats:
     """One population of the battery (see the module's table), reproducible from ``seed``."""
     if name not in POPULATIONS:
         raise ValueError(f"unknown population {name!r}; choose one of {POPULATIONS}")
@@ -92,4 +92,4 @@ def battery_population(name: str, seed: int = 0) -> ClusterSample:
     hits = rng.binomial(size, rate).astype(np.float64)
     width = len(str(N_DOCS))
     doc_id = np.char.add("doc", np.char.zfill(np.arange(1, N_DOCS + 1).astype(str), width))
-    return ClusterSample(doc_id, hits, size, hits, config=name)
+    return ClusterStats(doc_id, hits, size, hits, config=name)

@@ -17,7 +17,7 @@ from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
 from .recommend import RECOMMENDED_METHOD
-from .sample import ClusterSample
+from .sample import ClusterStats
 
 CONTROLS = (None, "iid")
 
@@ -108,7 +108,7 @@ class CoverageResult:
         }
 
 
-def _check(population: ClusterSample, k: int, reps: int, boot: int, control, two_stage_fraction) -> None:
+def _check(population: ClusterStats, k: int, reps: int, boot: int, control, two_stage_fraction) -> None:
     d = population.n_docs
     if not 2 <= k < d:
         raise ValueError(f"k must satisfy 2 <= k < {d} (the population's documents), got k={k}")
@@ -206,23 +206,23 @@ def predicted_variance(total, size, k: int, estimator: str = "micro", kept=None)
     return float(((1 - k / d) * rate.var(ddof=1) + (within / kept**2).mean()) / k)
 
 
-def iid_control(population: ClusterSample, rng: np.random.Generator) -> ClusterSample:
+def iid_control(population: ClusterStats, rng: np.random.Generator) -> ClusterStats:
     """The population with y permuted across all chunks (document structure destroyed).
 
     For 0/1 y a uniform permutation only matters through how many hits land in
     each document: one multivariate hypergeometric draw of the total hits into
     documents of sizes m_d.
     """
-    hits = rng.multivariate_hypergeometric(population.size, int(round(population.total.sum())))
+    hits = rng.multivariate_hypergeometric(population.n, int(round(population.sum_y.sum())))
     hits = hits.astype(np.float64)
-    return ClusterSample(
-        doc_id=population.doc_id, total=hits, size=population.size, sumsq=hits,
-        doc_type=population.doc_type, config=population.config,
+    return ClusterStats(
+        cluster_id=population.cluster_id, sum_y=hits, n=population.n, sum_y2=hits,
+        label=population.label, config=population.config,
     )
 
 
 def coverage_experiment(
-    population: ClusterSample,
+    population: ClusterStats,
     *,
     k: int,
     reps: int,
@@ -258,7 +258,7 @@ def coverage_experiment(
     >>> rng = np.random.default_rng(0)
     >>> size = rng.integers(1, 60, 400)
     >>> hits = rng.binomial(size, rng.beta(0.5, 2.0, 400)).astype(float)
-    >>> population = ClusterSample(np.arange(400).astype(str), hits, size, hits)
+    >>> population = ClusterStats(np.arange(400).astype(str), hits, size, hits)
     >>> result = coverage_experiment(population, k=20, reps=500, boot=200, rng=1)
     >>> result.methods["naive"].coverage < 0.8 < result.methods["cluster_t"].coverage
     True
@@ -269,7 +269,7 @@ def coverage_experiment(
     if control == "iid":
         population = iid_control(population, rng)
     d = population.n_docs
-    total, size, sumsq = population.total, population.size, population.sumsq
+    total, size, sumsq = population.sum_y, population.n, population.sum_y2
     value = float(point_estimate(total, size, estimator))
     fpc = 1.0 if two_stage_fraction is not None else 1.0 - k / d
     methods = [m for m in interval_methods(resampling=bool(boot)) if studentized or not m.needs_replicate_se]

@@ -20,7 +20,7 @@ import numpy as np
 from .coverage import random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
 from .linearization import check_options, chunk_variance, point_estimate
-from .sample import ClusterSample
+from .sample import ClusterStats
 
 # Draws of K documents behind a simulated design SD: the most, and the fewest when K is large.
 DESIGN_DRAWS = 20_000
@@ -56,7 +56,7 @@ class Design:
 
 
 def design(
-    population: ClusterSample,
+    population: ClusterStats,
     k: int,
     *,
     estimator: str = "micro",
@@ -78,7 +78,7 @@ def design(
     understates the variance.  Effective n = n / DEFF.
     """
     _design_iv(population, k, estimator, draws)
-    total, size, sumsq = population.total, population.size, population.sumsq
+    total, size, sumsq = population.sum_y, population.n, population.sum_y2
     d = population.n_docs
     value = float(point_estimate(total, size, estimator))
     expected = k * population.n_chunks / d
@@ -105,7 +105,7 @@ def design(
     )
 
 
-def _design_iv(population: ClusterSample, k, estimator: str, draws) -> None:
+def _design_iv(population: ClusterStats, k, estimator: str, draws) -> None:
     check_options(estimator)
     d = population.n_docs
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= d:
@@ -138,7 +138,7 @@ class ChunkSizeDiagnostics:
         return dataclasses.asdict(self)
 
 
-def chunk_size_diagnostics(populations: Mapping[int, ClusterSample], *, k: int = 20,
+def chunk_size_diagnostics(populations: Mapping[int, ClusterStats], *, k: int = 20,
                            rng: np.random.Generator | int | None = 0) -> tuple[ChunkSizeDiagnostics, ...]:
     """The design's DEFF, ICC, effective n and SD of the micro estimate at ``k`` documents, per chunk size.
 
@@ -155,14 +155,14 @@ def chunk_size_diagnostics(populations: Mapping[int, ClusterSample], *, k: int =
         values = design(population, k, estimator="micro", rng=rng)
         rows.append(ChunkSizeDiagnostics(
             words=int(words), k=k, n_docs=population.n_docs, n_chunks=population.n_chunks,
-            estimate=values.population_value, mean_size=float(population.size.mean()),
+            estimate=values.population_value, mean_size=float(population.n.mean()),
             chunks_per_sample=values.expected_chunks, icc=values.icc, deff=values.deff, n_eff=values.n_eff,
             micro_sd=values.sd, binomial_sd=values.binomial_sd,
         ))
     return tuple(rows)
 
 
-def _chunk_size_diagnostics_iv(populations: Mapping[int, ClusterSample], k: int) -> None:
+def _chunk_size_diagnostics_iv(populations: Mapping[int, ClusterStats], k: int) -> None:
     if not populations:
         raise ValueError("chunk_size_diagnostics needs at least one chunk size")
     bad = [words for words in populations if isinstance(words, bool) or not isinstance(words, (int, np.integer))

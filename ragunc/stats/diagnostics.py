@@ -17,7 +17,7 @@ from .linearization import (
     cluster_variance,
     point_estimate,
 )
-from .sample import ClusterSample, require_documents
+from .sample import ClusterStats, require_documents
 
 
 @dataclass(frozen=True)
@@ -102,30 +102,30 @@ def icc_anova(total, size, sumsq) -> float:
         return float((msb - msw) / (msb + (m0 - 1) * msw))
 
 
-def lag1_autocorrelation(sample: ClusterSample) -> float | None:
+def lag1_autocorrelation(sample: ClusterStats) -> float | None:
     """Lag-1 autocorrelation of within-document residuals (y - document mean) of neighbouring chunks."""
-    if sample.lag_cross is None or sample.first is None or sample.last is None:
+    if sample.sum_y_next is None or sample.first_y is None or sample.last_y is None:
         return None
-    y, m = sample.total, sample.size.astype(float)
+    y, m = sample.sum_y, sample.n.astype(float)
     ybar = y / m
-    pairs = sample.lag_cross - ybar * (2 * y - sample.first - sample.last) + (m - 1) * ybar**2
-    denom = (sample.sumsq - y**2 / m).sum()
+    pairs = sample.sum_y_next - ybar * (2 * y - sample.first_y - sample.last_y) + (m - 1) * ybar**2
+    denom = (sample.sum_y2 - y**2 / m).sum()
     return float(pairs.sum() / denom) if denom > 0 else float("nan")
 
 
-def doc_type_share(sample: ClusterSample) -> float | None:
+def doc_type_share(sample: ClusterStats) -> float | None:
     """Between-doc_type sum of squares over the total sum of squares of document rates."""
-    if sample.doc_type is None:
+    if sample.label is None:
         return None
-    rate = sample.total / sample.size
-    _, group, counts = np.unique(sample.doc_type, return_inverse=True, return_counts=True)
+    rate = sample.sum_y / sample.n
+    _, group, counts = np.unique(sample.label, return_inverse=True, return_counts=True)
     group_mean = np.bincount(group, weights=rate) / counts
     total_ss = ((rate - rate.mean()) ** 2).sum()
     between = (counts * (group_mean - rate.mean()) ** 2).sum()
     return float(between / total_ss) if total_ss > 0 else float("nan")
 
 
-def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnostics:
+def diagnostics(sample: ClusterStats, *, estimator: str = "micro") -> Diagnostics:
     """This sample's DEFF, ICC, Kish, effective n, Bernoulli-equivalent n, K/rho, lag-1 autocorrelation, doc_type share.
 
     DEFF uses the variance the intervals use (the linearization, with the FPC when
@@ -135,15 +135,15 @@ def diagnostics(sample: ClusterSample, *, estimator: str = "micro") -> Diagnosti
     """
     check_options(estimator)
     require_documents(sample)
-    est = point_estimate(sample.total, sample.size, estimator)
+    est = point_estimate(sample.sum_y, sample.n, estimator)
     n = sample.n_chunks
-    pq = chunk_variance(sample.total, sample.size, sample.sumsq, est)
-    cvar = float(cluster_variance(sample.total, sample.size, estimator, fpc=sample.fpc))
+    pq = chunk_variance(sample.sum_y, sample.n, sample.sum_y2, est)
+    cvar = float(cluster_variance(sample.sum_y, sample.n, estimator, fpc=sample.fpc))
     bvar = float(pq / n)
     deff = float(design_effect(cvar, bvar))
-    rho = icc_anova(sample.total, sample.size, sample.sumsq)
-    m_bar = float(sample.size.mean())
-    cv = float(sample.size.std() / m_bar)
+    rho = icc_anova(sample.sum_y, sample.n, sample.sum_y2)
+    m_bar = float(sample.n.mean())
+    cv = float(sample.n.std() / m_bar)
     return Diagnostics(
         deff=deff,
         icc=rho,

@@ -15,21 +15,21 @@ from dataclasses import dataclass
 from .coverage import CoverageResult, coverage_experiment
 from .design import Design, design
 from .intervals import IntervalReport, interval_report
-from .sample import ClusterSample, draw_sample
+from .sample import ClusterStats, draw_sample
 
 
 @dataclass(frozen=True)
 class Exploration:
     """A sample of K documents from a population, its intervals, the design's values and (optionally) coverage."""
 
-    sample: ClusterSample  # the K documents drawn (population_docs = D, so intervals apply the FPC)
+    sample: ClusterStats  # the K documents drawn (population_docs = D, so intervals apply the FPC)
     report: IntervalReport  # this sample's intervals and its own estimates of DEFF, ICC, effective n
     design: Design  # what repeated samples of K documents give
     coverage: CoverageResult | None  # R repetitions of the whole evaluation; None when not asked or K = D
 
 
 def explore(
-    population: ClusterSample,
+    population: ClusterStats,
     *,
     k: int,
     boot: int = 1000,

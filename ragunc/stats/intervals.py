@@ -14,7 +14,7 @@ from .diagnostics import Diagnostics, diagnostics
 from .linearization import check_options, linearize
 from .methods import IntervalEstimate, interval_methods
 from .recommend import Recommendation, Recommends, recommend
-from .sample import ClusterSample, require_documents
+from .sample import ClusterStats, require_documents
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def interval_arrays(
 
 
 def interval_estimates(
-    sample: ClusterSample,
+    sample: ClusterStats,
     methods: Sequence[str] | None = None,
     *,
     estimator: str = "micro",
@@ -90,7 +90,7 @@ def _sample_arrays(sample, methods, estimator, level, boot, rng) -> IntervalArra
     check_options(estimator, level)
     require_documents(sample)
     return interval_arrays(
-        sample.total, sample.size, sample.sumsq, estimator=estimator, level=level, fpc=sample.fpc,
+        sample.sum_y, sample.n, sample.sum_y2, estimator=estimator, level=level, fpc=sample.fpc,
         methods=[m.name for m in interval_methods(methods)], reps=boot, rng=rng,
     )
 
@@ -151,7 +151,7 @@ class IntervalReport(Recommends):
 
 
 def interval_report(
-    sample: ClusterSample,
+    sample: ClusterStats,
     *,
     estimator: str = "micro",
     level: float = 0.95,
@@ -170,5 +170,5 @@ def interval_report(
         diagnostics=diagnostics(sample, estimator=estimator),
         boot=boot,
         population_docs=sample.population_docs,
-        recommendation=recommend(sample.total, sample.size, estimator=estimator, binary=sample.binary),
+        recommendation=recommend(sample.sum_y, sample.n, estimator=estimator, binary=sample.binary),
     )

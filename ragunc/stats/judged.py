@@ -69,7 +69,7 @@ from .coverage import interval_coverage, random_subsets
 from .linearization import Linearized, check_options, linearized_residuals, residual_variance
 from .methods import CLUSTER_ANALYTIC, IntervalEstimate, interval_method
 from .recommend import RECOMMENDED_METHOD
-from .sample import ClusterSample, zero_one
+from .sample import ClusterStats, zero_one
 
 AUDIT_UNITS = ("rows", "documents")
 ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
@@ -100,7 +100,7 @@ class JudgedSample:
     entry per document, in the same order, summed over the document's audited rows.
     """
 
-    judge: ClusterSample
+    judge: ClusterStats
     audited: np.ndarray  # (K,) rows a person labelled
     gold_total: np.ndarray  # (K,) sum of gold y over them
     gold_sumsq: np.ndarray  # (K,) sum of y^2
@@ -119,8 +119,8 @@ class JudgedSample:
             object.__setattr__(self, name, value)
         if self.audit not in AUDIT_UNITS:
             raise ValueError(f"audit must be one of {AUDIT_UNITS}, got {self.audit!r}")
-        if k and ((self.audited < 0) | (self.audited > self.judge.size)).any():
-            bad = np.flatnonzero((self.audited < 0) | (self.audited > self.judge.size))[:5].tolist()
+        if k and ((self.audited < 0) | (self.audited > self.judge.n)).any():
+            bad = np.flatnonzero((self.audited < 0) | (self.audited > self.judge.n))[:5].tolist()
             raise ValueError(f"audited must be between 0 and the document's rows; documents at positions {bad} are not")
 
     @property
@@ -142,17 +142,17 @@ class JudgedSample:
     @property
     def fully_audited(self) -> bool:
         """Gold on every row: nothing for the judge to add."""
-        return bool((self.audited == self.judge.size).all())
+        return bool((self.audited == self.judge.n).all())
 
     @property
     def binary(self) -> bool:
         """Gold and judge labels are all 0 or 1 (read off the sums)."""
-        return bool(zero_one(self.gold_total, self.gold_sumsq) and zero_one(self.judge.total, self.judge.sumsq))
+        return bool(zero_one(self.gold_total, self.gold_sumsq) and zero_one(self.judge.sum_y, self.judge.sum_y2))
 
-    def gold_sample(self) -> ClusterSample:
+    def gold_sample(self) -> ClusterStats:
         """The audited documents' gold labels as a sample (total = sum of y, size = audited rows)."""
         keep = self.audited > 0
-        return ClusterSample(self.judge.doc_id[keep], self.gold_total[keep], self.audited[keep],
+        return ClusterStats(self.judge.cluster_id[keep], self.gold_total[keep], self.audited[keep],
                              self.gold_sumsq[keep], population_docs=self.judge.population_docs,
                              config=self.judge.config)
 
@@ -172,10 +172,10 @@ def audit_unit(size, audited) -> str:
     return "documents" if bool(((audited == 0) | (audited == size)).all()) else "rows"
 
 
-def judged_population(judge: ClusterSample, gold_total, gold_sumsq, cross, audit: str = "rows") -> JudgedSample:
+def judged_population(judge: ClusterStats, gold_total, gold_sumsq, cross, audit: str = "rows") -> JudgedSample:
     """The :class:`JudgedSample` of a population where a person labelled every row (the coverage experiment's)."""
-    return JudgedSample(judge=judge, audited=judge.size, gold_total=gold_total, gold_sumsq=gold_sumsq,
-                        judge_audited=judge.total, judge_audited_sumsq=judge.sumsq, cross=cross, audit=audit)
+    return JudgedSample(judge=judge, audited=judge.n, gold_total=gold_total, gold_sumsq=gold_sumsq,
+                        judge_audited=judge.sum_y, judge_audited_sumsq=judge.sum_y2, cross=cross, audit=audit)
 
 
 # ---------------------------------------------------------------- the batch kernel
@@ -370,7 +370,7 @@ def judged_arrays(
 def _sample_columns(sample: JudgedSample) -> tuple[np.ndarray, ...]:
     """The per-document columns of :func:`judged_arrays`, in its order."""
     j = sample.judge
-    return (j.size, j.total, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
+    return (j.n, j.sum_y, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
             sample.judge_audited_sumsq, sample.cross)
 
 
@@ -489,7 +489,7 @@ def judged_report(
         note = (f"gold labels on every row ({sample.n_rows:,}): there is nothing for the judge to correct; "
                 "report the gold estimate")
     elif sample.n_audited_docs < 2:
-        doc = str(sample.judge.doc_id[np.flatnonzero(sample.audited)[0]])
+        doc = str(sample.judge.cluster_id[np.flatnonzero(sample.audited)[0]])
         note = (f"the audit covers a single document ({doc!r}): nothing shows how the judge's errors vary between "
                 "documents, so only point estimates and the judge-only interval can be given; audit rows of "
                 "at least two documents (more is better)")
@@ -570,7 +570,7 @@ def _drawn_and_audited(population: JudgedSample, idx: np.ndarray, audit: str, au
     :func:`audited_documents` of the K documents, audited whole.
     """
     j = population.judge
-    m, ft, fs = j.size[idx].astype(float), j.total[idx], j.sumsq[idx]
+    m, ft, fs = j.n[idx].astype(float), j.sum_y[idx], j.sum_y2[idx]
     yt, ys, xt = population.gold_total[idx], population.gold_sumsq[idx], population.cross[idx]
     if audit == "rows":
         cells = np.stack([xt, yt - xt, ft - xt, m - yt - ft + xt]).astype(np.int64)
@@ -632,7 +632,7 @@ def judged_coverage(
     _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, level, method)
     rng = np.random.default_rng(rng)
     d = population.n_docs
-    size, f = population.judge.size.astype(float), population.judge.total
+    size, f = population.judge.n.astype(float), population.judge.sum_y
     w = _weights(size, estimator)
     value = float((w * population.gold_total).sum() / (w * size).sum())
     judge_value = float((w * f).sum() / (w * size).sum())

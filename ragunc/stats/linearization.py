@@ -13,7 +13,7 @@ import numpy as np
 from scipy import special
 
 from .proportion import korn_graubard_interval, logit_interval
-from .sample import ClusterSample, zero_one
+from .sample import ClusterStats, zero_one
 
 ESTIMATORS = ("micro", "macro")
 
@@ -232,9 +232,9 @@ def korn_graubard_bell_mccaffrey(lin: Linearized):
                                           lin.level, bell_mccaffrey_df(lin.size)))
 
 
-def estimate(sample: ClusterSample, estimator: str = "micro") -> float:
+def estimate(sample: ClusterStats, estimator: str = "micro") -> float:
     """micro: sum(total)/sum(size) (ratio estimator); macro: mean of total/size."""
     check_options(estimator)
-    return float(point_estimate(sample.total, sample.size, estimator))
+    return float(point_estimate(sample.sum_y, sample.n, estimator))
 
 

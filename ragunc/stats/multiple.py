@@ -32,7 +32,7 @@ from scipy import special
 from .bootstrap_kernels import resampled_sums
 from .linearization import check_options, chunk_variance, linearized_residuals, point_estimate, residual_variance
 from .methods import ByMethod, IntervalEstimate
-from .sample import ClusterSample, finite_population_correction
+from .sample import ClusterStats, finite_population_correction
 
 @dataclass(frozen=True)
 class ConfigEstimate(ByMethod):
@@ -191,13 +191,13 @@ def config_replicates(total, size, estimator: str, boot: int, rng) -> np.ndarray
     return np.stack(resampled_sums(list(total / size), boot, rng), axis=-1) / k
 
 
-def _shared(samples: Sequence[ClusterSample]) -> tuple[np.ndarray, list[ClusterSample]]:
-    shared = samples[0].doc_id
+def _shared(samples: Sequence[ClusterStats]) -> tuple[np.ndarray, list[ClusterStats]]:
+    shared = samples[0].cluster_id
     for s in samples[1:]:
-        shared = np.intersect1d(shared, s.doc_id, assume_unique=True)
+        shared = np.intersect1d(shared, s.cluster_id, assume_unique=True)
     aligned = []
     for s in samples:
-        _, _, idx = np.intersect1d(shared, s.doc_id, assume_unique=True, return_indices=True)
+        _, _, idx = np.intersect1d(shared, s.cluster_id, assume_unique=True, return_indices=True)
         aligned.append(s.subset(idx))
     return shared, aligned
 
@@ -228,7 +228,7 @@ def comparison_names(available, baseline, chosen, adjust, estimator, level, boot
 
 
 def compare_configs(
-    samples: Mapping[str, ClusterSample],
+    samples: Mapping[str, ClusterStats],
     baseline: str,
     *,
     configs: Sequence[str] | None = None,
@@ -256,7 +256,7 @@ def compare_configs(
 
 
 def compare_aligned(
-    samples: Mapping[str, ClusterSample],
+    samples: Mapping[str, ClusterStats],
     *,
     dropped: Sequence[int],
     all_pairs: bool = False,
@@ -279,9 +279,9 @@ def compare_aligned(
     fpc = finite_population_correction(k, population)
     z = float(special.ndtri(0.5 + level / 2))
 
-    total = np.stack([s.total for s in aligned])  # (C, K)
-    size = np.stack([s.size for s in aligned])
-    sumsq = np.stack([s.sumsq for s in aligned])
+    total = np.stack([s.sum_y for s in aligned])  # (C, K)
+    size = np.stack([s.n for s in aligned])
+    sumsq = np.stack([s.sum_y2 for s in aligned])
     est, resid = linearized_residuals(total, size, estimator)  # (C,), (C, K)
     se_config = np.sqrt(residual_variance(resid, fpc))
     chunk_var = chunk_variance(total, size, sumsq, est) / size.sum(-1)
@@ -385,7 +385,7 @@ def _ranks_from_best(values: np.ndarray) -> np.ndarray:
 
 
 def rank_configs(
-    samples: Mapping[str, ClusterSample],
+    samples: Mapping[str, ClusterStats],
     *,
     configs: Sequence[str] | None = None,
     estimator: str = "micro",
@@ -413,8 +413,8 @@ def rank_configs(
     k = shared.size
     if k < 2:
         raise ValueError(f"configs {names} share {k} document(s); ranking them needs at least 2")
-    total = np.stack([s.total for s in aligned])
-    size = np.stack([s.size for s in aligned])
+    total = np.stack([s.sum_y for s in aligned])
+    size = np.stack([s.n for s in aligned])
     est = point_estimate(total, size, estimator)
     rank, lower, upper, p_best = bootstrap_ranks(est, config_replicates(total, size, estimator, boot, rng), level)
     ranked = tuple(

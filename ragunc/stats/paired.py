@@ -16,7 +16,7 @@ from .bootstrap import sorted_quantile
 from .bootstrap_kernels import resampled_sums
 from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
 from .methods import ByMethod, IntervalEstimate
-from .sample import ClusterSample, finite_population_correction
+from .sample import ClusterStats, finite_population_correction
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,8 @@ class ComparisonResult(ByMethod):
 
 
 def paired_comparison(
-    a: ClusterSample,
-    b: ClusterSample,
+    a: ClusterStats,
+    b: ClusterStats,
     *,
     estimator: str = "micro",
     level: float = 0.95,
@@ -70,7 +70,7 @@ def paired_comparison(
     check_options(estimator, level)
     if boot < 2:
         raise ValueError(f"boot must be >= 2, got {boot}")
-    _, ia, ib = np.intersect1d(a.doc_id, b.doc_id, assume_unique=True, return_indices=True)
+    _, ia, ib = np.intersect1d(a.cluster_id, b.cluster_id, assume_unique=True, return_indices=True)
     k = ia.size
     if k < 2:
         raise ValueError(
@@ -80,24 +80,24 @@ def paired_comparison(
     a, b = a.subset(ia), b.subset(ib)
     d = a.population_docs if a.population_docs is not None else b.population_docs
     fpc = finite_population_correction(k, d)
-    est_a, res_a = linearized_residuals(a.total, a.size, estimator)
-    est_b, res_b = linearized_residuals(b.total, b.size, estimator)
+    est_a, res_a = linearized_residuals(a.sum_y, a.n, estimator)
+    est_b, res_b = linearized_residuals(b.sum_y, b.n, estimator)
     diff = float(est_b - est_a)
     z = special.ndtri(0.5 + level / 2)
 
     se_paired = float(np.sqrt(residual_variance(res_b - res_a, fpc)))
 
     if estimator == "micro":
-        ya, ma, yb, mb = resampled_sums([a.total, a.size, b.total, b.size], boot, rng)
+        ya, ma, yb, mb = resampled_sums([a.sum_y, a.n, b.sum_y, b.n], boot, rng)
         reps = yb / mb - ya / ma
     else:
-        (delta,) = resampled_sums([b.total / b.size - a.total / a.size], boot, rng)
+        (delta,) = resampled_sums([b.sum_y / b.n - a.sum_y / a.n], boot, rng)
         reps = delta / k
     reps.sort()
     alpha = (1 - level) / 2
 
-    var_a = chunk_variance(a.total, a.size, a.sumsq, est_a) / a.n_chunks
-    var_b = chunk_variance(b.total, b.size, b.sumsq, est_b) / b.n_chunks
+    var_a = chunk_variance(a.sum_y, a.n, a.sum_y2, est_a) / a.n_chunks
+    var_b = chunk_variance(b.sum_y, b.n, b.sum_y2, est_b) / b.n_chunks
     se_naive = float(np.sqrt(var_a + var_b))
 
     return ComparisonResult(

@@ -13,7 +13,7 @@ import numpy as np
 from scipy import special
 
 from .linearization import check_options, chunk_variance, linearized_residuals
-from .sample import ClusterSample
+from .sample import ClusterStats
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def cluster_half_width(k, doc_variance: float, crit: float, population_docs: int
 
 
 def plan_documents(
-    sample: ClusterSample,
+    sample: ClusterStats,
     *,
     half_width: float,
     estimator: str = "micro",
@@ -78,7 +78,7 @@ def plan_documents(
     if sample.n_docs < 2:
         raise ValueError(f"planning needs at least 2 documents to estimate their variance, got {sample.n_docs}")
     d = sample.population_docs
-    est, resid = linearized_residuals(sample.total, sample.size, estimator)
+    est, resid = linearized_residuals(sample.sum_y, sample.n, estimator)
     s2 = float((resid**2).sum() / (sample.n_docs - 1))
     z = float(special.ndtri(0.5 + level / 2))
     # Solve z^2 (1/K - 1/D) s^2 <= h^2 for the smallest integer K.
@@ -88,8 +88,8 @@ def plan_documents(
     needed = max(2, math.ceil(1.0 / inv_k - 1e-9)) if inv_k > 0 else 2
     if d is not None:
         needed = min(needed, d)
-    m_bar = float(sample.size.mean())
-    pq = float(chunk_variance(sample.total, sample.size, sample.sumsq, est))
+    m_bar = float(sample.n.mean())
+    pq = float(chunk_variance(sample.sum_y, sample.n, sample.sum_y2, est))
     top = k_max if k_max is not None else 2 * max(needed, sample.n_docs)
     if d is not None:
         top = min(top, d)
@@ -112,7 +112,7 @@ def plan_documents(
 
 
 def plan_from_pilot(
-    pilot: ClusterSample,
+    pilot: ClusterStats,
     *,
     half_width: float,
     whole_corpus: bool = False,
@@ -181,8 +181,8 @@ def power_at(k, difference: float, variance: float, level: float, population_doc
 
 
 def plan_difference(
-    a: ClusterSample,
-    b: ClusterSample,
+    a: ClusterStats,
+    b: ClusterStats,
     *,
     difference: float,
     power: float = 0.8,
@@ -202,16 +202,16 @@ def plan_difference(
         raise ValueError(f"difference must be a finite non-zero number, got {difference!r}")
     if not 0 < power < 1:
         raise ValueError(f"power must be strictly between 0 and 1, got {power!r}")
-    _, ia, ib = np.intersect1d(a.doc_id, b.doc_id, assume_unique=True, return_indices=True)
+    _, ia, ib = np.intersect1d(a.cluster_id, b.cluster_id, assume_unique=True, return_indices=True)
     if ia.size < 2:
         raise ValueError(f"configs {a.config!r} and {b.config!r} share {ia.size} document(s); planning needs 2")
     a, b = a.subset(ia), b.subset(ib)
     d = a.population_docs if a.population_docs is not None else b.population_docs
-    est_a, res_a = linearized_residuals(a.total, a.size, estimator)
-    est_b, res_b = linearized_residuals(b.total, b.size, estimator)
+    est_a, res_a = linearized_residuals(a.sum_y, a.n, estimator)
+    est_b, res_b = linearized_residuals(b.sum_y, b.n, estimator)
     s2 = float(((res_b - res_a) ** 2).sum() / (a.n_docs - 1))
-    m_bar = float(np.concatenate([a.size, b.size]).mean())
-    pq = float(chunk_variance(a.total, a.size, a.sumsq, est_a) + chunk_variance(b.total, b.size, b.sumsq, est_b))
+    m_bar = float(np.concatenate([a.n, b.n]).mean())
+    pq = float(chunk_variance(a.sum_y, a.n, a.sum_y2, est_a) + chunk_variance(b.sum_y, b.n, b.sum_y2, est_b))
     z_sum = special.ndtri(0.5 + level / 2) + special.ndtri(power)
     # Start from the one-tail closed form (z_a/2 + z_b)^2 s^2 / delta^2 and step up while the
     # two-tail power (with the FPC) falls short; the other tail only adds power.

@@ -1,86 +1,130 @@
-"""The design object: per-document sufficient statistics of one config (documents = clusters)."""
+"""The design object: per-cluster sufficient statistics of one config (a cluster is a document, in ragunc).
+
+The names are the design's, neutral as R survey's ``ids``: a cluster id, its label, and per cluster the
+count ``n`` and the sums ``sum_y``, ``sum_y2``, ``sum_y_next``, as in the per-document file format
+(:mod:`ragunc.data.per_document`), whose ``chunks`` column is ``n``.  A population is the clusters
+of a whole corpus; :func:`draw_sample` draws a sample of them; both are :class:`ClusterStats`.
+"""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-# ClusterSample's per-document arrays and their dtypes (None: keep as given).
-_PER_DOCUMENT = {
-    "doc_id": None, "total": np.float64, "size": np.int64, "sumsq": np.float64,
-    "lag_cross": np.float64, "first": np.float64, "last": np.float64, "doc_type": None,
+# ClusterStats' per-cluster arrays and their dtypes (None: keep as given).
+_PER_CLUSTER = {
+    "cluster_id": None, "sum_y": np.float64, "n": np.int64, "sum_y2": np.float64,
+    "sum_y_next": np.float64, "first_y": np.float64, "last_y": np.float64, "label": None,
+}
+# The names these had before they took the file format's (old: new); they warn for one release.
+RENAMED_FIELDS = {
+    "doc_id": "cluster_id", "total": "sum_y", "size": "n", "sumsq": "sum_y2",
+    "lag_cross": "sum_y_next", "first": "first_y", "last": "last_y", "doc_type": "label",
 }
 
 
-@dataclass(frozen=True)
-class ClusterSample:
-    """Per-document sufficient statistics of one config (the design object).
+def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
+    """The one deprecation message of a renamed public name (the test suite turns it into an error)."""
+    warnings.warn(f"{old} is deprecated and goes in the next release of ragunc; use {new}",
+                  DeprecationWarning, stacklevel=stacklevel)
 
-    All arrays have one entry per document, in the same order.
+
+def _renamed_field(old: str, new: str) -> property:
+    def get(self):
+        warn_renamed(f"ClusterStats.{old}", f"ClusterStats.{new}")
+        return getattr(self, new)
+    return property(get, doc=f"Deprecated: :attr:`{new}`.")
+
+
+@dataclass(frozen=True)
+class ClusterStats:
+    """Per-cluster sufficient statistics of one config: a population, or a sample drawn from it.
+
+    All arrays have one entry per cluster (document), in the same order; each is named after its
+    column of the per-document file format, except ``n``, the file's ``chunks``.
     """
 
-    doc_id: np.ndarray  # (K,) str
-    total: np.ndarray  # (K,) float64: sum of y over the document's chunks (hits for 0/1 y)
-    size: np.ndarray  # (K,) int64: m_d, number of chunks
-    sumsq: np.ndarray  # (K,) float64: sum of y**2 (== total for 0/1 y)
-    lag_cross: np.ndarray | None = None  # (K,) sum of y_i*y_{i+1} over neighbouring chunk_index; None without chunk_index
-    first: np.ndarray | None = None  # (K,) y of the document's first chunk (by chunk_index)
-    last: np.ndarray | None = None  # (K,) y of the document's last chunk
-    doc_type: np.ndarray | None = None  # (K,) str stratum, or None
-    population_docs: int | None = None  # D, when the population's document count is known (FPC)
+    cluster_id: np.ndarray  # (K,) str: the file's doc_id
+    sum_y: np.ndarray  # (K,) float64: sum of y over the cluster's units (hits for 0/1 y)
+    n: np.ndarray  # (K,) int64: m_d, the cluster's number of units (chunks)
+    sum_y2: np.ndarray  # (K,) float64: sum of y**2 (== sum_y for 0/1 y)
+    sum_y_next: np.ndarray | None = None  # (K,) sum of y_i*y_{i+1} over neighbouring chunk_index; None without it
+    first_y: np.ndarray | None = None  # (K,) y of the cluster's first unit (by chunk_index)
+    last_y: np.ndarray | None = None  # (K,) y of the cluster's last unit
+    label: np.ndarray | None = None  # (K,) str: the cluster's category (the file's doc_type, a stratum), or None
+    population_docs: int | None = None  # D, when the population's cluster count is known (FPC)
     config: str = "default"
 
     def __post_init__(self) -> None:
         # The loader is the data boundary; this only guards programmatic callers
         # against arrays of the wrong shape, cheaply.
-        for name, dtype in _PER_DOCUMENT.items():
+        for name, dtype in _PER_CLUSTER.items():
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, np.asarray(value, dtype=dtype))
-        if self.total.ndim != 1:
-            raise ValueError(f"total must be 1-D (one entry per document), got shape {self.total.shape}")
-        k = self.total.shape[0]
-        for name in _PER_DOCUMENT:
+        if self.sum_y.ndim != 1:
+            raise ValueError(f"sum_y must be 1-D (one entry per cluster), got shape {self.sum_y.shape}")
+        k = self.sum_y.shape[0]
+        for name in _PER_CLUSTER:
             value = getattr(self, name)
             if value is not None and value.shape != (k,):
-                raise ValueError(f"{name} has shape {value.shape}, expected ({k},) like total")
-        if k and self.size.min() < 1:
-            bad = np.flatnonzero(self.size < 1)[:5].tolist()
-            raise ValueError(f"size must be >= 1 chunk per document; documents at positions {bad} are not")
+                raise ValueError(f"{name} has shape {value.shape}, expected ({k},) like sum_y")
+        if k and self.n.min() < 1:
+            bad = np.flatnonzero(self.n < 1)[:5].tolist()
+            raise ValueError(f"n must be >= 1 unit (chunk) per cluster; clusters at positions {bad} are not")
         if self.population_docs is not None and self.population_docs < k:
-            raise ValueError(f"population_docs={self.population_docs} is smaller than the {k} sampled documents")
+            raise ValueError(f"population_docs={self.population_docs} is smaller than the {k} sampled clusters")
 
     @property
     def binary(self) -> bool:
         """Every y is 0 or 1, read off the sums (see :func:`zero_one`): never a flag to set."""
-        return bool(zero_one(self.total, self.sumsq).all())
+        return bool(zero_one(self.sum_y, self.sum_y2).all())
 
     @property
     def n_docs(self) -> int:
-        return int(self.total.shape[0])
+        """K, the number of clusters (documents)."""
+        return int(self.sum_y.shape[0])
 
     @property
     def n_chunks(self) -> int:
-        return int(self.size.sum())
+        return int(self.n.sum())
 
     @property
     def fpc(self) -> float:
         """The finite-population correction 1 - K/D of this sample (1 when D is unknown)."""
         return finite_population_correction(self.n_docs, self.population_docs)
 
-    def with_population(self, population_docs: int | None) -> "ClusterSample":
-        """The same sample with a known (or unknown: None) population document count."""
+    def with_population(self, population_docs: int | None) -> "ClusterStats":
+        """The same statistics with a known (or unknown: None) population cluster count."""
         return dataclasses.replace(self, population_docs=population_docs)
 
-    def subset(self, index: np.ndarray) -> "ClusterSample":
-        """The documents at ``index`` (positions or a boolean mask), keeping population_docs."""
+    def subset(self, index: np.ndarray) -> "ClusterStats":
+        """The clusters at ``index`` (positions or a boolean mask), keeping population_docs."""
         index = np.asarray(index)
-        pick = {name: getattr(self, name) for name in _PER_DOCUMENT}
+        pick = {name: getattr(self, name) for name in _PER_CLUSTER}
         return dataclasses.replace(
             self, **{name: None if value is None else value[index] for name, value in pick.items()}
         )
 
+
+for _old, _new in RENAMED_FIELDS.items():
+    setattr(ClusterStats, _old, _renamed_field(_old, _new))
+
+
+class _ClusterSample(ClusterStats):
+    """What the deprecated name ``ClusterSample`` gives: ClusterStats that also takes the old field names."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{RENAMED_FIELDS.get(name, name): value for name, value in kwargs.items()})
+
+
+def __getattr__(name: str):
+    if name == "ClusterSample":
+        warn_renamed("ClusterSample", "ClusterStats")
+        return _ClusterSample
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def zero_one(total, sumsq):
@@ -98,7 +142,7 @@ def finite_population_correction(k: int, population_docs: int | None) -> float:
 
 
 
-def require_documents(sample: ClusterSample, at_least: int = 2) -> None:
+def require_documents(sample: ClusterStats, at_least: int = 2) -> None:
     if sample.n_docs < at_least:
         raise ValueError(
             f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}"
@@ -106,7 +150,7 @@ def require_documents(sample: ClusterSample, at_least: int = 2) -> None:
 
 
 
-def draw_sample(population: ClusterSample, k: int, rng: np.random.Generator | int | None = None) -> ClusterSample:
+def draw_sample(population: ClusterStats, k: int, rng: np.random.Generator | int | None = None) -> ClusterStats:
     """K of the population's D documents drawn without replacement, uniformly (seeded by ``rng``).
 
     The population is the whole corpus of D documents, so the sample carries
@@ -122,6 +166,6 @@ def draw_sample(population: ClusterSample, k: int, rng: np.random.Generator | in
     return population.subset(np.sort(chosen)).with_population(d)
 
 
-def document_rates(sample: ClusterSample) -> np.ndarray:
+def document_rates(sample: ClusterStats) -> np.ndarray:
     """Each document's rate: the mean of y over its chunks (its hit rate for 0/1 y)."""
-    return sample.total / sample.size
+    return sample.sum_y / sample.n

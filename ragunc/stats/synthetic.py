@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .sample import ClusterSample
+from .sample import ClusterStats
 
 
 def synthesize(
@@ -93,7 +93,7 @@ def synthesize_chunk_sizes(
     base_words: int = 100,
     rng: np.random.Generator | int | None = None,
     **population,
-) -> dict[int, ClusterSample]:
+) -> dict[int, ClusterStats]:
     """The same synthetic documents cut at several chunk sizes: per-document statistics by words per chunk.
 
     ``population`` takes :func:`synthesize`'s parameters (n_docs, mean_chunks, size_cv, p, icc,
@@ -106,7 +106,7 @@ def synthesize_chunk_sizes(
     At ``base_words`` the statistics are those of ``synthesize(..., rng=rng)`` per document; the
     other sizes are drawn next, finest first.
 
-    Returns ``{w: ClusterSample}`` (config ``"<w>w"``, with chunk order and doc_type), finest first.
+    Returns ``{w: ClusterStats}`` (config ``"<w>w"``, with chunk order and doc_type), finest first.
 
     Examples
     --------
@@ -163,7 +163,7 @@ def _type_names(types: np.ndarray, doc_types: int) -> np.ndarray:
     return np.array([f"type{t + 1}" for t in range(doc_types)])[types]
 
 
-def _per_document(y: np.ndarray, sizes: np.ndarray, doc_id, doc_type, config: str) -> ClusterSample:
+def _per_document(y: np.ndarray, sizes: np.ndarray, doc_id, doc_type, config: str) -> ClusterStats:
     """Sufficient statistics of 0/1 chunks laid out document after document, in chunk order."""
     y = y.astype(np.float64)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
@@ -172,8 +172,8 @@ def _per_document(y: np.ndarray, sizes: np.ndarray, doc_id, doc_type, config: st
     pairs[:-1] = y[:-1] * y[1:]
     pairs[last] = 0.0  # a document's last chunk has no neighbour after it
     total = np.add.reduceat(y, starts)
-    return ClusterSample(doc_id=doc_id, total=total, size=sizes, sumsq=total, lag_cross=np.add.reduceat(pairs, starts),
-                         first=y[starts], last=y[last], doc_type=doc_type, config=config)
+    return ClusterStats(cluster_id=doc_id, sum_y=total, n=sizes, sum_y2=total, sum_y_next=np.add.reduceat(pairs, starts),
+                         first_y=y[starts], last_y=y[last], label=doc_type, config=config)
 
 
 def stratum_rates(p: float, icc: float, doc_types: int, doc_type_share: float) -> np.ndarray:

@@ -49,7 +49,7 @@ def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(pag
     at, frame = page
     assert not at.exception and not at.error
     results = results_from_frame(frame)
-    population = results.sample("100w")
+    population = results.population("100w")
     d = diagnostics(population)
     values = design(population, 20, rng=0)
     assert tile(at, "ICC") == f"{d.icc:.3f}" == f"{values.icc:.3f}"
@@ -61,7 +61,7 @@ def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(pag
     measured = {t["name"]: t for t in curve["data"] if t["name"].startswith("measured")}
     assert set(measured) == {"measured: 100w", "measured: 50w"}
     assert measured["measured: 100w"]["y"][0] == pytest.approx(values.deff)
-    assert measured["measured: 50w"]["y"][0] == pytest.approx(design(results.sample("50w"), 20, rng=0).deff)
+    assert measured["measured: 50w"]["y"][0] == pytest.approx(design(results.population("50w"), 20, rng=0).deff)
 
 
 def test_moving_k_moves_the_ceiling(page):

@@ -124,7 +124,7 @@ NAIVE, RECOMMENDED, BOOTSTRAP = (interval_label(m, plain=True) for m in ("naive"
 def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
     at, frame = two_configs
     at.slider(key="k").set_value(120).run()  # K = D: the whole population, no sampling left to reproduce
-    sample = results_from_frame(frame).sample("100w")
+    sample = results_from_frame(frame).population("100w")
     expected = interval_report(sample.with_population(sample.n_docs), boot=200, rng=0)
     assert _tiles(at, "DEFF") == ["0.0", f"{expected.diagnostics.deff:.2f}"]  # a census has no design variance
     assert _tiles(at, "Chunks") == [f"{expected.n_chunks:,}"]
@@ -138,7 +138,7 @@ def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
 
 def test_the_design_tiles_are_the_designs_values_and_this_samples_its_own(two_configs):
     at, frame = two_configs
-    population = results_from_frame(frame).sample("100w")
+    population = results_from_frame(frame).population("100w")
     values = design(population, 20, rng=0)
     own = interval_report(draw_sample(population, 20, rng=0), boot=200, rng=0).diagnostics
     assert _tiles(at, "DEFF") == [f"{values.deff:.1f}", f"{own.deff:.2f}"]
@@ -242,7 +242,7 @@ def test_the_landing_view_shows_the_naive_interval_failing(open_app):
 def test_the_design_values_agree_with_the_coverage_experiment(open_app):
     """On the alike-documents sample at K = 20 the design's DEFF is what the coverage run's repetitions show."""
     at = open_app(reps="2000")
-    population = load_results(sources.SAMPLE_DIR / "debian_copyright_100w.csv.gz").sample("100w")
+    population = load_results(sources.SAMPLE_DIR / "debian_copyright_100w.csv.gz").population("100w")
     run = ragunc.stats.coverage.coverage_experiment(population, k=20, reps=2000, boot=1000, rng=0)
     deff = float(_tiles(at, "DEFF")[0])
     est = run.estimates
@@ -356,8 +356,8 @@ def test_in_app_computation_at_100_words_is_the_bundled_file():
     meta = json.loads((sources.SAMPLE_DIR / "stdlib_meta.json").read_text())
     if (platform.python_version(), platform.python_implementation()) != (meta["python"], meta["implementation"]):
         pytest.skip(f"the bundled sample was rendered from Python {meta['python']}'s standard library")
-    computed = sources._chunk_results(sources._stdlib_tokens(), units=100, label="stdlib").sample("100w")
-    bundled = load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").sample("100w")
+    computed = sources._chunk_results(sources._stdlib_tokens(), units=100, label="stdlib").population("100w")
+    bundled = load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").population("100w")
     assert computed.config == bundled.config and computed.n_chunks == bundled.n_chunks
-    for field in ("total", "size", "sumsq"):
+    for field in ("sum_y", "n", "sum_y2"):
         np.testing.assert_array_equal(getattr(computed, field), getattr(bundled, field))

@@ -82,7 +82,7 @@ def test_step_1_is_the_seeds_sample_and_the_toggle_shows_its_documents(open_app,
     sample = draw_sample(cuts[5], 20, rng=7)
     first, second = _sentences(at)
     assert f"20 documents cut into {sample.n_chunks:,} chunks" in first
-    assert f"{int(sample.total.sum()):,} of the chunks are hits" in first
+    assert f"{int(sample.sum_y.sum()):,} of the chunks are hits" in first
     assert len(_chart(at)["data"]) == 1
     at.toggle(key="ls_docs").set_value(True).run()
     assert len(_chart(at)["data"][1]["y"]) == 20 and _param(at, "ls_docs") == "1"

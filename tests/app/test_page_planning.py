@@ -29,20 +29,20 @@ def test_page_loads_on_its_own_with_the_default_data(open_page):
 def test_documents_needed_follow_the_target(page, tile):
     at, results = page
     assert not at.exception and not at.error
-    expected = plan_documents(results.sample("100w"), half_width=0.02)
+    expected = plan_documents(results.population("100w"), half_width=0.02)
     assert tile(at, "Documents needed") == f"{expected.docs_needed:,}"
     at.slider(key="hw").set_value(5.0).run()
-    wider = plan_documents(results.sample("100w"), half_width=0.05)
+    wider = plan_documents(results.population("100w"), half_width=0.05)
     assert tile(at, "Documents needed") == f"{wider.docs_needed:,}"
     assert wider.docs_needed < expected.docs_needed
     at.toggle(key="fpc").set_value(True).run()
-    finite = plan_documents(results.sample("100w").with_population(100), half_width=0.05)
+    finite = plan_documents(results.population("100w").with_population(100), half_width=0.05)
     assert tile(at, "Documents needed") == f"{finite.docs_needed:,}"
 
 
 def test_paired_comparison_of_two_chunk_sizes(page, tile):
     at, results = page
-    expected = paired_comparison(results.sample("100w"), results.sample("50w"), boot=1000, rng=0)
+    expected = paired_comparison(results.population("100w"), results.population("50w"), boot=1000, rng=0)
     assert tile(at, "50w − 100w") == f"{100 * expected.difference:+.2f} pp"
     low, high = expected.interval("paired").ci
     assert tile(at, "± paired cluster (pp)") == f"{50 * (high - low):.2f}"
@@ -73,7 +73,7 @@ def test_a_plan_beyond_the_documents_in_the_data_points_to_the_finite_population
 def test_many_configs_against_a_baseline_and_power(page, tile):
     at, results = page
     assert not at.exception and not at.error
-    expected = compare_configs(results.samples, "100w", boot=2000, rng=0)
+    expected = compare_configs(results.populations, "100w", boot=2000, rng=0)
     spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Differences against 100w" in c.proto.spec)
     assert [t["name"].split(" (")[0] for t in spec["data"]] == [
         "naive binomial", "paired cluster", "simultaneous paired"]
@@ -81,10 +81,10 @@ def test_many_configs_against_a_baseline_and_power(page, tile):
     table = at.dataframe[0].value
     assert table["p adjusted"].iloc[0] == p_value_text(expected.comparisons[0].p_adjusted)
     assert any("simultaneous 95% interval" in m.value for m in at.markdown)
-    plan = plan_difference(results.sample("100w"), results.sample("50w"), difference=0.02, power=0.8)
+    plan = plan_difference(results.population("100w"), results.population("50w"), difference=0.02, power=0.8)
     assert tile(at, "Documents needed (paired)") == f"{plan.n_docs:,}"
     at.selectbox(key="adjust").set_value("holm").run()
-    holm = compare_configs(results.samples, "100w", adjust="holm")
+    holm = compare_configs(results.populations, "100w", adjust="holm")
     assert at.dataframe[0].value["p adjusted"].iloc[0] == p_value_text(holm.comparisons[0].p_adjusted)
 
 
@@ -93,7 +93,7 @@ def test_which_is_best_shows_each_configs_rank_and_p_best(page):
 
     at, results = page
     assert not at.exception and not at.error
-    expected = rank_configs(results.samples, boot=2000, rng=0)
+    expected = rank_configs(results.populations, boot=2000, rng=0)
     spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Which configuration is best" in c.proto.spec)
     ranks, bars = spec["data"]
     by_name = {c.config: c for c in expected.configs}

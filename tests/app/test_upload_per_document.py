@@ -11,7 +11,7 @@ def test_a_per_document_upload_shows_what_its_chunk_rows_show(open_app, chunk_ro
     rows = chunk_rows(n_docs=90, seed=3)
     from_rows = upload(open_app(source="upload", sim="0", k="30"), rows, "chunks.csv")
     buffer = io.BytesIO()
-    per_document_frame(results_from_frame(rows).samples).to_parquet(buffer)
+    per_document_frame(results_from_frame(rows).populations).to_parquet(buffer)
     at = open_app(source="upload", sim="0", k="30")
     at.file_uploader(key="upload_file").set_value(("stats.parquet", buffer.getvalue(), "application/octet-stream"))
     at.run()
@@ -23,7 +23,7 @@ def test_a_per_document_upload_shows_what_its_chunk_rows_show(open_app, chunk_ro
 
 
 def test_a_bad_per_document_upload_names_column_and_row(open_app, chunk_rows, upload):
-    stats = per_document_frame(results_from_frame(chunk_rows(n_docs=20)).samples)
+    stats = per_document_frame(results_from_frame(chunk_rows(n_docs=20)).populations)
     stats.loc[4, "sum_y"] = stats.loc[4, "chunks"] + 1
     at = upload(open_app(source="upload", sim="0"), stats, "stats.csv")
     assert not at.exception

@@ -39,7 +39,7 @@ def test_chunk_eval_writes_loadable_results(corpus_file, tmp_path, capsys):
     assert payload["hit_at"]["10"] == pytest.approx((frame["rank"] <= 10).mean())
     assert "--seed 9" in payload["command"] and "--out res.csv.gz" in payload["command"]
     loaded = load_results(out)
-    assert loaded.configs == ["20w5o"] and loaded.sample().n_docs == 6
+    assert loaded.configs == ["20w5o"] and loaded.population().n_docs == 6
 
 
 def test_chunk_eval_table_and_progress(corpus_file, capsys):

@@ -119,7 +119,7 @@ def test_a_negative_seed_is_named_as_the_seed_argument(capsys, command):
 def test_simulate_matches_the_library(capsys, population_csv):
     d = run_json(capsys, ["simulate", population_csv, "--config", "a", "--k", "10", "--reps", "300",
                           "--boot", "100", "--seed", "4"])
-    ref = coverage_experiment(load_results(population_csv).sample("a"), k=10, reps=300, boot=100, rng=4)
+    ref = coverage_experiment(load_results(population_csv).population("a"), k=10, reps=300, boot=100, rng=4)
     assert d["population"] == {"n_docs": 60, "n_chunks": ref.population_chunks, "value": pytest.approx(ref.population_value)}
     assert (d["k"], d["reps"]) == (10, 300)
     for key in ("naive", "wilson", "cluster", "bootstrap"):
@@ -136,7 +136,7 @@ def test_simulate_matches_the_library(capsys, population_csv):
 def test_simulate_reports_widths_and_undefined_intervals(capsys, population_csv):
     argv = ["simulate", population_csv, "--config", "a", "--k", "2", "--reps", "50", "--boot", "20", "--seed", "1"]
     d = run_json(capsys, argv)
-    ref = coverage_experiment(load_results(population_csv).sample("a"), k=2, reps=50, boot=20, rng=1)
+    ref = coverage_experiment(load_results(population_csv).population("a"), k=2, reps=50, boot=20, rng=1)
     assert d["undefined"] == ref.to_dict()["undefined"]
     assert {m: w for m, w in d["width"].items() if w is not None} == pytest.approx(
         {m: w for m, w in ref.to_dict()["width"].items() if w == w})

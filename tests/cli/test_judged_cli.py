@@ -71,7 +71,7 @@ def test_compare_rank(capsys, tmp_path):
     code, out, _ = run(capsys, ["compare", str(path), "--rank", "--boot", "300", "--seed", "1", "--json"])
     assert code == 0
     d = json.loads(out)
-    expected = rank_configs(load_results(path).samples, boot=300, rng=1).to_dict()
+    expected = rank_configs(load_results(path).populations, boot=300, rng=1).to_dict()
     assert d == expected
     code, out, _ = run(capsys, ["compare", str(path), "--rank", "--boot", "300", "--estimator", "macro"])
     assert code == 0 and "P(best)" in out and "rank interval" in out

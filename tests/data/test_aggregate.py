@@ -28,8 +28,8 @@ def split(frame: pd.DataFrame, n: int) -> list[pd.DataFrame]:
 def assert_same(a, b):
     assert a.configs == b.configs and a.n_rows == b.n_rows
     for config in a.configs:
-        left, right = a.sample(config), b.sample(config)
-        for field in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+        left, right = a.population(config), b.population(config)
+        for field in ("cluster_id", "sum_y", "n", "sum_y2", "sum_y_next", "first_y", "last_y", "label"):
             np.testing.assert_array_equal(getattr(left, field), getattr(right, field), err_msg=field)
         assert left.binary == right.binary
 
@@ -133,10 +133,10 @@ def test_one_file_fails_as_load_results_does(tmp_path):
                         "chunk_index": [0, 1, 0, 0], "y": [1, 0, 1, 0]})
     write_results(two, tmp_path / "one.csv")
     aggregate([tmp_path / "one.csv"], tmp_path / "docs.parquet")
-    assert load_results(tmp_path / "docs.parquet").sample("x").n_docs == 2
+    assert load_results(tmp_path / "docs.parquet").population("x").n_docs == 2
     with pytest.raises(DataError, match=r"docs\.parquet: column 'doc_id' has a single document \('c'\) "
                                         r"for config 'solo'"):
-        load_results(tmp_path / "docs.parquet").sample("solo")
+        load_results(tmp_path / "docs.parquet").population("solo")
     write_results(frame.iloc[:0], tmp_path / "header.csv")
     with pytest.raises(DataError, match=r"header\.csv has no data rows"):
         aggregate([tmp_path / "header.csv"], tmp_path / "docs.parquet")
@@ -195,9 +195,9 @@ def test_neighbour_products_follow_chunk_index_with_and_without_gaps(monkeypatch
     }).sample(frac=1, random_state=1)
     if collide:  # as if two documents shared a 64-bit hash: the strings are used instead
         monkeypatch.setattr(results, "_keys_collide", lambda con: True)
-    got = results_from_frame(frame).sample()
-    want = neighbour_reference(frame).reindex(got.doc_id)
-    np.testing.assert_array_equal(got.lag_cross, want.to_numpy())
+    got = results_from_frame(frame).population()
+    want = neighbour_reference(frame).reindex(got.cluster_id)
+    np.testing.assert_array_equal(got.sum_y_next, want.to_numpy())
     assert gaps == any(np.any(np.diff(i) > 1) for i in index)
 
 
@@ -214,7 +214,7 @@ def test_a_repeated_chunk_index_is_found_in_short_and_long_documents(span, repea
                                             r"row of the same document: row 4"):
             results_from_frame(frame)
     else:
-        assert results_from_frame(frame).sample().lag_cross.tolist() == [5.0, 1.0]
+        assert results_from_frame(frame).population().sum_y_next.tolist() == [5.0, 1.0]
 
 
 def test_a_repeated_hash_that_is_only_a_collision_lets_the_load_go_on(monkeypatch, rows):

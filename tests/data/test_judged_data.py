@@ -24,7 +24,7 @@ def assert_same_judged(a, b):
     for key, value in dataclasses.asdict(a).items():
         if isinstance(value, np.ndarray):
             np.testing.assert_allclose(value, getattr(b, key), err_msg=key)
-    for key in ("total", "size", "sumsq"):
+    for key in ("sum_y", "n", "sum_y2"):
         np.testing.assert_allclose(getattr(a.judge, key), getattr(b.judge, key), err_msg=key)
     assert a.audit == b.audit
 
@@ -40,10 +40,10 @@ def test_loaded_sums_are_the_rows_summed_by_hand(tmp_path, name):
     assert_same_judged(judged, by_hand)
     assert judged.audit == "rows" and judged.n_audited == audited.sum()
     # The loaded sample is the judge's labels, neighbours included (chunk_index is in the file).
-    assert results.sample() is judged.judge
+    assert results.population() is judged.judge
     ordered = frame.assign(d=doc).sort_values(["d", "chunk_index"])
     first = ordered.groupby("d")["y_judge"].first().to_numpy()
-    np.testing.assert_array_equal(judged.judge.first, first)
+    np.testing.assert_array_equal(judged.judge.first_y, first)
 
 
 def test_a_mapped_judge_column_and_a_document_audit(tmp_path):
@@ -59,7 +59,7 @@ def test_a_mapped_judge_column_and_a_document_audit(tmp_path):
 def test_a_per_document_file_keeps_the_audit(tmp_path):
     frame, _ = judged_rows(3)
     from_rows = results_from_frame(frame)
-    write_results(per_document_frame(from_rows.samples, from_rows.judged), tmp_path / "docs.parquet")
+    write_results(per_document_frame(from_rows.populations, from_rows.judged), tmp_path / "docs.parquet")
     assert_same_judged(load_results(tmp_path / "docs.parquet").judged_sample(), from_rows.judged_sample())
 
 

@@ -37,7 +37,7 @@ def chunk_rows(seed=0, n_docs=50, configs=("100w", "50w"), scores=False) -> pd.D
 def assert_same_samples(a, b):
     assert a.configs == b.configs and a.n_rows == b.n_rows
     for config in a.configs:
-        left, right = dataclasses.asdict(a.sample(config)), dataclasses.asdict(b.sample(config))
+        left, right = dataclasses.asdict(a.population(config)), dataclasses.asdict(b.population(config))
         assert left.keys() == right.keys()
         for key, value in left.items():
             if isinstance(value, np.ndarray):
@@ -52,17 +52,17 @@ def assert_same_samples(a, b):
 def test_a_per_document_file_loads_to_the_samples_of_its_chunk_rows(tmp_path, name, scores):
     rows = chunk_rows(seed=1, scores=scores)
     from_rows = results_from_frame(rows)
-    write_results(per_document_frame(from_rows.samples), tmp_path / name)
+    write_results(per_document_frame(from_rows.populations), tmp_path / name)
     from_file = load_results(tmp_path / name)
     assert_same_samples(from_file, from_rows)
-    assert from_file.sample("100w").binary is (not scores)
+    assert from_file.population("100w").binary is (not scores)
 
 
 @pytest.mark.parametrize("drop", [[], ["doc_type"], ["chunk_index"], ["config"], ["chunk_index", "doc_type", "config"]])
 def test_optional_columns_stay_optional(tmp_path, drop):
     rows = chunk_rows(seed=2, configs=("100w",)).drop(columns=drop)
     from_rows = results_from_frame(rows)
-    frame = per_document_frame(from_rows.samples)
+    frame = per_document_frame(from_rows.populations)
     if "config" in drop:  # a file without the column reads as the "default" config
         frame = frame.drop(columns="config")
     frame.to_parquet(tmp_path / "stats.parquet")
@@ -70,20 +70,26 @@ def test_optional_columns_stay_optional(tmp_path, drop):
     assert set(frame.columns).isdisjoint({"sum_y_next", "first_y", "last_y"}) == ("chunk_index" in drop)
 
 
+def test_a_column_n_reads_as_chunks():
+    from_rows = results_from_frame(chunk_rows(seed=4))
+    frame = per_document_frame(from_rows.populations).rename(columns={"chunks": "n"})
+    assert_same_samples(results_from_frame(frame), from_rows)
+
+
 def test_rows_in_any_order_and_an_in_memory_frame_give_the_same_samples():
     from_rows = results_from_frame(chunk_rows(seed=3))
-    frame = per_document_frame(from_rows.samples).sample(frac=1, random_state=0)
+    frame = per_document_frame(from_rows.populations).sample(frac=1, random_state=0)
     assert_same_samples(results_from_frame(frame), from_rows)
 
 
 def test_every_command_gives_the_same_json_from_either_file(tmp_path, capsys):
     rows = chunk_rows(seed=4, configs=("100w", "50w", "25w"))
     write_results(rows, tmp_path / "chunks.csv")
-    write_results(per_document_frame(results_from_frame(rows).samples), tmp_path / "stats.parquet")
+    write_results(per_document_frame(results_from_frame(rows).populations), tmp_path / "stats.parquet")
     # one file per chunk size, as plan and compare read several
     for config, block in rows.groupby("config"):
         write_results(block, tmp_path / f"chunks-{config}.csv")
-        write_results(per_document_frame(results_from_frame(block).samples), tmp_path / f"stats-{config}.parquet")
+        write_results(per_document_frame(results_from_frame(block).populations), tmp_path / f"stats-{config}.parquet")
     commands = [
         ["interval", "--config", "100w", "--boot", "300", "--population-docs", "400", "--seed", "7"],
         ["interval", "--config", "50w", "--estimator", "macro", "--boot", "200"],
@@ -112,17 +118,17 @@ def test_the_library_gives_the_same_report_from_either_file(tmp_path):
     rows = chunk_rows(seed=5, scores=True)
     write_results(rows, tmp_path / "chunks.parquet")
     ru.load_results(tmp_path / "chunks.parquet")
-    write_results(per_document_frame(ru.load_results(tmp_path / "chunks.parquet").samples), tmp_path / "stats.csv")
-    a = ru.interval_report(ru.load_results(tmp_path / "chunks.parquet").sample("50w"), boot=500, rng=1)
-    b = ru.interval_report(ru.load_results(tmp_path / "stats.csv").sample("50w"), boot=500, rng=1)
+    write_results(per_document_frame(ru.load_results(tmp_path / "chunks.parquet").populations), tmp_path / "stats.csv")
+    a = ru.interval_report(ru.load_results(tmp_path / "chunks.parquet").population("50w"), boot=500, rng=1)
+    b = ru.interval_report(ru.load_results(tmp_path / "stats.csv").population("50w"), boot=500, rng=1)
     assert a.to_dict() == b.to_dict()
-    assert ru.diagnostics(ru.load_results(tmp_path / "stats.csv").sample("100w")).lag1_autocorr == (
-        ru.diagnostics(ru.load_results(tmp_path / "chunks.parquet").sample("100w")).lag1_autocorr
+    assert ru.diagnostics(ru.load_results(tmp_path / "stats.csv").population("100w")).lag1_autocorr == (
+        ru.diagnostics(ru.load_results(tmp_path / "chunks.parquet").population("100w")).lag1_autocorr
     )
 
 
 def test_the_format_is_what_the_module_documents():
-    frame = per_document_frame(results_from_frame(chunk_rows(seed=6, configs=("100w",))).samples)
+    frame = per_document_frame(results_from_frame(chunk_rows(seed=6, configs=("100w",))).populations)
     assert list(frame.columns) == [FORMAT_COLUMN, "config", "doc_id", "chunks", "sum_y", "sum_y2",
                                    "sum_y_next", "first_y", "last_y", "doc_type"]
     assert (frame[FORMAT_COLUMN] == 1).all()
@@ -191,7 +197,7 @@ def test_each_violation_names_column_and_row(tmp_path, column, row, value, messa
 
 
 def test_the_good_table_loads_and_violations_are_reported_together(tmp_path):
-    assert results_from_frame(GOOD).sample().n_docs == 4
+    assert results_from_frame(GOOD).population().n_docs == 4
     bad = GOOD.assign(chunks=[-1, -2, 1, 0], sum_y=[2.0, 0.0, 5.0, 2.5])
     with pytest.raises(DataError) as err:
         results_from_frame(bad, source="stats.parquet")
@@ -221,9 +227,9 @@ def test_other_dead_ends(tmp_path):
     with pytest.raises(DataError, match=r"<frame> has no data rows"):
         results_from_frame(GOOD.iloc[:0])
     one_in_z = results_from_frame(with_cell("config", 3, "z"))  # loads: only choosing config 'z' is refused
-    assert one_in_z.sample("100w").n_docs == 3
+    assert one_in_z.population("100w").n_docs == 3
     with pytest.raises(DataError, match=r"column 'doc_id' has a single document \('c'\) for config 'z'"):
-        one_in_z.sample("z")
+        one_in_z.population("z")
     with pytest.raises(DataError, match=r"holds per-document statistics .*does not apply"):
         results_from_frame(GOOD, columns={"y": "sum_y"})
     GOOD.to_csv(tmp_path / "stats.csv", index=False)

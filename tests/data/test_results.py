@@ -56,15 +56,15 @@ def expected_stats(frame: pd.DataFrame) -> pd.DataFrame:
         frame["config"] = "default"
     y = frame["y"].astype(float)
     frame = frame.assign(y=y, y2=y**2)
-    out = frame.groupby(["config", "doc_id"]).agg(total=("y", "sum"), size=("y", "size"), sumsq=("y2", "sum"))
+    out = frame.groupby(["config", "doc_id"]).agg(sum_y=("y", "sum"), n=("y", "size"), sum_y2=("y2", "sum"))
     if "chunk_index" in frame:
         ordered = frame.sort_values(["config", "doc_id", "chunk_index"])
         nxt = ordered.groupby(["config", "doc_id"])["y"].shift(-1)
         ordered = ordered.assign(cross=ordered["y"] * nxt.fillna(0))
         grouped = ordered.groupby(["config", "doc_id"])
-        out["lag_cross"] = grouped["cross"].sum()
-        out["first"] = grouped["y"].first()
-        out["last"] = grouped["y"].last()
+        out["sum_y_next"] = grouped["cross"].sum()
+        out["first_y"] = grouped["y"].first()
+        out["last_y"] = grouped["y"].last()
     if "doc_type" in frame:
         out["doc_type"] = frame.groupby(["config", "doc_id"])["doc_type"].first()
     return out.reset_index()
@@ -75,23 +75,23 @@ def assert_same(results, frame):
     assert results.n_rows == len(frame)
     assert sorted(results.configs) == sorted(expected["config"].unique())
     for config, want in expected.groupby("config"):
-        got = results.sample(config)
+        got = results.population(config)
         assert got.config == config
-        order = np.argsort(got.doc_id)
+        order = np.argsort(got.cluster_id)
         want = want.sort_values("doc_id")
-        np.testing.assert_array_equal(got.doc_id[order], want["doc_id"].to_numpy())
-        np.testing.assert_array_equal(got.size[order], want["size"].to_numpy())
-        np.testing.assert_allclose(got.total[order], want["total"].to_numpy())
-        np.testing.assert_allclose(got.sumsq[order], want["sumsq"].to_numpy())
-        for name in ("lag_cross", "first", "last"):
+        np.testing.assert_array_equal(got.cluster_id[order], want["doc_id"].to_numpy())
+        np.testing.assert_array_equal(got.n[order], want["n"].to_numpy())
+        np.testing.assert_allclose(got.sum_y[order], want["sum_y"].to_numpy())
+        np.testing.assert_allclose(got.sum_y2[order], want["sum_y2"].to_numpy())
+        for name in ("sum_y_next", "first_y", "last_y"):
             if name in want:
                 np.testing.assert_allclose(getattr(got, name)[order], want[name].to_numpy())
             else:
                 assert getattr(got, name) is None
         if "doc_type" in want:
-            np.testing.assert_array_equal(got.doc_type[order], want["doc_type"].to_numpy())
+            np.testing.assert_array_equal(got.label[order], want["doc_type"].to_numpy())
         else:
-            assert got.doc_type is None
+            assert got.label is None
         in_config = frame["config"] == config if "config" in frame else slice(None)
         assert got.binary == bool(frame.loc[in_config, "y"].astype(float).isin([0.0, 1.0]).all())
 
@@ -134,7 +134,7 @@ def test_column_mapping_renames_file_columns(tmp_path):
 
 def test_frame_scores_and_booleans():
     scores = chunk_rows(seed=4, scores=True)
-    got = results_from_frame(scores).sample()
+    got = results_from_frame(scores).population()
     assert not got.binary
     assert_same(results_from_frame(scores), scores)
     hits = chunk_rows(seed=5)
@@ -147,7 +147,7 @@ def test_frame_scores_and_booleans():
 def test_doc_ids_keep_their_text_across_formats(tmp_path):
     frame = pd.DataFrame({"doc_id": ["007", "007", "7", "7.0"], "y": [1, 0, 1, 0]})
     frame.to_csv(tmp_path / "ids.csv", index=False)
-    assert sorted(load_results(tmp_path / "ids.csv").sample().doc_id) == ["007", "7", "7.0"]
+    assert sorted(load_results(tmp_path / "ids.csv").population().cluster_id) == ["007", "7", "7.0"]
 
 
 def test_file_like_upload_is_spooled(tmp_path):
@@ -177,19 +177,30 @@ def test_explicit_file_type_overrides_the_name(tmp_path):
 def test_neighbours_follow_chunk_index_not_file_order():
     # doc a in chunk_index order is 1, 1, 0, 1 -> one neighbouring pair of hits, first 1, last 1
     frame = pd.DataFrame({"doc_id": ["a"] * 4 + ["b"] * 2, "chunk_index": [3, 0, 2, 1, 1, 0], "y": [1, 1, 0, 1, 0, 1]})
-    got = results_from_frame(frame).sample()
-    assert got.lag_cross.tolist() == [1.0, 0.0]
-    assert got.first.tolist() == [1.0, 1.0]
-    assert got.last.tolist() == [1.0, 0.0]
+    got = results_from_frame(frame).population()
+    assert got.sum_y_next.tolist() == [1.0, 0.0]
+    assert got.first_y.tolist() == [1.0, 1.0]
+    assert got.last_y.tolist() == [1.0, 0.0]
 
 
-def test_results_sample_picks_a_config():
+def test_results_population_picks_a_config():
     results = results_from_frame(chunk_rows(seed=8, configs=("100w", "50w")))
-    assert results.sample("50w").config == "50w"
+    assert results.population("50w").config == "50w"
     with pytest.raises(DataError, match=r"several configs \('100w', '50w'\|'50w', '100w'\)|several configs"):
-        results.sample()
+        results.population()
     with pytest.raises(DataError, match=r"config '20w' is not in <frame>; it holds"):
-        results.sample("20w")
+        results.population("20w")
+
+
+def test_the_old_names_of_population_and_populations_still_work_and_warn():
+    results = results_from_frame(chunk_rows(seed=8, configs=("100w", "50w")))
+    with pytest.warns(DeprecationWarning, match=r"Results\.sample is deprecated .*; use Results\.population$"):
+        old = results.sample("50w")
+    assert old is results.population("50w")
+    with pytest.warns(DeprecationWarning, match=r"Results\.samples is deprecated .*; use Results\.populations$"):
+        assert results.samples is results.populations
+    with pytest.warns(DeprecationWarning), pytest.raises(DataError, match="several configs"):
+        results.sample()  # the same checks
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -209,8 +220,8 @@ def test_aggregation_is_invariant_to_row_order(sizes, data):
     )
     perm = data.draw(st.permutations(range(n)))
     shuffled = frame.iloc[list(perm)].reset_index(drop=True)
-    a, b = results_from_frame(frame).sample(), results_from_frame(shuffled).sample()
-    for name in ("total", "size", "sumsq", "lag_cross", "first", "last"):
+    a, b = results_from_frame(frame).population(), results_from_frame(shuffled).population()
+    for name in ("sum_y", "n", "sum_y2", "sum_y_next", "first_y", "last_y"):
         np.testing.assert_allclose(getattr(a, name), getattr(b, name))
     assert_same(results_from_frame(shuffled), frame)
 
@@ -368,14 +379,14 @@ def test_empty_inputs(tmp_path):
 
 def test_a_single_document_cannot_give_a_variance():
     with pytest.raises(DataError, match=r"column 'doc_id' has a single document \('a'\); .* at least 2 documents"):
-        results_from_frame(GOOD.iloc[:3]).sample()
+        results_from_frame(GOOD.iloc[:3]).population()
     two_configs = pd.concat([GOOD.assign(config="100w"), GOOD.iloc[:3].assign(config="50w")])
     results = results_from_frame(two_configs)  # the file loads: only choosing '50w' is refused
-    assert results.sample("100w").n_docs == GOOD["doc_id"].nunique()
+    assert results.population("100w").n_docs == GOOD["doc_id"].nunique()
     with pytest.raises(DataError, match=r"single document \('a'\) for config '50w'"):
-        results.sample("50w")
+        results.population("50w")
     with pytest.raises(DataError, match=r"several configs \('100w', '50w'\).*--config"):
-        results.sample()
+        results.population()
 
 
 def test_unknown_file_types_and_missing_files(tmp_path):

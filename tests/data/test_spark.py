@@ -81,8 +81,8 @@ def test_spark_and_duckdb_give_identical_statistics(spark, rows, tmp_path, drop)
     # and the samples ragunc builds from it are those of the chunk rows
     spark_samples, row_samples = results_from_frame(got), results_from_frame(chunks)
     for config in row_samples.configs:
-        a, b = spark_samples.sample(config), row_samples.sample(config)
-        for field in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+        a, b = spark_samples.population(config), row_samples.population(config)
+        for field in ("cluster_id", "sum_y", "n", "sum_y2", "sum_y_next", "first_y", "last_y", "label"):
             np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
         assert a.binary == b.binary == (config == "100w")
     assert spark_samples.configs == (["default"] if "config" in drop else ["100w", "50w"])
@@ -143,6 +143,6 @@ def test_missing_columns_and_single_documents(spark, rows):
     loaded = results_from_frame(stats, source="stats")
     assert loaded.configs == ["100w", "50w", "solo"]
     with pytest.raises(DataError, match=r"column 'doc_id' has a single document \('.*'\) for config 'solo'"):
-        loaded.sample("solo")
+        loaded.population("solo")
     with pytest.raises(DataError, match=r"the Spark DataFrame has no data rows"):
         per_document_statistics(spark.createDataFrame(rows).limit(0))

@@ -153,8 +153,8 @@ def alike():
 
 def _deff_curve(results, k: int = 20) -> go.Figure:
     """As the Design effect page draws it."""
-    d = diagnostics(results.sample("100w"), estimator="micro")
-    observed = {c: (diagnostics(p).mean_size, diagnostics(p).deff) for c, p in results.samples.items()}
+    d = diagnostics(results.population("100w"), estimator="micro")
+    observed = {c: (diagnostics(p).mean_size, diagnostics(p).deff) for c, p in results.populations.items()}
     return figures.deff_curve_figure(rho=d.icc, k=k, m_max=max(2 * max(m for m, _ in observed.values()), 20.0),
                                      observed=observed)
 
@@ -167,27 +167,27 @@ def test_the_k_over_rho_label_is_clear_of_the_curves(canvas, which, request):
 
 
 def test_the_forest_plots_axis_title_keeps_clear_of_its_legend(canvas, stdlib):
-    fig = figures.forest_figure(compare_configs(stdlib.samples, "100w", boot=200, rng=0))
+    fig = figures.forest_figure(compare_configs(stdlib.populations, "100w", boot=200, rng=0))
     for width in (FULL, HALF):
         assert layout_problems(laid_out(canvas, fig, width)) == []
 
 
 def test_the_plans_log_axes_read_as_numbers(canvas, stdlib):
     # Plotly labels a log axis's minor ticks with their leading digit: "100 5 2 10 5 2 1".
-    fig = figures.plan_figure(plan_from_pilot(stdlib.sample("100w"), half_width=0.02))
+    fig = figures.plan_figure(plan_from_pilot(stdlib.population("100w"), half_width=0.02))
     assert layout_problems(laid_out(canvas, fig, FULL)) == []
 
 
 def test_the_power_and_comparison_figures_lay_out_cleanly(canvas, stdlib):
-    plan = plan_difference(stdlib.sample("100w"), stdlib.sample("50w"), difference=0.02)
-    comparison = paired_comparison(stdlib.sample("100w"), stdlib.sample("50w"), boot=200, rng=0)
+    plan = plan_difference(stdlib.population("100w"), stdlib.population("50w"), difference=0.02)
+    comparison = paired_comparison(stdlib.population("100w"), stdlib.population("50w"), boot=200, rng=0)
     for fig in (figures.power_figure(plan), figures.comparison_figure(comparison)):
         assert layout_problems(laid_out(canvas, fig, FULL)) == []
 
 
 def test_the_design_effect_figures_lay_out_cleanly(canvas, stdlib):
-    population = stdlib.sample("100w")
-    sizes = {int(c[:-1]): p for c, p in stdlib.samples.items()}
+    population = stdlib.population("100w")
+    sizes = {int(c[:-1]): p for c, p in stdlib.populations.items()}
     for fig, width in ((figures.chunk_size_figure(chunk_size_diagnostics(sizes, k=20), current=100), FULL),
                        (figures.document_rates_figure({"documents": document_rates(population)}), HALF)):
         assert layout_problems(laid_out(canvas, fig, width)) == []

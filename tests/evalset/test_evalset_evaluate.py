@@ -69,9 +69,9 @@ def test_per_question_results_follow_the_data_contract(hand_set):
     report = evaluate_evalset(hand_set, k=2, run=hand_set / "run.csv", boot=200)
     path = hand_set / "results.csv"
     report.results.to_csv(path, index=False)
-    sample = load_results(path).sample()
-    assert sorted(sample.doc_id.tolist()) == ["A", "B", "C"]  # clustered by source document
-    assert sample.total.sum() == pytest.approx(2.5) and sample.size.sum() == 4
+    sample = load_results(path).population()
+    assert sorted(sample.cluster_id.tolist()) == ["A", "B", "C"]  # clustered by source document
+    assert sample.sum_y.sum() == pytest.approx(2.5) and sample.n.sum() == 4
 
 
 def test_bad_inputs(hand_set, tmp_path):

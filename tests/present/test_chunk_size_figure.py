@@ -7,7 +7,7 @@ import pytest
 from ragunc.present.figures import OKABE_ITO, chunk_size_figure
 from ragunc.present.summary import chunk_size_reading, chunk_size_table
 from ragunc.stats.design import chunk_size_diagnostics
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
 @pytest.fixture(scope="module")
@@ -15,8 +15,8 @@ def rows():
     rng = np.random.default_rng(5)
     size = rng.integers(1, 15, 200)
     total = rng.binomial(size, rng.beta(0.5, 1.5, 200)).astype(float)
-    populations = {w: ClusterSample(doc_id=np.arange(200).astype(str), total=total * f, size=size * f,
-                                    sumsq=total * f, config=f"{w}w")
+    populations = {w: ClusterStats(cluster_id=np.arange(200).astype(str), sum_y=total * f, n=size * f,
+                                    sum_y2=total * f, config=f"{w}w")
                    for w, f in ((200, 1), (100, 2), (50, 4))}
     return chunk_size_diagnostics(populations, k=20)
 

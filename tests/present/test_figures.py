@@ -17,7 +17,7 @@ from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_difference, plan_documents
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
 # Colour-blind-safe colours the builders may use: Okabe-Ito plus Paul Tol's muted wine, indigo, teal,
@@ -32,9 +32,9 @@ def _population(n_docs=200, rho=0.3, p=0.2, seed=1, config="100w"):
     ab = 1 / rho - 1
     rate = rng.beta(p * ab, (1 - p) * ab, n_docs)
     total = rng.binomial(size, rate).astype(float)
-    return ClusterSample(
-        doc_id=np.array([f"d{i}" for i in range(n_docs)]), total=total, size=size.astype(np.int64),
-        sumsq=total.copy(), config=config,
+    return ClusterStats(
+        cluster_id=np.array([f"d{i}" for i in range(n_docs)]), sum_y=total, n=size.astype(np.int64),
+        sum_y2=total.copy(), config=config,
     )
 
 
@@ -210,8 +210,8 @@ def test_plan_figure_marks_the_documents_needed(population):
 def test_power_figure_titles_the_planned_difference_in_the_pilots_direction(population):
     # It read "+2.0 pp (50w − 100w)" beside a pilot 50w − 100w of −1.23 pp: the plan is a two-sided test
     # of a 2 pp difference either way, and the title must not say the planned direction is the opposite one.
-    fewer = np.floor(0.8 * population.total)
-    worse = dataclasses.replace(population, total=fewer, sumsq=fewer, config="50w")
+    fewer = np.floor(0.8 * population.sum_y)
+    worse = dataclasses.replace(population, sum_y=fewer, sum_y2=fewer, config="50w")
     plan = plan_difference(population, worse, difference=0.02)
     assert plan.pilot_difference < 0  # the premise
     title = figures.power_figure(plan).layout.title.text
@@ -222,7 +222,7 @@ def test_power_figure_titles_the_planned_difference_in_the_pilots_direction(popu
 
 def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
     other = _population(seed=2, config="200w")
-    other = ClusterSample(doc_id=population.doc_id, total=other.total, size=other.size, sumsq=other.sumsq,
+    other = ClusterStats(cluster_id=population.cluster_id, sum_y=other.sum_y, n=other.n, sum_y2=other.sum_y2,
                           config="200w")
     cmp = paired_comparison(population, other, boot=200, rng=0)
     fig = figures.comparison_figure(cmp)

@@ -7,7 +7,7 @@ import pytest
 from ragunc.present.judged_figures import judged_coverage_figure, judged_figure, rank_figure
 from ragunc.stats.judged import judged_coverage, judged_report
 from ragunc.stats.multiple import rank_configs
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 from tests.support.judged import judged_from_rows
 
 
@@ -56,7 +56,7 @@ def test_rank_figure_lists_the_best_first():
     samples = {}
     for name, p in (("small", 0.2), ("large", 0.5), ("middle", 0.35)):
         hits = rng.binomial(size, p).astype(float)
-        samples[name] = ClusterSample(np.arange(40).astype(str), hits, size, hits, config=name)
+        samples[name] = ClusterStats(np.arange(40).astype(str), hits, size, hits, config=name)
     result = rank_configs(samples, boot=200, rng=1)
     ranks, bars = rank_figure(result).data
     assert list(ranks.y) == ["large", "middle", "small"] and list(ranks.x) == [1, 2, 3]
@@ -78,7 +78,7 @@ def test_the_readings_name_what_is_measured():
     assert any("single document" in line for line in judged_reading(judged_report(one)))
     rng = np.random.default_rng(4)
     size = rng.integers(2, 20, 200)
-    samples = {name: ClusterSample(np.arange(200).astype(str), h, size, h, config=name)
+    samples = {name: ClusterStats(np.arange(200).astype(str), h, size, h, config=name)
                for name, h in (("low", rng.binomial(size, 0.1).astype(float)),
                                ("high", rng.binomial(size, 0.6).astype(float)))}
     assert rank_reading(rank_configs(samples, boot=200, rng=1)).startswith("**high** is the best with P(best) 100%")

@@ -13,7 +13,7 @@ from ragunc.stats.design import design
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import interval_method
 from ragunc.stats.recommend import RECOMMENDED_METHOD
-from ragunc.stats.sample import ClusterSample, draw_sample
+from ragunc.stats.sample import ClusterStats, draw_sample
 
 Z = stats.norm.ppf(0.975)
 
@@ -24,8 +24,8 @@ def _population(n_docs=300, rho=0.3, p=0.2, seed=1, scale=1):
     size = rng.integers(5, 60, n_docs) * scale
     ab = 1 / rho - 1
     total = rng.binomial(size, rng.beta(p * ab, (1 - p) * ab, n_docs)).astype(float)
-    return ClusterSample(doc_id=np.array([f"d{i:03d}" for i in range(n_docs)]), total=total,
-                         size=size.astype(np.int64), sumsq=total.copy(), config=f"{100 // scale}w")
+    return ClusterStats(cluster_id=np.array([f"d{i:03d}" for i in range(n_docs)]), sum_y=total,
+                         n=size.astype(np.int64), sum_y2=total.copy(), config=f"{100 // scale}w")
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +65,8 @@ def ten_thousand():
     """The seed's example: 20 documents of 500 chunks, 1,800 hits in all (18%)."""
     hits = np.array([0, 0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 130, 150, 180, 200, 250, 225], float)
     assert hits.sum() == 1800
-    sample = ClusterSample(doc_id=np.array([f"doc{i}" for i in range(20)]), total=hits,
-                           size=np.full(20, 500), sumsq=hits.copy())
+    sample = ClusterStats(cluster_id=np.array([f"doc{i}" for i in range(20)]), sum_y=hits,
+                           n=np.full(20, 500), sum_y2=hits.copy())
     return sample, interval_report(sample, boot=50, rng=0)
 
 
@@ -88,7 +88,7 @@ def test_step_1_figure_draws_the_binomial_band_and_each_document(ten_thousand):
     assert len(closed.data) == 1 and closed.data[0].x[0] == pytest.approx(18.0)
     assert closed.data[0].text[0] == "18.00% ± 0.75 pt"
     documents = opened.data[1]
-    np.testing.assert_allclose(sorted(documents.x), sorted(sample.total / 5))  # percent of 500 chunks
+    np.testing.assert_allclose(sorted(documents.x), sorted(sample.sum_y / 5))  # percent of 500 chunks
     assert len(set(documents.y)) == 20
     assert closed.layout.xaxis.range == opened.layout.xaxis.range  # the reveal does not rescale
 
@@ -98,7 +98,7 @@ def test_step_1_figure_draws_the_binomial_band_and_each_document(ten_thousand):
 
 def test_step_2_sentences_are_the_draws_spread_against_the_binomial(population, real):
     first, second = lesson.draws_sentences(real)
-    p = population.total.sum() / population.n_chunks
+    p = population.sum_y.sum() / population.n_chunks
     binomial_sd = np.sqrt(p * (1 - p) / (20 * population.n_chunks / population.n_docs))  # by hand
     sd = np.std(real.estimates, ddof=1)
     assert f"within ±{100 * Z * binomial_sd:.2f} points of the population's {100 * p:.2f}%" in first
@@ -144,8 +144,8 @@ def test_step_2_figure_stacks_each_draw_on_the_earlier_ones_in_its_bin(real):
 def test_step_3_census_of_the_drawn_documents(population):
     sample = draw_sample(population, 20, rng=5)
     first, second = lesson.census_sentences(population, sample, 4)
-    rate = sample.total.sum() / sample.size.sum()
-    rates = 100 * population.total / population.size
+    rate = sample.sum_y.sum() / sample.n.sum()
+    rates = 100 * population.sum_y / population.n
     assert f"draw 4 picked the 20 coloured ones, whose {sample.n_chunks:,} chunks give {100 * rate:.2f}%" in first
     assert f"out of {population.n_docs:,}" in first
     assert f"gives {100 * rate:.2f}% again" in second
@@ -153,7 +153,7 @@ def test_step_3_census_of_the_drawn_documents(population):
     fig = lesson.census_figure(population, sample)
     others, drawn = fig.data
     assert len(drawn.x) == 20 and len(others.x) == population.n_docs - 20
-    np.testing.assert_allclose(sorted(drawn.y), sorted(100 * sample.total / sample.size))
+    np.testing.assert_allclose(sorted(drawn.y), sorted(100 * sample.sum_y / sample.n))
     assert sorted(np.concatenate([others.x, drawn.x]).tolist()) == list(range(1, population.n_docs + 1))
     lines = {a["text"] for a in fig.to_dict()["layout"]["annotations"]}
     assert f"this draw {100 * rate:.2f}%" in lines

@@ -22,7 +22,7 @@ from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.planning import plan_difference
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
 def _sample(n_docs=120, seed=4):
@@ -30,8 +30,8 @@ def _sample(n_docs=120, seed=4):
     size = rng.integers(2, 50, n_docs)
     rate = rng.beta(0.5, 2.0, n_docs)
     total = rng.binomial(size, rate).astype(float)
-    return ClusterSample(doc_id=np.array([f"d{i}" for i in range(n_docs)]), total=total,
-                         size=size.astype(np.int64), sumsq=total.copy(), config="100w")
+    return ClusterStats(cluster_id=np.array([f"d{i}" for i in range(n_docs)]), sum_y=total,
+                         n=size.astype(np.int64), sum_y2=total.copy(), config="100w")
 
 
 @pytest.fixture(scope="module")
@@ -136,8 +136,8 @@ def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, n
 def test_a_sample_deff_below_one_is_explained(population):
     values = design(population, 10, rng=3)
     # ten documents with the same rate: no spread between them, the sample's DEFF is 0 < 1
-    alike = ClusterSample(doc_id=np.array([f"d{i}" for i in range(10)]), total=np.full(10, 2.0),
-                          size=np.full(10, 10), sumsq=np.full(10, 2.0))
+    alike = ClusterStats(cluster_id=np.array([f"d{i}" for i in range(10)]), sum_y=np.full(10, 2.0),
+                          n=np.full(10, 10), sum_y2=np.full(10, 2.0))
     r = interval_report(alike, boot=50, rng=0)
     assert r.diagnostics.deff < 1
     note = report.deff_note(values, r)
@@ -212,8 +212,8 @@ def test_reading_of_a_census_and_of_a_sample_without_hits(population):
 
     # No hits in three documents: both variances are 0, so DEFF = 0/0 and n_eff are undefined,
     # and the reading must say so instead of quoting "nan" independent chunks.
-    zero = ClusterSample(doc_id=np.array(["a", "b", "c"]), total=np.zeros(3), size=np.array([3, 4, 5]),
-                         sumsq=np.zeros(3))
+    zero = ClusterStats(cluster_id=np.array(["a", "b", "c"]), sum_y=np.zeros(3), n=np.array([3, 4, 5]),
+                         sum_y2=np.zeros(3))
     r = interval_report(zero, boot=50, rng=0)
     assert r.diagnostics.cluster_variance == 0 and r.diagnostics.binomial_variance == 0
     assert np.isnan(r.diagnostics.deff) and np.isnan(r.diagnostics.n_eff)
@@ -227,8 +227,8 @@ def _configs():
     rng = np.random.default_rng(3)
     out = {"100w": base}
     for name, lift in (("50w", 0.0), ("200w", 0.15)):
-        extra = rng.binomial(base.size - base.total.astype(int), lift).astype(float)
-        out[name] = ClusterSample(base.doc_id, base.total + extra, base.size, base.total + extra, config=name)
+        extra = rng.binomial(base.n - base.sum_y.astype(int), lift).astype(float)
+        out[name] = ClusterStats(base.cluster_id, base.sum_y + extra, base.n, base.sum_y + extra, config=name)
     return out
 
 

@@ -24,10 +24,10 @@ CONTRACT_KEYS = {"k", "order", "recall", "naive_sum", "n_queries", "n_excluded",
 
 def test_scores_sample_sums_by_group_and_drops_undefined():
     s = scores_sample(np.array([0.5, 1.0, np.nan, 0.0, 0.25]), np.array(["b", "a", "a", "b", "b"]))
-    assert list(s.doc_id) == ["a", "b"]
-    np.testing.assert_allclose(s.total, [1.0, 0.75])
-    np.testing.assert_array_equal(s.size, [1, 3])
-    np.testing.assert_allclose(s.sumsq, [1.0, 0.25 + 0.0 + 0.0625])
+    assert list(s.cluster_id) == ["a", "b"]
+    np.testing.assert_allclose(s.sum_y, [1.0, 0.75])
+    np.testing.assert_array_equal(s.n, [1, 3])
+    np.testing.assert_allclose(s.sum_y2, [1.0, 0.25 + 0.0 + 0.0625])
     assert not s.binary
 
 

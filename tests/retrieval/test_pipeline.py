@@ -52,7 +52,7 @@ def test_data_contract(results, corpus):
     assert ((rank >= 1) & (rank <= 100)).fillna(True).all()
     np.testing.assert_array_equal(results["y"], (rank == 1).fillna(False).astype(int))
     assert (results["doc_hit1"] >= results["y"]).all()
-    loaded = results_from_frame(results).sample()
+    loaded = results_from_frame(results).population()
     assert loaded.n_docs == len(corpus) and loaded.n_chunks == len(results)
     summary = results.attrs["summary"]
     assert summary["n_chunks"] == len(results) and summary["hit1"] == pytest.approx(results["y"].mean())
@@ -177,9 +177,9 @@ def test_several_questions_about_one_chunk_stay_a_loadable_file(corpus, tmp_path
     )
     frame = chunk_eval(corpus, chunk_words=40, queries=tmp_path / "q.csv")
     assert "chunk_id" not in frame and "chunk_index" not in frame
-    sample = results_from_frame(frame).sample()
+    sample = results_from_frame(frame).population()
     assert sample.n_chunks == 3 and sample.n_docs == 2  # queries clustered by document
-    assert sample.total.sum() == frame["y"].sum()
+    assert sample.sum_y.sum() == frame["y"].sum()
 
 
 @pytest.mark.parametrize(("chunk_words", "overlap"), [(10, 0), (40, 0), (25, 7)])

@@ -15,8 +15,8 @@ from ragunc.stats.diagnostics import icc_anova
 
 def _shape(name):
     s = battery_population(name)
-    cv = s.size.std() / s.size.mean()
-    return s, s.total.sum() / s.size.sum(), float((s.total == 0).mean()), icc_anova(s.total, s.size, s.sumsq), cv
+    cv = s.n.std() / s.n.mean()
+    return s, s.sum_y.sum() / s.n.sum(), float((s.sum_y == 0).mean()), icc_anova(s.sum_y, s.n, s.sum_y2), cv
 
 
 @pytest.mark.parametrize("name, p, zero, icc, cv", [
@@ -33,21 +33,21 @@ def _shape(name):
 def test_each_population_has_its_advertised_shape(name, p, zero, icc, cv):
     s, rate, zeros, rho, size_cv = _shape(name)
     assert s.n_docs == N_DOCS and s.binary
-    assert np.all((0 <= s.total) & (s.total <= s.size))
+    assert np.all((0 <= s.sum_y) & (s.sum_y <= s.n))
     for value, (low, high) in ((rate, p), (zeros, zero), (rho, icc), (size_cv, cv)):
         assert low <= value <= high, (name, value, low, high)
 
 
 def test_long_documents_do_worse_in_the_size_correlated_population():
     s = battery_population("size_correlated")
-    long = s.size >= np.median(s.size)
-    assert s.total[long].sum() / s.size[long].sum() < 0.75 * s.total[~long].sum() / s.size[~long].sum()
+    long = s.n >= np.median(s.n)
+    assert s.sum_y[long].sum() / s.n[long].sum() < 0.75 * s.sum_y[~long].sum() / s.n[~long].sum()
 
 
 def test_populations_are_reproducible_and_seeded():
     a, b = battery_population("rare"), battery_population("rare")
-    assert np.array_equal(a.total, b.total) and np.array_equal(a.size, b.size)
-    assert not np.array_equal(battery_population("rare", seed=1).total, a.total)
+    assert np.array_equal(a.sum_y, b.sum_y) and np.array_equal(a.n, b.n)
+    assert not np.array_equal(battery_population("rare", seed=1).sum_y, a.sum_y)
     assert len(set(POPULATIONS)) == 9
 
 
@@ -55,7 +55,7 @@ def test_populations_are_reproducible_and_seeded():
 def test_sparse_pareto_sizes_are_the_pareto_quantiles(name):
     """Sizes: ceil(3 u^(-1/alpha)) at u = (i + 1/2) / D, so log size falls as -1/alpha per unit of log u."""
     tail = SPARSE_PARETO_TAIL[name]
-    size = np.sort(battery_population(name).size)[::-1]
+    size = np.sort(battery_population(name).n)[::-1]
     assert tail <= 1.2
     # The longest document sits at u = 1 / (2 D): by hand, 3 * 2400 = 7200 chunks at tail index 1.
     assert size[0] == np.ceil(3 * (2 * N_DOCS) ** (1 / tail))
@@ -66,13 +66,13 @@ def test_sparse_pareto_sizes_are_the_pareto_quantiles(name):
     assert slope == pytest.approx(-1 / tail, rel=0.01)
     # Redrawing the rates keeps the sizes: the population's shape is the tail index's, not the seed's.
     other = battery_population(name, seed=1)
-    assert np.array_equal(np.sort(other.size)[::-1], size) and not np.array_equal(other.total, battery_population(name).total)
+    assert np.array_equal(np.sort(other.n)[::-1], size) and not np.array_equal(other.sum_y, battery_population(name).sum_y)
 
 
 @pytest.mark.parametrize("name, top_share", [("sparse_pareto_1.2", (0.25, 0.35)), ("sparse_pareto_1.0", (0.43, 0.53)),
                                              ("sparse_pareto_0.8", (0.69, 0.79))])
 def test_a_few_documents_hold_most_chunks_in_the_heavier_tails(name, top_share):
-    size = np.sort(battery_population(name).size)[::-1]
+    size = np.sort(battery_population(name).n)[::-1]
     low, high = top_share
     assert low <= size[:12].sum() / size.sum() <= high  # the 12 longest documents, 1% of them
 

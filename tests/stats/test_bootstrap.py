@@ -9,22 +9,22 @@ import ragunc.stats.bootstrap as rb
 from ragunc.stats.bootstrap import jackknife, sorted_quantile
 from ragunc.stats.intervals import interval_arrays, interval_estimates
 from ragunc.stats.methods import METHODS
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 BOOTSTRAP = [m.name for m in METHODS if m.resamples]  # percentile, BCa, studentized (linear, logit)
 STUDENTIZED = [m.name for m in METHODS if m.needs_replicate_se]
 
 
-def cluster_bootstrap(s: ClusterSample, *, estimator: str = "micro", reps: int, rng, level: float = 0.95):
+def cluster_bootstrap(s: ClusterStats, *, estimator: str = "micro", reps: int, rng, level: float = 0.95):
     """The bootstrap methods' intervals of one sample, sharing their replicates."""
     return interval_estimates(s, BOOTSTRAP, estimator=estimator, level=level, boot=reps, rng=rng)
 
 
-def beta_binomial_sample(rng, k=30, rho=0.3, p=0.25) -> ClusterSample:
+def beta_binomial_sample(rng, k=30, rho=0.3, p=0.25) -> ClusterStats:
     size = rng.integers(1, 80, k)
     a = p * (1 / rho - 1)
     hits = rng.binomial(size, rng.beta(a, a * (1 - p) / p, k)).astype(float)
-    return ClusterSample(np.arange(k).astype(str), hits, size, hits)
+    return ClusterStats(np.arange(k).astype(str), hits, size, hits)
 
 
 def ratio(y, m, axis=-1):
@@ -42,9 +42,9 @@ def test_matches_scipy_bootstrap(method, estimator):
     reps = 50_000
     ours = cluster_bootstrap(s, estimator=estimator, reps=reps, rng=1)
     if estimator == "micro":
-        data, stat = (s.total, s.size.astype(float)), ratio
+        data, stat = (s.sum_y, s.n.astype(float)), ratio
     else:
-        data, stat = (s.total / s.size,), mean_rate
+        data, stat = (s.sum_y / s.n,), mean_rate
     ref = stats.bootstrap(data, stat, paired=True, vectorized=True, n_resamples=reps,
                           method=method, rng=2)
     ci = ours["bootstrap" if method == "percentile" else "bootstrap_bca"].ci
@@ -60,7 +60,7 @@ def test_bootstrap_variance_of_a_mean_matches_theory():
     # Resampling K values with replacement: Var* of their mean is (K-1)/K * s^2 / K exactly.
     rng = np.random.default_rng(12)
     s = beta_binomial_sample(rng, k=25)
-    rate = s.total / s.size
+    rate = s.sum_y / s.n
     theory = (24 / 25) * rate.var(ddof=1) / 25
     se = cluster_bootstrap(s, estimator="macro", reps=40_000, rng=3)["bootstrap"].se
     assert se**2 == pytest.approx(theory, rel=0.03)
@@ -75,13 +75,13 @@ def test_seeded_and_reproducible():
 @pytest.mark.parametrize("estimator", ["micro", "macro"])
 def test_jackknife_closed_form_matches_leave_one_out(estimator):
     s = beta_binomial_sample(np.random.default_rng(7), k=9)
-    rate = s.total / s.size
+    rate = s.sum_y / s.n
     brute = [
-        (np.delete(s.total, i).sum() / np.delete(s.size, i).sum()) if estimator == "micro"
+        (np.delete(s.sum_y, i).sum() / np.delete(s.n, i).sum()) if estimator == "micro"
         else np.delete(rate, i).mean()
         for i in range(9)
     ]
-    assert jackknife(s.total, s.size, estimator) == pytest.approx(brute)
+    assert jackknife(s.sum_y, s.n, estimator) == pytest.approx(brute)
 
 
 def test_sorted_quantile_matches_numpy_percentile():
@@ -106,7 +106,7 @@ def test_batch_equals_leading_axes():
 
 
 def test_degenerate_sample_gives_point_interval():
-    s = ClusterSample(np.array(["a", "b", "c"]), np.zeros(3), np.array([2, 5, 1]), np.zeros(3))
+    s = ClusterStats(np.array(["a", "b", "c"]), np.zeros(3), np.array([2, 5, 1]), np.zeros(3))
     b = cluster_bootstrap(s, reps=100, rng=0)
     assert b["bootstrap"].se == 0
     for name in BOOTSTRAP:
@@ -159,7 +159,7 @@ def _studentized_by_hand(y, m, reps, level, rng):
 def test_studentized_interval_matches_brute_force():
     s = beta_binomial_sample(np.random.default_rng(5), k=20)
     ours = cluster_bootstrap(s, reps=40_000, rng=2)["bootstrap_t"].ci
-    hand = _studentized_by_hand(s.total, s.size.astype(float), 40_000, 0.95, np.random.default_rng(9))
+    hand = _studentized_by_hand(s.sum_y, s.n.astype(float), 40_000, 0.95, np.random.default_rng(9))
     assert ours == pytest.approx(hand, abs=0.006)
     # and it is not the percentile interval under another name
     assert ours != pytest.approx(cluster_bootstrap(s, reps=40_000, rng=2)["bootstrap"].ci, abs=1e-3)
@@ -169,8 +169,8 @@ def test_studentized_can_be_skipped_without_changing_the_other_intervals():
     # Without the studentized method the replicates' SEs are not resampled; the draws,
     # hence the percentile and BCa bounds, are the same.
     s = beta_binomial_sample(np.random.default_rng(2))
-    full = interval_arrays(s.total, s.size, methods=BOOTSTRAP, reps=300, rng=1)
-    lean = interval_arrays(s.total, s.size, methods=["bootstrap", "bootstrap_bca"], reps=300, rng=1)
+    full = interval_arrays(s.sum_y, s.n, methods=BOOTSTRAP, reps=300, rng=1)
+    lean = interval_arrays(s.sum_y, s.n, methods=["bootstrap", "bootstrap_bca"], reps=300, rng=1)
     assert list(lean.lower) == ["bootstrap", "bootstrap_bca"]
     for name in lean.lower:
         assert (lean.lower[name], lean.upper[name]) == (full.lower[name], full.upper[name])
@@ -182,7 +182,7 @@ def test_studentized_is_undefined_with_two_documents(estimator):
     # K = 2: the resamples aa and bb have se* = 0 and ab / ba are the sample itself
     # (t* = 0), so the t quantiles carry no information; a zero-width interval at
     # the estimate would claim certainty the two documents do not give.
-    s = ClusterSample(np.array(["a", "b"]), np.array([3.0, 1.0]), np.array([4, 5]), np.array([3.0, 1.0]))
+    s = ClusterStats(np.array(["a", "b"]), np.array([3.0, 1.0]), np.array([4, 5]), np.array([3.0, 1.0]))
     b = cluster_bootstrap(s, estimator=estimator, reps=500, rng=0)
     assert np.isnan(b["bootstrap_t"].ci).all()
     assert b["bootstrap"].ci.low < b["bootstrap"].ci.high  # the percentile interval is still there
@@ -197,23 +197,23 @@ def test_bca_counts_resamples_of_the_sample_itself_as_ties(seed):
     rng = np.random.default_rng(seed)
     m = np.full(4, 7)
     y = rng.binomial(m, 0.4).astype(float)
-    s = ClusterSample(np.arange(4).astype(str), y, m, y)
+    s = ClusterStats(np.arange(4).astype(str), y, m, y)
     micro = cluster_bootstrap(s, estimator="micro", reps=2000, rng=3)
     macro = cluster_bootstrap(s, estimator="macro", reps=2000, rng=3)
     assert macro["bootstrap_bca"].ci == pytest.approx(micro["bootstrap_bca"].ci, rel=1e-9)
 
 
-def _one_document_with_hits(hit_docs: int) -> ClusterSample:
+def _one_document_with_hits(hit_docs: int) -> ClusterStats:
     size = np.array([12, 30, 8, 41, 19, 25, 7, 60, 14, 22])
     hits = np.zeros(10)
     hits[:hit_docs] = np.minimum(size[:hit_docs], 5)
-    return ClusterSample(np.arange(10).astype(str), hits, size, hits)
+    return ClusterStats(np.arange(10).astype(str), hits, size, hits)
 
 
 def test_resamples_without_spread_are_infinite_pivots_not_dropped():
     s = _one_document_with_hits(1)
-    theta_star, se_star = rb.replicates(s.total, s.size, reps=4000, rng=3)
-    theta = s.total.sum() / s.size.sum()
+    theta_star, se_star = rb.replicates(s.sum_y, s.n, reps=4000, rng=3)
+    theta = s.sum_y.sum() / s.n.sum()
     t = rb.studentized_pivots(theta_star, se_star, theta)
     missed = theta_star == 0  # resamples without the one document with hits
     assert missed.mean() == pytest.approx(0.9**10, abs=0.025)
@@ -225,7 +225,7 @@ def test_resamples_without_spread_are_infinite_pivots_not_dropped():
     assert b["bootstrap_t"].ci[1] == 1.0 and b["bootstrap_t_logit"].ci[1] == 1.0
     assert 0.0 <= b["bootstrap_t"].ci[0] < theta and 0.0 < b["bootstrap_t_logit"].ci[0] < theta
     kept = t[np.isfinite(t)]
-    se_hat = np.sqrt(10 / 9 * ((s.total - theta * s.size) ** 2).sum()) / s.size.sum()
+    se_hat = np.sqrt(10 / 9 * ((s.sum_y - theta * s.n) ** 2).sum()) / s.n.sum()
     assert theta - np.quantile(kept, 0.025) * se_hat < 0.5  # what dropping them gave
 
 
@@ -233,7 +233,7 @@ def test_enough_documents_with_hits_give_an_informative_studentized_interval():
     # Five of ten documents with hits: a resample misses all of them with probability 0.5^10 < 2.5%.
     s = _one_document_with_hits(5)
     b = cluster_bootstrap(s, reps=4000, rng=3)
-    theta = s.total.sum() / s.size.sum()
+    theta = s.sum_y.sum() / s.n.sum()
     for name in STUDENTIZED:
         assert 0 < b[name].ci[0] < theta < b[name].ci[1] < 0.5, name
 
@@ -268,7 +268,7 @@ def test_repetitions_have_independent_resampling_patterns():
     # agree only in distribution (no resampling pattern is shared across repetitions).
     s = beta_binomial_sample(np.random.default_rng(6), k=20)
     rows = 300
-    y, m = np.tile(s.total, (rows, 1)), np.tile(s.size.astype(float), (rows, 1))
+    y, m = np.tile(s.sum_y, (rows, 1)), np.tile(s.n.astype(float), (rows, 1))
     boot, _ = rb.replicates(y, m, reps=400, rng=1, with_se=False)
     assert len({row.tobytes() for row in boot}) == rows
     corr = np.corrcoef(boot[:, :200])[np.triu_indices(rows, 1)]
@@ -277,9 +277,9 @@ def test_repetitions_have_independent_resampling_patterns():
 
 def test_kernel_sd_and_ties_match_numpy_on_the_replicates():
     s = beta_binomial_sample(np.random.default_rng(8), k=15)
-    boot = rb.resample(s.total[None], s.size[None], reps=3000, rng=2, with_se=False)
-    reps, _ = rb.replicates(s.total[None], s.size[None], reps=3000, rng=2, with_se=False)
-    theta = s.total.sum() / s.size.sum()
+    boot = rb.resample(s.sum_y[None], s.n[None], reps=3000, rng=2, with_se=False)
+    reps, _ = rb.replicates(s.sum_y[None], s.n[None], reps=3000, rng=2, with_se=False)
+    theta = s.sum_y.sum() / s.n.sum()
     assert boot.sd[0] == pytest.approx(reps[0].std(ddof=1), rel=1e-9)
     assert boot.below[0] == (reps[0] < theta).sum() + 0.5 * (reps[0] == theta).sum()
     assert np.array_equal(boot.sorted[0], np.sort(reps[0]))

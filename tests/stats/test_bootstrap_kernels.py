@@ -15,7 +15,7 @@ from scipy import stats
 import ragunc.stats.bootstrap_kernels as bk
 from ragunc.stats.bootstrap_kernels import ratio_replicates, resampled_sums
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 from tests.support import numpy_resampling as reference
 
 # (K, B) covering the pair table (2 K <= B), its last single draw (K odd), the single-draw path
@@ -217,7 +217,7 @@ def test_paired_bootstrap_interval_matches_the_reference_engine():
     ya = rng.binomial(size, rng.beta(1, 3, k)).astype(float)
     yb = np.minimum(size, ya + rng.binomial(size, 0.05)).astype(float)
     ids = np.arange(k).astype(str)
-    a, b = ClusterSample(ids, ya, size, ya, config="a"), ClusterSample(ids, yb, size, yb, config="b")
+    a, b = ClusterStats(ids, ya, size, ya, config="a"), ClusterStats(ids, yb, size, yb, config="b")
     reps = 40000
     ours = paired_comparison(a, b, boot=reps, rng=1).interval("bootstrap")
     sa, ma, sb, mb = reference.resampled_sums([ya, size, yb, size], reps, 2)

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 from ragunc.stats.design import chunk_size_diagnostics
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
-def _population(hits_per_doc: list[list[int]], config: str) -> ClusterSample:
+def _population(hits_per_doc: list[list[int]], config: str) -> ClusterStats:
     total = [sum(h) for h in hits_per_doc]
     size = [len(h) for h in hits_per_doc]
-    return ClusterSample(doc_id=np.array([f"d{i}" for i in range(len(size))]), total=np.array(total, float),
-                         size=np.array(size), sumsq=np.array(total, float), config=config)
+    return ClusterStats(cluster_id=np.array([f"d{i}" for i in range(len(size))]), sum_y=np.array(total, float),
+                         n=np.array(size), sum_y2=np.array(total, float), config=config)
 
 
 # The same four documents cut in two ways: 10 chunks in all at the coarse size, 20 at the fine one.
@@ -69,7 +69,7 @@ def test_micro_sd_is_the_sd_over_repeated_samples_of_k_documents():
     size = rng.integers(1, 40, d)
     rate = rng.beta(0.6, 1.8, d)
     total = rng.binomial(size, rate).astype(float)
-    population = ClusterSample(doc_id=np.arange(d).astype(str), total=total, size=size, sumsq=total)
+    population = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=total, n=size, sum_y2=total)
     row = chunk_size_diagnostics({50: population}, k=k)[0]
     draws = rng.random((20_000, d)).argsort(axis=1)[:, :k]  # samples without replacement
     estimates = total[draws].sum(1) / size[draws].sum(1)
@@ -84,8 +84,8 @@ def test_finer_chunks_add_chunks_not_information():
     d = 300
     size = rng.integers(1, 20, d)
     total = rng.binomial(size, rng.beta(0.5, 1.5, d)).astype(float)
-    coarse = ClusterSample(doc_id=np.arange(d).astype(str), total=total, size=size, sumsq=total)
-    fine = ClusterSample(doc_id=np.arange(d).astype(str), total=2 * total, size=2 * size, sumsq=2 * total)
+    coarse = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=total, n=size, sum_y2=total)
+    fine = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=2 * total, n=2 * size, sum_y2=2 * total)
     small, large = chunk_size_diagnostics({50: fine, 100: coarse}, k=20)
     assert small.chunks_per_sample == pytest.approx(2 * large.chunks_per_sample)
     assert small.micro_sd == pytest.approx(large.micro_sd, rel=1e-12)

@@ -15,7 +15,7 @@ from ragunc.data.serialize import json_text
 from ragunc.stats.coverage import coverage_experiment, iid_control, random_subsets
 from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.methods import METHOD_NAMES
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 from ragunc.stats.battery import battery_population
 from ragunc.stats.bootstrap import replicates
 from ragunc.stats.recommend import RECOMMENDED_METHOD
@@ -25,13 +25,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 K = 20
 
 
-def population(seed: int, d: int = 600, rho: float = 0.3, p: float = 0.2) -> ClusterSample:
+def population(seed: int, d: int = 600, rho: float = 0.3, p: float = 0.2) -> ClusterStats:
     """Document rates ~ Beta(a, b) with a + b = 1/rho - 1 (ICC rho), very unequal sizes."""
     rng = np.random.default_rng(seed)
     size = np.maximum(1, np.rint(rng.lognormal(np.log(20), 0.7, d))).astype(int)
     a = p * (1 / rho - 1)
     hits = rng.binomial(size, rng.beta(a, (1 / rho - 1) - a, d)).astype(float)
-    return ClusterSample(np.arange(d).astype(str), hits, size, hits)
+    return ClusterStats(np.arange(d).astype(str), hits, size, hits)
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +74,9 @@ def test_iid_control_brings_the_binomial_back(clustered):
 
 def test_iid_control_keeps_totals_and_removes_clustering(clustered):
     control = iid_control(clustered, np.random.default_rng(4))
-    assert control.total.sum() == clustered.total.sum()
-    assert np.array_equal(control.size, clustered.size)
-    assert np.all((control.total >= 0) & (control.total <= control.size))
+    assert control.sum_y.sum() == clustered.sum_y.sum()
+    assert np.array_equal(control.n, clustered.n)
+    assert np.all((control.sum_y >= 0) & (control.sum_y <= control.n))
     assert abs(diagnostics(control).icc) < 0.02
 
 
@@ -91,12 +91,12 @@ def test_per_repetition_arrays_reproduce_the_summary(clustered, clustered_run):
     # t(K-1) widens the normal interval by t/z exactly, repetition by repetition
     assert r.methods["cluster_t"].width / r.methods["cluster"].width == pytest.approx(
         stats.t.ppf(0.975, K - 1) / stats.norm.ppf(0.975))
-    assert r.population_value == pytest.approx(clustered.total.sum() / clustered.size.sum())
+    assert r.population_value == pytest.approx(clustered.sum_y.sum() / clustered.n.sum())
     assert r.sd_empirical == pytest.approx(r.estimates.std(ddof=1))
     assert r.mean_chunks == pytest.approx(r.n_chunks.mean())
     # every repetition's chunk count is a sum of K distinct document sizes
-    assert r.n_chunks.min() >= np.sort(clustered.size)[:K].sum()
-    assert r.n_chunks.max() <= np.sort(clustered.size)[-K:].sum()
+    assert r.n_chunks.min() >= np.sort(clustered.n)[:K].sum()
+    assert r.n_chunks.max() <= np.sort(clustered.n)[-K:].sum()
     p = r.population_value
     assert r.bernoulli_n_empirical == pytest.approx(p * (1 - p) / r.sd_empirical**2)
     assert r.variance_ratio == pytest.approx(r.sd_empirical**2 / r.binomial_sd**2)
@@ -106,7 +106,7 @@ def test_macro_variance_matches_finite_population_theory(clustered):
     # The mean of K of D rates drawn without replacement has variance (1 - K/D) S^2 / K
     # exactly, and the linearization variance is its unbiased estimator.
     run = coverage_experiment(clustered, k=K, reps=4000, boot=0, estimator="macro", rng=5)
-    rate = clustered.total / clustered.size
+    rate = clustered.sum_y / clustered.n
     theory = (1 - K / clustered.n_docs) * rate.var(ddof=1) / K
     assert run.population_value == pytest.approx(rate.mean())
     assert run.sd_empirical**2 == pytest.approx(theory, rel=0.08)
@@ -129,7 +129,7 @@ def test_two_stage_fraction_one_is_the_single_stage_design(clustered):
 def test_two_stage_subsamples_chunks_hypergeometrically(clustered):
     f = 0.4
     run = coverage_experiment(clustered, k=K, reps=3000, boot=0, estimator="macro", rng=7, two_stage_fraction=f)
-    keep = np.maximum(1, np.rint(f * clustered.size))
+    keep = np.maximum(1, np.rint(f * clustered.n))
     sd_chunks = np.sqrt(K * (1 - K / clustered.n_docs) * keep.var(ddof=1))  # SD of a sum of K kept counts
     assert run.mean_chunks == pytest.approx(K * keep.mean(), abs=4 * sd_chunks / np.sqrt(3000))
     # kept hits are hypergeometric, so each document's kept rate is unbiased for its rate
@@ -214,7 +214,7 @@ def test_validation(clustered):
         coverage_experiment(clustered, k=5, reps=10, control="shuffle")
     with pytest.raises(ValueError, match="two_stage_fraction"):
         coverage_experiment(clustered, k=5, reps=10, two_stage_fraction=0)
-    scores = ClusterSample(clustered.doc_id, clustered.total / 2, clustered.size, clustered.total / 4)
+    scores = ClusterStats(clustered.cluster_id, clustered.sum_y / 2, clustered.n, clustered.sum_y / 4)
     with pytest.raises(ValueError, match="need 0/1 y"):
         coverage_experiment(scores, k=5, reps=10, control="iid")
     # non-binary scores work for the plain design
@@ -223,7 +223,7 @@ def test_validation(clustered):
 
 def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
     # The bundled teaching population: K = 20 very unequal documents (CV 1.2), ICC 0.3.
-    population = load_results(ROOT / "sample_data" / "synthetic_population.csv.gz").sample()
+    population = load_results(ROOT / "sample_data" / "synthetic_population.csv.gz").population()
     r = coverage_experiment(population, k=20, reps=1500, boot=400, rng=4)
     assert r.methods["cluster"].coverage < 0.91  # the issue's 88-91% on real text: the normal interval falls short
     assert r.methods["bootstrap_t"].coverage >= 0.92
@@ -242,7 +242,7 @@ def test_seed_figures_are_population_quantities(clustered, clustered_run):
     # K N / D), the linearization's prediction from the population, and the identity
     # Bernoulli-equivalent n = expected chunks / variance ratio (515 / 26.8 = 19.2).
     r = clustered_run
-    y, m, d = clustered.total, clustered.size.astype(float), clustered.n_docs
+    y, m, d = clustered.sum_y, clustered.n.astype(float), clustered.n_docs
     p = y.sum() / m.sum()
     predicted = (1 - K / d) * ((y - p * m) ** 2).sum() / (d - 1) / (K * m.mean() ** 2)
     binomial = p * (1 - p) / (K * m.mean())
@@ -303,9 +303,9 @@ def test_rare_hits_at_k10_studentized_bootstrap_no_longer_loses_its_tail():
     # documents with hits, and resamples without them have se* = 0.
     rare = battery_population("rare")
     reps = 2000
-    value = rare.total.sum() / rare.size.sum()
+    value = rare.sum_y.sum() / rare.n.sum()
     idx = random_subsets(np.random.default_rng(11), rare.n_docs, 10, reps)
-    lo, hi = _dropping_studentized_bounds(rare.total[idx], rare.size[idx], 1000, np.random.default_rng(12))
+    lo, hi = _dropping_studentized_bounds(rare.sum_y[idx], rare.n[idx], 1000, np.random.default_rng(12))
     old = np.mean((lo <= value) & (value <= hi))
     old_mcse = np.sqrt(old * (1 - old) / reps)
     assert abs(old - 0.72) < 3 * old_mcse + 0.02  # the issue's 72.4%

@@ -10,12 +10,12 @@ from scipy import stats
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.design import design
 from ragunc.stats.diagnostics import diagnostics, icc_anova
-from ragunc.stats.sample import ClusterSample, draw_sample
+from ragunc.stats.sample import ClusterStats, draw_sample
 
 
-def _population(total, size) -> ClusterSample:
+def _population(total, size) -> ClusterStats:
     total = np.asarray(total, dtype=float)
-    return ClusterSample(np.arange(total.size).astype(str), total, np.asarray(size), total)
+    return ClusterStats(np.arange(total.size).astype(str), total, np.asarray(size), total)
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +24,11 @@ def tiny():
     return _population([0, 1, 5, 2, 9, 0, 3], [3, 2, 10, 4, 12, 1, 5])
 
 
-def _every_sample(population: ClusterSample, k: int, estimator: str) -> np.ndarray:
+def _every_sample(population: ClusterStats, k: int, estimator: str) -> np.ndarray:
     """The estimate of every one of the C(D, k) equally likely samples."""
     out = []
     for chosen in itertools.combinations(range(population.n_docs), k):
-        y, m = population.total[list(chosen)], population.size[list(chosen)]
+        y, m = population.sum_y[list(chosen)], population.n[list(chosen)]
         out.append(y.sum() / m.sum() if estimator == "micro" else (y / m).mean())
     return np.array(out)
 
@@ -55,14 +55,14 @@ def test_definitions_by_hand(tiny):
     k = 4
     got = design(tiny, k, estimator="micro", rng=1)
     n, d = tiny.n_chunks, tiny.n_docs
-    p = tiny.total.sum() / n
+    p = tiny.sum_y.sum() / n
     expected = k * n / d  # chunks a sample of k documents holds on average
     assert got.expected_chunks == pytest.approx(expected)
     assert got.population_value == pytest.approx(p)
     assert got.binomial_sd == pytest.approx(np.sqrt(p * (1 - p) / expected))
     assert got.deff == pytest.approx(got.sd ** 2 / got.binomial_sd ** 2)
     assert got.n_eff == pytest.approx(expected / got.deff)
-    assert got.icc == pytest.approx(icc_anova(tiny.total, tiny.size, tiny.sumsq))
+    assert got.icc == pytest.approx(icc_anova(tiny.sum_y, tiny.n, tiny.sum_y2))
     # what a normal-theory naive interval would cover with this variance ratio
     assert got.naive_coverage == pytest.approx(2 * stats.norm.cdf(1.959963984540054 / np.sqrt(got.deff)) - 1)
 

@@ -19,7 +19,7 @@ from ragunc.stats.judged import (
     plan_audit,
     simulated_audit,
 )
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 from ragunc.stats.synthetic import synthesize_judged
 from tests.support.judged import judged_from_rows
 
@@ -202,7 +202,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="estimator"):
         judged_report(sample, estimator="mean")
     with pytest.raises(ValueError, match="audited must be between"):
-        dataclasses.replace(sample, audited=sample.judge.size + 1)
+        dataclasses.replace(sample, audited=sample.judge.n + 1)
     with pytest.raises(ValueError, match="audit must be one of"):
         dataclasses.replace(sample, audit="chunks")
 
@@ -218,7 +218,7 @@ def test_batch_rows_are_the_single_sample_calls():
     for seed in (10, 11, 12):
         doc, f, y, audited = random_judged(seed, k=20)
         s = judged_from_rows(doc, f, y, audited)
-        columns.append((s.judge.size, s.judge.total, s.audited, s.gold_total, s.gold_sumsq, s.judge_audited,
+        columns.append((s.judge.n, s.judge.sum_y, s.audited, s.gold_total, s.gold_sumsq, s.judge_audited,
                         s.judge_audited_sumsq, s.cross))
     stacked = [np.stack(c) for c in zip(*columns)]
     batch = judged_arrays(*stacked)
@@ -277,7 +277,7 @@ def test_estimated_se_tracks_the_spread_of_the_estimates(biased_judge_population
 
 def test_coverage_validation(biased_judge_population):
     scores = biased_judge_population.judge
-    half = judged_population(ClusterSample(scores.doc_id, scores.total / 2, scores.size, scores.sumsq / 4),
+    half = judged_population(ClusterStats(scores.cluster_id, scores.sum_y / 2, scores.n, scores.sum_y2 / 4),
                              biased_judge_population.gold_total, biased_judge_population.gold_sumsq,
                              biased_judge_population.cross / 2)
     with pytest.raises(ValueError, match="0/1 gold and judge"):
@@ -354,14 +354,14 @@ def test_one_simulated_audit(biased_judge_population):
     pop = biased_judge_population
     rows = simulated_audit(pop, k=300, audit="rows", audit_share=0.25, rng=1)
     assert rows.n_docs == 300 and rows.judge.population_docs == pop.n_docs and rows.audit == "rows"
-    drawn = np.isin(pop.judge.doc_id, rows.judge.doc_id)
+    drawn = np.isin(pop.judge.cluster_id, rows.judge.cluster_id)
     share = rows.n_audited / rows.n_rows
     assert abs(share - 0.25) < 4 * np.sqrt(0.25 * 0.75 / rows.n_rows)
     assert np.all(rows.gold_total <= pop.gold_total[drawn]) and np.all(rows.cross <= rows.gold_total)
     docs = simulated_audit(pop, k=40, audit="documents", audit_share=0.3, rng=1)
     assert docs.n_audited_docs == 12 and docs.audit == "documents"
     whole = docs.audited > 0
-    np.testing.assert_array_equal(docs.audited[whole], docs.judge.size[whole])
+    np.testing.assert_array_equal(docs.audited[whole], docs.judge.n[whole])
     assert simulated_audit(pop, k=pop.n_docs, rng=2).n_docs == pop.n_docs  # every document: one sample is fine
     a, b = simulated_audit(pop, k=30, rng=5), simulated_audit(pop, k=30, rng=5)
     np.testing.assert_array_equal(a.audited, b.audited)

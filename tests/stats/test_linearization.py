@@ -26,24 +26,24 @@ from ragunc.stats.linearization import (
     residual_variance,
 )
 from ragunc.stats.methods import METHODS
-from ragunc.stats.sample import ClusterSample, finite_population_correction
+from ragunc.stats.sample import ClusterStats, finite_population_correction
 
 # Three documents written out chunk by chunk (chunk order matters for the lag-1 check).
 HAND_DOCS = {"a": [1, 0], "b": [1, 1, 0, 1], "c": [0, 0]}
 
 
-def sample_from_chunks(docs: dict[str, list[float]], doc_type=None, population_docs=None) -> ClusterSample:
+def sample_from_chunks(docs: dict[str, list[float]], doc_type=None, population_docs=None) -> ClusterStats:
     """Sufficient statistics computed the slow, obvious way from explicit chunk lists."""
     ys = [np.asarray(v, dtype=float) for v in docs.values()]
-    return ClusterSample(
-        doc_id=np.array(list(docs)),
-        total=np.array([y.sum() for y in ys]),
-        size=np.array([y.size for y in ys]),
-        sumsq=np.array([(y**2).sum() for y in ys]),
-        lag_cross=np.array([(y[:-1] * y[1:]).sum() for y in ys]),
-        first=np.array([y[0] for y in ys]),
-        last=np.array([y[-1] for y in ys]),
-        doc_type=None if doc_type is None else np.asarray(doc_type),
+    return ClusterStats(
+        cluster_id=np.array(list(docs)),
+        sum_y=np.array([y.sum() for y in ys]),
+        n=np.array([y.size for y in ys]),
+        sum_y2=np.array([(y**2).sum() for y in ys]),
+        sum_y_next=np.array([(y[:-1] * y[1:]).sum() for y in ys]),
+        first_y=np.array([y[0] for y in ys]),
+        last_y=np.array([y[-1] for y in ys]),
+        label=None if doc_type is None else np.asarray(doc_type),
         population_docs=population_docs,
     )
 
@@ -56,7 +56,7 @@ def random_population(rng, k=40, rho=0.3, p=0.2):
     hits = rng.binomial(size, rate)
     y = np.concatenate([np.r_[np.ones(h), np.zeros(m - h)] for h, m in zip(hits, size)])
     group = np.repeat(np.arange(k), size)
-    s = ClusterSample(np.arange(k).astype(str), hits.astype(float), size, hits.astype(float))
+    s = ClusterStats(np.arange(k).astype(str), hits.astype(float), size, hits.astype(float))
     return s, y, group
 
 
@@ -69,9 +69,9 @@ def test_hand_case_estimates_and_variances():
     assert estimate(s) == 0.5
     assert estimate(s, "macro") == pytest.approx((0.5 + 0.75 + 0.0) / 3)
     # residuals Y - p m = 0, 1, -1 -> v = K/(K-1) * 2 / 8^2 = 3/64
-    assert cluster_variance(s.total, s.size) == pytest.approx(3 / 64)
+    assert cluster_variance(s.sum_y, s.n) == pytest.approx(3 / 64)
     # macro: rates .5, .75, 0 with mean 5/12 -> s^2 = (1 + 16 + 25)/144/2, v = s^2/3
-    assert cluster_variance(s.total, s.size, "macro") == pytest.approx(42 / 144 / 2 / 3)
+    assert cluster_variance(s.sum_y, s.n, "macro") == pytest.approx(42 / 144 / 2 / 3)
     r = interval_report(s, boot=200, rng=0)
     assert r.interval("naive").se == pytest.approx(np.sqrt(0.25 / 8))
     assert r.interval("cluster").se == pytest.approx(np.sqrt(3 / 64))
@@ -137,7 +137,7 @@ def test_lag1_autocorrelation_matches_chunk_residuals():
 
 def test_missing_optional_columns_give_none():
     s = sample_from_chunks(HAND_DOCS)
-    bare = ClusterSample(s.doc_id, s.total, s.size, s.sumsq)
+    bare = ClusterStats(s.cluster_id, s.sum_y, s.n, s.sum_y2)
     d = diagnostics(bare)
     assert d.lag1_autocorr is None and d.doc_type_share is None
 
@@ -164,7 +164,7 @@ def test_fpc_scales_the_linearization_variance():
 def test_naive_and_wilson_match_statsmodels():
     s, _, _ = random_population(np.random.default_rng(2))
     r = interval_report(s, boot=10, rng=0)
-    count, nobs = int(s.total.sum()), s.n_chunks
+    count, nobs = int(s.sum_y.sum()), s.n_chunks
     assert r.interval("naive").ci == pytest.approx(proportion_confint(count, nobs, alpha=0.05, method="normal"))
     assert r.interval("wilson").ci == pytest.approx(proportion_confint(count, nobs, alpha=0.05, method="wilson"))
 
@@ -184,7 +184,7 @@ def test_cluster_wilson_is_wilson_at_effective_n_with_t_critical_value():
 def test_icc_matches_one_way_anova_f():
     s, y, group = random_population(np.random.default_rng(5), k=30)
     f = stats.f_oneway(*[y[group == g] for g in range(30)]).statistic
-    n, m = s.n_chunks, s.size
+    n, m = s.n_chunks, s.n
     m0 = (n - (m**2).sum() / n) / 29
     assert diagnostics(s).icc == pytest.approx((f - 1) / (f + m0 - 1))
 
@@ -193,8 +193,8 @@ def test_doc_type_share_matches_pandas_groupby():
     rng = np.random.default_rng(6)
     s, _, _ = random_population(rng, k=30)
     types = rng.choice(["law", "memo", "report"], 30)
-    s = ClusterSample(s.doc_id, s.total, s.size, s.sumsq, doc_type=types)
-    frame = pd.DataFrame({"rate": s.total / s.size, "type": types})
+    s = ClusterStats(s.cluster_id, s.sum_y, s.n, s.sum_y2, label=types)
+    frame = pd.DataFrame({"rate": s.sum_y / s.n, "type": types})
     fitted = frame.groupby("type")["rate"].transform("mean")
     share = ((fitted - frame.rate.mean()) ** 2).sum() / ((frame.rate - frame.rate.mean()) ** 2).sum()
     assert diagnostics(s).doc_type_share == pytest.approx(share)
@@ -203,7 +203,7 @@ def test_doc_type_share_matches_pandas_groupby():
 def test_batch_kernel_equals_one_sample_report():
     rng = np.random.default_rng(7)
     samples = [random_population(rng, k=12)[0] for _ in range(3)]
-    arr = interval_arrays(np.stack([s.total for s in samples]), np.stack([s.size for s in samples]))
+    arr = interval_arrays(np.stack([s.sum_y for s in samples]), np.stack([s.n for s in samples]))
     for i, s in enumerate(samples):
         r = interval_report(s, boot=10, rng=0)
         assert list(arr.lower) == [m.name for m in METHODS if not m.resamples]  # no replicates without reps
@@ -241,18 +241,18 @@ def test_seed_figures():
 # --------------------------------------------------------------------------- validation
 
 
-def test_cluster_sample_validation_and_helpers():
-    with pytest.raises(ValueError, match="size has shape"):
-        ClusterSample(np.array(["a", "b"]), np.array([1.0, 2.0]), np.array([3]), np.array([1.0, 2.0]))
-    with pytest.raises(ValueError, match="size must be >= 1"):
-        ClusterSample(np.array(["a", "b"]), np.array([0.0, 0.0]), np.array([3, 0]), np.array([0.0, 0.0]))
+def test_cluster_stats_validation_and_helpers():
+    with pytest.raises(ValueError, match="^n has shape"):
+        ClusterStats(np.array(["a", "b"]), np.array([1.0, 2.0]), np.array([3]), np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        ClusterStats(np.array(["a", "b"]), np.array([0.0, 0.0]), np.array([3, 0]), np.array([0.0, 0.0]))
     with pytest.raises(ValueError, match="population_docs=1"):
-        ClusterSample(np.array(["a", "b"]), np.array([0.0, 0.0]), np.array([3, 1]), np.array([0.0, 0.0]), population_docs=1)
+        ClusterStats(np.array(["a", "b"]), np.array([0.0, 0.0]), np.array([3, 1]), np.array([0.0, 0.0]), population_docs=1)
     s = sample_from_chunks(HAND_DOCS, doc_type=["x", "x", "y"])
     assert (s.n_docs, s.n_chunks) == (3, 8)
     sub = s.subset(np.array([2, 0]))
-    assert sub.doc_id.tolist() == ["c", "a"] and sub.doc_type.tolist() == ["y", "x"]
-    assert sub.first.tolist() == [0.0, 1.0]
+    assert sub.cluster_id.tolist() == ["c", "a"] and sub.label.tolist() == ["y", "x"]
+    assert sub.first_y.tolist() == [0.0, 1.0]
     assert s.with_population(10).population_docs == 10
     with pytest.raises(ValueError, match="at least 2 documents"):
         interval_report(s.subset([0]))
@@ -269,7 +269,7 @@ docs_strategy = st.lists(
 )
 
 
-def _sample(chunks: list[list[int]], population_docs=None) -> ClusterSample:
+def _sample(chunks: list[list[int]], population_docs=None) -> ClusterStats:
     return sample_from_chunks({f"d{i}": c for i, c in enumerate(chunks)}, population_docs=population_docs)
 
 
@@ -300,8 +300,8 @@ def test_invariant_to_document_order(chunks, estimator, random):
     s = _sample(chunks)
     order = list(range(s.n_docs))
     random.shuffle(order)
-    a = interval_arrays(s.total, s.size, estimator=estimator)
-    b = interval_arrays(s.total[order], s.size[order], estimator=estimator)
+    a = interval_arrays(s.sum_y, s.n, estimator=estimator)
+    b = interval_arrays(s.sum_y[order], s.n[order], estimator=estimator)
     assert b.estimate == pytest.approx(a.estimate)
     for name in a.lower:
         assert [float(b.lower[name]), float(b.upper[name])] == pytest.approx(

@@ -19,14 +19,14 @@ from ragunc.stats.methods import (
     interval_method,
     interval_methods,
 )
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
-def _sample(k: int = 30, seed: int = 3) -> ClusterSample:
+def _sample(k: int = 30, seed: int = 3) -> ClusterStats:
     rng = np.random.default_rng(seed)
     size = rng.integers(1, 40, k)
     hits = rng.binomial(size, rng.beta(1, 3, k)).astype(float)
-    return ClusterSample(np.arange(k).astype(str), hits, size, hits)
+    return ClusterStats(np.arange(k).astype(str), hits, size, hits)
 
 
 def test_records_are_consistent():
@@ -45,7 +45,7 @@ def test_records_are_consistent():
 
 def test_kernels_return_an_se_exactly_when_the_record_says_so():
     s = _sample()
-    arr = interval_arrays(s.total, s.size, methods=[m.name for m in METHODS], reps=200, rng=0)
+    arr = interval_arrays(s.sum_y, s.n, methods=[m.name for m in METHODS], reps=200, rng=0)
     for m in METHODS:
         assert (arr.se[m.name] is not None) == m.has_se, m.name
         assert np.isfinite(arr.lower[m.name]) and arr.lower[m.name] < arr.upper[m.name], m.name

@@ -9,7 +9,7 @@ from statsmodels.stats.multitest import multipletests
 from ragunc.stats.linearization import linearized_residuals, residual_variance
 from ragunc.stats.multiple import compare_configs, config_replicates, holm_adjust
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
 def chunk_configs(seed: int, k: int = 40, shifts=(0.0, 0.03, 0.08)):
@@ -24,7 +24,7 @@ def chunk_configs(seed: int, k: int = 40, shifts=(0.0, 0.03, 0.08)):
     samples = {}
     for name, y in ys.items():
         tot = np.array([v.sum() for v in y], dtype=float)
-        samples[name] = ClusterSample(np.arange(k).astype(str), tot, size, tot, config=name)
+        samples[name] = ClusterStats(np.arange(k).astype(str), tot, size, tot, config=name)
     return samples, ys
 
 
@@ -39,7 +39,7 @@ def test_holm_matches_statsmodels():
 def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_chunk_difference():
     samples, ys = chunk_configs(1)
     r = compare_configs(samples, "c0", adjust="none")
-    groups = np.repeat(np.arange(40), samples["c0"].size)
+    groups = np.repeat(np.arange(40), samples["c0"].n)
     for comp in r.comparisons:
         diff = np.concatenate(ys[comp.b]).astype(float) - np.concatenate(ys[comp.a])
         fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups})
@@ -70,8 +70,8 @@ def test_agrees_with_the_two_config_paired_comparison_and_counts_dropped_documen
 def test_hand_computed_macro_case():
     # 3 documents, 1 chunk each except the last; rates by hand.
     size = np.array([1, 1, 2])
-    a = ClusterSample(np.array(["x", "y", "z"]), np.array([0.0, 1, 1]), size, np.array([0.0, 1, 1]), config="a")
-    b = ClusterSample(np.array(["x", "y", "z"]), np.array([1.0, 1, 2]), size, np.array([1.0, 1, 2]), config="b")
+    a = ClusterStats(np.array(["x", "y", "z"]), np.array([0.0, 1, 1]), size, np.array([0.0, 1, 1]), config="a")
+    b = ClusterStats(np.array(["x", "y", "z"]), np.array([1.0, 1, 2]), size, np.array([1.0, 1, 2]), config="b")
     r = compare_configs({"a": a, "b": b}, "a", adjust="none", estimator="macro")
     # rates a = (0, 1, .5), b = (1, 1, 1): differences (1, 0, .5), mean .5, var .25, SE sqrt(.25/3)
     comp = r.comparisons[0]
@@ -95,8 +95,8 @@ def test_all_pairs_and_holm_adjustment():
 
 def test_replicates_keep_the_documents_paired_across_configs():
     samples, _ = chunk_configs(4)
-    total = np.stack([s.total for s in samples.values()])
-    size = np.stack([s.size for s in samples.values()])
+    total = np.stack([s.sum_y for s in samples.values()])
+    size = np.stack([s.n for s in samples.values()])
     reps = config_replicates(total, np.broadcast_to(size, total.shape), "micro", 4000, 0)
     # identical sizes and the same draws: the SD of a difference is the paired one, not the unpaired
     diff_sd = (reps[:, 2] - reps[:, 0]).std()
@@ -152,7 +152,7 @@ def test_maxt_simultaneous_intervals_cover_every_difference_jointly():
     marginal_all = np.empty(reps, dtype=bool)
     for r in range(reps):
         pick = rng.choice(d, k, replace=False)
-        samples = {f"c{n}": ClusterSample(pick.astype(str), t[pick], size[pick], t[pick]) for n, t in enumerate(totals)}
+        samples = {f"c{n}": ClusterStats(pick.astype(str), t[pick], size[pick], t[pick]) for n, t in enumerate(totals)}
         res = compare_configs(samples, "c0", adjust="maxt", boot=400, rng=r)
         lo = np.array([c.interval("simultaneous").ci[0] for c in res.comparisons])
         hi = np.array([c.interval("simultaneous").ci[1] for c in res.comparisons])

@@ -7,7 +7,7 @@ import statsmodels.api as sm
 from scipy import stats
 
 from ragunc.stats.paired import paired_comparison
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
 def two_configs(seed: int, k: int = 40, shift: float = 0.08):
@@ -19,14 +19,14 @@ def two_configs(seed: int, k: int = 40, shift: float = 0.08):
     yb = [a | (rng.random(a.size) < shift) for a in ya]
     def sample(ys, name):
         tot = np.array([y.sum() for y in ys], dtype=float)
-        return ClusterSample(np.arange(k).astype(str), tot, size, tot, config=name)
+        return ClusterStats(np.arange(k).astype(str), tot, size, tot, config=name)
     return sample(ya, "a"), sample(yb, "b"), ya, yb
 
 
 def test_micro_paired_se_matches_statsmodels_on_chunk_differences():
     a, b, ya, yb = two_configs(0)
     diff = np.concatenate(yb).astype(float) - np.concatenate(ya)
-    groups = np.repeat(np.arange(a.n_docs), a.size)
+    groups = np.repeat(np.arange(a.n_docs), a.n)
     fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups})
     r = paired_comparison(a, b, boot=200, rng=0)
     assert r.difference == pytest.approx(fit.params[0])
@@ -35,7 +35,7 @@ def test_micro_paired_se_matches_statsmodels_on_chunk_differences():
 
 def test_macro_paired_se_is_the_paired_t_se():
     a, b, _, _ = two_configs(1)
-    ra, rb = a.total / a.size, b.total / b.size
+    ra, rb = a.sum_y / a.n, b.sum_y / b.n
     t = stats.ttest_rel(rb, ra)
     r = paired_comparison(a, b, estimator="macro", boot=200, rng=0)
     assert r.difference == pytest.approx((rb - ra).mean())
@@ -45,7 +45,7 @@ def test_macro_paired_se_is_the_paired_t_se():
 def test_naive_is_the_unpaired_binomial():
     a, b, _, _ = two_configs(2)
     r = paired_comparison(a, b, boot=200, rng=0)
-    pa, pb = a.total.sum() / a.n_chunks, b.total.sum() / b.n_chunks
+    pa, pb = a.sum_y.sum() / a.n_chunks, b.sum_y.sum() / b.n_chunks
     assert r.interval("naive").se == pytest.approx(np.sqrt(pa * (1 - pa) / a.n_chunks + pb * (1 - pb) / b.n_chunks))
     # pairing removes the shared document difficulty: far tighter than the unpaired chunks
     assert r.interval("paired").se < r.interval("naive").se
@@ -68,10 +68,10 @@ def test_identical_configs_have_no_paired_uncertainty():
 def test_only_shared_documents_count():
     a, b, _, _ = two_configs(5, k=10)
     b2 = b.subset(np.arange(3, 10))
-    extra = ClusterSample(np.array(["x", "y"]), np.array([1.0, 0.0]), np.array([2, 2]), np.array([1.0, 0.0]))
-    b3 = ClusterSample(
-        np.r_[b2.doc_id, extra.doc_id][::-1], np.r_[b2.total, extra.total][::-1],
-        np.r_[b2.size, extra.size][::-1], np.r_[b2.sumsq, extra.sumsq][::-1], config="b",
+    extra = ClusterStats(np.array(["x", "y"]), np.array([1.0, 0.0]), np.array([2, 2]), np.array([1.0, 0.0]))
+    b3 = ClusterStats(
+        np.r_[b2.cluster_id, extra.cluster_id][::-1], np.r_[b2.sum_y, extra.sum_y][::-1],
+        np.r_[b2.n, extra.n][::-1], np.r_[b2.sum_y2, extra.sum_y2][::-1], config="b",
     )
     r = paired_comparison(a, b3, boot=100, rng=0)
     assert (r.n_docs, r.dropped_a, r.dropped_b) == (7, 3, 2)

@@ -10,10 +10,10 @@ from scipy import stats
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.linearization import linearized_residuals, residual_variance
 from ragunc.stats.planning import plan_difference, plan_documents, plan_from_pilot, power_at
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 # totals 1, 3, 0 over sizes 2, 4, 2: p = 1/2, residuals (Y - p m)/m_bar = (0, 1, -1) * 3/8
-HAND = ClusterSample(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]), np.array([1.0, 3.0, 0.0]))
+HAND = ClusterStats(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]), np.array([1.0, 3.0, 0.0]))
 S2 = 2 * (3 / 8) ** 2 / 2  # sum of squared residuals / (K - 1)
 Z = stats.norm.ppf(0.975)
 
@@ -35,7 +35,7 @@ def test_curve_at_the_sample_size_is_the_cluster_interval():
     rng = np.random.default_rng(0)
     size = rng.integers(1, 50, 30)
     hits = rng.binomial(size, rng.beta(1, 3, 30)).astype(float)
-    s = ClusterSample(np.arange(30).astype(str), hits, size, hits)
+    s = ClusterStats(np.arange(30).astype(str), hits, size, hits)
     for estimator in ("micro", "macro"):
         r = plan_documents(s, half_width=0.02, estimator=estimator)
         report = interval_report(s, estimator=estimator, boot=10, rng=0)
@@ -87,17 +87,17 @@ def _two_config_population(seed: int, d: int = 20000):
     ta = rng.binomial(size, base).astype(float)
     tb = rng.binomial(size, np.clip(base + 0.02 + rng.normal(0, 0.04, d), 0, 1)).astype(float)
     ids = np.arange(d).astype(str)
-    return ClusterSample(ids, ta, size, ta, config="a"), ClusterSample(ids, tb, size, tb, config="b")
+    return ClusterStats(ids, ta, size, ta, config="a"), ClusterStats(ids, tb, size, tb, config="b")
 
 
 def test_planned_documents_reach_the_power_by_simulation():
     a, b = _two_config_population(0)
-    delta = b.total.sum() / b.n_chunks - a.total.sum() / a.n_chunks
+    delta = b.sum_y.sum() / b.n_chunks - a.sum_y.sum() / a.n_chunks
     plan = plan_difference(a, b, difference=delta, power=0.8)
     reps, k = 3000, plan.n_docs
     pick = np.random.default_rng(1).integers(0, a.n_docs, (reps, k))  # K documents of the superpopulation
-    est_a, res_a = linearized_residuals(a.total[pick], a.size[pick])
-    est_b, res_b = linearized_residuals(b.total[pick], b.size[pick])
+    est_a, res_a = linearized_residuals(a.sum_y[pick], a.n[pick])
+    est_b, res_b = linearized_residuals(b.sum_y[pick], b.n[pick])
     se = np.sqrt(residual_variance(res_b - res_a))
     rejected = np.abs(est_b - est_a) / se > stats.norm.ppf(0.975)
     assert abs(rejected.mean() - 0.8) < 3 * np.sqrt(0.16 / reps) + 0.01
@@ -108,14 +108,14 @@ def test_planned_documents_reach_the_power_by_simulation():
 def test_difference_plan_by_hand_and_naive():
     a, b = _two_config_population(2, d=400)
     plan = plan_difference(a, b, difference=0.03, power=0.9, level=0.9)
-    _, ra = linearized_residuals(a.total, a.size)
-    _, rb = linearized_residuals(b.total, b.size)
+    _, ra = linearized_residuals(a.sum_y, a.n)
+    _, rb = linearized_residuals(b.sum_y, b.n)
     s2 = ((rb - ra) ** 2).sum() / 399
     assert plan.paired_variance == pytest.approx(s2)
     z = stats.norm.ppf(0.95) + stats.norm.ppf(0.9)
     assert plan.n_docs == pytest.approx(z**2 * s2 / 0.03**2, abs=1.5)
-    pa, pb = a.total.sum() / a.n_chunks, b.total.sum() / b.n_chunks
-    m_bar = a.size.mean()
+    pa, pb = a.sum_y.sum() / a.n_chunks, b.sum_y.sum() / b.n_chunks
+    m_bar = a.n.mean()
     assert plan.n_docs_naive == int(np.ceil(z**2 * (pa * (1 - pa) + pb * (1 - pb)) / (m_bar * 0.03**2)))
     assert np.all(np.diff(plan.curve_power) >= 0)
     with pytest.raises(ValueError, match="power must be"):

@@ -6,7 +6,7 @@ import pytest
 from scipy import special, stats
 
 from ragunc.stats.multiple import bootstrap_ranks, compare_configs, rank_configs
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
 def test_bootstrap_ranks_by_hand():
@@ -33,7 +33,7 @@ def population_configs(rng, k, shifts, doc_sd=0.15):
     for name, shift in shifts.items():
         rate = special.expit(base + shift + rng.normal(0, doc_sd, k))
         hits = rng.binomial(size, rate).astype(float)
-        samples[name] = ClusterSample(np.arange(k).astype(str), hits, size, hits, config=name)
+        samples[name] = ClusterStats(np.arange(k).astype(str), hits, size, hits, config=name)
     return samples
 
 
@@ -65,8 +65,8 @@ def test_two_tied_configs_share_p_best_about_equally():
 def test_identical_configs_tie_exactly():
     rng = np.random.default_rng(2)
     samples = population_configs(rng, 30, {"a": 0.0, "worse": -0.5})
-    samples["a_again"] = ClusterSample(samples["a"].doc_id, samples["a"].total, samples["a"].size,
-                                       samples["a"].sumsq, config="a_again")
+    samples["a_again"] = ClusterStats(samples["a"].cluster_id, samples["a"].sum_y, samples["a"].n,
+                                       samples["a"].sum_y2, config="a_again")
     r = rank_configs(samples, boot=300, rng=3)
     a, _, again = r.configs
     assert a.p_best == again.p_best and a.p_best + again.p_best + r.configs[1].p_best == pytest.approx(1.0)

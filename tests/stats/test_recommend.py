@@ -136,7 +136,7 @@ def test_samples_of_the_sparse_pareto_battery_are_flagged_and_others_are_not():
     def flagged_share(name):
         pop = battery_population(name)
         idx = random_subsets(rng, pop.n_docs, 50, 400)
-        return weak_corner(pop.total[idx], pop.size[idx]).mean()
+        return weak_corner(pop.sum_y[idx], pop.n[idx]).mean()
 
     assert flagged_share("sparse_pareto_0.8") > 0.9
     for name in ("beta", "high", "size_correlated", "near_iid_unequal"):

@@ -1,4 +1,4 @@
-"""ClusterSample: 0/1 outcomes read off the sums; drawing K documents (uniform over K-subsets, FPC set)."""
+"""ClusterStats: 0/1 outcomes read off the sums; drawing K documents (uniform over K-subsets, FPC set)."""
 from __future__ import annotations
 
 from itertools import combinations
@@ -9,51 +9,54 @@ from scipy import stats
 
 from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.intervals import interval_arrays, interval_report
-from ragunc.stats.sample import ClusterSample, document_rates, draw_sample, zero_one
+import ragunc
+import ragunc.stats
+import ragunc.stats.sample
+from ragunc.stats.sample import RENAMED_FIELDS, ClusterStats, document_rates, draw_sample, zero_one
 
 RNG = np.random.default_rng(3)
 SIZE = RNG.integers(1, 20, 10)
 HITS = RNG.binomial(SIZE, 0.3).astype(float)
-POPULATION = ClusterSample(np.array([f"d{i}" for i in range(10)]), HITS, SIZE, HITS, config="100w")
+POPULATION = ClusterStats(np.array([f"d{i}" for i in range(10)]), HITS, SIZE, HITS, config="100w")
 
 
 def test_a_draw_is_k_distinct_population_documents_in_population_order_with_d_known():
     sample = draw_sample(POPULATION, 4, rng=7)
-    assert sample.n_docs == 4 and len(set(sample.doc_id)) == 4
-    position = [int(d[1:]) for d in sample.doc_id]
+    assert sample.n_docs == 4 and len(set(sample.cluster_id)) == 4
+    position = [int(d[1:]) for d in sample.cluster_id]
     assert position == sorted(position)
-    np.testing.assert_array_equal(sample.total, HITS[position])
-    np.testing.assert_array_equal(sample.size, SIZE[position])
+    np.testing.assert_array_equal(sample.sum_y, HITS[position])
+    np.testing.assert_array_equal(sample.n, SIZE[position])
     assert sample.population_docs == 10 and sample.fpc == pytest.approx(1 - 4 / 10)
     assert sample.config == "100w"
 
 
 def test_the_seed_fixes_the_draw():
     same = draw_sample(POPULATION, 5, rng=11), draw_sample(POPULATION, 5, rng=np.random.default_rng(11))
-    np.testing.assert_array_equal(same[0].doc_id, same[1].doc_id)
-    others = {tuple(draw_sample(POPULATION, 5, rng=seed).doc_id) for seed in range(20)}
+    np.testing.assert_array_equal(same[0].cluster_id, same[1].cluster_id)
+    others = {tuple(draw_sample(POPULATION, 5, rng=seed).cluster_id) for seed in range(20)}
     assert len(others) > 10
 
 
 def test_every_k_subset_is_equally_likely():
     # Simple random sampling without replacement: all C(10, 3) = 120 subsets, about 100 times each in 12,000 draws.
     rng = np.random.default_rng(0)
-    counts = dict.fromkeys(combinations(POPULATION.doc_id.tolist(), 3), 0)
+    counts = dict.fromkeys(combinations(POPULATION.cluster_id.tolist(), 3), 0)
     for _ in range(12_000):
-        counts[tuple(draw_sample(POPULATION, 3, rng=rng).doc_id.tolist())] += 1
+        counts[tuple(draw_sample(POPULATION, 3, rng=rng).cluster_id.tolist())] += 1
     assert stats.chisquare(list(counts.values())).pvalue > 1e-3
 
 
 def test_a_small_k_from_a_large_population_includes_every_document_equally_often():
     # K well below D/50 of D > 10,000: numpy's draw of K indices without permuting all D (the O(K) path).
     d, k, draws = 20_000, 100, 4_000
-    large = ClusterSample(np.arange(d).astype(str), np.zeros(d), np.ones(d, dtype=int), np.zeros(d))
+    large = ClusterStats(np.arange(d).astype(str), np.zeros(d), np.ones(d, dtype=int), np.zeros(d))
     rng = np.random.default_rng(5)
     counts = np.zeros(d, dtype=int)
     for _ in range(draws):
         drawn = draw_sample(large, k, rng=rng)
-        assert drawn.n_docs == k and np.unique(drawn.doc_id).size == k
-        counts[drawn.doc_id.astype(int)] += 1
+        assert drawn.n_docs == k and np.unique(drawn.cluster_id).size == k
+        counts[drawn.cluster_id.astype(int)] += 1
     assert counts.sum() == draws * k
     assert stats.chisquare(counts).pvalue > 1e-3  # each document in k/d of the draws, about 20 times
 
@@ -72,7 +75,7 @@ def test_k_outside_the_population_is_refused_by_name(k):
 
 
 def test_document_rates_are_hits_over_chunks_per_document():
-    sample = ClusterSample(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]),
+    sample = ClusterStats(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]),
                            np.array([1.0, 3.0, 0.0]))
     np.testing.assert_array_equal(document_rates(sample), [0.5, 0.75, 0.0])
 
@@ -80,9 +83,9 @@ def test_document_rates_are_hits_over_chunks_per_document():
 SCORES = {"a": [0.2, 0.8], "b": [0.5, 0.5], "c": [0.8, 0.2]}
 
 
-def _sample(docs: dict[str, list[float]]) -> ClusterSample:
+def _sample(docs: dict[str, list[float]]) -> ClusterStats:
     ys = [np.asarray(v, dtype=float) for v in docs.values()]
-    return ClusterSample(np.array(list(docs)), np.array([y.sum() for y in ys]), np.array([y.size for y in ys]),
+    return ClusterStats(np.array(list(docs)), np.array([y.sum() for y in ys]), np.array([y.size for y in ys]),
                          np.array([(y**2).sum() for y in ys]))
 
 
@@ -97,11 +100,11 @@ def test_binary_is_derived_from_the_sums():
 
 def test_binary_cannot_be_declared():
     with pytest.raises(TypeError, match="binary"):
-        ClusterSample(np.array(["a", "b"]), np.array([0.5, 1.0]), np.array([1, 2]), np.array([0.25, 0.5]), binary=True)
+        ClusterStats(np.array(["a", "b"]), np.array([0.5, 1.0]), np.array([1, 2]), np.array([0.25, 0.5]), binary=True)
 
 
 def test_scores_built_without_a_flag_get_the_chunk_variance_not_the_binomial_one():
-    # Before, ClusterSample defaulted to binary=True and this sample got the binomial SE
+    # Before, ClusterStats defaulted to binary=True and this sample got the binomial SE
     # sqrt(0.25 / 6) = 0.204 for its naive interval; its scores' own spread gives 0.1.
     s = _sample(SCORES)
     r = interval_report(s, boot=50, rng=0)
@@ -113,8 +116,30 @@ def test_scores_built_without_a_flag_get_the_chunk_variance_not_the_binomial_one
 
 def test_each_row_of_a_batch_is_judged_on_its_own_sums():
     scores, hits = _sample(SCORES), _sample({"a": [1, 0], "b": [1, 1], "c": [0, 0]})
-    arr = interval_arrays(np.stack([scores.total, hits.total]), np.stack([scores.size, hits.size]),
-                          np.stack([scores.sumsq, hits.sumsq]))
+    arr = interval_arrays(np.stack([scores.sum_y, hits.sum_y]), np.stack([scores.n, hits.n]),
+                          np.stack([scores.sum_y2, hits.sum_y2]))
     np.testing.assert_allclose(arr.binomial_variance, [0.06 / 6, 0.5 * 0.5 / 6])
     # sumsq omitted means 0/1 y (sumsq = total)
-    assert interval_arrays(hits.total, hits.size).binomial_variance == pytest.approx(0.25 / 6)
+    assert interval_arrays(hits.sum_y, hits.n).binomial_variance == pytest.approx(0.25 / 6)
+
+
+def test_the_old_names_still_work_for_a_release_and_warn():
+    for module in (ragunc, ragunc.stats, ragunc.stats.sample):
+        with pytest.warns(DeprecationWarning, match="ClusterSample is deprecated .*; use ClusterStats"):
+            old = module.ClusterSample
+        assert issubclass(old, ClusterStats)
+    sample = draw_sample(POPULATION, 4, rng=0)
+    with_type = ClusterStats(sample.cluster_id, sample.sum_y, sample.n, sample.sum_y2, sample.sum_y2 / 2,
+                             sample.sum_y, sample.sum_y, np.array(list("xyxy")), population_docs=10)
+    built = old(doc_id=with_type.cluster_id, total=with_type.sum_y, size=with_type.n, sumsq=with_type.sum_y2,
+                lag_cross=with_type.sum_y_next, first=with_type.first_y, last=with_type.last_y,
+                doc_type=with_type.label, population_docs=10)
+    assert len(RENAMED_FIELDS) == 8
+    for old_name, new_name in RENAMED_FIELDS.items():
+        with pytest.warns(DeprecationWarning, match=rf"ClusterStats\.{old_name} is deprecated .*; use ClusterStats\.{new_name}$"):
+            value = getattr(with_type, old_name)
+        assert value is getattr(with_type, new_name)
+        np.testing.assert_array_equal(getattr(built, new_name), value)
+    assert built.population_docs == 10 and built.fpc == with_type.fpc
+    with pytest.raises(AttributeError):
+        ClusterStats.size.__set__(with_type, 0)  # read-only

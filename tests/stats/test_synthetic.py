@@ -61,12 +61,12 @@ def test_every_population_is_a_valid_contract_file(n_docs, mean_chunks, size_cv,
     positions = frame.groupby("doc_id")["chunk_index"].agg(["min", "max", "size"])
     assert (positions["min"] == 0).all() and (positions["max"] == positions["size"] - 1).all()
     assert frame.groupby("doc_id")["doc_type"].nunique().max() == 1
-    sample = results_from_frame(frame).sample("100w")  # the loader's checks all pass
+    sample = results_from_frame(frame).population("100w")  # the loader's checks all pass
     assert sample.n_chunks == len(frame)
     # The same draw, per document without a frame: what the loader aggregates, field by field.
     (cut,) = synthesize_chunk_sizes((100,), n_docs=n_docs, mean_chunks=mean_chunks, size_cv=size_cv, p=p, icc=0.02,
                                     autocorr=autocorr, doc_types=doc_types, doc_type_share=0.2, rng=seed).values()
-    for field in ("doc_id", "total", "size", "sumsq", "lag_cross", "first", "last", "doc_type"):
+    for field in ("cluster_id", "sum_y", "n", "sum_y2", "sum_y_next", "first_y", "last_y", "label"):
         np.testing.assert_array_equal(getattr(cut, field), getattr(sample, field), err_msg=field)
 
 
@@ -168,8 +168,8 @@ def test_cli_writes_the_contract_file_and_its_truth(tmp_path, capsys):
     replay[replay.index("--out") + 1] = str(again)
     assert main(replay) == 0
     assert "wrote" in capsys.readouterr().out
-    reloaded = load_results(again).sample("50w")
-    assert reloaded.n_chunks == len(frame) and reloaded.total.sum() == frame["y"].sum()
+    reloaded = load_results(again).population("50w")
+    assert reloaded.n_chunks == len(frame) and reloaded.sum_y.sum() == frame["y"].sum()
 
 
 def test_cli_refuses_unknown_extension_and_bad_parameters(tmp_path, capsys):
@@ -200,12 +200,12 @@ def test_sample_population_matches_its_metadata():
 def test_every_size_cuts_the_same_documents():
     cuts = synthesize_chunk_sizes((100, 30, 5), base_words=100, n_docs=300, mean_chunks=6, size_cv=0.9, rng=3)
     assert list(cuts) == [5, 30, 100]  # finest first
-    words = 100 * cuts[100].size  # each document's length
+    words = 100 * cuts[100].n  # each document's length
     for w in (30, 5):
-        np.testing.assert_array_equal(cuts[w].size, -(-words // w))  # ceil(length / w) chunks
-        np.testing.assert_array_equal(cuts[w].doc_id, cuts[100].doc_id)
-        np.testing.assert_array_equal(cuts[w].doc_type, cuts[100].doc_type)
-        assert cuts[w].binary and (cuts[w].total <= cuts[w].size).all()
+        np.testing.assert_array_equal(cuts[w].n, -(-words // w))  # ceil(length / w) chunks
+        np.testing.assert_array_equal(cuts[w].cluster_id, cuts[100].cluster_id)
+        np.testing.assert_array_equal(cuts[w].label, cuts[100].label)
+        assert cuts[w].binary and (cuts[w].sum_y <= cuts[w].n).all()
     assert cuts[5].n_chunks == 20 * cuts[100].n_chunks
 
 
@@ -217,11 +217,11 @@ def test_finer_sizes_keep_the_documents_rates_and_their_icc():
                                   autocorr=0, doc_types=1, rng=11)
     for w, m in ((100, 20), (10, 200)):
         d = diagnostics(cuts[w])
-        assert cuts[w].total.sum() / cuts[w].n_chunks == pytest.approx(p, abs=0.01)
+        assert cuts[w].sum_y.sum() / cuts[w].n_chunks == pytest.approx(p, abs=0.01)
         assert d.icc == pytest.approx(icc, abs=0.025)
         assert d.deff == pytest.approx(float(deff_equal_size(m, icc)), rel=0.12)
     # the same documents: a document's rate at 10 words is close to its rate at 100 words
-    coarse, fine = cuts[100].total / cuts[100].size, cuts[10].total / cuts[10].size
+    coarse, fine = cuts[100].sum_y / cuts[100].n, cuts[10].sum_y / cuts[10].n
     assert np.corrcoef(coarse, fine)[0, 1] > 0.85
 
 
@@ -229,7 +229,7 @@ def test_chunk_sizes_same_seed_same_populations_and_bad_sizes_refused():
     a = synthesize_chunk_sizes((50, 10), n_docs=50, rng=4)
     b = synthesize_chunk_sizes((50, 10), n_docs=50, rng=np.random.default_rng(4))
     for w in a:
-        np.testing.assert_array_equal(a[w].total, b[w].total)
+        np.testing.assert_array_equal(a[w].sum_y, b[w].sum_y)
     with pytest.raises(ValueError, match=r"words and base_words must be positive word counts, got words=\[0\]"):
         synthesize_chunk_sizes((0,))
     with pytest.raises(ValueError, match="base_words"):

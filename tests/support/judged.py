@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragunc.stats.judged import JudgedSample, audit_unit
-from ragunc.stats.sample import ClusterSample
+from ragunc.stats.sample import ClusterStats
 
 
 def judged_from_rows(doc, judge, gold, audited, *, audit: str | None = None, population_docs=None) -> JudgedSample:
@@ -19,7 +19,7 @@ def judged_from_rows(doc, judge, gold, audited, *, audit: str | None = None, pop
     gold = np.where(audited, gold, 0.0)
     size = np.bincount(doc, minlength=k)
     count = np.bincount(doc, weights=audited, minlength=k).astype(int)
-    sample = ClusterSample(np.arange(k).astype(str), total(judge), size, total(judge**2),
+    sample = ClusterStats(np.arange(k).astype(str), total(judge), size, total(judge**2),
                            population_docs=population_docs)
     return JudgedSample(sample, count, total(gold), total(gold**2), total(judge * audited),
                         total(judge**2 * audited), total(gold * judge), audit=audit or audit_unit(size, count))
