@@ -14,14 +14,13 @@ and ``ragunc simulate`` at K = 20 for the coverage figures in debian_copyright_m
 """
 from __future__ import annotations
 
-import argparse
-import gzip
 import hashlib
 import json
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+
+from corpus_sample import chunk_eval, corpus_only, ragunc, write_corpus
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "debian_copyright.jsonl.gz"
@@ -47,36 +46,25 @@ def build_corpus() -> dict:
         # DEP-5 (machine-readable) files follow one template; the others are free-form.
         doc_type = "dep5" if text.lstrip().startswith("Format:") else "free-form"
         rows.append({"doc_id": path.parent.name, "doc_type": doc_type, "text": text})
-    with gzip.open(CORPUS, "wt", encoding="utf-8", compresslevel=9) as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_corpus(rows, CORPUS)
     return {"n_docs": len(rows), "n_words": sum(len(r["text"].split()) for r in rows),
             "n_distinct_texts": len(copies), "doc_types": dict(Counter(r["doc_type"] for r in rows))}
 
 
-def ragunc(*argv: str) -> dict:
-    done = subprocess.run([sys.executable, "-m", "ragunc", *argv, "--json"], check=True, capture_output=True, text=True)
-    return json.loads(done.stdout)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus-only", action="store_true", help="rebuild the corpus file only")
-    args = parser.parse_args()
+    only = corpus_only(__doc__.splitlines()[0])
     corpus = build_corpus()
-    if args.corpus_only:
+    if only:
         print(json.dumps(corpus))
         return
     configs = {}
     for words in SIZES:
         out = HERE / f"debian_copyright_{words}w.csv.gz"
-        command = ["chunk-eval", str(CORPUS), "--chunk-words", str(words), "--seed", "0", "--out", str(out),
-                   "--no-progress"]
-        summary = ragunc(*command)
+        summary, command = chunk_eval(CORPUS, words, out)
         coverage = ragunc("simulate", str(out), *SIMULATE)
         configs[f"{words}w"] = {
             "file": out.name,
-            "command": "ragunc " + " ".join(c if not c.startswith("/") else Path(c).name for c in command),
+            "command": command,
             "n_chunks": summary.get("n_chunks"),
             "hit1": coverage["population"]["value"],
             "coverage_command": f"ragunc simulate {out.name} {' '.join(SIMULATE)}",

@@ -13,14 +13,14 @@ which writes debian_reference_ja.jsonl.gz, runs ``ragunc chunk-eval`` at 50, 100
 """
 from __future__ import annotations
 
-import argparse
-import gzip
 import json
 import re
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+
+from corpus_sample import chunk_eval, corpus_only, write_corpus
 
 from ragunc.corpus.html import html_to_text
 
@@ -58,36 +58,25 @@ def package_version() -> str:
 
 def build_corpus() -> dict:
     rows = [row for chapter in CHAPTERS for row in sections(chapter)]
-    with gzip.open(CORPUS, "wt", encoding="utf-8", compresslevel=9) as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_corpus(rows, CORPUS)
     return {"file": CORPUS.name, "n_docs": len(rows), "n_chars": sum(len(r["text"]) for r in rows),
             "doc_types": dict(Counter(r["doc_type"] for r in rows))}
 
 
-def ragunc(*argv: str) -> dict:
-    done = subprocess.run([sys.executable, "-m", "ragunc", *argv, "--json"], check=True, capture_output=True, text=True)
-    return json.loads(done.stdout)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus-only", action="store_true", help="rebuild the corpus file only")
-    args = parser.parse_args()
+    only = corpus_only(__doc__.splitlines()[0])
     corpus = build_corpus()
-    if args.corpus_only:
+    if only:
         print(json.dumps(corpus))
         return
     configs, language = {}, None
     for size in SIZES:
         out = HERE / f"debian_reference_ja_{size}m.csv.gz"
-        command = ["chunk-eval", str(CORPUS), "--chunk-words", str(size), "--seed", "0", "--out", str(out),
-                   "--no-progress"]
-        summary = ragunc(*command)
+        summary, command = chunk_eval(CORPUS, size, out)
         language = summary["language"]
         configs[summary["config"]] = {
             "file": out.name,
-            "command": "ragunc " + " ".join(c if not c.startswith("/") else Path(c).name for c in command),
+            "command": command,
             "n_chunks": summary["n_chunks"], "hit1": summary["hit1"], "doc_hit1": summary["doc_hit1"],
         }
         print(size, configs[summary["config"]], file=sys.stderr)
