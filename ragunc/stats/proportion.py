@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+ROUNDING_VARIANCE = 1e-24  # relative to p(1 - p): squared residuals of ~1e-12, far below any real spread
+
 
 def effective_n(estimate, variance, n_rows, k, level: float, df=None):
     """Korn–Graubard's degrees-of-freedom-adjusted effective sample size.
@@ -24,7 +26,8 @@ def effective_n(estimate, variance, n_rows, k, level: float, df=None):
     Where the sample says nothing about the design (``p`` at 0 or 1, or ``v = 0``;
     R's n_eff is 0/0 or infinite there and its interval NaN or a point) it is
     ``K``, without the df factor: one Bernoulli trial per document, the worst
-    case (every document all hits or all misses).
+    case (every document all hits or all misses). A ``v`` within rounding of 0
+    counts as 0 (:data:`ROUNDING_VARIANCE`).
     """
     p = np.asarray(estimate, dtype=float)
     v = np.asarray(variance, dtype=float)
@@ -33,7 +36,9 @@ def effective_n(estimate, variance, n_rows, k, level: float, df=None):
     # special.stdtrit is t.ppf without scipy.stats' argument handling (a third of its time on arrays).
     adjust = (special.stdtrit(np.asarray(n_rows) - 1, alpha / 2) / special.stdtrit(df, alpha / 2)) ** 2
     pq = p * (1 - p)
-    informative = (pq > 0) & (v > 0)
+    # A variance this small relative to p(1 - p) is the rounding of residuals that are exactly zero
+    # (every document at the same rate): the sample says nothing about the design, as at v = 0.
+    informative = (pq > 0) & (v > ROUNDING_VARIANCE * pq)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(informative, pq / np.where(informative, v, 1.0) * adjust, np.asarray(k, dtype=float))
 

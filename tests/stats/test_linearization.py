@@ -273,6 +273,18 @@ def _sample(chunks: list[list[int]], population_docs=None) -> ClusterStats:
     return sample_from_chunks({f"d{i}": c for i, c in enumerate(chunks)}, population_docs=population_docs)
 
 
+def test_documents_at_one_rate_give_korn_graubard_one_trial_per_document():
+    # Three documents at 2/5 each: the residuals round to ~1e-17 instead of 0, and an effective n of
+    # ~1e33 put Korn-Graubard's lower limit above the estimate (hypothesis found it).
+    r = interval_report(_sample([[0, 0, 0, 1, 1]] * 3), estimator="macro", level=0.75, boot=50, rng=0)
+    low, high = r.interval("korn_graubard").ci
+    alpha = 0.25
+    x = 3 * 0.4  # one trial per document: n = K = 3
+    assert low == pytest.approx(stats.beta.ppf(alpha / 2, x, 3 - x + 1))
+    assert high == pytest.approx(stats.beta.ppf(1 - alpha / 2, x + 1, 3 - x))
+    assert low < 0.4 < high
+
+
 @settings(max_examples=60, deadline=None)
 @given(docs_strategy, st.sampled_from(["micro", "macro"]), st.floats(0.5, 0.99))
 def test_interval_properties(chunks, estimator, level):
