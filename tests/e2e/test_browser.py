@@ -344,7 +344,9 @@ def _open_set(page, chunks: int, *, build: bool) -> str:
         page.get_by_role("button", name="Build", exact=True).click()
         page.wait_for_timeout(500)
     _wait_idle(page, '[data-testid="stSelectbox"]:has-text("List")')
-    selector = page.locator('[data-testid="stSelectbox"]').filter(has_text="List")
+    # The main area's box labelled exactly "List" (has_text alone matches any box mentioning "list").
+    selector = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
+        has=page.locator('[data-testid="stWidgetLabel"]', has_text=re.compile(r"^List$")))
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while selector.count() != 1 and time.monotonic() < deadline:  # the previous run's elements fade out
         page.wait_for_timeout(200)
