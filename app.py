@@ -3,6 +3,7 @@
 Run with ``streamlit run app.py``.  No statistics here: the pages in ``pages/`` call ``ragunc``,
 with the support code of the ``dashboard`` package (data sources, cached calls, URL state, widgets).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -49,12 +50,14 @@ PROJECTOR = {"lesson.py"}  # pages shown to a room: the sidebar starts collapsed
 
 
 def _upload_source() -> sources.DataSource | None:
-    upload = st.file_uploader(  # no type list: its hint of eight extensions is cut in the sidebar; the loader names them
-        "Per-chunk results or per-document statistics: CSV or TSV, Parquet, JSON lines or JSON (.gz allowed)",
-        type=None,
-        key="upload_file",
-        help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
-             "Or one row per document, as `ragunc aggregate` or Spark writes it.",
+    upload = (
+        st.file_uploader(  # no type list: its hint of eight extensions is cut in the sidebar; the loader names them
+            "Per-chunk results or per-document statistics: CSV or TSV, Parquet, JSON lines or JSON (.gz allowed)",
+            type=None,
+            key="upload_file",
+            help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
+            "Or one row per document, as `ragunc aggregate` or Spark writes it.",
+        )
     )
     if upload is None:
         st.caption("No file yet: the pages show the bundled sample until you upload one.")
@@ -84,7 +87,8 @@ def _upload_source() -> sources.DataSource | None:
     check = check_columns(present, columns)
     if check.missing:  # say which field to map, pointing to the mapping step rather than to columns=
         return sources.DataSource(
-            key="upload:unmapped", label=upload.name,
+            key="upload:unmapped",
+            label=upload.name,
             error=f"{check.message}. Choose the column that holds each under “Column mapping” in the sidebar.",
         )
     return sources.upload_source(upload.name, data, columns)
@@ -104,14 +108,20 @@ def _corpus_source() -> sources.DataSource | None:
         key="corpus_file",
         max_upload_size=sources.CORPUS_MAX_MB,
         help="Each row, or each file of the .zip, is a document; documents are the clusters. The corpus is "
-             "chunked, given one simulated query per chunk and ranked with BM25 here, in its language.",
+        "chunked, given one simulated query per chunk and ranked with BM25 here, in its language.",
     )
-    st.caption(f"Up to {sources.CORPUS_MAX_MB} MB and {sources.CORPUS_MAX_DOCS:,} documents. Read on this "
-               "machine, in this session: nothing you upload leaves it.")
-    code = st.selectbox("Language", [AUTO, *LANGUAGE_CODES], format_func=_language_label,
-                        key=bind("lang", AUTO, fix=one_of([AUTO, *LANGUAGE_CODES], AUTO)),
-                        help="Its analyser cuts chunks and words: whitespace words for English, Portuguese and "
-                             "Spanish, morphemes (MeCab) for Japanese, jieba's words for Chinese.")
+    st.caption(
+        f"Up to {sources.CORPUS_MAX_MB} MB and {sources.CORPUS_MAX_DOCS:,} documents. Read on this "
+        "machine, in this session: nothing you upload leaves it."
+    )
+    code = st.selectbox(
+        "Language",
+        [AUTO, *LANGUAGE_CODES],
+        format_func=_language_label,
+        key=bind("lang", AUTO, fix=one_of([AUTO, *LANGUAGE_CODES], AUTO)),
+        help="Its analyser cuts chunks and words: whitespace words for English, Portuguese and "
+        "Spanish, morphemes (MeCab) for Japanese, jieba's words for Chinese.",
+    )
     if upload is None:
         st.caption("No corpus yet: the pages show the bundled sample until you upload one.")
         return None
@@ -120,24 +130,42 @@ def _corpus_source() -> sources.DataSource | None:
 
 def _synthetic_source() -> sources.DataSource:
     n_docs = st.number_input(
-        "Documents (D)", 10, 200_000, step=100,
+        "Documents (D)",
+        10,
+        200_000,
+        step=100,
         key=bind("syn_docs", 1300, parse=int, fix=clamp(10, 200_000)),
     )
     mean_chunks = st.number_input(
-        "Mean chunks per document", 1.0, 500.0, step=1.0,
+        "Mean chunks per document",
+        1.0,
+        500.0,
+        step=1.0,
         key=bind("syn_chunks", 25.8, parse=float, fix=clamp(1.0, 500.0)),
     )
-    size_cv = st.slider("Size CV (spread of document sizes)", 0.0, 3.0, step=0.05,
-                        key=bind("syn_cv", 0.8, parse=float, fix=clamp(0.0, 3.0)))
+    size_cv = st.slider(
+        "Size CV (spread of document sizes)",
+        0.0,
+        3.0,
+        step=0.05,
+        key=bind("syn_cv", 0.8, parse=float, fix=clamp(0.0, 3.0)),
+    )
     p = st.slider("Rate p", 0.01, 0.99, step=0.01, key=bind("syn_p", 0.18, parse=float, fix=clamp(0.01, 0.99)))
     icc = st.slider("ICC", 0.0, 0.95, step=0.01, key=bind("syn_icc", 0.3, parse=float, fix=clamp(0.0, 0.95)))
-    autocorr = st.slider("Neighbour autocorrelation", 0.0, 0.95, step=0.01,
-                         key=bind("syn_ac", 0.17, parse=float, fix=clamp(0.0, 0.95)))
+    autocorr = st.slider(
+        "Neighbour autocorrelation", 0.0, 0.95, step=0.01, key=bind("syn_ac", 0.17, parse=float, fix=clamp(0.0, 0.95))
+    )
     doc_types = st.number_input("Document types", 1, 20, key=bind("syn_types", 4, parse=int, fix=clamp(1, 20)))
     seed = st.number_input("Seed", 0, 2**31 - 1, key=bind("syn_seed", 0, parse=int, fix=clamp(0, 2**31 - 1)))
     return sources.synthetic_source(
-        seed=int(seed), n_docs=int(n_docs), mean_chunks=float(mean_chunks), size_cv=float(size_cv),
-        p=float(p), icc=float(icc), autocorr=float(autocorr), doc_types=int(doc_types),
+        seed=int(seed),
+        n_docs=int(n_docs),
+        mean_chunks=float(mean_chunks),
+        size_cv=float(size_cv),
+        p=float(p),
+        icc=float(icc),
+        autocorr=float(autocorr),
+        doc_types=int(doc_types),
     )
 
 
@@ -149,13 +177,14 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
     """
     st.header("Data")
     if not used:
-        st.caption("This page reads data chosen on the page itself, not this per-chunk source; "
-                   "the other pages use it.")
+        st.caption("This page reads data chosen on the page itself, not this per-chunk source; the other pages use it.")
     kind = st.selectbox(  # one line, however many sources: the page's own controls stay in the first screen
-        "Source", list(SOURCES), format_func=SOURCES.get,
+        "Source",
+        list(SOURCES),
+        format_func=SOURCES.get,
         help="Bundled samples: alike documents (Debian packages' copyright files), the Python standard library's "
-             "documentation, the stdlib with labels from a judge, Japanese text. Or your own corpus (chunked, "
-             "queried and ranked here), a file of per-chunk results, or a synthetic population whose truth is known.",
+        "documentation, the stdlib with labels from a judge, Japanese text. Or your own corpus (chunked, "
+        "queried and ranked here), a file of per-chunk results, or a synthetic population whose truth is known.",
         key=bind("source", DEFAULT_SOURCE, fix=one_of(SOURCES, DEFAULT_SOURCE)),
     )
     source = None

@@ -11,6 +11,7 @@ chunked at ``--chunk-words``. Targets (issue 4):
 
 Run: ``python bench/bench_bm25.py`` (``--quick`` for a smaller corpus).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,9 @@ def bench_corpus(n_words: int):
         text = file.read_text(encoding="utf-8", errors="replace")
         rows.append((f"src/{file.relative_to(base).as_posix()}", text, "source"))
         total += len(text.split())
-    return corpus_from_frame(pd.concat([docs, pd.DataFrame(rows, columns=docs.columns)], ignore_index=True),
-                             source="stdlib+source")
+    return corpus_from_frame(
+        pd.concat([docs, pd.DataFrame(rows, columns=docs.columns)], ignore_index=True), source="stdlib+source"
+    )
 
 
 def timed(fn, *args, repeat: int = 1, **kwargs):
@@ -101,8 +103,13 @@ def speed(args) -> dict:
     _, t_bm25s = timed(run_bm25s)
     frame = parts.results
     return {
-        "corpus": {"n_docs": len(corpus), "n_words": corpus.n_words, "chunk_words": args.chunk_words,
-                   "n_chunks": n_chunks, "n_queries": n_queries},
+        "corpus": {
+            "n_docs": len(corpus),
+            "n_words": corpus.n_words,
+            "chunk_words": args.chunk_words,
+            "n_chunks": n_chunks,
+            "n_queries": n_queries,
+        },
         "hit1": float(frame["y"].mean()),
         "doc_hit1": float(frame["doc_hit1"].mean()),
         "ours_end_to_end_s": t_ours,
@@ -129,14 +136,28 @@ def memory_child(n_chunks: int) -> None:
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     parts, seconds = timed(chunk_eval_parts, corpus, chunk_words=chunk_words, rng=0)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"n_chunks": len(parts.retrieval.chunks), "chunk_words": chunk_words,
-                      "n_words": corpus.n_words, "seconds": seconds,
-                      "peak_rss_gb": peak / 2**20, "before_run_rss_gb": baseline / 2**20}))
+    print(
+        json.dumps(
+            {
+                "n_chunks": len(parts.retrieval.chunks),
+                "chunk_words": chunk_words,
+                "n_words": corpus.n_words,
+                "seconds": seconds,
+                "peak_rss_gb": peak / 2**20,
+                "before_run_rss_gb": baseline / 2**20,
+            }
+        )
+    )
 
 
 def memory(n_chunks: int) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--memory-child", str(n_chunks)],
-                         check=True, capture_output=True, text=True, env=os.environ)
+    out = subprocess.run(
+        [sys.executable, __file__, "--memory-child", str(n_chunks)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=os.environ,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -165,23 +186,33 @@ def main() -> None:
         print(json.dumps(result, indent=2))
         return
     c = result["corpus"]
-    print(f"corpus: {c['n_docs']} documents, {c['n_words']:,} words -> {c['n_chunks']:,} chunks of "
-          f"{c['chunk_words']} words, {c['n_queries']:,} simulated queries "
-          f"(hit@1 {result['hit1']:.3f}, doc_hit1 {result['doc_hit1']:.3f})")
-    print(f"ragunc chunk_eval, all queries end to end: {result['ours_end_to_end_s']:.2f} s "
-          f"(target <= 5 s); index + ranks from tokens: {result['ours_index_and_rank_s']:.2f} s")
-    print(f"rank-bm25: {result['rank_bm25_per_query_ms']:.1f} ms/query on {result['rank_bm25_subset']} queries "
-          f"(ragunc {result['ours_per_query_ms']:.3f} ms/query: {result['per_query_speedup_vs_rank_bm25']:.0f}x) "
-          f"-> {result['rank_bm25_extrapolated_s']:.0f} s for all with its index; ragunc (index + ranks) is "
-          f"{result['speedup_vs_rank_bm25']:.0f}x faster (target >= 100x); "
-          f"top-1 agreement {result['rank_bm25_top1_agreement']:.3f}")
-    print(f"bm25s (index + top-100, n_threads={result['bm25s_threads']}): {result['bm25s_index_and_top100_s']:.2f} s; "
-          f"ragunc is {result['speedup_vs_bm25s']:.2f}x as fast (target >= 1)")
+    print(
+        f"corpus: {c['n_docs']} documents, {c['n_words']:,} words -> {c['n_chunks']:,} chunks of "
+        f"{c['chunk_words']} words, {c['n_queries']:,} simulated queries "
+        f"(hit@1 {result['hit1']:.3f}, doc_hit1 {result['doc_hit1']:.3f})"
+    )
+    print(
+        f"ragunc chunk_eval, all queries end to end: {result['ours_end_to_end_s']:.2f} s "
+        f"(target <= 5 s); index + ranks from tokens: {result['ours_index_and_rank_s']:.2f} s"
+    )
+    print(
+        f"rank-bm25: {result['rank_bm25_per_query_ms']:.1f} ms/query on {result['rank_bm25_subset']} queries "
+        f"(ragunc {result['ours_per_query_ms']:.3f} ms/query: {result['per_query_speedup_vs_rank_bm25']:.0f}x) "
+        f"-> {result['rank_bm25_extrapolated_s']:.0f} s for all with its index; ragunc (index + ranks) is "
+        f"{result['speedup_vs_rank_bm25']:.0f}x faster (target >= 100x); "
+        f"top-1 agreement {result['rank_bm25_top1_agreement']:.3f}"
+    )
+    print(
+        f"bm25s (index + top-100, n_threads={result['bm25s_threads']}): {result['bm25s_index_and_top100_s']:.2f} s; "
+        f"ragunc is {result['speedup_vs_bm25s']:.2f}x as fast (target >= 1)"
+    )
     if "memory" in result:
         m = result["memory"]
-        print(f"memory: {m['n_chunks']:,} chunks of {m['chunk_words']} words ({m['n_words']:,} words) in "
-              f"{m['seconds']:.1f} s, peak RSS {m['peak_rss_gb']:.2f} GB (target <= 2 GB; "
-              f"{m['before_run_rss_gb']:.2f} GB before the run)")
+        print(
+            f"memory: {m['n_chunks']:,} chunks of {m['chunk_words']} words ({m['n_words']:,} words) in "
+            f"{m['seconds']:.1f} s, peak RSS {m['peak_rss_gb']:.2f} GB (target <= 2 GB; "
+            f"{m['before_run_rss_gb']:.2f} GB before the run)"
+        )
 
 
 if __name__ == "__main__":

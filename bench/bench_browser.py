@@ -17,6 +17,7 @@ Prints p50/p95 in ms per kind and the ratio of each p50 to the floor's p50 measu
 
     python bench/bench_browser.py [--moves 15] [--quiet 300]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,15 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 TARGETS_MS = {"K seen": 150.0, "K new": 300.0, "size new": 1000.0}
 # Where the clicks jump: far enough apart (on a 230-pixel slider of some 600 documents) that none is a neighbour
 # of another, around the default K = 20.
@@ -59,9 +67,24 @@ def served(script: str):
     """``streamlit run script`` on a free loopback port; yields its URL once healthy."""
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -81,8 +104,10 @@ def served(script: str):
 
 
 def _running(page) -> bool:
-    return page.evaluate("() => { const w = document.querySelector('[data-testid=stStatusWidget]');"
-                         " return !!w && /Stop|Running/.test(w.innerText || ''); }")
+    return page.evaluate(
+        "() => { const w = document.querySelector('[data-testid=stStatusWidget]');"
+        " return !!w && /Stop|Running/.test(w.innerText || ''); }"
+    )
 
 
 def settle(page, done, quiet_ms: float, timeout_s: float = 120.0) -> float:
@@ -114,7 +139,12 @@ def move(page, label: str, key: str, done, quiet_ms: float) -> float:
 def click_to(page, label: str, value: int, low: int, high: int, quiet_ms: float) -> tuple[float, int]:
     """Click the slider labelled ``label`` (range ``low``..``high``) where ``value`` lies, as a reader jumps there;
     returns (ms until the view settled, the value the URL then holds)."""
-    box = page.locator('[data-testid="stSlider"]').filter(has_text=label).locator('[role="group"] > [data-orientation="horizontal"]').first
+    box = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text=label)
+        .locator('[role="group"] > [data-orientation="horizontal"]')
+        .first
+    )
     rect = box.bounding_box()
     before = re.search(r"[?&]k=(\d+)", page.url)
     x = rect["x"] + rect["width"] * (value - low) / (high - low)
@@ -146,8 +176,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=15, help="moves timed per kind")
     parser.add_argument("--quiet", type=float, default=300.0, help="ms without a DOM change that count as settled")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[75, 150, 300, 25, 400],
-                        help="chunk sizes not bundled, in words (reached from 100 words by the slider)")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[75, 150, 300, 25, 400],
+        help="chunk sizes not bundled, in words (reached from 100 words by the slider)",
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -161,8 +196,8 @@ def main() -> None:
         settle(page, lambda pg: pg.get_by_text("K = 20").count() > 0, args.quiet)
         label = "K: documents per sample"
         steps = [1, -1] * (args.moves // 2 + 1)
-        floor_done = lambda k: (lambda pg: pg.get_by_text(f"K = {k}", exact=True).count() > 0)  # noqa: E731
-        times["floor"] = _k_moves(page, label, 20, steps[:args.moves], args.quiet, floor_done)
+        floor_done = lambda k: lambda pg: pg.get_by_text(f"K = {k}", exact=True).count() > 0  # noqa: E731
+        times["floor"] = _k_moves(page, label, 20, steps[: args.moves], args.quiet, floor_done)
 
         page.goto(app, timeout=120_000)
         settle(page, _url_has("k", 20), args.quiet)
@@ -170,12 +205,18 @@ def main() -> None:
         # New K: a click on the track, a jump to a K neither shown nor prefetched (K +- 1) before;
         # then K seen: back and forth with the arrow keys over K already shown.
         shown = []
-        for target in NEW_K[:args.moves]:
+        for target in NEW_K[: args.moves]:
             ms, k = click_to(page, label, target, 2, high, args.quiet)
             times.setdefault("K new", []).append(ms)
             shown.append(k)
-        times["K seen"] = _k_moves(page, label, shown[-1], [-1, 1] * (args.moves // 2) + [-1] * (args.moves % 2),
-                                   args.quiet, lambda k: _url_has("k", k))
+        times["K seen"] = _k_moves(
+            page,
+            label,
+            shown[-1],
+            [-1, 1] * (args.moves // 2) + [-1] * (args.moves % 2),
+            args.quiet,
+            lambda k: _url_has("k", k),
+        )
 
         page.goto(f"{app}/?source=sample&sim=0", timeout=120_000)
         settle(page, _url_has("config", "100w"), args.quiet)
@@ -185,8 +226,13 @@ def main() -> None:
             while grid[at] != words:
                 step = 1 if grid.index(words) > at else -1
                 at += step
-                ms = move(page, "Chunk size", "ArrowRight" if step > 0 else "ArrowLeft",
-                          _url_has("config", f"{grid[at]}w"), args.quiet)
+                ms = move(
+                    page,
+                    "Chunk size",
+                    "ArrowRight" if step > 0 else "ArrowLeft",
+                    _url_has("config", f"{grid[at]}w"),
+                    args.quiet,
+                )
                 if grid[at] not in seen:  # the first time this size is shown: chunked, queried and ranked
                     sized.append(ms)
                     seen.add(grid[at])
@@ -195,8 +241,10 @@ def main() -> None:
 
     floor_p50 = float(np.percentile(times["floor"], 50))
     load = os.getloadavg()[0]
-    print(f"bench_browser: chromium 1400x1000, settled = run ended + {args.quiet:.0f} ms without a DOM change; "
-          f"load average {load:.1f}")
+    print(
+        f"bench_browser: chromium 1400x1000, settled = run ended + {args.quiet:.0f} ms without a DOM change; "
+        f"load average {load:.1f}"
+    )
     print(f"{'move':<10} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'p50/floor':>10} {'target p50':>11}")
     for kind in ("floor", "K seen", "K new", "size new"):
         values = np.array(times[kind])

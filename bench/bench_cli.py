@@ -25,6 +25,7 @@ step, and prints the CPU time of each step (median of three).
 
     python bench/bench_cli.py [--runs 15] [--file sample_data/synthetic_population.csv.gz] [--before DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -85,8 +86,14 @@ def phases(file: str) -> dict[str, float]:
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     runs = []
     for _ in range(3):
-        out = subprocess.run([sys.executable, "-c", PHASES, str(ROOT / file)], cwd=ROOT, check=True,
-                             capture_output=True, text=True, env=environment).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", PHASES, str(ROOT / file)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+            env=environment,
+        ).stdout
         runs.append(dict(line.split("\t") for line in out.splitlines()))
     return {name: statistics.median(float(run[name]) for run in runs) for name in runs[0]}
 
@@ -139,19 +146,27 @@ def main() -> None:
     cpu = {name: statistics.median(c for _, c in t) for name, t in times.items()}
 
     load = os.getloadavg()
-    print(f"{args.runs} runs each, medians; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
-          f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}")
+    print(
+        f"{args.runs} runs each, medians; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
+        f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}"
+    )
     reference = "import numpy, pandas"
     print(f"  {'':22s} {'wall':>8s} {'ratio':>6s}   {'CPU':>6s} {'ratio':>6s}")
     for name in times:
-        print(f"  {name:22s} {median[name]:7.3f}s {median[name] / median[reference]:5.2f}x   "
-              f"{cpu[name]:5.3f}s {cpu[name] / cpu[reference]:5.2f}x")
+        print(
+            f"  {name:22s} {median[name]:7.3f}s {median[name] / median[reference]:5.2f}x   "
+            f"{cpu[name]:5.3f}s {cpu[name] / cpu[reference]:5.2f}x"
+        )
     ratio = median["ragunc interval"] / median[reference]
     extra = median["ragunc simulate"] - median["ragunc interval"]
-    print(f"ragunc interval / import numpy, pandas = {ratio:.2f}x  (target <= {INTERVAL_RATIO:g}x: "
-          f"{'met' if ratio <= INTERVAL_RATIO else 'NOT met'})")
-    print(f"ragunc simulate - ragunc interval = {extra:+.3f} s  (target <= {SIMULATE_EXTRA:g} s: "
-          f"{'met' if extra <= SIMULATE_EXTRA else 'NOT met'})")
+    print(
+        f"ragunc interval / import numpy, pandas = {ratio:.2f}x  (target <= {INTERVAL_RATIO:g}x: "
+        f"{'met' if ratio <= INTERVAL_RATIO else 'NOT met'})"
+    )
+    print(
+        f"ragunc simulate - ragunc interval = {extra:+.3f} s  (target <= {SIMULATE_EXTRA:g} s: "
+        f"{'met' if extra <= SIMULATE_EXTRA else 'NOT met'})"
+    )
     print("ragunc interval, step by step (CPU, median of 3):")
     for name, seconds in phases(args.file).items():
         print(f"  {seconds:5.3f}s  {name}")

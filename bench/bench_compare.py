@@ -5,6 +5,7 @@
 
     python bench/bench_compare.py [--docs 1300] [--configs 6] [--boot 2000] [--trials 7]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,10 @@ def main() -> None:
     print(f"D={args.docs}, {m} configs, B={args.boot}; median of {args.trials} runs")
     print(f"{'':42}{'seconds':>9}  {'x reference':>11}")
     print(f"{'reference: paired_comparison (2 configs)':42}{ref:9.3f}  {1.0:11.2f}")
-    print(f"{f'compare_configs, {m - 1} vs baseline':42}{many:9.3f}  {many / ref:11.2f}  "
-          f"{'met' if many <= 0.5 else 'MISSED'} (target <= 0.5 s)")
+    print(
+        f"{f'compare_configs, {m - 1} vs baseline':42}{many:9.3f}  {many / ref:11.2f}  "
+        f"{'met' if many <= 0.5 else 'MISSED'} (target <= 0.5 s)"
+    )
     print(f"{f'compare_configs, all {m * (m - 1) // 2} pairs':42}{pairs:9.3f}  {pairs / ref:11.2f}")
 
 

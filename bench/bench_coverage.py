@@ -15,6 +15,7 @@ interleaved, so that both see the same load.
 
     python bench/bench_coverage.py [--reps 2000] [--boot 1000] [--loop-reps 40]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,13 @@ def scipy_loop(population, k: int, reps: int, boot: int, rng: np.random.Generato
     for _ in range(reps):
         idx = rng.choice(population.n_docs, k, replace=False)
         stats.bootstrap(
-            (population.sum_y[idx], population.n[idx].astype(float)), ratio, paired=True,
-            vectorized=True, n_resamples=boot, method="percentile", rng=rng,
+            (population.sum_y[idx], population.n[idx].astype(float)),
+            ratio,
+            paired=True,
+            vectorized=True,
+            n_resamples=boot,
+            method="percentile",
+            rng=rng,
         )
 
 
@@ -53,8 +59,10 @@ def main() -> None:
     args = parser.parse_args()
 
     population = results_from_frame(synthesize(rng=0)).population()
-    print(f"population: {population.n_docs} documents, {population.n_chunks} chunks, "
-          f"sizes CV {population.n.std() / population.n.mean():.2f}, max {population.n.max()}")
+    print(
+        f"population: {population.n_docs} documents, {population.n_chunks} chunks, "
+        f"sizes CV {population.n.std() / population.n.mean():.2f}, max {population.n.max()}"
+    )
     print(f"K={args.k}, R={args.reps}, B={args.boot}: {args.reps * args.boot:,} bootstrap replicates")
 
     coverage_experiment(population, k=args.k, reps=50, boot=args.boot, rng=99)  # warm-up (kernels loaded)
@@ -62,8 +70,9 @@ def main() -> None:
     for i in range(args.repeat):
         for studentized, times in ((False, lean), (True, full)):
             t0 = time.perf_counter()
-            result = coverage_experiment(population, k=args.k, reps=args.reps, boot=args.boot, rng=i,
-                                         studentized=studentized)
+            result = coverage_experiment(
+                population, k=args.k, reps=args.reps, boot=args.boot, rng=i, studentized=studentized
+            )
             times.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         scipy_loop(population, args.k, args.loop_reps, args.boot, np.random.default_rng(i))
@@ -73,21 +82,31 @@ def main() -> None:
     def met(ok: bool) -> str:
         return "met" if ok else "MISSED"
 
-    print(f"ragunc, percentile + BCa        {ours:8.3f} s  (best of {args.repeat}; median {statistics.median(lean):.3f} s)")
-    print(f"ragunc, default run             {full_best:8.3f} s  (best of {args.repeat}; median "
-          f"{statistics.median(full):.3f} s)   target <= 0.1 s: {met(full_best <= 0.1)}")
-    print(f"scipy.stats.bootstrap loop      {loop:8.3f} s  (best of {args.repeat}, each extrapolated from "
-          f"{args.loop_reps} repetitions; median {statistics.median(loops):.3f} s)")
+    print(
+        f"ragunc, percentile + BCa        {ours:8.3f} s  (best of {args.repeat}; median {statistics.median(lean):.3f} s)"
+    )
+    print(
+        f"ragunc, default run             {full_best:8.3f} s  (best of {args.repeat}; median "
+        f"{statistics.median(full):.3f} s)   target <= 0.1 s: {met(full_best <= 0.1)}"
+    )
+    print(
+        f"scipy.stats.bootstrap loop      {loop:8.3f} s  (best of {args.repeat}, each extrapolated from "
+        f"{args.loop_reps} repetitions; median {statistics.median(loops):.3f} s)"
+    )
     print(f"speed-up, percentile + BCa      {loop / ours:8.1f} x   (numpy gathers: 10x)")
-    print(f"speed-up, default run           {loop / full_best:8.1f} x   target >= 8x: {met(loop / full_best >= 8)}; "
-          f"{loop / full_best / 4.7:.1f}x the numpy gathers' 4.7x (target >= 3x: {met(loop / full_best >= 3 * 4.7)})")
+    print(
+        f"speed-up, default run           {loop / full_best:8.1f} x   target >= 8x: {met(loop / full_best >= 8)}; "
+        f"{loop / full_best / 4.7:.1f}x the numpy gathers' 4.7x (target >= 3x: {met(loop / full_best >= 3 * 4.7)})"
+    )
     print()
     print("coverage (nominal 95%):  " + "  ".join(f"{m} {c.coverage:.3f}" for m, c in result.methods.items()))
-    print(f"SD empirical {result.sd_empirical:.4f}, linearization {result.linearization_sd:.4f}, "
-          f"binomial {result.binomial_sd:.4f}; variance ratio {result.variance_ratio:.1f} (empirical) / "
-          f"{result.variance_ratio_linearization:.1f} (linearization); Bernoulli-equivalent n "
-          f"{result.bernoulli_n_empirical:.1f} / {result.bernoulli_n_linearization:.1f}; "
-          f"mean chunks {result.mean_chunks:.0f}")
+    print(
+        f"SD empirical {result.sd_empirical:.4f}, linearization {result.linearization_sd:.4f}, "
+        f"binomial {result.binomial_sd:.4f}; variance ratio {result.variance_ratio:.1f} (empirical) / "
+        f"{result.variance_ratio_linearization:.1f} (linearization); Bernoulli-equivalent n "
+        f"{result.bernoulli_n_empirical:.1f} / {result.bernoulli_n_linearization:.1f}; "
+        f"mean chunks {result.mean_chunks:.0f}"
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ Three rows per D:
 
     python bench/bench_dashboard.py [--moves 40] [--docs 1300 100000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -120,8 +121,10 @@ def main() -> None:
         fresh = _time_moves(sim_app, [args.new_k + i for i in range(args.sim_moves)])
 
         ref_p50 = float(np.percentile(ref, 50))
-        print(f"D = {n_docs:,} documents (first load with data generation {load_s:.1f} s); "
-              f"reference p50 {ref_p50:.1f} ms (draw + interval_report, B = 1,000)")
+        print(
+            f"D = {n_docs:,} documents (first load with data generation {load_s:.1f} s); "
+            f"reference p50 {ref_p50:.1f} ms (draw + interval_report, B = 1,000)"
+        )
         print(_row("analytic", analytic, ref_p50))
         print(_row("sim cached", cached, ref_p50))
         print(_row("sim new K", fresh, ref_p50))
@@ -130,8 +133,10 @@ def main() -> None:
         print(f"  analytic script p95 {p95:.1f} ms {verdict} the {TARGET_MS:.0f} ms target")
         fresh_p50 = float(np.percentile(fresh[1], 50))
         verdict = "meets" if fresh_p50 <= NEW_K_TARGET_MS else "misses"
-        print(f"  sim new K script p50 {fresh_p50:.1f} ms {verdict} the {NEW_K_TARGET_MS:.0f} ms target "
-              "(issue 13; no progress bar at these R, B: dashboard.cache.coverage_progress)")
+        print(
+            f"  sim new K script p50 {fresh_p50:.1f} ms {verdict} the {NEW_K_TARGET_MS:.0f} ms target "
+            "(issue 13; no progress bar at these R, B: dashboard.cache.coverage_progress)"
+        )
 
 
 if __name__ == "__main__":

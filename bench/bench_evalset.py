@@ -14,6 +14,7 @@ filter. What the endpoint costs is taken out: each call's time is in the journal
 
 Run: ``PYTHONPATH=. python bench/bench_evalset.py`` (``--n`` to change the size, ``--concurrency`` for calls in flight).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,10 @@ def main() -> None:
     started = time.perf_counter()
     retrieval = prepare_retrieval(corpus, chunk_words=100)
     prepare = time.perf_counter() - started
-    print(f"corpus        stdlib: {len(corpus)} documents, {len(retrieval.chunks)} chunks of 100 words; "
-          f"chunking + BM25 index {prepare * 1000:.0f} ms")
+    print(
+        f"corpus        stdlib: {len(corpus)} documents, {len(retrieval.chunks)} chunks of 100 words; "
+        f"chunking + BM25 index {prepare * 1000:.0f} ms"
+    )
 
     with ChatServer() as server, tempfile.TemporaryDirectory() as tmp:
         client = openai.OpenAI(api_key="bench", base_url=server.url, max_retries=0, timeout=10)
@@ -79,16 +82,24 @@ def main() -> None:
     n = args.n
     overhead = (wall - in_calls - prepare) / n
     print(f"reference     one bare chat-completions round trip to the local server: {bare * 1000:.2f} ms")
-    print(f"build         {n} questions, {calls} calls (questions, rephrasings, judgments), kept {result.kept}: "
-          f"{wall:.2f} s wall, {in_calls:.2f} s inside the calls ({in_calls / calls * 1000:.2f} ms per call, "
-          f"{in_calls / calls / bare:.2f}x a bare round trip)")
-    print(f"overhead      ragunc per question, filters included: {overhead * 1000:.2f} ms "
-          f"({overhead / bare:.2f}x a bare round trip); with the chunking + index: "
-          f"{(overhead + prepare / n) * 1000:.2f} ms")
-    print(f"rerun         the finished build again (all {calls} replies from the journal, no call): "
-          f"{rerun:.2f} s = {(rerun - prepare) / n * 1000:.2f} ms per question besides the index")
-    print(f"offline       the offline generator's build: {offline_wall:.2f} s, kept {offline.kept} of {n} "
-          f"({(offline_wall - prepare) / n * 1000:.2f} ms per question besides the index)")
+    print(
+        f"build         {n} questions, {calls} calls (questions, rephrasings, judgments), kept {result.kept}: "
+        f"{wall:.2f} s wall, {in_calls:.2f} s inside the calls ({in_calls / calls * 1000:.2f} ms per call, "
+        f"{in_calls / calls / bare:.2f}x a bare round trip)"
+    )
+    print(
+        f"overhead      ragunc per question, filters included: {overhead * 1000:.2f} ms "
+        f"({overhead / bare:.2f}x a bare round trip); with the chunking + index: "
+        f"{(overhead + prepare / n) * 1000:.2f} ms"
+    )
+    print(
+        f"rerun         the finished build again (all {calls} replies from the journal, no call): "
+        f"{rerun:.2f} s = {(rerun - prepare) / n * 1000:.2f} ms per question besides the index"
+    )
+    print(
+        f"offline       the offline generator's build: {offline_wall:.2f} s, kept {offline.kept} of {n} "
+        f"({(offline_wall - prepare) / n * 1000:.2f} ms per question besides the index)"
+    )
 
 
 if __name__ == "__main__":

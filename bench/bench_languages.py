@@ -20,6 +20,7 @@ as the query (the page without that line as the document), whitespace runs as th
 Run: ``python bench/bench_languages.py [--compare-analysers]`` (first run: ``apt-get install
 manpages-ja manpages``; rendering takes minutes, then it is cached).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,8 +66,9 @@ def timed(fn, *args, name: str | None = None, **kwargs):
 def _render(page: Path) -> str:
     """A man page as plain text (``man -l``), empty when it does not render in time."""
     env = {**os.environ, "LANG": "C.UTF-8", "MANWIDTH": "80", "MAN_KEEP_FORMATTING": ""}
-    with subprocess.Popen(["man", "-l", str(page)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                          start_new_session=True) as child:
+    with subprocess.Popen(
+        ["man", "-l", str(page)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True
+    ) as child:
         try:
             out, _ = child.communicate(timeout=RENDER_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -78,8 +80,10 @@ def _render(page: Path) -> str:
 
 def _pages(root: Path) -> list[Path]:
     """Every page file under ``root``'s man1..man8 (links to another page left out), by name."""
-    return sorted((p for p in root.glob("man[1-8]/*") if p.is_file() and not p.is_symlink()),
-                  key=lambda p: (p.name, p.parent.name))
+    return sorted(
+        (p for p in root.glob("man[1-8]/*") if p.is_file() and not p.is_symlink()),
+        key=lambda p: (p.name, p.parent.name),
+    )
 
 
 def _write(rows: list[dict], path: Path) -> None:
@@ -92,8 +96,11 @@ def _write(rows: list[dict], path: Path) -> None:
 def _rows(pages: list[Path]) -> list[dict]:
     with ThreadPoolExecutor(2) as pool:
         texts = list(pool.map(_render, pages))
-    return [{"doc_id": f"{p.parent.name}/{p.name.removesuffix('.gz')}", "doc_type": p.parent.name, "text": t}
-            for p, t in zip(pages, texts) if t.strip()]
+    return [
+        {"doc_id": f"{p.parent.name}/{p.name.removesuffix('.gz')}", "doc_type": p.parent.name, "text": t}
+        for p, t in zip(pages, texts)
+        if t.strip()
+    ]
 
 
 def japanese_corpus(cache: Path) -> Path:
@@ -110,8 +117,9 @@ def english_corpus(cache: Path, japanese: Corpus, n_units: int) -> Path:
         return path
     names = {doc_id.split("/", 1)[1] for doc_id in japanese.doc_ids}
     pages = _pages(MAN)
-    pages = [p for p in pages if p.name.removesuffix(".gz") in names] + \
-            [p for p in pages if p.name.removesuffix(".gz") not in names]
+    pages = [p for p in pages if p.name.removesuffix(".gz") in names] + [
+        p for p in pages if p.name.removesuffix(".gz") not in names
+    ]
     rows, words, start = [], 0, 0
     while words < n_units and start < len(pages):
         batch = _rows(pages[start : start + 200])
@@ -141,7 +149,7 @@ def measure(corpus: Corpus, label: str) -> dict:
     import bm25s
 
     terms = np.asarray(vocabulary, dtype=object)
-    chunk_terms = [list(terms[ids[offsets[i]:offsets[i + 1]]]) for i in range(len(chunks))]
+    chunk_terms = [list(terms[ids[offsets[i] : offsets[i + 1]]]) for i in range(len(chunks))]
     query_terms = [q.split() for q in queries.texts]
 
     def run_bm25s():
@@ -150,15 +158,30 @@ def measure(corpus: Corpus, label: str) -> dict:
         return model.retrieve(query_terms, k=100, show_progress=False)
 
     _, t_bm25s = timed(run_bm25s, name="bm25s_index_and_top100")
-    _, t_ours_same = timed(lambda: rank_targets(bm25_index(chunk_terms), index.query_matrix(query_terms),
-                                                queries.source), name="ours_index_and_rank_same_terms")
+    _, t_ours_same = timed(
+        lambda: rank_targets(bm25_index(chunk_terms), index.query_matrix(query_terms), queries.source),
+        name="ours_index_and_rank_same_terms",
+    )
     return {
-        "label": label, "language": choice.to_dict(), "n_docs": len(corpus), "n_units": tokens.n_units,
-        "n_chunks": len(chunks), "chars_per_chunk": float(np.median([len(t) for t in chunks.texts])),
+        "label": label,
+        "language": choice.to_dict(),
+        "n_docs": len(corpus),
+        "n_units": tokens.n_units,
+        "n_chunks": len(chunks),
+        "chars_per_chunk": float(np.median([len(t) for t in chunks.texts])),
         "hit1": float(parts.results["y"].mean()),
-        "seconds": {"end_to_end": t_total, "segment": t_segment, "analyse": t_analyse, "chunk": t_chunk,
-                    "chunk_terms": t_terms, "index": t_index, "queries": t_queries, "rank": t_rank,
-                    "ours_index_and_rank_same_terms": t_ours_same, "bm25s_index_and_top100": t_bm25s},
+        "seconds": {
+            "end_to_end": t_total,
+            "segment": t_segment,
+            "analyse": t_analyse,
+            "chunk": t_chunk,
+            "chunk_terms": t_terms,
+            "index": t_index,
+            "queries": t_queries,
+            "rank": t_rank,
+            "ours_index_and_rank_same_terms": t_ours_same,
+            "bm25s_index_and_top100": t_bm25s,
+        },
         "cpu_seconds": dict(CPU),
     }
 
@@ -188,9 +211,9 @@ def _segmenters() -> dict:
     for mode in ("A", "C"):
         tokenizer = dictionary.tokenizer(mode=getattr(SplitMode, mode))
         # Sudachi refuses inputs of more than 49,149 bytes: it reads line by line.
-        out[f"SudachiPy + sudachidict-core, mode {mode}"] = (
-            lambda text, t=tokenizer: [m.surface() for line in text.splitlines() if line.strip()
-                                       for m in t.tokenize(line)])
+        out[f"SudachiPy + sudachidict-core, mode {mode}"] = lambda text, t=tokenizer: [
+            m.surface() for line in text.splitlines() if line.strip() for m in t.tokenize(line)
+        ]
     return out
 
 
@@ -206,7 +229,7 @@ def compare_analysers(corpus: Corpus) -> list[dict]:
         name = _NAME.search(text)
         if name and " - " in name["line"]:
             queries.append(name["line"].split(" - ", 1)[1])
-            bodies.append(text[: name.start()] + text[name.end():])
+            bodies.append(text[: name.start()] + text[name.end() :])
     n_chars = sum(len("".join(t.split())) for t in corpus.texts)
     results = []
     for label, segment in _segmenters().items():
@@ -221,28 +244,44 @@ def compare_analysers(corpus: Corpus) -> list[dict]:
         index = bm25_index(chunk_terms)
         positions, _ = top_k(index, index.query_matrix([_terms(segment(q)) for q in queries]), 10)
         found = (np.asarray(owner)[positions] == np.arange(len(queries))[:, None]).any(axis=1)
-        results.append({"analyser": label, "seconds": seconds, "cpu_seconds": CPU[label],
-                        "chars_per_second": n_chars / seconds, "chars_per_cpu_second": n_chars / CPU[label],
-                        "chars_per_unit": n_chars / n_units, "n_queries": len(queries),
-                        "doc_recall_at_10": float(found.mean())})
-        print(f"  {label:<44} {n_chars / seconds / 1e3:8.0f} k chars/s ({n_chars / CPU[label] / 1e3:.0f} k per CPU "
-              f"second)  {n_chars / n_units:5.2f} chars/unit  "
-              f"doc Recall@10 {found.mean():.3f} ({len(queries)} queries)")
+        results.append(
+            {
+                "analyser": label,
+                "seconds": seconds,
+                "cpu_seconds": CPU[label],
+                "chars_per_second": n_chars / seconds,
+                "chars_per_cpu_second": n_chars / CPU[label],
+                "chars_per_unit": n_chars / n_units,
+                "n_queries": len(queries),
+                "doc_recall_at_10": float(found.mean()),
+            }
+        )
+        print(
+            f"  {label:<44} {n_chars / seconds / 1e3:8.0f} k chars/s ({n_chars / CPU[label] / 1e3:.0f} k per CPU "
+            f"second)  {n_chars / n_units:5.2f} chars/unit  "
+            f"doc Recall@10 {found.mean():.3f} ({len(queries)} queries)"
+        )
     return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "ragunc-bench",
-                        help="where the rendered corpora are kept (default %(default)s)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache" / "ragunc-bench",
+        help="where the rendered corpora are kept (default %(default)s)",
+    )
     parser.add_argument("--compare-analysers", action="store_true", help="also compare Japanese segmenters")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     japanese = load_corpus(japanese_corpus(args.cache))
     n_units = int(tokenize_corpus(japanese).n_units)
     english = load_corpus(english_corpus(args.cache, japanese, n_units))
-    report = {"machine": f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "load_average_before": os.getloadavg()}
+    report = {
+        "machine": f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "load_average_before": os.getloadavg(),
+    }
     report["languages"] = [measure(japanese, "manpages-ja"), measure(english, "English man pages")]
     ja, en = report["languages"]
     report["ratio_ja_to_en_end_to_end"] = ja["seconds"]["end_to_end"] / en["seconds"]["end_to_end"]
@@ -254,18 +293,22 @@ def main() -> None:
     report["load_average_after"] = os.getloadavg()
     for lang in report["languages"]:
         s = lang["seconds"]
-        print(f"{lang['label']:<18} {lang['language']['code']}: {lang['n_docs']:,} docs, {lang['n_units']:,} "
-              f"{lang['language']['unit']}, {lang['n_chunks']:,} chunks of {UNITS} (median {lang['chars_per_chunk']:.0f} "
-              f"chars)\n  end to end {s['end_to_end']:.2f} s (segmenting alone {s['segment']:.2f} s = "
-              f"{s['segment'] / s['end_to_end']:.0%}); analyse {s['analyse']:.2f}, chunk {s['chunk']:.2f}, "
-              f"terms {s['chunk_terms']:.2f}, index {s['index']:.2f}, queries {s['queries']:.2f}, "
-              f"rank {s['rank']:.2f}; CPU end to end {lang['cpu_seconds']['end_to_end']:.2f} s, segmenting "
-              f"{lang['cpu_seconds']['segment']:.2f} s\n  on the same terms: ragunc index + rank {s['ours_index_and_rank_same_terms']:.2f} s,"
-              f" bm25s index + top-100 {s['bm25s_index_and_top100']:.2f} s "
-              f"(ragunc {s['bm25s_index_and_top100'] / s['ours_index_and_rank_same_terms']:.1f}x faster)")
-    print(f"Japanese / English end to end: {report['ratio_ja_to_en_end_to_end']:.2f}x at "
-          f"{ja['n_chunks']:,} vs {en['n_chunks']:,} chunks ({report['ratio_ja_to_en_per_chunk']:.2f}x per chunk, "
-          f"{report['ratio_ja_to_en_cpu']:.2f}x in CPU seconds; target <= 3x)")
+        print(
+            f"{lang['label']:<18} {lang['language']['code']}: {lang['n_docs']:,} docs, {lang['n_units']:,} "
+            f"{lang['language']['unit']}, {lang['n_chunks']:,} chunks of {UNITS} (median {lang['chars_per_chunk']:.0f} "
+            f"chars)\n  end to end {s['end_to_end']:.2f} s (segmenting alone {s['segment']:.2f} s = "
+            f"{s['segment'] / s['end_to_end']:.0%}); analyse {s['analyse']:.2f}, chunk {s['chunk']:.2f}, "
+            f"terms {s['chunk_terms']:.2f}, index {s['index']:.2f}, queries {s['queries']:.2f}, "
+            f"rank {s['rank']:.2f}; CPU end to end {lang['cpu_seconds']['end_to_end']:.2f} s, segmenting "
+            f"{lang['cpu_seconds']['segment']:.2f} s\n  on the same terms: ragunc index + rank {s['ours_index_and_rank_same_terms']:.2f} s,"
+            f" bm25s index + top-100 {s['bm25s_index_and_top100']:.2f} s "
+            f"(ragunc {s['bm25s_index_and_top100'] / s['ours_index_and_rank_same_terms']:.1f}x faster)"
+        )
+    print(
+        f"Japanese / English end to end: {report['ratio_ja_to_en_end_to_end']:.2f}x at "
+        f"{ja['n_chunks']:,} vs {en['n_chunks']:,} chunks ({report['ratio_ja_to_en_per_chunk']:.2f}x per chunk, "
+        f"{report['ratio_ja_to_en_cpu']:.2f}x in CPU seconds; target <= 3x)"
+    )
     print(f"load average {report['load_average_before']} -> {report['load_average_after']}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

@@ -16,6 +16,7 @@ files times 10.
 
     python bench/bench_load.py [--rows 10000000] [--files 10] [--only 10m|100m] [--keep DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -116,7 +117,9 @@ def make(path: Path, rows: int, *, shuffle: bool = False, prefix: str = "") -> N
     subprocess.run(command + ["--shuffle"] * shuffle, check=True)
 
 
-def report(label: str, reference: tuple, measured: tuple, target: tuple[float, float], ref_name: str = "pandas") -> None:
+def report(
+    label: str, reference: tuple, measured: tuple, target: tuple[float, float], ref_name: str = "pandas"
+) -> None:
     (ref_s, ref_cpu, ref_mb, ref_counts), (s, cpu, mb, counts) = reference, measured
     if counts != ref_counts:
         raise SystemExit(f"row/document counts differ: ragunc {counts}, pandas {ref_counts}")
@@ -152,8 +155,10 @@ def many_files(workdir: Path, rows: int, files: int) -> None:
     size = sum(p.stat().st_size for p in paths) / 2**20
     measured = measure(AGGREGATE_CHILD, [folder, out])
     report(f"{files} files ({size:.0f} MB)", reference, measured, TARGETS["100m"], ref_name=f"pandas 1/{files}×{files}")
-    print(f"{'':<26}(per-document file {out.stat().st_size / 2**20:.0f} MB; "
-          "pandas RSS is that of one file: all would not fit)")
+    print(
+        f"{'':<26}(per-document file {out.stat().st_size / 2**20:.0f} MB; "
+        "pandas RSS is that of one file: all would not fit)"
+    )
 
 
 def main() -> None:
@@ -174,8 +179,10 @@ def main() -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     print(f"load benchmark: {args.rows:,} rows per file, cpu_count={os.cpu_count()}")
     print("wall and CPU seconds of the work alone; peak RSS of the whole child process")
-    print(f"{'file':<26}{'method':<12}{'wall s':>8}{'CPU s':>8}{'peak MB':>9}{'wall/ref':>10}{'CPU/ref':>9}"
-          f"{'RSS/ref':>9}   target")
+    print(
+        f"{'file':<26}{'method':<12}{'wall s':>8}{'CPU s':>8}{'peak MB':>9}{'wall/ref':>10}{'CPU/ref':>9}"
+        f"{'RSS/ref':>9}   target"
+    )
     try:
         if args.only in (None, "10m"):
             one_file(workdir, args.rows)

@@ -18,6 +18,7 @@ K is not included (issue 13's coverage work).  Target: p95 <= 100 ms.
 
     python bench/bench_per_document.py [--docs 1000000] [--moves 40]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -117,10 +118,12 @@ def main() -> None:
         population = load_results(out).population()
         t3 = time.perf_counter()
         size_mb = out.stat().st_size / 2**20
-        print(f"{rows:,} chunk rows of {population.n_docs:,} documents written in {t1 - t0:.0f} s; "
-              f"ragunc aggregate {t2 - t1:.1f} s -> {size_mb:.1f} MB per-document file; "
-              f"load_results {t3 - t2:.2f} s; peak RSS of this process "
-              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+        print(
+            f"{rows:,} chunk rows of {population.n_docs:,} documents written in {t1 - t0:.0f} s; "
+            f"ragunc aggregate {t2 - t1:.1f} s -> {size_mb:.1f} MB per-document file; "
+            f"load_results {t3 - t2:.2f} s; peak RSS of this process "
+            f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+        )
         app_ms = app_moves(out, population.n_docs, ks)
 
     ref_p50 = float(np.percentile(timings(reference, ks, "draw_sample").sum(axis=1), 50))
@@ -129,12 +132,16 @@ def main() -> None:
     for draw in DRAWS:
         ms = timings(population, ks, draw)
         (d50, d95), (r50, r95), (t50, t95) = (np.percentile(x, [50, 95]) for x in (ms[:, 0], ms[:, 1], ms.sum(axis=1)))
-        print(f"  D = {population.n_docs:,}, library, draw by {draw:<11}: draw {d50:6.1f} / {d95:6.1f}, "
-              f"rest {r50:5.1f} / {r95:5.1f}, total {t50:6.1f} / {t95:6.1f} ({t50 / ref_p50:.1f}x the reference)")
+        print(
+            f"  D = {population.n_docs:,}, library, draw by {draw:<11}: draw {d50:6.1f} / {d95:6.1f}, "
+            f"rest {r50:5.1f} / {r95:5.1f}, total {t50:6.1f} / {t95:6.1f} ({t50 / ref_p50:.1f}x the reference)"
+        )
     a50, a95 = np.percentile(app_ms, [50, 95])
     verdict = "meets" if a95 <= TARGET_MS else "misses"
-    print(f"  D = {population.n_docs:,}, the dashboard (upload, simulation off), script server time: "
-          f"{a50:6.1f} / {a95:6.1f} ({a50 / ref_p50:.1f}x the reference); {verdict} the {TARGET_MS:.0f} ms target")
+    print(
+        f"  D = {population.n_docs:,}, the dashboard (upload, simulation off), script server time: "
+        f"{a50:6.1f} / {a95:6.1f} ({a50 / ref_p50:.1f}x the reference); {verdict} the {TARGET_MS:.0f} ms target"
+    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ particular.  Targets (issue 11):
 
 Run: ``python bench/bench_positional.py`` (``--quick`` for fewer passages and rounds).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,10 @@ def main() -> None:
     encoder = load_encoder(max_seq_length=args.tokens)
     texts = passages_of(encoder, args.passages, args.tokens)
     lengths = encoder.token_lengths(texts)
-    print(f"{encoder.name}: {len(texts)} passages of {lengths.min()}-{lengths.max()} tokens, batch "
-          f"{args.batch_size}, {torch.get_num_threads()} threads, device {encoder.device}")
+    print(
+        f"{encoder.name}: {len(texts)} passages of {lengths.min()}-{lengths.max()} tokens, batch "
+        f"{args.batch_size}, {torch.get_num_threads()} threads, device {encoder.device}"
+    )
     # Batch by batch, every way back to back, and each way's best round per batch: load that
     # comes and goes on a shared machine then falls on all three alike.
     batches = [texts[i : i + args.batch_size] for i in range(0, len(texts), args.batch_size)]

@@ -13,6 +13,7 @@ on a quiet machine (the load average is printed beside).
 
     python bench/bench_recompute.py [--trials 200] [--boot 1000] [--sizes 25 50 75 400] [--skip-k]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,14 +42,18 @@ def bench_sizes(sizes: list[int], repeat: int) -> None:
     _, t_bundled = best_of(repeat, lambda: load_results(sources.SAMPLE_DIR / "stdlib_100w.csv.gz").population("100w"))
     tokens, t_tokens = best_of(1, sources._stdlib_tokens)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"\nnew chunk size on the stdlib corpus ({len(tokens.corpus)} documents; load average {load}); "
-          f"reference: opening the bundled 100-word size, {1e3 * t_bundled:.0f} ms; "
-          f"reading + tokenising the corpus once per session: {t_tokens:.2f} s")
+    print(
+        f"\nnew chunk size on the stdlib corpus ({len(tokens.corpus)} documents; load average {load}); "
+        f"reference: opening the bundled 100-word size, {1e3 * t_bundled:.0f} ms; "
+        f"reading + tokenising the corpus once per session: {t_tokens:.2f} s"
+    )
     print(f"{'words':>6}  {'chunks':>7}  {'seconds':>7}  {'x bundled':>9}  target <= 2 s")
     for words in sizes:
         sample, seconds = best_of(repeat, sources._stdlib_chunk_sample, tokens, words=words)
-        print(f"{words:>6}  {sample.n_chunks:>7,}  {seconds:7.2f}  {seconds / t_bundled:9.1f}  "
-              f"{'met' if seconds <= 2 else 'MISSED'}")
+        print(
+            f"{words:>6}  {sample.n_chunks:>7,}  {seconds:7.2f}  {seconds / t_bundled:9.1f}  "
+            f"{'met' if seconds <= 2 else 'MISSED'}"
+        )
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ two checkouts, run this from each in turn, several rounds, in the same minutes:
 
     PYTHONPATH=<checkout> python <checkout>/bench/cpu_seconds.py
 """
+
 from __future__ import annotations
 
 import pathlib
@@ -38,15 +39,19 @@ def main() -> None:
     a, b = list(samples)[:2]
     rows = {
         "coverage K=20 R=2000 B=1000, percentile + BCa": lambda: coverage_experiment(
-            population, k=20, reps=2000, boot=1000, rng=0, studentized=False),
+            population, k=20, reps=2000, boot=1000, rng=0, studentized=False
+        ),
         "coverage K=20 R=2000 B=1000, default run": lambda: coverage_experiment(
-            population, k=20, reps=2000, boot=1000, rng=0),
+            population, k=20, reps=2000, boot=1000, rng=0
+        ),
         "coverage macro K=20 R=1000 B=1000, default run": lambda: coverage_experiment(
-            population, k=20, reps=1000, boot=1000, rng=0, estimator="macro"),
+            population, k=20, reps=1000, boot=1000, rng=0, estimator="macro"
+        ),
         "paired_comparison D=1300 B=2000": lambda: paired_comparison(samples[a], samples[b], boot=2000, rng=0),
         "compare_configs 6 configs, 5 vs baseline": lambda: compare_configs(samples, a, boot=2000, rng=0),
-        "compare_configs 6 configs, all 15 pairs": lambda: compare_configs(samples, a, all_pairs=True, boot=2000,
-                                                                           rng=0),
+        "compare_configs 6 configs, all 15 pairs": lambda: compare_configs(
+            samples, a, all_pairs=True, boot=2000, rng=0
+        ),
     }
     for name, fn in rows.items():
         print(f"{name:48}{best(fn):8.3f} s CPU")

@@ -11,6 +11,7 @@ ragunc's kernels on the same draws, and the targets for the recommended interval
     python bench/study_small_k.py [--reps 4000] [--boot 1000] [--estimator micro|macro]
     python bench/study_small_k.py --export-draws DIR   # then: Rscript bench/study_small_k_r.R DIR > bench/study_small_k_r.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,7 +47,7 @@ def populations() -> dict:
     population added at the end leaves every earlier cell's draws, and R's recorded references, as they were.
     """
     stdlib = load_results(ROOT / "sample_data" / "stdlib_100w.csv.gz").population()
-    first = POPULATIONS[:POPULATIONS.index("zero_inflated_pareto") + 1]
+    first = POPULATIONS[: POPULATIONS.index("zero_inflated_pareto") + 1]
     pops = {name: battery_population(name) for name in first} | {"stdlib_100w": stdlib}
     return pops | {name: battery_population(name) for name in POPULATIONS if name not in first}
 
@@ -57,8 +58,9 @@ def r_draws(pop, k: int, cell: int, seed: int) -> np.ndarray:
 
 
 def run_cell(pop, k: int, args, cell: int) -> dict:
-    result = coverage_experiment(pop, k=k, reps=args.reps, boot=args.boot, estimator=args.estimator,
-                                 rng=[args.seed, cell])
+    result = coverage_experiment(
+        pop, k=k, reps=args.reps, boot=args.boot, estimator=args.estimator, rng=[args.seed, cell]
+    )
     d = result.to_dict()  # the recommended method's figures repeated under "recommended"
     return {"coverage": d["coverage"], "mcse": d["coverage_mcse"], "width": d["width"], "undefined": d["undefined"]}
 
@@ -85,13 +87,17 @@ def same_draws(pop, k: int, idx: np.ndarray, estimator: str) -> dict:
     bounds = {"korn_graubard": tuple(np.where(interior, b, np.nan) for b in kg), "korn_graubard_all": kg}
     bounds |= {name: (arr.lower[name], arr.upper[name]) for name in ("logit", RECOMMENDED_METHOD)}
     if estimator == "micro":  # the fully bias-reduced alternative (not adopted): CR2 variance, the same df
-        bounds["korn_graubard_brl"] = korn_graubard_interval(arr.estimate, cr2_variance(y, m, 1 - k / pop.n_docs),
-                                                             arr.n_chunks, k, NOMINAL, bell_mccaffrey_df(m))
+        bounds["korn_graubard_brl"] = korn_graubard_interval(
+            arr.estimate, cr2_variance(y, m, 1 - k / pop.n_docs), arr.n_chunks, k, NOMINAL, bell_mccaffrey_df(m)
+        )
     out = {}
     for name, (lo, hi) in bounds.items():
         defined = np.isfinite(lo) & np.isfinite(hi)
-        out[name] = {"defined": int(defined.sum()), "held": int((defined & (lo <= value) & (value <= hi)).sum()),
-                     "mean_width": float(np.mean((hi - lo)[defined]))}
+        out[name] = {
+            "defined": int(defined.sum()),
+            "held": int((defined & (lo <= value) & (value <= hi)).sum()),
+            "mean_width": float(np.mean((hi - lo)[defined])),
+        }
     return out
 
 
@@ -99,14 +105,22 @@ def export_draws(pops: dict, directory: pathlib.Path, seed: int) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     rows = ["population,k,draws"]
     for name, pop in pops.items():
-        np.savetxt(directory / f"{name}.csv", np.column_stack([pop.sum_y, pop.n]), fmt="%d", delimiter=",",
-                   header="total,size", comments="")
+        np.savetxt(
+            directory / f"{name}.csv",
+            np.column_stack([pop.sum_y, pop.n]),
+            fmt="%d",
+            delimiter=",",
+            header="total,size",
+            comments="",
+        )
     for cell, (name, k) in enumerate((n, k) for n in pops for k in KS):
         np.savetxt(directory / f"{name}_k{k}.csv", r_draws(pops[name], k, cell, seed) + 1, fmt="%d", delimiter=",")
         rows.append(f"{name},{k},{name}_k{k}.csv")
     (directory / "cells.csv").write_text("\n".join(rows) + "\n")
-    print(f"wrote {len(rows) - 1} cells of {R_DRAWS} draws to {directory}; now run\n"
-          f"  Rscript bench/study_small_k_r.R {directory} > {R_REFERENCES.relative_to(ROOT)}")
+    print(
+        f"wrote {len(rows) - 1} cells of {R_DRAWS} draws to {directory}; now run\n"
+        f"  Rscript bench/study_small_k_r.R {directory} > {R_REFERENCES.relative_to(ROOT)}"
+    )
 
 
 def pct(x: float) -> str:
@@ -118,7 +132,11 @@ def markdown_table(header: list[str], rows: list[list[str]], left: int = 2) -> s
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+        return (
+            "| "
+            + " | ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+            + " |"
+        )
 
     return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
 
@@ -128,9 +146,13 @@ def summarise(cells: list[tuple[str, int, dict]], methods: list[str]) -> dict:
     for method in methods:
         cov = np.array([100 * c["coverage"][method] for *_, c in cells])
         ratio = np.array([c["width"][method] / c["width"]["korn_graubard"] for *_, c in cells])
-        out[method] = {"mean distance from 95": float(np.mean(np.abs(cov - 95))), "lowest cell": float(cov.min()),
-                       "cells below 90": int((cov < 90).sum()), "mean width / KG": float(ratio.mean()),
-                       "widest cell / KG": float(ratio.max())}
+        out[method] = {
+            "mean distance from 95": float(np.mean(np.abs(cov - 95))),
+            "lowest cell": float(cov.min()),
+            "cells below 90": int((cov < 90).sum()),
+            "mean width / KG": float(ratio.mean()),
+            "widest cell / KG": float(ratio.max()),
+        }
     return out
 
 
@@ -140,8 +162,9 @@ def main() -> None:
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
     parser.add_argument("--estimator", choices=("micro", "macro"), default="micro")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--export-draws", type=pathlib.Path, metavar="DIR",
-                        help="write the draws R's svyciprop is run on, and stop")
+    parser.add_argument(
+        "--export-draws", type=pathlib.Path, metavar="DIR", help="write the draws R's svyciprop is run on, and stop"
+    )
     args = parser.parse_args()
     pops = populations()
     if args.export_draws:
@@ -159,34 +182,64 @@ def main() -> None:
             recorded = reference["cells"][cell]
             idx = r_draws(pops[name], k, cell, args.seed)
             if (recorded["population"], recorded["k"], recorded["index_sum"]) != (name, k, int((idx + 1).sum())):
-                raise SystemExit(f"{R_REFERENCES.name} was made on other draws (cell {name} K={k}); re-run the R script")
+                raise SystemExit(
+                    f"{R_REFERENCES.name} was made on other draws (cell {name} K={k}); re-run the R script"
+                )
             r_rows.append((name, k, recorded[args.estimator], same_draws(pops[name], k, idx, args.estimator)))
     print(f"\r{len(grid)} cells in {time.perf_counter() - t0:.0f} s" + " " * 30, file=sys.stderr)
 
     methods = list(cells[0][2]["coverage"])
-    print(f"# {args.estimator} estimator, nominal 95%: R = {args.reps} repetitions per cell (MC SE about "
-          f"{100 * np.sqrt(0.95 * 0.05 / args.reps):.1f} points at 95%), B = {args.boot}; "
-          f"recommended = {RECOMMENDED_METHOD}\n")
+    print(
+        f"# {args.estimator} estimator, nominal 95%: R = {args.reps} repetitions per cell (MC SE about "
+        f"{100 * np.sqrt(0.95 * 0.05 / args.reps):.1f} points at 95%), B = {args.boot}; "
+        f"recommended = {RECOMMENDED_METHOD}\n"
+    )
     print("## Coverage % ± Monte Carlo SE\n")
-    print(markdown_table(["population", "K", *methods], [
-        [name, str(k), *(f"{pct(c['coverage'][m])}±{pct(c['mcse'][m])}" for m in methods)] for name, k, c in cells]))
+    print(
+        markdown_table(
+            ["population", "K", *methods],
+            [
+                [name, str(k), *(f"{pct(c['coverage'][m])}±{pct(c['mcse'][m])}" for m in methods)]
+                for name, k, c in cells
+            ],
+        )
+    )
     print("\n## Mean width: Korn–Graubard's, and every method's as a ratio to it (undefined intervals left out)\n")
-    print(markdown_table(["population", "K", "KG width", *methods], [
-        [name, str(k), f"{c['width']['korn_graubard']:.4f}",
-         *(f"{c['width'][m] / c['width']['korn_graubard']:.2f}" + (f" ({c['undefined'][m]} u)" if c["undefined"][m] else "")
-           for m in methods)] for name, k, c in cells]))
+    print(
+        markdown_table(
+            ["population", "K", "KG width", *methods],
+            [
+                [
+                    name,
+                    str(k),
+                    f"{c['width']['korn_graubard']:.4f}",
+                    *(
+                        f"{c['width'][m] / c['width']['korn_graubard']:.2f}"
+                        + (f" ({c['undefined'][m]} u)" if c["undefined"][m] else "")
+                        for m in methods
+                    ),
+                ]
+                for name, k, c in cells
+            ],
+        )
+    )
 
     summary = summarise(cells, methods)
     print("\n## Over the cells\n")
     keys = list(next(iter(summary.values())))
-    print(markdown_table(["method", *keys], [[m, *(f"{summary[m][key]:.2f}" for key in keys)] for m in methods], left=1))
+    print(
+        markdown_table(["method", *keys], [[m, *(f"{summary[m][key]:.2f}" for key in keys)] for m in methods], left=1)
+    )
 
     print("\n## Headline: coverage % / width ÷ KG's\n")
     head = [f"{m}" for m in HEADLINE]
     rows = []
     for i, (name, k, c) in enumerate(cells):
-        row = [name, str(k), *(f"{pct(c['coverage'][m])} / {c['width'][m] / c['width']['korn_graubard']:.2f}"
-                               for m in HEADLINE)]
+        row = [
+            name,
+            str(k),
+            *(f"{pct(c['coverage'][m])} / {c['width'][m] / c['width']['korn_graubard']:.2f}" for m in HEADLINE),
+        ]
         if r_rows:
             ref = r_rows[i][2]
             row += [pct(ref[m]["held"] / ref[m]["defined"]) for m in ("korn_graubard", "logit")]
@@ -194,17 +247,23 @@ def main() -> None:
     print(markdown_table(["population", "K", *head, *(["R KG", "R logit"] if r_rows else [])], rows))
 
     if r_rows:
-        print(f"\n## R survey {reference['survey_version']} on {R_DRAWS} draws per cell "
-              "(recorded), and ragunc's kernels on the same draws\n")
-        print("Coverage over the draws each method defines (u: undefined draws) and mean width (w). R's KG is "
-              "undefined without hits (or misses); its logit is a sliver of width ~1e-11 there (a miss). The last "
-              "columns: coverage / mean width ÷ ragunc's KG on all draws.\n")
+        print(
+            f"\n## R survey {reference['survey_version']} on {R_DRAWS} draws per cell "
+            "(recorded), and ragunc's kernels on the same draws\n"
+        )
+        print(
+            "Coverage over the draws each method defines (u: undefined draws) and mean width (w). R's KG is "
+            "undefined without hits (or misses); its logit is a sliver of width ~1e-11 there (a miss). The last "
+            "columns: coverage / mean width ÷ ragunc's KG on all draws.\n"
+        )
         rows = []
         for name, k, ref, ours in r_rows:
             row = [name, str(k)]
             for r, o in ((ref["korn_graubard"], ours["korn_graubard"]), (ref["logit"], ours["logit"])):
-                row += [f"{pct(r['held'] / r['defined'])} ({R_DRAWS - r['defined']} u) w {r['mean_width']:.4f}",
-                        f"{pct(o['held'] / o['defined'])} ({R_DRAWS - o['defined']} u) w {o['mean_width']:.4f}"]
+                row += [
+                    f"{pct(r['held'] / r['defined'])} ({R_DRAWS - r['defined']} u) w {r['mean_width']:.4f}",
+                    f"{pct(o['held'] / o['defined'])} ({R_DRAWS - o['defined']} u) w {o['mean_width']:.4f}",
+                ]
             kg_width = ours["korn_graubard_all"]["mean_width"]
             for method in ("korn_graubard_all", RECOMMENDED_METHOD, "korn_graubard_brl"):
                 if method in ours:
@@ -217,14 +276,18 @@ def main() -> None:
 
     print("\n## Targets for the recommended interval\n")
     outside = [c for c in cells if c[0] not in SPARSE_PARETO_TAIL]
-    for label, subset in ((f"all {len(cells)} cells", cells),
-                          (f"the {len(outside)} cells outside the weak corner (docs/weak_corner.md)", outside)):
+    for label, subset in (
+        (f"all {len(cells)} cells", cells),
+        (f"the {len(outside)} cells outside the weak corner (docs/weak_corner.md)", outside),
+    ):
         rec = summarise(subset, ["recommended"])["recommended"]
         print(f"{label}:")
         for key, target in TARGETS.items():
             ok = rec[key] >= target if key == "lowest cell" else rec[key] <= target
-            print(f"  {key}: {rec[key]:.2f} (target {'≥' if key == 'lowest cell' else '≤'} {target}) "
-                  f"{'met' if ok else 'MISSED'}")
+            print(
+                f"  {key}: {rec[key]:.2f} (target {'≥' if key == 'lowest cell' else '≤'} {target}) "
+                f"{'met' if ok else 'MISSED'}"
+            )
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ Korn–Graubard (KG) on the same draws.
 
     python bench/study_weak_corner.py [--reps 10000] [--boot 1000] [--realizations 20] [--seed 0]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,8 +78,11 @@ def icc_working_df(size, icc):
     size = np.asarray(size, dtype=float)
     share = size / size.sum(-1, keepdims=True)
     w = size * (1 + np.asarray(icc, dtype=float)[..., None] * (size - 1))
-    s = (share[..., :, None] * share[..., None, :] * w.sum(-1)[..., None, None]
-         - share[..., None, :] * w[..., :, None] - share[..., :, None] * w[..., None, :])
+    s = (
+        share[..., :, None] * share[..., None, :] * w.sum(-1)[..., None, None]
+        - share[..., None, :] * w[..., :, None]
+        - share[..., :, None] * w[..., None, :]
+    )
     s += np.eye(size.shape[-1]) * w[..., None, :]
     c = 1 / (1 - share)
     trace = (c * np.diagonal(s, axis1=-2, axis2=-1)).sum(-1)
@@ -140,8 +144,11 @@ def run_cell(pop: ClusterStats, k: int, reps: int, boot: int, rng) -> dict:
         out["coverage"][name], _, out["undefined"][name], out["width"][name] = interval_coverage(lower, upper, value)
         if name == "recommended":
             held = (lower <= value) & (value <= upper)
-            out["flagged"] = (float(flagged.mean()), float(held[flagged].mean()) if flagged.any() else np.nan,
-                              float(held[~flagged].mean()) if not flagged.all() else np.nan)
+            out["flagged"] = (
+                float(flagged.mean()),
+                float(held[flagged].mean()) if flagged.any() else np.nan,
+                float(held[~flagged].mean()) if not flagged.all() else np.nan,
+            )
     return out
 
 
@@ -169,8 +176,12 @@ def _ratio(c: dict, name: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=10000, help="repetitions per cell (default %(default)s)")
-    parser.add_argument("--boot", type=int, default=1000,
-                        help="bootstrap replicates for the bootstrap switch; 0 skips it (default %(default)s)")
+    parser.add_argument(
+        "--boot",
+        type=int,
+        default=1000,
+        help="bootstrap replicates for the bootstrap switch; 0 skips it (default %(default)s)",
+    )
     parser.add_argument("--realizations", type=int, default=20, help="rate draws per corner law (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -180,54 +191,91 @@ def main() -> None:
         print(f"\r{what} ({time.perf_counter() - t0:.0f} s)" + " " * 20, end="", file=sys.stderr)
 
     pops = populations()
-    print(f"# The weak corner: micro estimator, nominal 95%, R = {args.reps} repetitions per cell (MC SE about "
-          f"{100 * np.sqrt(0.9 * 0.1 / args.reps):.1f} points at 90%), B = {args.boot}\n")
+    print(
+        f"# The weak corner: micro estimator, nominal 95%, R = {args.reps} repetitions per cell (MC SE about "
+        f"{100 * np.sqrt(0.9 * 0.1 / args.reps):.1f} points at 90%), B = {args.boot}\n"
+    )
     cells = []
     for cell, (name, k) in enumerate((n, k) for n in pops for k in KS):
         progress(f"1. {name} K={k}")
-        cells.append((name, k, run_cell(pops[name], k, args.reps, args.boot,
-                                        np.random.default_rng([args.seed, 2000 + cell]))))
+        cells.append(
+            (name, k, run_cell(pops[name], k, args.reps, args.boot, np.random.default_rng([args.seed, 2000 + cell])))
+        )
     variants = [v for v in VARIANTS if v in cells[0][2]["coverage"]]
     print("## 1. Variants on every cell: coverage % / mean width ÷ KG's\n")
-    print(markdown_table(["population", "K", *variants], [[name, str(k), *(_ratio(c, v) for v in variants)]
-                                                          for name, k, c in cells]))
+    print(
+        markdown_table(
+            ["population", "K", *variants], [[name, str(k), *(_ratio(c, v) for v in variants)] for name, k, c in cells]
+        )
+    )
     rows = []
-    for label, subset in (("all", cells), ("corner", [c for c in cells if c[0] in CORNER]),
-                          ("outside the corner", [c for c in cells if c[0] not in CORNER])):
+    for label, subset in (
+        ("all", cells),
+        ("corner", [c for c in cells if c[0] in CORNER]),
+        ("outside the corner", [c for c in cells if c[0] not in CORNER]),
+    ):
         summary = summarise(subset, variants)
         keys = list(summary[variants[0]])
-        rows += [[LABELS[v], f"{label} ({len(subset)})", *(f"{summary[v][key]:.2f}" for key in keys)]
-                 for v in variants]
+        rows += [[LABELS[v], f"{label} ({len(subset)})", *(f"{summary[v][key]:.2f}" for key in keys)] for v in variants]
     print("\n" + markdown_table(["variant", "cells", *keys], rows))
-    print("\nThe warning (`weak_corner`): share of samples flagged (the recommended interval's coverage % on "
-          "the flagged / the other samples)\n")
-    print(markdown_table(["population", *(f"K = {k}" for k in KS)], [
-        [name, *(f"{100 * c['flagged'][0]:.0f}% ({pct(c['flagged'][1])} / {pct(c['flagged'][2])})"
-                 for n, _, c in cells if n == name)] for name in pops], left=1))
+    print(
+        "\nThe warning (`weak_corner`): share of samples flagged (the recommended interval's coverage % on "
+        "the flagged / the other samples)\n"
+    )
+    print(
+        markdown_table(
+            ["population", *(f"K = {k}" for k in KS)],
+            [
+                [
+                    name,
+                    *(
+                        f"{100 * c['flagged'][0]:.0f}% ({pct(c['flagged'][1])} / {pct(c['flagged'][2])})"
+                        for n, _, c in cells
+                        if n == name
+                    ),
+                ]
+                for name in pops
+            ],
+            left=1,
+        )
+    )
 
-    print(f"\n## 2. Realizations: {args.realizations} draws of each corner law's rates, the same sizes, "
-          f"R = {args.reps // 4} per cell: coverage % lowest / median, median width ÷ KG's\n")
+    print(
+        f"\n## 2. Realizations: {args.realizations} draws of each corner law's rates, the same sizes, "
+        f"R = {args.reps // 4} per cell: coverage % lowest / median, median width ÷ KG's\n"
+    )
     rows = []
     for name in CORNER:
         for k in KS:
             progress(f"2. {name} K={k}")
             drawn = [battery_population(name, seed) for seed in range(args.realizations)]
-            runs = [run_cell(pop, k, args.reps // 4, 0, np.random.default_rng([args.seed, 3000 + seed, k]))
-                    for seed, pop in enumerate(drawn)]
+            runs = [
+                run_cell(pop, k, args.reps // 4, 0, np.random.default_rng([args.seed, 3000 + seed, k]))
+                for seed, pop in enumerate(drawn)
+            ]
             row = [name, str(k)]
             for v in ANALYTIC:
                 cov = np.array([100 * r["coverage"][v] for r in runs])
                 ratio = np.median([r["width"][v] / r["width"]["korn_graubard"] for r in runs])
                 row.append(f"{cov.min():.1f} / {np.median(cov):.1f} / {ratio:.2f}")
             longest_hit = [pop.sum_y[np.argmax(pop.n)] > 0 for pop in drawn]
-            row.append(", ".join(f"{100 * r['coverage']['recommended']:.0f}" if hit else "·"
-                                 for r, hit in sorted(zip(runs, longest_hit), key=lambda x: x[0]["coverage"]["recommended"])))
+            row.append(
+                ", ".join(
+                    f"{100 * r['coverage']['recommended']:.0f}" if hit else "·"
+                    for r, hit in sorted(zip(runs, longest_hit), key=lambda x: x[0]["coverage"]["recommended"])
+                )
+            )
             rows.append(row)
-    print(markdown_table(["population", "K", *ANALYTIC, "recommended, lowest first (·: longest document without hits)"],
-                         rows))
+    print(
+        markdown_table(
+            ["population", "K", *ANALYTIC, "recommended, lowest first (·: longest document without hits)"], rows
+        )
+    )
 
-    print("\n## 3. Twins: the battery's population (A) and its twin (B), whose longest document has hits on a "
-          "third of its chunks; the same draws for both. Coverage % on A / B\n")
+    print(
+        "\n## 3. Twins: the battery's population (A) and its twin (B), whose longest document has hits on a "
+        "third of its chunks; the same draws for both. Coverage % on A / B\n"
+    )
     rows = []
     recommended_width = {(name, k): c["width"]["recommended"] for name, k, c in cells}
     for name in CORNER:
@@ -237,12 +285,22 @@ def main() -> None:
             progress(f"3. {name} K={k}")
             ca, cb = (run_cell(t, k, args.reps, 0, np.random.default_rng([args.seed, 4000, k])) for t in (a, b))
             recommended_width[f"{name} twin", k] = cb["width"]["recommended"]
-            rows.append([name, str(k), f"{100 * a.n.max() / a.n.sum():.0f}%", f"{100 * k / a.n_docs:.1f}%",
-                         values, *(f"{pct(ca['coverage'][v])} / {pct(cb['coverage'][v])}" for v in ANALYTIC)])
+            rows.append(
+                [
+                    name,
+                    str(k),
+                    f"{100 * a.n.max() / a.n.sum():.0f}%",
+                    f"{100 * k / a.n_docs:.1f}%",
+                    values,
+                    *(f"{pct(ca['coverage'][v])} / {pct(cb['coverage'][v])}" for v in ANALYTIC),
+                ]
+            )
     print(markdown_table(["population", "K", "longest doc's chunks", "P(in sample)", "value A / B", *ANALYTIC], rows))
 
-    print("\n## 4. Design: K documents drawn with probability ∝ chunks, KG on their rates: coverage % / mean "
-          "width ÷ the recommended interval's on equal-probability draws (sections 1 and 3)\n")
+    print(
+        "\n## 4. Design: K documents drawn with probability ∝ chunks, KG on their rates: coverage % / mean "
+        "width ÷ the recommended interval's on equal-probability draws (sections 1 and 3)\n"
+    )
     rows = []
     designs = pops | {f"{name} twin": twin(pops[name]) for name in CORNER}
     for cell, (name, pop) in enumerate(designs.items()):

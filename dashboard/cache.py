@@ -13,6 +13,7 @@ progress bar drawn while computing would be replayed into a container that no lo
 (CacheReplayClosureError).  So nothing is ever drawn inside a cached function: the spinner and
 the progress bar are drawn here, around the computation.
 """
+
 from __future__ import annotations
 
 import itertools

@@ -6,6 +6,7 @@ bundled synthetic population, calibrated to them) have about 26 chunks of 100 wo
 lesson cuts the same synthetic documents finer, down to 5 words a chunk, where 20 documents hold about
 10,000 chunks, and says so on every step; step 6 walks the sizes in between.
 """
+
 from __future__ import annotations
 
 import json
@@ -76,12 +77,18 @@ def _synthetic() -> LessonData:
     except (OSError, KeyError, ValueError) as exc:
         return LessonData("synthetic", "synthetic population", {}, error=f"{SYNTHETIC_META.name}: {exc}")
     finest, reference = cuts[min(cuts)], cuts[REFERENCE_WORDS]
-    label = (f"Synthetic population with the seed's figures (sample_data/{SYNTHETIC_META.name}): "
-             f"{reference.n_docs:,} documents, {reference.n_chunks:,} chunks of {REFERENCE_WORDS} words. The lesson "
-             f"cuts the same documents into {min(cuts)}-word chunks ({finest.n_chunks:,} in all), so that 20 of "
-             "them hold about 10,000 chunks, as in the seed's illustration.")
-    return LessonData("synthetic", label, cuts,
-                      icc_source=f"this population's {REFERENCE_WORDS}-word chunks; the seed measured 0.293 on its own")
+    label = (
+        f"Synthetic population with the seed's figures (sample_data/{SYNTHETIC_META.name}): "
+        f"{reference.n_docs:,} documents, {reference.n_chunks:,} chunks of {REFERENCE_WORDS} words. The lesson "
+        f"cuts the same documents into {min(cuts)}-word chunks ({finest.n_chunks:,} in all), so that 20 of "
+        "them hold about 10,000 chunks, as in the seed's illustration."
+    )
+    return LessonData(
+        "synthetic",
+        label,
+        cuts,
+        icc_source=f"this population's {REFERENCE_WORDS}-word chunks; the seed measured 0.293 on its own",
+    )
 
 
 def _real(key: str) -> LessonData:
@@ -93,8 +100,10 @@ def _real(key: str) -> LessonData:
     if not cuts:
         return LessonData(key, source.label, {}, error="no config of these data names a chunk size (e.g. 100w)")
     finest = cuts[min(cuts)]
-    label = (f"Real text, the {source.label}: {finest.n_docs:,} documents, the corpus taken as the population. "
-             f"Samples are drawn from its {min(cuts)}-word chunks ({finest.n_chunks:,} in all).")
+    label = (
+        f"Real text, the {source.label}: {finest.n_docs:,} documents, the corpus taken as the population. "
+        f"Samples are drawn from its {min(cuts)}-word chunks ({finest.n_chunks:,} in all)."
+    )
     reference = REFERENCE_WORDS if REFERENCE_WORDS in cuts else max(cuts)
     return LessonData(key, label, cuts, icc_source=f"these documents' {reference}-word chunks")
 
@@ -111,8 +120,13 @@ def projector_layout() -> None:
 
 def data_choice() -> str:
     """The lesson's data switch (``?ls_data=``): synthetic with the seed's figures, or real text."""
-    return st.selectbox("Data", list(DATA), format_func=DATA.get, label_visibility="collapsed",
-                        key=bind("ls_data", "synthetic", fix=one_of(DATA, "synthetic")))
+    return st.selectbox(
+        "Data",
+        list(DATA),
+        format_func=DATA.get,
+        label_visibility="collapsed",
+        key=bind("ls_data", "synthetic", fix=one_of(DATA, "synthetic")),
+    )
 
 
 def current_step(titles: Sequence[str]) -> int:
@@ -128,14 +142,29 @@ def step_buttons(step: int, titles: Sequence[str]) -> None:
     """Previous / next (disabled at either end), each naming its step on hover; a presentation clicker's
     Page Up / Page Down press them."""
     back, forward = st.columns(2)
-    back.button("← Back", key="lesson_previous", disabled=step == 1, on_click=_go, args=(step - 1,),
-                help=titles[step - 2] if step > 1 else None, shortcut="PageUp", width="stretch")
-    forward.button("Next →", key="lesson_next", disabled=step == len(titles), on_click=_go, args=(step + 1,),
-                   help=titles[step] if step < len(titles) else None, shortcut="PageDown", width="stretch",
-                   type="primary")
+    back.button(
+        "← Back",
+        key="lesson_previous",
+        disabled=step == 1,
+        on_click=_go,
+        args=(step - 1,),
+        help=titles[step - 2] if step > 1 else None,
+        shortcut="PageUp",
+        width="stretch",
+    )
+    forward.button(
+        "Next →",
+        key="lesson_next",
+        disabled=step == len(titles),
+        on_click=_go,
+        args=(step + 1,),
+        help=titles[step] if step < len(titles) else None,
+        shortcut="PageDown",
+        width="stretch",
+        type="primary",
+    )
 
 
 def data_error(data: LessonData) -> str:
     """What to say when the lesson's data did not load."""
     return f"Could not use {DATA[data.key].lower()}: {data.error}"
-

@@ -12,6 +12,7 @@ Streamlit serves the default page at ``/`` only: a link to it by its own name (`
 as every other page is named) would open a "Page not found" modal. :func:`default_at_its_name` takes
 that name for ``/`` before ``st.navigation`` resolves the URL.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

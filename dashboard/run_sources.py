@@ -3,6 +3,7 @@ same queries, the seed's worked example, an upload (one run, or several told apa
 
 Each run is judged once (``ragunc.ranking.metrics.judge``) per cheap key through :func:`dashboard.cache.cached`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -40,11 +41,14 @@ UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "q
 UPLOADS_KEPT = 8
 
 # The seed's case (shared/seeds/002): hits manual, manual, manual, faq, terms; relevant {manual, faq}.
-SEED_RUN = pd.DataFrame({
-    "query_id": ["seed"] * 5, "rank": [1, 2, 3, 4, 5],
-    "chunk_id": ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"],
-    "doc_id": ["manual", "manual", "manual", "faq", "terms"],
-})
+SEED_RUN = pd.DataFrame(
+    {
+        "query_id": ["seed"] * 5,
+        "rank": [1, 2, 3, 4, 5],
+        "chunk_id": ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"],
+        "doc_id": ["manual", "manual", "manual", "faq", "terms"],
+    }
+)
 SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
 
 
@@ -78,8 +82,7 @@ def _seed_example() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
     return _judged({"seed": run}, qrels_from_frame(SEED_QRELS, source="seed qrels"))
 
 
-def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, str, str | None],
-                  runs_col: str | None):
+def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, str, str | None], runs_col: str | None):
     run_name, qrels_name, map_name = names
     chunk_map = load_chunk_map(named_buffer(map_name, data[2])) if map_name else None
     runs = load_runs(named_buffer(run_name, data[0]), runs_col=runs_col, chunk_map=chunk_map)
@@ -114,8 +117,10 @@ def load(kind: str) -> RunSource | None:
     run_file = left.file_uploader("Run (query_id, rank or score, chunk_id, doc_id; or TREC run)", type=UPLOAD_TYPES)
     qrels_file = middle.file_uploader("Qrels (query_id, doc_id/chunk_id, relevance; or TREC qrels)", type=UPLOAD_TYPES)
     map_file = right.file_uploader("Chunk map (chunk_id, doc_id), optional", type=["csv", "gz", "jsonl", "json"])
-    runs_col = left.text_input("Column naming the runs (several runs in one file), optional",
-                               help="A TREC run's 6th column is tag; a table may have a column such as run.").strip()
+    runs_col = left.text_input(
+        "Column naming the runs (several runs in one file), optional",
+        help="A TREC run's 6th column is tag; a table may have a column such as run.",
+    ).strip()
     if run_file is None or qrels_file is None:
         st.info("Upload a run and its qrels to evaluate them.")
         return None
@@ -123,8 +128,15 @@ def load(kind: str) -> RunSource | None:
     names = (run_file.name, qrels_file.name, map_file.name if map_file else None)
     digest = hashlib.sha1(b"\0".join(d or b"" for d in data) + repr((names, runs_col)).encode()).hexdigest()
     try:
-        judged = cached(_uploaded_run, data, key=digest, kept=UPLOADS_KEPT, spinner="Validating the upload…",
-                        names=names, runs_col=runs_col or None)
+        judged = cached(
+            _uploaded_run,
+            data,
+            key=digest,
+            kept=UPLOADS_KEPT,
+            spinner="Validating the upload…",
+            names=names,
+            runs_col=runs_col or None,
+        )
     except ValueError as exc:
         st.error(f"Cannot use this upload: {exc}")
         return None

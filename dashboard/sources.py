@@ -5,6 +5,7 @@ a synthetic population, and chunk sizes computed live from a source's corpus.
 A source is loaded once per cheap key (kind + digest of the bytes or the parameters) through
 :func:`dashboard.cache.cached`; app.py leaves the sidebar's choice in the session for the pages.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -38,8 +39,11 @@ FALLBACK_SAMPLE = "synthetic_population.csv.gz"
 ALIKE_SAMPLES = ("debian_copyright_50w.csv.gz", "debian_copyright_100w.csv.gz", "debian_copyright_200w.csv.gz")
 # Sections of the Debian Reference in Japanese: built by sample_data/make_debian_reference_ja.py.
 JAPANESE_CORPUS = "debian_reference_ja.jsonl.gz"
-JAPANESE_SAMPLES = ("debian_reference_ja_50m.csv.gz", "debian_reference_ja_100m.csv.gz",
-                    "debian_reference_ja_200m.csv.gz")
+JAPANESE_SAMPLES = (
+    "debian_reference_ja_50m.csv.gz",
+    "debian_reference_ja_100m.csv.gz",
+    "debian_reference_ja_200m.csv.gz",
+)
 SOURCE_STATE = "_ragunc_source"  # session_state slot where app.py leaves the sidebar's DataSource
 LOADED_KEPT = 8  # uploads and synthetic populations kept (each can hold 100,000s of documents)
 SIZES_KEPT = 16
@@ -110,20 +114,35 @@ def sample_source() -> DataSource:
 # What each bundled sample is, and the other one a click away: (note, other source, button label).
 # The numbers are the page's own (the design's values and the coverage experiment), never written here.
 SAMPLE_NOTES = {
-    "alike": ("The **alike-documents sample**: Debian packages' copyright files, which share templates, licence "
-              "paragraphs and whole files, like annual versions of one filing.", "sample",
-              "Python docs sample"),
-    "sample": ("The **stdlib sample**: Python's standard-library documentation, whose modules differ from each "
-               "other, so chunks of one document are only mildly alike.", "alike", "Alike-documents sample"),
-    "judged": ("The **judged sample**: the stdlib 100-word results with a lenient judge beside the gold hit@1, a "
-               "judge that accepts any chunk of the right document (it never misses a hit, and errs in the documents "
-               "whose chunks resemble each other). The views above take the judge's labels as they come, as a report "
-               "without an audit would; the section *Labels from a judge* below draws a person's audit inside the K "
-               "documents and corrects them.", "alike", "Alike-documents sample"),
-    "japanese": ("The **Japanese sample**: sections of the Debian Reference in Japanese, cut into chunks of "
-                 "morphemes (MeCab with UniDic), so that 100 of them hold about as much text as 100 English words; "
-                 "any other size is computed when chosen. Your own corpus, in any language: *Your corpus* in "
-                 "the sidebar.", "corpus", "Your corpus"),
+    "alike": (
+        "The **alike-documents sample**: Debian packages' copyright files, which share templates, licence "
+        "paragraphs and whole files, like annual versions of one filing.",
+        "sample",
+        "Python docs sample",
+    ),
+    "sample": (
+        "The **stdlib sample**: Python's standard-library documentation, whose modules differ from each "
+        "other, so chunks of one document are only mildly alike.",
+        "alike",
+        "Alike-documents sample",
+    ),
+    "judged": (
+        "The **judged sample**: the stdlib 100-word results with a lenient judge beside the gold hit@1, a "
+        "judge that accepts any chunk of the right document (it never misses a hit, and errs in the documents "
+        "whose chunks resemble each other). The views above take the judge's labels as they come, as a report "
+        "without an audit would; the section *Labels from a judge* below draws a person's audit inside the K "
+        "documents and corrects them.",
+        "alike",
+        "Alike-documents sample",
+    ),
+    "japanese": (
+        "The **Japanese sample**: sections of the Debian Reference in Japanese, cut into chunks of "
+        "morphemes (MeCab with UniDic), so that 100 of them hold about as much text as 100 English words; "
+        "any other size is computed when chosen. Your own corpus, in any language: *Your corpus* in "
+        "the sidebar.",
+        "corpus",
+        "Your corpus",
+    ),
 }
 
 
@@ -164,8 +183,9 @@ def synthetic_source(*, seed: int, **params) -> DataSource:
     key = "synth:" + hashlib.sha1(repr((items, seed)).encode()).hexdigest()[:16]
     label = "synthetic population (" + ", ".join(f"{k}={v}" for k, v in items) + f", seed={seed})"
     try:
-        results = cached(_synthetic_results, kept=LOADED_KEPT, spinner="Generating the synthetic population…",
-                         seed=seed, **params)
+        results = cached(
+            _synthetic_results, kept=LOADED_KEPT, spinner="Generating the synthetic population…", seed=seed, **params
+        )
     except ValueError as exc:
         return DataSource(key=key, label=label, error=str(exc))
     return DataSource(key=key, label=label, results=results)
@@ -181,8 +201,15 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
     mapping = tuple(sorted((columns or {}).items()))
     key = f"upload:{digest[:16]}:" + hashlib.sha1(repr(mapping).encode()).hexdigest()[:8]
     try:
-        results = cached(_uploaded_results, data, key=digest, kept=LOADED_KEPT,
-                         spinner="Validating and aggregating the upload…", name=name, columns=mapping)
+        results = cached(
+            _uploaded_results,
+            data,
+            key=digest,
+            kept=LOADED_KEPT,
+            spinner="Validating and aggregating the upload…",
+            name=name,
+            columns=mapping,
+        )
     except (DataError, ValueError) as exc:
         message = str(exc)  # the loader names the file first; the page's "Could not use <name>:" already does
         return DataSource(key=key, label=name, error=message.removeprefix(f"{name}: "))
@@ -273,9 +300,15 @@ def _chunk_results(tokens: ragunc.retrieval.CorpusTokens, *, units: int, label: 
 
 
 def _size_results(source: DataSource, units: int, unit: str) -> Results:
-    return cached(_chunk_results, source.tokens(), key=source.key, kept=SIZES_KEPT,
-                  progress_label=f"Chunking and retrieving at {units} {unit}…", units=int(units),
-                  label=f"{source.label}, {units} {unit}")
+    return cached(
+        _chunk_results,
+        source.tokens(),
+        key=source.key,
+        kept=SIZES_KEPT,
+        progress_label=f"Chunking and retrieving at {units} {unit}…",
+        units=int(units),
+        label=f"{source.label}, {units} {unit}",
+    )
 
 
 def compute_size(source: DataSource, units: int) -> ClusterStats:
@@ -295,9 +328,11 @@ def computed_sizes(source: DataSource) -> dict[str, ClusterStats]:
     if not can_compute_sizes(source):
         return {}
     known = set(source.results.configs)
-    return {config: compute_size(source, units)
-            for config, units in st.session_state.get(_COMPUTED, {}).get(source.key, {}).items()
-            if config not in known}
+    return {
+        config: compute_size(source, units)
+        for config, units in st.session_state.get(_COMPUTED, {}).get(source.key, {}).items()
+        if config not in known
+    }
 
 
 def size_populations(source: DataSource, results: Results) -> dict[int, ClusterStats]:
@@ -318,8 +353,14 @@ _ZIP_MAX_RATIO = 20  # text a .zip may unpack to, per byte uploaded (a zip bomb 
 
 def _text_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     suffixes = ragunc.corpus.loaders.TEXT_SUFFIXES
-    return [m for m in archive.infolist() if not m.is_dir() and Path(m.filename).suffix.lower() in suffixes
-            and not Path(m.filename).name.startswith(".") and "__MACOSX" not in Path(m.filename).parts]
+    return [
+        m
+        for m in archive.infolist()
+        if not m.is_dir()
+        and Path(m.filename).suffix.lower() in suffixes
+        and not Path(m.filename).name.startswith(".")
+        and "__MACOSX" not in Path(m.filename).parts
+    ]
 
 
 def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
@@ -351,8 +392,10 @@ def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
             except (OSError, EOFError):
                 raise DataError(f"{name}: not a readable .gz file") from None
         if b"\x00" in head:
-            raise DataError(f"{name}: binary data, not text (JSON lines or CSV with doc_id, text[, doc_type], "
-                            "or a .zip of text files)")
+            raise DataError(
+                f"{name}: binary data, not text (JSON lines or CSV with doc_id, text[, doc_type], "
+                "or a .zip of text files)"
+            )
         file = Path(folder) / name
         file.write_bytes(data)
         return ragunc.corpus.load_corpus(file)
@@ -361,15 +404,19 @@ def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
 def check_corpus_size(corpus: ragunc.corpus.Corpus) -> None:
     """The dashboard's limits on a corpus: documents, and no document holding most of the text."""
     if len(corpus) > CORPUS_MAX_DOCS:
-        raise DataError(f"{len(corpus):,} documents; the dashboard takes up to {CORPUS_MAX_DOCS:,} (run "
-                        "`ragunc chunk-eval` on larger corpora and upload its results)")
+        raise DataError(
+            f"{len(corpus):,} documents; the dashboard takes up to {CORPUS_MAX_DOCS:,} (run "
+            "`ragunc chunk-eval` on larger corpora and upload its results)"
+        )
     sizes = [len(text) for text in corpus.texts]
     largest = max(range(len(sizes)), key=sizes.__getitem__)
     share = sizes[largest] / sum(sizes)
     if share > MAX_DOC_SHARE:
-        raise DataError(f"one document, {corpus.doc_ids[largest]!r}, holds {share:.0%} of the text: documents are "
-                        "the clusters, so every interval would rest on that one; split it into its parts "
-                        "(sections, chapters) or add documents")
+        raise DataError(
+            f"one document, {corpus.doc_ids[largest]!r}, holds {share:.0%} of the text: documents are "
+            "the clusters, so every interval would rest on that one; split it into its parts "
+            "(sections, chapters) or add documents"
+        )
 
 
 def _corpus_tokens(data: bytes, *, name: str, language: str | None) -> ragunc.retrieval.CorpusTokens:
@@ -388,11 +435,22 @@ def corpus_source(name: str, data: bytes, language: str | None = None) -> DataSo
     chunked, queried and ranked at :data:`DEFAULT_SIZE` units with a progress bar; other sizes on demand."""
     key = f"corpus:{hashlib.sha1(data).hexdigest()[:16]}:{language or 'auto'}"
     if len(data) > CORPUS_MAX_MB * 2**20:
-        return DataSource(key=key, label=name, error=f"{len(data) / 2**20:.0f} MB; the dashboard takes corpora "
-                          f"up to {CORPUS_MAX_MB} MB (run `ragunc chunk-eval` on larger ones and upload its results)")
+        return DataSource(
+            key=key,
+            label=name,
+            error=f"{len(data) / 2**20:.0f} MB; the dashboard takes corpora "
+            f"up to {CORPUS_MAX_MB} MB (run `ragunc chunk-eval` on larger ones and upload its results)",
+        )
     try:
-        tokens = cached(_corpus_tokens, data, key=key, kept=LOADED_KEPT,
-                        spinner="Reading and analysing your corpus…", name=name, language=language)
+        tokens = cached(
+            _corpus_tokens,
+            data,
+            key=key,
+            kept=LOADED_KEPT,
+            spinner="Reading and analysing your corpus…",
+            name=name,
+            language=language,
+        )
         source = DataSource(key=key, label=f"{name} ({_language_label(tokens)})", tokens=lambda: tokens)
         results = _size_results(source, DEFAULT_SIZE, tokens.language.language.unit)
     except (DataError, ValueError) as exc:  # MissingAnalyser is a ValueError naming the extra to install
@@ -401,8 +459,9 @@ def corpus_source(name: str, data: bytes, language: str | None = None) -> DataSo
 
 
 def _japanese_results() -> Results:
-    return merge_results([load_results(SAMPLE_DIR / name) for name in JAPANESE_SAMPLES],
-                         source=", ".join(JAPANESE_SAMPLES))
+    return merge_results(
+        [load_results(SAMPLE_DIR / name) for name in JAPANESE_SAMPLES], source=", ".join(JAPANESE_SAMPLES)
+    )
 
 
 def _japanese_tokens() -> ragunc.retrieval.CorpusTokens:

@@ -3,6 +3,7 @@
 ``bind`` gives a widget its key, reading ``?key=`` on first load and normalising the value on every run;
 ``sync_url`` writes every bound control back into the URL at the end of a run.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -3,6 +3,7 @@
 Each control returns its value; its key is the URL parameter, so a page that shares a key
 (``level``, ``seed``, ``k``, ``estimator``, ``config``) shares the value across pages.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,17 +32,28 @@ def page_intro(title: str, explanation: str, *, caption: str | None = None) -> N
         st.markdown(explanation)
 
 
-def choice_slider(label: str, options: Sequence, *, key: str, default, where=st,
-                  format_func: Callable | None = None, help: str | None = None):
+def choice_slider(
+    label: str,
+    options: Sequence,
+    *,
+    key: str,
+    default,
+    where=st,
+    format_func: Callable | None = None,
+    help: str | None = None,
+):
     """A select slider over ``options`` bound to ``?key=``; a value that is not an option falls back to ``default``."""
     extra = {"format_func": format_func} if format_func is not None else {}
-    return where.select_slider(label, options, key=bind(key, default, parse=type(default), fix=one_of(options, default)),
-                               help=help, **extra)
+    return where.select_slider(
+        label, options, key=bind(key, default, parse=type(default), fix=one_of(options, default)), help=help, **extra
+    )
 
 
 def level_slider(where=st) -> float:
     """The confidence level (``?level=``), shared by every page."""
-    return choice_slider("Confidence level", LEVELS, key="level", default=0.95, where=where, format_func="{:.0%}".format)
+    return choice_slider(
+        "Confidence level", LEVELS, key="level", default=0.95, where=where, format_func="{:.0%}".format
+    )
 
 
 def seed_input(label: str = "Seed", *, where=st) -> int:
@@ -51,16 +63,24 @@ def seed_input(label: str = "Seed", *, where=st) -> int:
 
 def estimator_radio(*, help: str | None = None) -> str:
     """micro (hits / chunks) or macro (mean of per-document rates) (``?estimator=``)."""
-    return st.radio("Estimator", ESTIMATORS, horizontal=True, help=help,
-                    key=bind("estimator", "micro", fix=one_of(ESTIMATORS, "micro")))
+    return st.radio(
+        "Estimator",
+        ESTIMATORS,
+        horizontal=True,
+        help=help,
+        key=bind("estimator", "micro", fix=one_of(ESTIMATORS, "micro")),
+    )
 
 
 def methods_toggle(where=st) -> tuple[tuple[str, ...], bool]:
     """The "All methods" toggle (``?all=``), shared by every page: the interval methods to show and whether
     under plain names (the short list: naive, recommended, one bootstrap) or all twelve under their own."""
-    every = where.toggle("All methods", key=bind("all", False, parse=parse_bool),
-                         help="Show every interval method ragunc computes, not only the naive one, the recommended "
-                              "one and one bootstrap interval.")
+    every = where.toggle(
+        "All methods",
+        key=bind("all", False, parse=parse_bool),
+        help="Show every interval method ragunc computes, not only the naive one, the recommended "
+        "one and one bootstrap interval.",
+    )
     return tuple(m.name for m in interval_methods(shown_first=not every)), not every
 
 
@@ -80,13 +100,24 @@ def default_config(configs: list[str]) -> str:
     return next((c for c in configs if sources.chunk_words(c) == 100), configs[0])
 
 
-def config_select(label: str, source: sources.DataSource, configs: list[str], *, options: list[str] | None = None,
-                  help: str | None = None) -> str:
+def config_select(
+    label: str,
+    source: sources.DataSource,
+    configs: list[str],
+    *,
+    options: list[str] | None = None,
+    help: str | None = None,
+) -> str:
     """The chunk-size (config) selector (``?config=``), opening on :func:`default_config`; each config
     shown as :func:`dashboard.sources.config_label` calls it."""
     default = default_config(configs)
-    return st.selectbox(label, options or configs, help=help, format_func=lambda c: sources.config_label(source, c),
-                        key=bind("config", default, fix=one_of(options or configs, default)))
+    return st.selectbox(
+        label,
+        options or configs,
+        help=help,
+        format_func=lambda c: sources.config_label(source, c),
+        key=bind("config", default, fix=one_of(options or configs, default)),
+    )
 
 
 def _size_label(config: str) -> str:
@@ -109,8 +140,14 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSt
     help_text = f"{unit.capitalize()} per chunk: each size is a config of the data (the population explored)."
     if not sources.can_compute_sizes(source):
         if len(configs) > 1 and all(sources.chunk_words(c) for c in configs):
-            config = choice_slider(label, sorted(configs, key=sources.chunk_words), key="config", default=default,
-                                   format_func=_size_label, help=help_text)
+            config = choice_slider(
+                label,
+                sorted(configs, key=sources.chunk_words),
+                key="config",
+                default=default,
+                format_func=_size_label,
+                help=help_text,
+            )
         else:
             config = config_select("Chunk size (config)", source, configs, help=help_text)
         return results.population(config)
@@ -121,10 +158,15 @@ def chunk_size_select(source: sources.DataSource, results: Results) -> ClusterSt
     if "config" not in st.session_state and linked is not None and low <= linked <= high:
         sizes.add(linked)  # a shared link to a size off the grid opens on it
     letter = default[-1]
-    config = choice_slider(label, [f"{w}{letter}" for w in sorted(sizes)], key="config", default=default,
-                           format_func=_size_label,
-                           help=help_text + " Other sizes are computed on the corpus when chosen (a second or "
-                                            "so), then kept for the session.")
+    config = choice_slider(
+        label,
+        [f"{w}{letter}" for w in sorted(sizes)],
+        key="config",
+        default=default,
+        format_func=_size_label,
+        help=help_text + " Other sizes are computed on the corpus when chosen (a second or "
+        "so), then kept for the session.",
+    )
     if config in configs:
         return results.population(config)
     return sources.compute_size(source, sources.chunk_words(config))

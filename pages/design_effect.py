@@ -1,5 +1,6 @@
 """Page "Design effect": DEFF against chunks per document and chunk size, the ICC on the data, the iid control,
 two-stage sampling."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,28 +46,41 @@ with st.sidebar:
     boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="de_boot", default=200)
     level = widgets.level_slider()
     seed = widgets.seed_input()
-    fraction = st.slider("Two-stage: share of each document's chunks kept", 0.05, 1.0, step=0.05,
-                         key=bind("fraction", 0.5, parse=float, fix=clamp(0.05, 1.0)))
+    fraction = st.slider(
+        "Two-stage: share of each document's chunks kept",
+        0.05,
+        1.0,
+        step=0.05,
+        key=bind("fraction", 0.5, parse=float, fix=clamp(0.05, 1.0)),
+    )
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
 the_design = cached(design, population, key=(source.key, config), k=k, estimator="micro", rng=seed)
 
-st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks "
-             f"({sources.config_label(source, config)})")
+st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({sources.config_label(source, config)})")
 design_box, data_box = st.container(border=True), st.container(border=True)
 design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
 for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
     column.metric(label, value, help=help_text)
 data_box.markdown("**The documents:** their sizes and structure")
 data_tiles = (
-    ("Kish DEFF", widgets.number(d.deff_kish, ".2f"),
-     "1 + ((1 + CV²)·m̄ − 1)·ρ: Kish's approximation for unequal document sizes, not the design's value."),
+    (
+        "Kish DEFF",
+        widgets.number(d.deff_kish, ".2f"),
+        "1 + ((1 + CV²)·m̄ − 1)·ρ: Kish's approximation for unequal document sizes, not the design's value.",
+    ),
     ("Chunks / doc", widgets.number(d.mean_size, ".1f"), f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}."),
-    ("Neighbour corr.", widgets.number(d.lag1_autocorr, ".3f"),
-     "Lag-1 autocorrelation of within-document residuals of neighbouring chunks."),
-    ("doc_type share", widgets.number(d.doc_type_share, ".1%"),
-     "Share of the variance of document rates explained by the document type."),
+    (
+        "Neighbour corr.",
+        widgets.number(d.lag1_autocorr, ".3f"),
+        "Lag-1 autocorrelation of within-document residuals of neighbouring chunks.",
+    ),
+    (
+        "doc_type share",
+        widgets.number(d.doc_type_share, ".1%"),
+        "Share of the variance of document rates explained by the document type.",
+    ),
 )
 for column, (label, value, help_text) in zip(data_box.columns(4), data_tiles):
     column.metric(label, value, help=help_text)
@@ -111,10 +125,12 @@ if population.binary:
     iid_design = cached(design, shuffled, key=(source.key, config, "iid", seed), k=k, estimator="micro", rng=seed)
     left, right = st.columns([3, 2])
     left.plotly_chart(
-        figures.document_rates_figure({
-            "documents as they are": document_rates(population),
-            "iid control (hits shuffled across chunks)": document_rates(shuffled),
-        }),
+        figures.document_rates_figure(
+            {
+                "documents as they are": document_rates(population),
+                "iid control (hits shuffled across chunks)": document_rates(shuffled),
+            }
+        ),
         key="rates_chart",
     )
     right.markdown(
@@ -134,8 +150,7 @@ if k >= n_docs:
 elif population.binary:
     common = dict(key=(source.key, config), k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
     real = cached(coverage_experiment, population, progress_label="Simulating the real design", **common)
-    iid = cached(coverage_experiment, population, control="iid", progress_label="Simulating the iid control",
-                 **common)
+    iid = cached(coverage_experiment, population, control="iid", progress_label="Simulating the iid control", **common)
     shown, plain = widgets.methods_toggle()
     iid_fig = figures.coverage_figure({"documents as they are": real, "iid control": iid}, methods=shown, plain=plain)
     exports["figures"]["iid_control"] = iid_fig
@@ -147,10 +162,16 @@ elif population.binary:
 
     st.subheader(f"Two-stage sampling: keep {fraction:.0%} of each sampled document's chunks")
     if fraction < 1.0:
-        two = cached(coverage_experiment, population, two_stage_fraction=fraction,
-                     progress_label="Simulating two-stage sampling", **common)
-        two_fig = figures.coverage_figure({"all chunks": real, f"{fraction:.0%} of chunks": two}, methods=shown,
-                                          plain=plain)
+        two = cached(
+            coverage_experiment,
+            population,
+            two_stage_fraction=fraction,
+            progress_label="Simulating two-stage sampling",
+            **common,
+        )
+        two_fig = figures.coverage_figure(
+            {"all chunks": real, f"{fraction:.0%} of chunks": two}, methods=shown, plain=plain
+        )
         exports["figures"]["two_stage"] = two_fig
         exports["results"]["coverage_two_stage"] = two.to_dict()
         st.plotly_chart(two_fig, key="two_stage_chart")
@@ -165,8 +186,18 @@ elif population.binary:
 
 st.subheader("Export")
 cols = st.columns(2)
-cols[0].download_button("Results (JSON)", lambda: json_text(exports["results"]), file_name="ragunc_design_effect.json",
-                        mime="application/json", on_click="ignore")
-cols[1].download_button("Figures (HTML)", lambda: figures_html(exports["figures"], title="ragunc: design effect"),
-                        file_name="ragunc_design_effect.html", mime="text/html", on_click="ignore")
+cols[0].download_button(
+    "Results (JSON)",
+    lambda: json_text(exports["results"]),
+    file_name="ragunc_design_effect.json",
+    mime="application/json",
+    on_click="ignore",
+)
+cols[1].download_button(
+    "Figures (HTML)",
+    lambda: figures_html(exports["figures"], title="ragunc: design effect"),
+    file_name="ragunc_design_effect.html",
+    mime="text/html",
+    on_click="ignore",
+)
 sync_url()

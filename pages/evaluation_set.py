@@ -4,6 +4,7 @@ Controls → ``ragunc.evalset`` (build, load, evaluate) → figures from ``ragun
 goes through the dashboard's one cached-call helper. The API key field is a password widget bound to
 no URL parameter; the key goes to the generator and nowhere else.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,8 +53,11 @@ def _corpus() -> tuple[str | None, str | None]:
     kind = st.radio("Corpus", list(CORPORA), format_func=CORPORA.get, key="es_corpus", horizontal=True)
     if kind == "stdlib":
         return "stdlib", "stdlib"
-    upload = st.file_uploader("Documents: JSON lines or CSV with doc_id, text[, doc_type] (.gz allowed)",
-                              type=["jsonl", "ndjson", "csv", "gz"], key="es_upload")
+    upload = st.file_uploader(
+        "Documents: JSON lines or CSV with doc_id, text[, doc_type] (.gz allowed)",
+        type=["jsonl", "ndjson", "csv", "gz"],
+        key="es_upload",
+    )
     if upload is None:
         st.info("Upload a corpus file to build a set from it.")
         return None, None
@@ -65,9 +69,11 @@ def _audit(where) -> tuple[str | None, str | None]:
     """(the uploaded audit's path, its digest), or (None, None) without one."""
     upload = where.file_uploader(
         "Audit of the judged pairs (optional): question_id, chunk_id, relevant (1/0) as a person labelled them",
-        type=["csv", "jsonl", "tsv", "gz"], key="es_audit",
+        type=["csv", "jsonl", "tsv", "gz"],
+        key="es_audit",
         help="Corrects the judge's relevant sets: recall is then estimated from the judge's sets on every "
-             "question and the person's on the audited ones (prediction-powered).")
+        "question and the person's on the audited ones (prediction-powered).",
+    )
     if upload is None:
         return None, None
     path, digest = saved_upload(upload.name, upload.getvalue(), WORK / "audits")
@@ -77,26 +83,45 @@ def _audit(where) -> tuple[str | None, str | None]:
 def _settings():
     left, middle, right = st.columns(3)
     n = left.number_input("Chunks to sample (raw pairs)", 2, 2000, 50, step=10, key="es_n")
-    chunk_words = middle.number_input("Units per chunk", 10, 1000, 100, step=10, key="es_chunk_words",
-                                      help="Words; morphemes for Japanese, jieba's words for Chinese.")
+    chunk_words = middle.number_input(
+        "Units per chunk",
+        10,
+        1000,
+        100,
+        step=10,
+        key="es_chunk_words",
+        help="Words; morphemes for Japanese, jieba's words for Chinese.",
+    )
     seed = right.number_input("Seed", 0, 2**31 - 1, 0, key="es_seed")
-    types = st.multiselect("Question types (the default mix, renormalised)", QUESTION_TYPES,
-                           default=list(QUESTION_TYPES), key="es_types")
+    types = st.multiselect(
+        "Question types (the default mix, renormalised)", QUESTION_TYPES, default=list(QUESTION_TYPES), key="es_types"
+    )
     kind = st.radio("Generator", list(GENERATORS), format_func=GENERATORS.get, key="es_generator", horizontal=True)
     endpoint = {}
     if kind == "openai":
         a, b = st.columns(2)
         endpoint["base_url"] = a.text_input("Base URL", "http://127.0.0.1:11434/v1", key="es_base_url")
         endpoint["model"] = b.text_input("Model", key="es_model")
-        st.text_input("API key (empty for a local server)", type="password", key="es_api_key",
-                      help="Kept in this browser session only: never shown, never put in the URL or the set's files.")
+        st.text_input(
+            "API key (empty for a local server)",
+            type="password",
+            key="es_api_key",
+            help="Kept in this browser session only: never shown, never put in the URL or the set's files.",
+        )
         c, d = st.columns(2)
         endpoint["concurrency"] = c.number_input("Calls in flight", 1, 32, 4, key="es_concurrency")
-        endpoint["max_calls"] = d.number_input("Budget: at most this many calls (0: no limit)", 0, 100_000, 0,
-                                               key="es_max_calls")
+        endpoint["max_calls"] = d.number_input(
+            "Budget: at most this many calls (0: no limit)", 0, 100_000, 0, key="es_max_calls"
+        )
     mix = {t: DEFAULT_MIX[t] for t in types}
-    return {"n": int(n), "chunk_words": int(chunk_words), "seed": int(seed), "types": mix, "generator": kind,
-            **endpoint}
+    return {
+        "n": int(n),
+        "chunk_words": int(chunk_words),
+        "seed": int(seed),
+        "types": mix,
+        "generator": kind,
+        **endpoint,
+    }
 
 
 def _generator(settings: dict):
@@ -104,8 +129,11 @@ def _generator(settings: dict):
         return "offline"
     if not settings["model"].strip():
         raise ValueError("give the model name the endpoint serves")
-    return OpenAIGenerator(settings["model"].strip(), base_url=settings["base_url"].strip() or None,
-                           api_key=st.session_state.get("es_api_key") or None)
+    return OpenAIGenerator(
+        settings["model"].strip(),
+        base_url=settings["base_url"].strip() or None,
+        api_key=st.session_state.get("es_api_key") or None,
+    )
 
 
 def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> tuple[str, str] | None:
@@ -121,17 +149,28 @@ def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> tup
 
     budget = settings.get("max_calls") or None
     result = build_evalset(
-        corpus, out, n=settings["n"], generator=_generator(settings), chunk_words=settings["chunk_words"],
-        types=settings["types"], seed=settings["seed"], max_calls=0 if journal_only else budget,
-        concurrency=settings.get("concurrency", 1), progress=progress,
+        corpus,
+        out,
+        n=settings["n"],
+        generator=_generator(settings),
+        chunk_words=settings["chunk_words"],
+        types=settings["types"],
+        seed=settings["seed"],
+        max_calls=0 if journal_only else budget,
+        concurrency=settings.get("concurrency", 1),
+        progress=progress,
     )
     bar.empty()
     if result.calls["stopped"] and not journal_only:
-        return "error", (f"Stopped by the endpoint: {result.calls['stopped']}. Every reply received is kept; "
-                         "Build again to continue.")
+        return "error", (
+            f"Stopped by the endpoint: {result.calls['stopped']}. Every reply received is kept; "
+            "Build again to continue."
+        )
     if journal_only and not result.complete:
-        return "info", (f"Stopped. The set below holds the {result.calls['from_journal']:,} replies received "
-                        "before the stop; Build continues from them without asking again.")
+        return "info", (
+            f"Stopped. The set below holds the {result.calls['from_journal']:,} replies received "
+            "before the stop; Build continues from them without asking again."
+        )
     return None
 
 
@@ -157,8 +196,10 @@ def _show(out: Path) -> None:
     if not m["complete"]:
         st.warning("This build is unfinished (stopped or out of budget): Build again to continue from the journal.")
     if m["generator"]["kind"] == "offline":
-        st.caption("Offline questions are keyword templates over the chunk's salient terms: the leakage filter "
-                   "flags nearly all of them, and what survives measures lexical matching only.")
+        st.caption(
+            "Offline questions are keyword templates over the chunk's salient terms: the leakage filter "
+            "flags nearly all of them, and what survives measures lexical matching only."
+        )
     left, right = st.columns(2)
     left.plotly_chart(evalset_figures.funnel_figure(funnel))
     right.plotly_chart(evalset_figures.type_mix_figure(m["by_type"]))
@@ -166,8 +207,12 @@ def _show(out: Path) -> None:
     st.subheader("Review lists")
     sizes = m["review_lists"]
     # One selector per set: a browser keeps a keyed selector's label text, and the counts are this set's.
-    name = st.selectbox("List", [n for n in REVIEW_LISTS if n in sizes], key=f"es_review_{_digest([out.name, m['created']])}",
-                        format_func=lambda n: f"{n.replace('_', ' ')} ({sizes[n]}): {REVIEW_LISTS[n]}")
+    name = st.selectbox(
+        "List",
+        [n for n in REVIEW_LISTS if n in sizes],
+        key=f"es_review_{_digest([out.name, m['created']])}",
+        format_func=lambda n: f"{n.replace('_', ' ')} ({sizes[n]}): {REVIEW_LISTS[n]}",
+    )
     rows = evalset.review(name)
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
@@ -175,16 +220,24 @@ def _show(out: Path) -> None:
         st.caption("Empty: this filter dropped nothing.")
     with st.expander(f"The {len(evalset):,} questions of the set"):
         st.dataframe(evalset.frame(), hide_index=True)
-    st.download_button("Download the frozen set (.zip)", _zip(out), file_name="evalset.zip",
-                       mime="application/zip", key="es_download")
+    st.download_button(
+        "Download the frozen set (.zip)", _zip(out), file_name="evalset.zip", mime="application/zip", key="es_download"
+    )
 
     st.subheader("Evaluation")
     left, right = st.columns([1, 3])
     k = left.number_input("k (chunks retrieved)", 1, 100, 10, key="es_k")
     audit, audit_id = _audit(right)
     try:
-        report = cached(evaluate_evalset, str(out), key=(str(out), m["created"], audit_id), k=int(k), boot=500,
-                        audit=audit, spinner="Measuring BM25 on the set…")
+        report = cached(
+            evaluate_evalset,
+            str(out),
+            key=(str(out), m["created"], audit_id),
+            k=int(k),
+            boot=500,
+            audit=audit,
+            spinner="Measuring BM25 on the set…",
+        )
     except ValueError as exc:
         reason = str(exc).removeprefix(f"{out}: ")  # the folder is the page's own working space, not the user's
         if m["complete"]:
@@ -195,35 +248,46 @@ def _show(out: Path) -> None:
     st.plotly_chart(evalset_figures.metric_intervals_figure(report))
     r = report.recall
     if r.recommendation is None:
-        st.markdown(f"**Recall@{report.k} = {r.recall:.3f}** on {r.n_queries} answerable questions from "
-                    f"{r.n_groups} source document: no interval (it needs at least 2).")
+        st.markdown(
+            f"**Recall@{report.k} = {r.recall:.3f}** on {r.n_queries} answerable questions from "
+            f"{r.n_groups} source document: no interval (it needs at least 2)."
+        )
     else:
         low, high = r.recommended().ci
         cluster = r.interval("cluster").ci
-        st.markdown(f"**Recall@{report.k} = {r.recall:.3f}**, recommended {report.level:.0%} interval "
-                    f"**[{low:.3f}, {high:.3f}]** ({method_label(r.recommendation.method)}) over {r.n_groups} "
-                    f"source documents; cluster (linearization) [{cluster.low:.3f}, {cluster.high:.3f}], "
-                    f"DEFF {r.deff:.2f}; {r.n_queries} answerable questions.")
+        st.markdown(
+            f"**Recall@{report.k} = {r.recall:.3f}**, recommended {report.level:.0%} interval "
+            f"**[{low:.3f}, {high:.3f}]** ({method_label(r.recommendation.method)}) over {r.n_groups} "
+            f"source documents; cluster (linearization) [{cluster.low:.3f}, {cluster.high:.3f}], "
+            f"DEFF {r.deff:.2f}; {r.n_queries} answerable questions."
+        )
     if report.audit is not None:
         a = report.audit
-        st.markdown(f"**Recall@{report.k} corrected by the audit = {a.report['prediction_powered'].estimate:.3f}** "
-                    f"({a.pairs:,} audited pairs: {a.made_irrelevant} judged relevant were not, {a.made_relevant} "
-                    f"unjudged were relevant" + (f"; {a.left_out} question(s) left without a relevant chunk"
-                                                 if a.left_out else "") + ").")
+        st.markdown(
+            f"**Recall@{report.k} corrected by the audit = {a.report['prediction_powered'].estimate:.3f}** "
+            f"({a.pairs:,} audited pairs: {a.made_irrelevant} judged relevant were not, {a.made_relevant} "
+            f"unjudged were relevant"
+            + (f"; {a.left_out} question(s) left without a relevant chunk" if a.left_out else "")
+            + ")."
+        )
         st.plotly_chart(judged_figures.judged_figure(a.report, metric=f"Recall@{report.k}"), key="es_audit_chart")
         st.markdown("\n".join(f"- {line}" for line in judged_reading(a.report, rows="questions")))
     neg = report.negatives
     if neg.n:
         line = f"Negatives ({neg.n}): a result comes back for {neg.returned.mean:.0%}"
         if neg.confident is not None:
-            line += (f"; the top score reaches the answerable questions' median for {neg.confident.mean:.0%}, "
-                     "which a retriever that should abstain ought to keep low")
+            line += (
+                f"; the top score reaches the answerable questions' median for {neg.confident.mean:.0%}, "
+                "which a retriever that should abstain ought to keep low"
+            )
         st.markdown(line + ".")
 
 
 st.title("Evaluation set")
-st.caption("Generated question → chunk pairs, filtered, frozen in a folder you can commit, and the recall "
-           "measured on them with intervals that cluster questions by source document.")
+st.caption(
+    "Generated question → chunk pairs, filtered, frozen in a folder you can commit, and the recall "
+    "measured on them with intervals that cluster questions by source document."
+)
 with st.expander("What am I looking at?"):
     st.markdown(
         """
@@ -257,9 +321,15 @@ if build:
     st.session_state[BUILDING] = str(out)
 # A Stop click interrupts the run that builds; the run it starts finds that build unfinished and stops it.
 building = out is not None and st.session_state.get(BUILDING) == str(out)
-stop = stop_col.button("Stop building", key="es_stop", disabled=not building,
-                       help="Ends the asking; the set is written from the replies received, and Build continues "
-                            "from them.") and building
+stop = (
+    stop_col.button(
+        "Stop building",
+        key="es_stop",
+        disabled=not building,
+        help="Ends the asking; the set is written from the replies received, and Build continues from them.",
+    )
+    and building
+)
 if build or stop:
     try:
         notice = _build(corpus, out, settings, journal_only=stop)

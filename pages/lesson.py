@@ -4,6 +4,7 @@ Seed 000 is "Por que 10.000 chunks de 20 documentos não são 10.000 casos".  Ev
 lesson's data (dashboard.lesson) with one cached ragunc call; its figure and sentences come from
 ragunc.present.lesson.  The step is in the URL (``?step=3``), as is each step's control.
 """
+
 from __future__ import annotations
 
 import streamlit as st
@@ -37,8 +38,16 @@ def _sample(data: lesson.LessonData, draw: int = 1):
 
 
 def _coverage(data: lesson.LessonData, k: int = K, control: str | None = None):
-    return cached(coverage_experiment, data.population, key=(data.key, "population"), k=k, reps=R, boot=0,
-                  rng=SEED, control=control)
+    return cached(
+        coverage_experiment,
+        data.population,
+        key=(data.key, "population"),
+        k=k,
+        reps=R,
+        boot=0,
+        rng=SEED,
+        control=control,
+    )
 
 
 def _sample_report(data: lesson.LessonData):
@@ -52,8 +61,9 @@ def step_sample(data, control):
 
 
 def step_draws(data, control):
-    shown = control.slider(f"Samples of {K} documents drawn", 1, R + 1,
-                           key=bind("ls_draws", 1, parse=int, fix=clamp(1, R + 1)))
+    shown = control.slider(
+        f"Samples of {K} documents drawn", 1, R + 1, key=bind("ls_draws", 1, parse=int, fix=clamp(1, R + 1))
+    )
     result = _coverage(data)
     return show.draws_figure(result, _sample_report(data).estimate, shown=shown), show.draws_sentences(result)
 
@@ -76,16 +86,21 @@ def step_deff(data, control):
 
 
 def step_iid(data, control):
-    shuffled = control.toggle("Shuffle the hits across all chunks (the iid control)",
-                              key=bind("ls_iid", False, parse=parse_bool))
+    shuffled = control.toggle(
+        "Shuffle the hits across all chunks (the iid control)", key=bind("ls_iid", False, parse=parse_bool)
+    )
     real, iid = _coverage(data), _coverage(data, control="iid")
     return show.iid_figure(real, iid, shuffled=shuffled), show.iid_sentences(real, iid)
 
 
 def step_chunk_size(data, control):
     sizes = sorted(data.cuts, reverse=True)
-    words = control.select_slider("Words per chunk", sizes, format_func="{} words".format,
-                                  key=bind("ls_words", sizes[-1], parse=int, fix=one_of(sizes, sizes[-1])))
+    words = control.select_slider(
+        "Words per chunk",
+        sizes,
+        format_func="{} words".format,
+        key=bind("ls_words", sizes[-1], parse=int, fix=one_of(sizes, sizes[-1])),
+    )
     designs = {w: cached(design, data.cuts[w], key=(data.key, w), k=K, rng=SEED) for w in sizes}
     return show.chunk_size_figure(designs, words), show.chunk_size_sentences(designs, words)
 
@@ -93,8 +108,9 @@ def step_chunk_size(data, control):
 def step_cluster(data, control):
     ks = [k for k in KS if k < data.population.n_docs]
     default = K if K in ks else ks[-1]
-    k = control.select_slider("K: documents per sample", ks,
-                              key=bind("ls_k", default, parse=int, fix=one_of(ks, default)))
+    k = control.select_slider(
+        "K: documents per sample", ks, key=bind("ls_k", default, parse=int, fix=one_of(ks, default))
+    )
     result = _coverage(data, k)
     return show.cluster_figure(result), show.cluster_sentences(result)
 

@@ -1,5 +1,6 @@
 """Page "Planning and comparison": documents needed for a target half-width; many configs compared with a
 baseline (simultaneous paired intervals); documents needed to detect a difference; two configs in detail."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -49,15 +50,27 @@ sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 st.subheader("How many documents for a target half-width?")
 population = results.population(config)
 left, right = st.columns([1, 1])
-half_width = left.slider("Target half-width (± percentage points)", 0.25, 10.0, step=0.25,
-                         key=bind("hw", 2.0, parse=float, fix=clamp(0.25, 10.0)))
+half_width = left.slider(
+    "Target half-width (± percentage points)",
+    0.25,
+    10.0,
+    step=0.25,
+    key=bind("hw", 2.0, parse=float, fix=clamp(0.25, 10.0)),
+)
 finite = right.toggle(
     f"The corpus is exactly these {population.n_docs:,} documents (finite-population correction)",
     key=bind("fpc", False, parse=parse_bool),
 )
 try:
-    plan = cached(plan_from_pilot, population, key=(source.key, config), half_width=half_width / 100,
-                  whole_corpus=finite, estimator=estimator, level=level)
+    plan = cached(
+        plan_from_pilot,
+        population,
+        key=(source.key, config),
+        half_width=half_width / 100,
+        whole_corpus=finite,
+        estimator=estimator,
+        level=level,
+    )
 except ValueError as exc:
     st.error(str(exc))
 else:
@@ -80,24 +93,51 @@ else:
             f"finite-population correction above."
         )
     cols = st.columns(2)
-    cols[0].download_button("Plan (JSON)", lambda: json_text(plan.to_dict()), file_name="ragunc_plan.json",
-                            mime="application/json", on_click="ignore")
-    cols[1].download_button("Plan figure (HTML)", lambda: figures_html([plan_fig], title="ragunc: plan"),
-                            file_name="ragunc_plan.html", mime="text/html", on_click="ignore")
+    cols[0].download_button(
+        "Plan (JSON)",
+        lambda: json_text(plan.to_dict()),
+        file_name="ragunc_plan.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+    cols[1].download_button(
+        "Plan figure (HTML)",
+        lambda: figures_html([plan_fig], title="ragunc: plan"),
+        file_name="ragunc_plan.html",
+        mime="text/html",
+        on_click="ignore",
+    )
 
 # ---------------------------------------------------------------- many configs
 st.subheader("Which configuration, and how sure?")
 if len(configs) >= 2:
     cols = st.columns(4)
-    baseline = cols[0].selectbox("Baseline", configs, key=bind("baseline", widgets.default_config(configs),
-                                                               fix=one_of(configs, widgets.default_config(configs))))
-    adjust = cols[1].selectbox("Adjustment", ADJUSTMENTS, format_func=lambda a: adjustment(a).label,
-                               key=bind("adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")))
+    baseline = cols[0].selectbox(
+        "Baseline",
+        configs,
+        key=bind("baseline", widgets.default_config(configs), fix=one_of(configs, widgets.default_config(configs))),
+    )
+    adjust = cols[1].selectbox(
+        "Adjustment",
+        ADJUSTMENTS,
+        format_func=lambda a: adjustment(a).label,
+        key=bind("adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")),
+    )
     all_pairs = cols[2].toggle("All pairs", key=bind("pairs", False, parse=parse_bool))
     many_boot = widgets.choice_slider("B: max-t replicates", BOOTS, key="mt_boot", default=2000, where=cols[3])
     try:
-        many = cached(compare_configs, results.populations, key=(source.key, tuple(configs)), baseline=baseline,
-                      all_pairs=all_pairs, adjust=adjust, estimator=estimator, level=level, boot=many_boot, rng=0)
+        many = cached(
+            compare_configs,
+            results.populations,
+            key=(source.key, tuple(configs)),
+            baseline=baseline,
+            all_pairs=all_pairs,
+            adjust=adjust,
+            estimator=estimator,
+            level=level,
+            boot=many_boot,
+            rng=0,
+        )
     except ValueError as exc:
         st.error(str(exc))
     else:
@@ -108,45 +148,75 @@ if len(configs) >= 2:
 
     st.subheader("Which is best?")
     try:
-        ranks = cached(rank_configs, results.populations, key=(source.key, tuple(configs)), estimator=estimator,
-                       level=level, boot=many_boot, rng=0)
+        ranks = cached(
+            rank_configs,
+            results.populations,
+            key=(source.key, tuple(configs)),
+            estimator=estimator,
+            level=level,
+            boot=many_boot,
+            rng=0,
+        )
     except ValueError as exc:
         st.error(str(exc))
     else:
         st.plotly_chart(judged_figures.rank_figure(ranks), key="rank_chart")
         st.markdown(rank_reading(ranks))
-        st.download_button("Ranks (JSON)", lambda: json_text(ranks.to_dict()), file_name="ragunc_ranks.json",
-                           mime="application/json", on_click="ignore")
+        st.download_button(
+            "Ranks (JSON)",
+            lambda: json_text(ranks.to_dict()),
+            file_name="ragunc_ranks.json",
+            mime="application/json",
+            on_click="ignore",
+        )
 
     st.subheader("How many documents to detect a difference?")
     cols = st.columns(4)
     power_a = cols[0].selectbox("Config A", configs, key=bind("pw_a", baseline, fix=one_of(configs, baseline)))
     others = [c for c in configs if c != power_a]
     power_b = cols[1].selectbox("Config B", others, key=bind("pw_b", others[0], fix=one_of(others, others[0])))
-    delta = cols[2].slider("Difference to detect (pp)", 0.25, 10.0, step=0.25,
-                           key=bind("delta", 2.0, parse=float, fix=clamp(0.25, 10.0)))
+    delta = cols[2].slider(
+        "Difference to detect (pp)", 0.25, 10.0, step=0.25, key=bind("delta", 2.0, parse=float, fix=clamp(0.25, 10.0))
+    )
     power = cols[3].slider("Power", 0.5, 0.99, step=0.01, key=bind("power", 0.8, parse=float, fix=clamp(0.5, 0.99)))
     try:
-        dplan = cached(plan_difference, results.population(power_a), results.population(power_b),
-                       key=(source.key, power_a, power_b), difference=delta / 100, power=power,
-                       estimator=estimator, level=level)
+        dplan = cached(
+            plan_difference,
+            results.population(power_a),
+            results.population(power_b),
+            key=(source.key, power_a, power_b),
+            difference=delta / 100,
+            power=power,
+            estimator=estimator,
+            level=level,
+        )
     except ValueError as exc:
         st.error(str(exc))
     else:
         tiles = st.columns(3)
         tiles[0].metric("Documents needed (paired)", f"{dplan.n_docs:,}")
-        tiles[1].metric("Naive binomial formula", f"{dplan.n_docs_naive:,}",
-                        help="Unpaired chunks taken as independent, divided by the mean chunks per document.")
+        tiles[1].metric(
+            "Naive binomial formula",
+            f"{dplan.n_docs_naive:,}",
+            help="Unpaired chunks taken as independent, divided by the mean chunks per document.",
+        )
         tiles[2].metric(f"Pilot difference {power_b} − {power_a}", f"{100 * dplan.pilot_difference:+.2f} pp")
         st.plotly_chart(figures.power_figure(dplan), key="power_chart")
-        st.download_button("Power plan (JSON)", lambda: json_text(dplan.to_dict()), file_name="ragunc_power.json",
-                           mime="application/json", on_click="ignore")
+        st.download_button(
+            "Power plan (JSON)",
+            lambda: json_text(dplan.to_dict()),
+            file_name="ragunc_power.json",
+            mime="application/json",
+            on_click="ignore",
+        )
 
 # ---------------------------------------------------------------- comparison
 st.subheader("Paired comparison of two configs")
 if len(configs) < 2:
-    st.info(f"The data hold one config ({sources.config_label(source, configs[0])}); load data with several "
-            "(e.g. the bundled chunk sizes).")
+    st.info(
+        f"The data hold one config ({sources.config_label(source, configs[0])}); load data with several "
+        "(e.g. the bundled chunk sizes)."
+    )
 else:
     cols = st.columns(4)
     config_a = cols[0].selectbox("Config A", configs, key=bind("cmp_a", configs[0], fix=one_of(configs, configs[0])))
@@ -157,23 +227,45 @@ else:
         st.info("Pick two different configs.")
     else:
         try:
-            cmp = cached(paired_comparison, results.population(config_a), results.population(config_b),
-                         key=(source.key, config_a, config_b), estimator=estimator, level=level, boot=boot, rng=seed)
+            cmp = cached(
+                paired_comparison,
+                results.population(config_a),
+                results.population(config_b),
+                key=(source.key, config_a, config_b),
+                estimator=estimator,
+                level=level,
+                boot=boot,
+                rng=seed,
+            )
         except ValueError as exc:
             st.error(str(exc))
         else:
             tiles = st.columns(4)
             tiles[0].metric(f"{config_b} − {config_a}", f"{100 * cmp.difference:+.2f} pp")
-            tiles[1].metric("Shared documents", f"{cmp.n_docs:,}",
-                            help=f"dropped: {cmp.dropped_a} only in {config_a}, {cmp.dropped_b} only in {config_b}")
+            tiles[1].metric(
+                "Shared documents",
+                f"{cmp.n_docs:,}",
+                help=f"dropped: {cmp.dropped_a} only in {config_a}, {cmp.dropped_b} only in {config_b}",
+            )
             tiles[2].metric("± naive (pp)", f"{50 * (cmp.interval('naive').ci[1] - cmp.interval('naive').ci[0]):.2f}")
-            tiles[3].metric("± paired cluster (pp)", f"{50 * (cmp.interval('paired').ci[1] - cmp.interval('paired').ci[0]):.2f}")
+            tiles[3].metric(
+                "± paired cluster (pp)", f"{50 * (cmp.interval('paired').ci[1] - cmp.interval('paired').ci[0]):.2f}"
+            )
             cmp_fig = figures.comparison_figure(cmp)
             st.plotly_chart(cmp_fig, key="comparison_chart")
             cols = st.columns(2)
-            cols[0].download_button("Comparison (JSON)", lambda: json_text(cmp.to_dict()),
-                                    file_name="ragunc_comparison.json", mime="application/json", on_click="ignore")
-            cols[1].download_button("Comparison figure (HTML)",
-                                    lambda: figures_html([cmp_fig], title="ragunc: paired comparison"),
-                                    file_name="ragunc_comparison.html", mime="text/html", on_click="ignore")
+            cols[0].download_button(
+                "Comparison (JSON)",
+                lambda: json_text(cmp.to_dict()),
+                file_name="ragunc_comparison.json",
+                mime="application/json",
+                on_click="ignore",
+            )
+            cols[1].download_button(
+                "Comparison figure (HTML)",
+                lambda: figures_html([cmp_fig], title="ragunc: paired comparison"),
+                file_name="ragunc_comparison.html",
+                mime="text/html",
+                on_click="ignore",
+            )
 sync_url()

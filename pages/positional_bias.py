@@ -4,6 +4,7 @@ calibration (strength lambda) help?  Opens on the bundled stdlib results; runs a
 Depends on streamlit and ragunc only: ``ragunc.positional`` needs no torch to show a stored sweep,
 and loads it only when a new one runs.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -24,8 +25,11 @@ BUNDLED = Path(__file__).resolve().parents[1] / "sample_data" / "positional_stdl
 RESULT = "pb_sweep"  # session state: the sweep on screen when it is not the bundled one
 RUNNING = "pb_running"  # session state: a run started and has not finished (a Stop ends it)
 LAMBDAS = (0.25, 0.5, 0.75, 1.0)
-CORPORA = {"stdlib": "Python standard library docs (embedded)", "upload": "Upload a corpus (.jsonl / .csv)",
-           "path": "A folder or file on this machine"}
+CORPORA = {
+    "stdlib": "Python standard library docs (embedded)",
+    "upload": "Upload a corpus (.jsonl / .csv)",
+    "path": "A folder or file on this machine",
+}
 
 
 def _corpus():
@@ -34,14 +38,16 @@ def _corpus():
     if kind == "stdlib":
         return "stdlib"
     if kind == "upload":
-        upload = st.file_uploader("Corpus: JSON lines or CSV with doc_id, text[, doc_type]",
-                                  type=["jsonl", "ndjson", "csv", "gz"], key="pb_upload")
+        upload = st.file_uploader(
+            "Corpus: JSON lines or CSV with doc_id, text[, doc_type]",
+            type=["jsonl", "ndjson", "csv", "gz"],
+            key="pb_upload",
+        )
         if upload is None:
             st.info("Upload a corpus to run on it.")
             return None
         data = upload.getvalue()
-        return cached(uploaded_corpus, upload.name, data, key=(upload.name, hashlib.sha1(data).hexdigest()),
-                      kept=2)
+        return cached(uploaded_corpus, upload.name, data, key=(upload.name, hashlib.sha1(data).hexdigest()), kept=2)
     path = st.text_input("Folder of .txt/.md/.html files, or a .jsonl/.csv file", key="pb_path")
     if not path:
         st.info("Give a folder or a file on this machine.")
@@ -59,41 +65,67 @@ def _settings_form():
     basket = middle.selectbox("Basket B (content tokens)", positional.SWEEP_BASKETS, key="pb_basket")
     layers = middle.selectbox("Calibrated layers (from the last)", positional.LAYER_CHOICES, index=1, key="pb_layers")
     rows = middle.selectbox("Calibrated rows", positional.ROW_CHOICES, key="pb_rows")
-    share = middle.selectbox("Special tokens keep", positional.SHARE_CHOICES, key="pb_share",
-                             format_func={"original": "their weight", "equal": "an equal share"}.get)
+    share = middle.selectbox(
+        "Special tokens keep",
+        positional.SHARE_CHOICES,
+        key="pb_share",
+        format_func={"original": "their weight", "equal": "an equal share"}.get,
+    )
     n_passages = right.number_input("Passages (one per document)", 10, 2000, 200, step=10, key="pb_passages")
     low, high = right.slider("Passage length (encoder tokens)", 64, 4096, (440, 505), step=1, key="pb_tokens")
     seed = right.number_input("Seed", 0, 2**31 - 1, 0, key="pb_seed")
     reps = right.selectbox("Bootstrap replicates", (500, 1000, 2000), index=1, key="pb_reps")
-    options = {"model": model, "pooling": None if pooling == "model's own" else pooling,
-               "max_seq_length": int(max_len), "n_passages": int(n_passages), "min_tokens": int(low),
-               "max_tokens": int(high), "seed": int(seed), "reps": int(reps)}
+    options = {
+        "model": model,
+        "pooling": None if pooling == "model's own" else pooling,
+        "max_seq_length": int(max_len),
+        "n_passages": int(n_passages),
+        "min_tokens": int(low),
+        "max_tokens": int(high),
+        "seed": int(seed),
+        "reps": int(reps),
+    }
     return options, positional.sweep_settings(lams, (basket,), (layers,), rows=rows, share=share)
 
 
 def run_section() -> None:
     missing = positional.extra_missing()
     if missing:
-        st.warning(f"Running a new setting needs the positional extra ({', '.join(missing)} not installed): "
-                   f"`{positional.INSTALL_HINT}`. The bundled results above need nothing more.")
+        st.warning(
+            f"Running a new setting needs the positional extra ({', '.join(missing)} not installed): "
+            f"`{positional.INSTALL_HINT}`. The bundled results above need nothing more."
+        )
         return
     if st.session_state.pop(RUNNING, False):
-        st.info("Stopped. Every encoding that finished is cached on disk: running the same setting again resumes "
-                "from there.")
+        st.info(
+            "Stopped. Every encoding that finished is cached on disk: running the same setting again resumes "
+            "from there."
+        )
     corpus = _corpus()
     options, settings = _settings_form()
     encodings = len(settings)  # the stock model is one of them
-    st.caption(f"About {options['n_passages'] * encodings:,} passage encodings ({encodings} settings): on two CPU "
-               "cores expect a few passages per second; cached encodings are reused.")
+    st.caption(
+        f"About {options['n_passages'] * encodings:,} passage encodings ({encodings} settings): on two CPU "
+        "cores expect a few passages per second; cached encodings are reused."
+    )
     if corpus is None or not st.button("Run", type="primary", key="pb_run"):
         return
     st.session_state[RUNNING] = True
     st.button("Stop", key="pb_stop", help="Stops the run at the next batch; what is encoded stays cached.")
-    model = cached(positional.load_encoder, kept=2, spinner="Loading the encoder…", model=options.pop("model"),
-                   pooling=options.pop("pooling"), max_seq_length=options.pop("max_seq_length"))
+    model = cached(
+        positional.load_encoder,
+        kept=2,
+        spinner="Loading the encoder…",
+        model=options.pop("model"),
+        pooling=options.pop("pooling"),
+        max_seq_length=options.pop("max_seq_length"),
+    )
     bar = st.progress(0.0, text="Choosing passages and queries…")
     sweep = positional.positional_sweep(
-        corpus, encoder=model, settings=settings, **options,
+        corpus,
+        encoder=model,
+        settings=settings,
+        **options,
         progress=lambda done, total: bar.progress(min(1.0, done / total), text=f"Encoded {done:,} of {total:,} texts"),
     )
     bar.empty()
@@ -116,24 +148,41 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
         st.info("This sweep holds the stock model only.")
         return
     labels = [f"B = {b}, layers {layer}, rows {rows}, {share} share" for b, layer, rows, share in series]
-    chosen = series[st.selectbox("Calibration series", range(len(series)), format_func=labels.__getitem__,
-                                 key="pb_series")] if len(series) > 1 else series[0]
+    chosen = (
+        series[st.selectbox("Calibration series", range(len(series)), format_func=labels.__getitem__, key="pb_series")]
+        if len(series) > 1
+        else series[0]
+    )
     line = sweep.along_lambda(*chosen)
     stock, best = line[0], max(line[1:], key=lambda s: s.metrics["hm"])
     cols = st.columns(4)
-    cols[0].metric("Stock PSI", f"{stock.metrics['psi']:.3f}",
-                   help=f"{sweep.level:.0%} CI {stock.ci['psi'][0]:.3f} to {stock.ci['psi'][1]:.3f}")
-    cols[1].metric(f"ΔHM at λ = {best.calibration.lam:g}", f"{best.diff['hm']:+.3f}",
-                   help=f"paired {sweep.level:.0%} CI {best.diff_ci['hm'][0]:+.3f} to {best.diff_ci['hm'][1]:+.3f}")
-    cols[2].metric(f"ΔPSI at λ = {best.calibration.lam:g}", f"{best.diff['psi']:+.3f}",
-                   help=f"paired {sweep.level:.0%} CI {best.diff_ci['psi'][0]:+.3f} to {best.diff_ci['psi'][1]:+.3f}")
-    cols[3].metric("Truncated answers", f"{pas['truncated_share']:.1%}",
-                   help="Answer spans beyond max_seq_length: the encoder never reads them. That is truncation, "
-                        "not positional bias, and no calibration brings those tokens back.")
+    cols[0].metric(
+        "Stock PSI",
+        f"{stock.metrics['psi']:.3f}",
+        help=f"{sweep.level:.0%} CI {stock.ci['psi'][0]:.3f} to {stock.ci['psi'][1]:.3f}",
+    )
+    cols[1].metric(
+        f"ΔHM at λ = {best.calibration.lam:g}",
+        f"{best.diff['hm']:+.3f}",
+        help=f"paired {sweep.level:.0%} CI {best.diff_ci['hm'][0]:+.3f} to {best.diff_ci['hm'][1]:+.3f}",
+    )
+    cols[2].metric(
+        f"ΔPSI at λ = {best.calibration.lam:g}",
+        f"{best.diff['psi']:+.3f}",
+        help=f"paired {sweep.level:.0%} CI {best.diff_ci['psi'][0]:+.3f} to {best.diff_ci['psi'][1]:+.3f}",
+    )
+    cols[3].metric(
+        "Truncated answers",
+        f"{pas['truncated_share']:.1%}",
+        help="Answer spans beyond max_seq_length: the encoder never reads them. That is truncation, "
+        "not positional bias, and no calibration brings those tokens back.",
+    )
     if pas["truncated_share"] > 0:
         by_group = ", ".join(f"{g} {v:.0%}" for g, v in pas["truncated_by_group"].items())
-        st.warning(f"{pas['truncated_share']:.1%} of the answers lie beyond max_seq_length ({by_group}): the end "
-                   "group's gap is partly truncation. Raise max_seq_length or shorten the passages to see bias alone.")
+        st.warning(
+            f"{pas['truncated_share']:.1%} of the answers lie beyond max_seq_length ({by_group}): the end "
+            "group's gap is partly truncation. Raise max_seq_length or shorten the passages to see bias alone."
+        )
     st.plotly_chart(figures.group_ndcg_figure(line, level=sweep.level), key="pb_groups")
     st.plotly_chart(figures.difference_figure(line, level=sweep.level), key="pb_differences")
     st.plotly_chart(figures.summary_figure(line, level=sweep.level), key="pb_summary")
@@ -143,11 +192,13 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
 
 
 st.title("Positional bias")
-st.caption("Dense encoders often retrieve a passage less well when the answer sits late in it. Each passage gets "
-           "one query from its beginning, middle and end third; nDCG@10 per third, their harmonic mean (HM) and "
-           "PSI = 1 − min/max say how much, for the stock model and with the pooling token's attention "
-           "redistributed over baskets of B tokens at strength λ. Queries of one passage are not independent, "
-           "so every interval resamples passages.")
+st.caption(
+    "Dense encoders often retrieve a passage less well when the answer sits late in it. Each passage gets "
+    "one query from its beginning, middle and end third; nDCG@10 per third, their harmonic mean (HM) and "
+    "PSI = 1 − min/max say how much, for the stock model and with the pooling token's attention "
+    "redistributed over baskets of B tokens at strength λ. Queries of one passage are not independent, "
+    "so every interval resamples passages."
+)
 sweep = st.session_state.get(RESULT)
 if sweep is None:
     if BUNDLED.exists():

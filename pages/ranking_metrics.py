@@ -1,4 +1,5 @@
 """Page "Ranking metrics": document-level Recall@k that counts each document once, three orders side by side."""
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,11 @@ require_app()  # before anything: a first visitor's deep link reruns through app
 PER_SOURCE = ("rk_k", "rk_group", "rk_run", "rk_baseline")
 NO_GROUP = "(none: every query is its own group)"
 BOOTS = (200, 500, 1000, 2000)
-RANKED_LIST_HEADERS = {"chunk_rank": "chunk rank", "first_seen": "first time this document appears",
-                       "doc_rank": "document rank (first-seen order)"}
+RANKED_LIST_HEADERS = {
+    "chunk_rank": "chunk rank",
+    "first_seen": "first time this document appears",
+    "doc_rank": "document rank (first-seen order)",
+}
 EXPLANATION = """
 A run lists **chunks**; several chunks can come from the same document. Recall@k asks which **relevant documents**
 the top k chunks bring. Three ways to count them:
@@ -53,12 +57,21 @@ queries together, and simultaneous intervals and adjusted p-values allow for mak
 """
 UNDEFINED = "undefined (fewer than 2 groups)"
 
-widgets.page_intro("Ranking metrics", EXPLANATION, caption=(
-    "Document-level Recall@k that counts each document once, and how sure the mean over queries is."))
+widgets.page_intro(
+    "Ranking metrics",
+    EXPLANATION,
+    caption=("Document-level Recall@k that counts each document once, and how sure the mean over queries is."),
+)
 
-kind = st.radio("Run and qrels", list(run_sources.KINDS), format_func=run_sources.KINDS.get, horizontal=True,
-                key=bind("rk_source", "sample", fix=one_of(run_sources.KINDS, "sample")),
-                on_change=forget, args=PER_SOURCE)
+kind = st.radio(
+    "Run and qrels",
+    list(run_sources.KINDS),
+    format_func=run_sources.KINDS.get,
+    horizontal=True,
+    key=bind("rk_source", "sample", fix=one_of(run_sources.KINDS, "sample")),
+    on_change=forget,
+    args=PER_SOURCE,
+)
 loaded = run_sources.load(kind)
 if loaded is None:
     stop()
@@ -69,17 +82,26 @@ longest = max(j.longest_list for j in loaded.judged.values())
 with st.sidebar:
     st.header("Ranking metrics")
     k_max = max(longest, 2)
-    k = st.slider("k: chunks retrieved", 1, k_max,
-                  key=bind("rk_k", min(loaded.default_k, longest), parse=int, fix=clamp(1, k_max)))
-    order = st.radio("Order reported with intervals", metrics.ORDERS,
-                     key=bind("rk_order", metrics.TRUNCATE_DEDUP, fix=one_of(metrics.ORDERS, metrics.TRUNCATE_DEDUP)),
-                     help="truncate-dedup is what a k-chunk context holds")
+    k = st.slider(
+        "k: chunks retrieved",
+        1,
+        k_max,
+        key=bind("rk_k", min(loaded.default_k, longest), parse=int, fix=clamp(1, k_max)),
+    )
+    order = st.radio(
+        "Order reported with intervals",
+        metrics.ORDERS,
+        key=bind("rk_order", metrics.TRUNCATE_DEDUP, fix=one_of(metrics.ORDERS, metrics.TRUNCATE_DEDUP)),
+        help="truncate-dedup is what a k-chunk context holds",
+    )
     first_run = loaded.runs[loaded.default_baseline or names[0]]
     candidates = list(dict.fromkeys([*qrels.query_attrs.columns, *first_run.query_attrs.columns]))
     options = [NO_GROUP, *candidates]
     default = loaded.default_group if loaded.default_group in options else NO_GROUP
     group_col = st.selectbox(
-        "Group queries by", options, key=bind("rk_group", default, fix=one_of(options, default)),
+        "Group queries by",
+        options,
+        key=bind("rk_group", default, fix=one_of(options, default)),
         help="A column constant within each query, e.g. the source document a question was generated from.",
     )
     level = widgets.level_slider()
@@ -103,26 +125,51 @@ if len(names) > 1:
     st.subheader(f"{len(names)} runs on the same queries: which is better, and how sure?")
     baseline_default = loaded.default_baseline if loaded.default_baseline in names else names[0]
     cols = st.columns(4)
-    baseline = cols[0].selectbox("Baseline run", names,
-                                 key=bind("rk_baseline", baseline_default, fix=one_of(names, baseline_default)))
+    baseline = cols[0].selectbox(
+        "Baseline run", names, key=bind("rk_baseline", baseline_default, fix=one_of(names, baseline_default))
+    )
     available = [m for m in metrics.METRICS if m != "chunk_recall" or qrels.has_chunks]
-    metric = cols[1].selectbox("Metric", available, format_func=_metric_label,
-                               key=bind("rk_metric", "recall", fix=one_of(available, "recall")))
-    adjust = cols[2].selectbox("Adjustment", ADJUSTMENTS, format_func=lambda a: adjustment(a).label,
-                               key=bind("rk_adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")))
-    estimator = cols[3].selectbox("Mean", ESTIMATORS, format_func={"micro": "over queries (micro)",
-                                                                 "macro": "over groups (macro)"}.get,
-                                  key=bind("rk_estimator", "micro", fix=one_of(ESTIMATORS, "micro")))
+    metric = cols[1].selectbox(
+        "Metric", available, format_func=_metric_label, key=bind("rk_metric", "recall", fix=one_of(available, "recall"))
+    )
+    adjust = cols[2].selectbox(
+        "Adjustment",
+        ADJUSTMENTS,
+        format_func=lambda a: adjustment(a).label,
+        key=bind("rk_adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")),
+    )
+    estimator = cols[3].selectbox(
+        "Mean",
+        ESTIMATORS,
+        format_func={"micro": "over queries (micro)", "macro": "over groups (macro)"}.get,
+        key=bind("rk_estimator", "micro", fix=one_of(ESTIMATORS, "micro")),
+    )
     cols = st.columns([3, 1])
     # Not in the URL (a list); one key per source, so another source's names never linger.
-    chosen = cols[0].multiselect("Runs compared (the baseline is always in)", names, default=names,
-                                 key=f"rk_runs:{loaded.key}")
+    chosen = cols[0].multiselect(
+        "Runs compared (the baseline is always in)", names, default=names, key=f"rk_runs:{loaded.key}"
+    )
     all_pairs = cols[1].toggle("All pairs", key=bind("rk_pairs", False, parse=parse_bool))
     try:
-        many = cached(compare_runs, loaded.runs, qrels, loaded.judged, key=loaded.key, k=k, baseline=baseline,
-                      names=tuple(chosen), metric=metric, order=order,
-                      group_col=group_col, all_pairs=all_pairs, adjust=adjust, estimator=estimator, level=level,
-                      boot=boot, rng=seed)
+        many = cached(
+            compare_runs,
+            loaded.runs,
+            qrels,
+            loaded.judged,
+            key=loaded.key,
+            k=k,
+            baseline=baseline,
+            names=tuple(chosen),
+            metric=metric,
+            order=order,
+            group_col=group_col,
+            all_pairs=all_pairs,
+            adjust=adjust,
+            estimator=estimator,
+            level=level,
+            boot=boot,
+            rng=seed,
+        )
     except ValueError as exc:
         st.error(str(exc))
     else:
@@ -132,67 +179,117 @@ if len(names) > 1:
             + f"; **{many.dropped:,} dropped** for not being in every run."
         )
         st.plotly_chart(ranking_figures.runs_forest_figure(many), key="runs_forest")
-        st.dataframe(pd.DataFrame({
-            "run": [r.config for r in many.comparison.configs],
-            _metric_label(metric): [round(r.estimate, 4) for r in many.comparison.configs],
-            "cluster SE": [widgets.number(r.interval("cluster").se, ".4f") for r in many.comparison.configs],
-            f"{level:.0%} interval": [_ci_text(r.interval("cluster")) for r in many.comparison.configs],
-            "queries dropped": [r.dropped for r in many.comparison.configs],
-        }), hide_index=True)
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "run": [r.config for r in many.comparison.configs],
+                    _metric_label(metric): [round(r.estimate, 4) for r in many.comparison.configs],
+                    "cluster SE": [widgets.number(r.interval("cluster").se, ".4f") for r in many.comparison.configs],
+                    f"{level:.0%} interval": [_ci_text(r.interval("cluster")) for r in many.comparison.configs],
+                    "queries dropped": [r.dropped for r in many.comparison.configs],
+                }
+            ),
+            hide_index=True,
+        )
         table = comparison_table(many.comparison).rename(columns={"difference (pp)": "difference (points)"})
         # The adjusted p-value beside the intervals it goes with, where a narrow page shows it without scrolling.
-        st.dataframe(table[["comparison", "difference (points)", "paired interval", "simultaneous interval",
-                            "p adjusted", "naive interval", "p"]], hide_index=True)
-        st.download_button("Comparison (JSON, as `ragunc recall RUN ... --baseline --json`)",
-                           json_text(many.to_dict()), f"runs_{metric}_k{k}.json", "application/json")
-    shown = st.selectbox("One run in detail (below)", names,
-                         key=bind("rk_run", baseline, fix=one_of(names, baseline)))
+        st.dataframe(
+            table[
+                [
+                    "comparison",
+                    "difference (points)",
+                    "paired interval",
+                    "simultaneous interval",
+                    "p adjusted",
+                    "naive interval",
+                    "p",
+                ]
+            ],
+            hide_index=True,
+        )
+        st.download_button(
+            "Comparison (JSON, as `ragunc recall RUN ... --baseline --json`)",
+            json_text(many.to_dict()),
+            f"runs_{metric}_k{k}.json",
+            "application/json",
+        )
+    shown = st.selectbox("One run in detail (below)", names, key=bind("rk_run", baseline, fix=one_of(names, baseline)))
 else:
     shown = names[0]
 run, judged = loaded.runs[shown], loaded.judged[shown]
 
 try:
-    overview = cached(ranking_overview, run, qrels, judged, key=(loaded.key, shown), k=k, order=order,
-                      group_col=group_col, level=level, boot=boot, rng=seed)
+    overview = cached(
+        ranking_overview,
+        run,
+        qrels,
+        judged,
+        key=(loaded.key, shown),
+        k=k,
+        order=order,
+        group_col=group_col,
+        level=level,
+        boot=boot,
+        rng=seed,
+    )
 except ValueError as exc:
     stop(str(exc))
 report = overview.recall
 
 tr, dt, naive = st.columns(3)
-tr.metric("truncate-dedup Recall@k", f"{report.recall_by_order[metrics.TRUNCATE_DEDUP]:.3f}",
-          help="documents of the top-k chunks ∩ relevant / relevant")
-dt.metric("dedup-truncate Recall@k", f"{report.recall_by_order[metrics.DEDUP_TRUNCATE]:.3f}",
-          help="first k distinct documents ∩ relevant / relevant")
+tr.metric(
+    "truncate-dedup Recall@k",
+    f"{report.recall_by_order[metrics.TRUNCATE_DEDUP]:.3f}",
+    help="documents of the top-k chunks ∩ relevant / relevant",
+)
+dt.metric(
+    "dedup-truncate Recall@k",
+    f"{report.recall_by_order[metrics.DEDUP_TRUNCATE]:.3f}",
+    help="first k distinct documents ∩ relevant / relevant",
+)
 naive.metric(metrics.NAIVE_SUM_LABEL, f"{report.naive_sum:.3f}", help="one per matching chunk: can pass 1")
 st.markdown(
     f"**{report.n_queries:,} {'query' if report.n_queries == 1 else 'queries'}** in the mean, "
     f"**{report.n_excluded:,} excluded** (no relevant documents); "
     f"**{report.n_groups:,} {'group' if report.n_groups == 1 else 'groups'}** of queries"
-    + (f" by `{group_col}`" if group_col else " (every query its own group)") + "."
+    + (f" by `{group_col}`" if group_col else " (every query its own group)")
+    + "."
 )
 
 
 st.subheader(f"{level:.0%} intervals for Recall@{k} ({order})")
-intervals_shown = {"recommended": RECOMMENDED_METHOD, "naive (queries independent)": "naive",
-         "cluster (groups of queries)": "cluster", "cluster bootstrap": "bootstrap"}
-st.dataframe(pd.DataFrame({
-    "interval": [f"{what}: {method_label(m)}" if what == "recommended" else what
-                 for what, m in intervals_shown.items()],
-    "SE": [widgets.number(report.interval(m).se, ".4f") for m in intervals_shown.values()],
-    "CI": [_ci_text(report.interval(m)) for m in intervals_shown.values()],
-}), hide_index=True)
+intervals_shown = {
+    "recommended": RECOMMENDED_METHOD,
+    "naive (queries independent)": "naive",
+    "cluster (groups of queries)": "cluster",
+    "cluster bootstrap": "bootstrap",
+}
+st.dataframe(
+    pd.DataFrame(
+        {
+            "interval": [
+                f"{what}: {method_label(m)}" if what == "recommended" else what for what, m in intervals_shown.items()
+            ],
+            "SE": [widgets.number(report.interval(m).se, ".4f") for m in intervals_shown.values()],
+            "CI": [_ci_text(report.interval(m)) for m in intervals_shown.values()],
+        }
+    ),
+    hide_index=True,
+)
 if report.recommendation is not None:
     st.caption(report.recommendation.reason)
-st.markdown("DEFF (cluster variance / naive variance): "
-            + (UNDEFINED if math.isnan(report.deff) else f"**{report.deff:.2f}**"))
+st.markdown(
+    "DEFF (cluster variance / naive variance): " + (UNDEFINED if math.isnan(report.deff) else f"**{report.deff:.2f}**")
+)
 if report.n_groups >= 2:
     st.plotly_chart(ranking_figures.recall_interval_figure(report))
 
 st.plotly_chart(ranking_figures.order_curve_figure(overview.curve, k=k))
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
-st.dataframe(pd.DataFrame([{_metric_label(name): mean for name, mean in overview.metric_means.items()}]),
-             hide_index=True)
+st.dataframe(
+    pd.DataFrame([{_metric_label(name): mean for name, mean in overview.metric_means.items()}]), hide_index=True
+)
 
 st.subheader("Per query: where the orders differ, and why")
 table = overview.order_differences
@@ -210,7 +307,7 @@ st.subheader("Downloads")
 download = overview.per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")
 left, right = st.columns(2)
 left.download_button("Per-query table (CSV)", download.to_csv(index=False), f"ranking_k{k}.csv", "text/csv")
-right.download_button("Report (JSON, as `ragunc recall --json`)",
-                      json_text(report.to_dict()),
-                      f"recall_k{k}.json", "application/json")
+right.download_button(
+    "Report (JSON, as `ragunc recall --json`)", json_text(report.to_dict()), f"recall_k{k}.json", "application/json"
+)
 sync_url()

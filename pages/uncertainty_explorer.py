@@ -1,5 +1,6 @@
 """Page "Uncertainty explorer": the naive interval beside the honest one, the design's DEFF and effective n beside
 this sample's, and coverage over repeated samples, as K, chunk size and B move."""
+
 from __future__ import annotations
 
 import streamlit as st
@@ -42,10 +43,17 @@ widgets.page_intro("Uncertainty explorer", EXPLANATION)
 @st.fragment
 def _repetitions(result) -> None:
     # Plot-only control: moving it reruns this fragment alone, never the simulation.
-    n = st.slider("Repetitions to stack", 10, min(300, result.reps), step=10,
-                  key=bind("stack", 100, parse=int, fix=clamp(10, min(300, result.reps))))
-    st.plotly_chart(figure(figures.stacked_intervals_figure, result, n=n, methods=("naive", RECOMMENDED_METHOD),
-                           plain=True), key="stacked_chart")
+    n = st.slider(
+        "Repetitions to stack",
+        10,
+        min(300, result.reps),
+        step=10,
+        key=bind("stack", 100, parse=int, fix=clamp(10, min(300, result.reps))),
+    )
+    st.plotly_chart(
+        figure(figures.stacked_intervals_figure, result, n=n, methods=("naive", RECOMMENDED_METHOD), plain=True),
+        key="stacked_chart",
+    )
     sync_url()
 
 
@@ -62,10 +70,15 @@ def _explorer() -> None:
         boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="boot", default=1000)
         reps = widgets.choice_slider("R: repetitions (coverage)", REPS, key="reps", default=1000)
         level = widgets.level_slider()
-        estimator = widgets.estimator_radio(help="micro: hits / chunks (ratio estimator); macro: mean of per-document rates.")
+        estimator = widgets.estimator_radio(
+            help="micro: hits / chunks (ratio estimator); macro: mean of per-document rates."
+        )
         seed = widgets.seed_input()
-        simulate = st.toggle("Coverage simulation", key=bind("sim", True, parse=parse_bool),
-                             help="Repeat the evaluation R times on fresh samples of K documents (cached).")
+        simulate = st.toggle(
+            "Coverage simulation",
+            key=bind("sim", True, parse=parse_bool),
+            help="Repeat the evaluation R times on fresh samples of K documents (cached).",
+        )
 
     sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 
@@ -73,8 +86,14 @@ def _explorer() -> None:
     population_key = (source.key, population.config)
     settings = dict(boot=boot, reps=reps if simulate else None, estimator=estimator, level=level, seed=seed)
     try:
-        seen = cached(explore, population, key=population_key, k=k, **settings,
-                      progress_label=coverage_progress("Coverage simulation", reps=reps, boot=boot, k=k))
+        seen = cached(
+            explore,
+            population,
+            key=population_key,
+            k=k,
+            **settings,
+            progress_label=coverage_progress("Coverage simulation", reps=reps, boot=boot, k=k),
+        )
     except ValueError as exc:
         stop(f"Cannot compute intervals for this sample: {exc}")
     for neighbour in (k + 1, k - 1):  # where the K slider goes next, computed while the reader reads
@@ -110,8 +129,9 @@ def _explorer() -> None:
     # ---------------------------------------------------------------- intervals
     st.markdown(report.estimate_line(rep))
     shown, plain = widgets.methods_toggle()
-    interval_fig = figure(figures.interval_figure, rep, result, population_value=the_design.population_value,
-                          methods=shown, plain=plain)
+    interval_fig = figure(
+        figures.interval_figure, rep, result, population_value=the_design.population_value, methods=shown, plain=plain
+    )
     st.plotly_chart(interval_fig, key="interval_chart")
     with st.expander("Why this interval"):
         st.markdown(report.why_this_interval(rep))
@@ -121,14 +141,16 @@ def _explorer() -> None:
     if result is None:
         st.info(coverage_note)
     else:
-        st.plotly_chart(figure(figures.coverage_figure, result, methods=shown, plain=plain),
-                        key="coverage_chart")
+        st.plotly_chart(figure(figures.coverage_figure, result, methods=shown, plain=plain), key="coverage_chart")
         st.markdown(report.coverage_sentence(result))
 
         # On demand: two more figures would double what the browser redraws on every move of K.
-        if st.toggle("Show the repetitions", key=bind("repetitions", False, parse=parse_bool),
-                     help="The first repetitions' intervals stacked against the population value, and the spread "
-                          "of the estimates against what each interval assumes."):
+        if st.toggle(
+            "Show the repetitions",
+            key=bind("repetitions", False, parse=parse_bool),
+            help="The first repetitions' intervals stacked against the population value, and the spread "
+            "of the estimates against what each interval assumes.",
+        ):
             _repetitions(result)
             left, right = st.columns([3, 2], vertical_alignment="center")
             left.plotly_chart(figure(figures.sampling_distribution_figure, result), key="distribution_chart")
@@ -144,22 +166,40 @@ def _explorer() -> None:
         judged_rep, truth = None, None
         if judged.fully_audited:  # gold and judge on every row: a population, the audit simulated in the K documents
             cols = st.columns(2)
-            audit = cols[0].radio("Audit", AUDIT_UNITS, format_func=AUDIT_LABELS.get, horizontal=True,
-                                  key=bind("audit", "rows", fix=one_of(AUDIT_UNITS, "rows")))
-            share = cols[1].slider("Audited share (%)", 5, 60, step=5,
-                                   key=bind("audit_pct", 20, parse=int, fix=clamp(5, 60)),
-                                   help="Rows: each row's chance of an audit. Whole documents: the share of the K "
-                                        "documents audited.")
+            audit = cols[0].radio(
+                "Audit",
+                AUDIT_UNITS,
+                format_func=AUDIT_LABELS.get,
+                horizontal=True,
+                key=bind("audit", "rows", fix=one_of(AUDIT_UNITS, "rows")),
+            )
+            share = cols[1].slider(
+                "Audited share (%)",
+                5,
+                60,
+                step=5,
+                key=bind("audit_pct", 20, parse=int, fix=clamp(5, 60)),
+                help="Rows: each row's chance of an audit. Whole documents: the share of the K documents audited.",
+            )
             truth = estimate(judged.gold_sample(), estimator)
             try:
-                audited = cached(simulated_audit, judged, key=(*population_key, "audit"), k=k, audit=audit,
-                                 audit_share=share / 100, rng=seed)
+                audited = cached(
+                    simulated_audit,
+                    judged,
+                    key=(*population_key, "audit"),
+                    k=k,
+                    audit=audit,
+                    audit_share=share / 100,
+                    rng=seed,
+                )
                 judged_rep = judged_report(audited, estimator=estimator, level=level)
             except ValueError as exc:
                 st.error(f"Cannot simulate this audit: {exc}")
         else:
-            st.caption(f"The data hold gold labels on {judged.n_audited:,} of their {judged.n_rows:,} rows: they are "
-                       "the sample itself, so the three estimates are of all of it (K does not apply here).")
+            st.caption(
+                f"The data hold gold labels on {judged.n_audited:,} of their {judged.n_rows:,} rows: they are "
+                "the sample itself, so the three estimates are of all of it (K does not apply here)."
+            )
             try:
                 judged_rep = cached(judged_report, judged, key=population_key, estimator=estimator, level=level)
             except ValueError as exc:
@@ -167,10 +207,17 @@ def _explorer() -> None:
         if judged_rep is not None:
             tiles = st.columns(4)
             bias = judged_rep["judge_bias"]
-            tiles[0].metric("Judge's bias", f"{100 * bias.estimate:+.1f} pp",
-                            help="The judge's mean minus the person's on the audited rows.")
-            tiles[1].metric("λ", f"{judged_rep.lam:.2f}", help="How much of the judge's information the "
-                            "prediction-powered estimate uses (0: the audited rows alone, 1: plain PPI).")
+            tiles[0].metric(
+                "Judge's bias",
+                f"{100 * bias.estimate:+.1f} pp",
+                help="The judge's mean minus the person's on the audited rows.",
+            )
+            tiles[1].metric(
+                "λ",
+                f"{judged_rep.lam:.2f}",
+                help="How much of the judge's information the "
+                "prediction-powered estimate uses (0: the audited rows alone, 1: plain PPI).",
+            )
             tiles[2].metric("Audited rows", f"{judged_rep.audit.n_audited:,}")
             tiles[3].metric("Audited documents", f"{judged_rep.audit.n_audited_docs:,}")
             st.plotly_chart(judged_figures.judged_figure(judged_rep, truth=truth), key="judged_chart")
@@ -180,26 +227,50 @@ def _explorer() -> None:
         elif result is None:
             st.info(coverage_note)
         elif judged_rep is not None:
-            judged_cov = cached(judged_coverage, judged, key=population_key,
-                                progress_label=coverage_progress("Audit simulation", reps=reps, boot=1, k=k),
-                                k=k, reps=reps, audit=audit, audit_share=share / 100, estimator=estimator,
-                                level=level, rng=seed)
+            judged_cov = cached(
+                judged_coverage,
+                judged,
+                key=population_key,
+                progress_label=coverage_progress("Audit simulation", reps=reps, boot=1, k=k),
+                k=k,
+                reps=reps,
+                audit=audit,
+                audit_share=share / 100,
+                estimator=estimator,
+                level=level,
+                rng=seed,
+            )
             st.plotly_chart(figure(judged_figures.judged_coverage_figure, judged_cov), key="judged_coverage_chart")
-            st.caption(f"Each of {judged_cov.reps:,} repetitions draws K = {k} documents, audits inside them and "
-                       "computes the three intervals; a bar is the share that held the population's gold mean.")
+            st.caption(
+                f"Each of {judged_cov.reps:,} repetitions draws K = {k} documents, audits inside them and "
+                "computes the three intervals; a bar is the share that held the population's gold mean."
+            )
 
     # ---------------------------------------------------------------- downloads
     st.subheader("Share and export")
     st.caption("Every control is in the URL: copy the address bar to share this exact view.")
-    context = {"source": source.label, "config": sources.config_label(source, population.config), "K": k, "B": boot,
-               "level": level, "estimator": estimator, "seed": seed, "R": reps if result is not None else None}
+    context = {
+        "source": source.label,
+        "config": sources.config_label(source, population.config),
+        "K": k,
+        "B": boot,
+        "level": level,
+        "estimator": estimator,
+        "seed": seed,
+        "R": reps if result is not None else None,
+    }
 
     def _figures() -> dict:
         figs = {"intervals": interval_fig}
         if result is not None:
             figs["coverage"] = figure(figures.coverage_figure, result, methods=shown, plain=plain)
-            figs["stacked"] = figure(figures.stacked_intervals_figure, result, n=st.session_state.get("stack", 100),
-                                     methods=("naive", RECOMMENDED_METHOD), plain=True)
+            figs["stacked"] = figure(
+                figures.stacked_intervals_figure,
+                result,
+                n=st.session_state.get("stack", 100),
+                methods=("naive", RECOMMENDED_METHOD),
+                plain=True,
+            )
             figs["distribution"] = figure(figures.sampling_distribution_figure, result)
         return figs
 
@@ -207,20 +278,52 @@ def _explorer() -> None:
         # With several configs, the report says which one, and how sure (explored config as the baseline).
         many = None
         if len(results.configs) >= 2:
-            baseline = population.config if population.config in results.configs else widgets.default_config(results.configs)
-            many = cached(compare_configs, results.populations, key=(source.key, tuple(results.configs)),
-                          baseline=baseline, estimator=estimator, level=level, rng=seed)
-        return report.summary_page(rep, _figures(), coverage=result, design=the_design, comparison=many, context=context)
+            baseline = (
+                population.config if population.config in results.configs else widgets.default_config(results.configs)
+            )
+            many = cached(
+                compare_configs,
+                results.populations,
+                key=(source.key, tuple(results.configs)),
+                baseline=baseline,
+                estimator=estimator,
+                level=level,
+                rng=seed,
+            )
+        return report.summary_page(
+            rep, _figures(), coverage=result, design=the_design, comparison=many, context=context
+        )
 
     cols = st.columns(4)
-    cols[0].download_button("Summary (CSV)", lambda: report.summary_table(rep, result).to_csv(index=False),
-                            file_name="ragunc_summary.csv", mime="text/csv", on_click="ignore")
-    cols[1].download_button("Summary (JSON)", lambda: report.summary_json(rep, result, design=the_design, **context),
-                            file_name="ragunc_summary.json", mime="application/json", on_click="ignore")
-    cols[2].download_button("Figures (HTML)", lambda: report.figures_html(_figures(), title="ragunc: uncertainty explorer"),
-                            file_name="ragunc_figures.html", mime="text/html", on_click="ignore")
-    cols[3].download_button("One-page report (HTML)", _one_page_report,
-                            file_name="ragunc_report.html", mime="text/html", on_click="ignore", type="primary")
+    cols[0].download_button(
+        "Summary (CSV)",
+        lambda: report.summary_table(rep, result).to_csv(index=False),
+        file_name="ragunc_summary.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+    cols[1].download_button(
+        "Summary (JSON)",
+        lambda: report.summary_json(rep, result, design=the_design, **context),
+        file_name="ragunc_summary.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+    cols[2].download_button(
+        "Figures (HTML)",
+        lambda: report.figures_html(_figures(), title="ragunc: uncertainty explorer"),
+        file_name="ragunc_figures.html",
+        mime="text/html",
+        on_click="ignore",
+    )
+    cols[3].download_button(
+        "One-page report (HTML)",
+        _one_page_report,
+        file_name="ragunc_report.html",
+        mime="text/html",
+        on_click="ignore",
+        type="primary",
+    )
     sync_url()
 
 

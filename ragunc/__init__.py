@@ -22,16 +22,37 @@ import importlib
 # so that ``import ragunc`` loads no layer and a command of the CLI only the layers it needs.
 _EXPORTS = {
     **dict.fromkeys(("Corpus", "load_corpus", "stdlib_corpus"), "corpus"),
-    **dict.fromkeys(("DataError", "Results", "load_qrels", "load_results", "load_run", "load_runs",
-                     "results_from_frame"), "data"),
-    **dict.fromkeys(("OpenAIGenerator", "add_questions", "build_evalset", "evaluate_evalset", "load_evalset"),
-                    "evalset"),
+    **dict.fromkeys(
+        ("DataError", "Results", "load_qrels", "load_results", "load_run", "load_runs", "results_from_frame"), "data"
+    ),
+    **dict.fromkeys(
+        ("OpenAIGenerator", "add_questions", "build_evalset", "evaluate_evalset", "load_evalset"), "evalset"
+    ),
     **dict.fromkeys(("compare_runs", "judge", "recall_report"), "ranking"),
     "chunk_eval": "retrieval",
-    **dict.fromkeys(("ClusterStats", "CoverageResult", "IntervalReport", "compare_configs", "coverage_experiment",
-                     "diagnostics", "draw_sample", "estimate", "interval_report", "judged_coverage", "judged_report",
-                     "paired_comparison", "plan_audit", "plan_difference", "plan_documents", "rank_configs",
-                     "synthesize", "synthesize_judged"), "stats"),
+    **dict.fromkeys(
+        (
+            "ClusterStats",
+            "CoverageResult",
+            "IntervalReport",
+            "compare_configs",
+            "coverage_experiment",
+            "diagnostics",
+            "draw_sample",
+            "estimate",
+            "interval_report",
+            "judged_coverage",
+            "judged_report",
+            "paired_comparison",
+            "plan_audit",
+            "plan_difference",
+            "plan_documents",
+            "rank_configs",
+            "synthesize",
+            "synthesize_judged",
+        ),
+        "stats",
+    ),
 }
 # Deprecated names (name -> subpackage), which warn on every use: looked up each time, never cached.
 _RENAMED = {"ClusterSample": "stats"}

@@ -1,6 +1,7 @@
 """What the corpus-sample scripts (make_debian_copyright.py, make_debian_reference_ja.py) share: the corpus
 file, the ``ragunc`` CLI run as a subprocess, and ``ragunc chunk-eval`` at one chunk size with the command
 recorded in the sample's metadata."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,6 @@ def ragunc(*argv: str) -> dict:
 def chunk_eval(corpus: Path, size: int, out: Path) -> tuple[dict, str]:
     """``ragunc chunk-eval`` of ``corpus`` at ``size`` units per chunk into ``out``: its summary, and the
     command as the metadata records it (file names without their folders)."""
-    command = ["chunk-eval", str(corpus), "--chunk-words", str(size), "--seed", "0", "--out", str(out),
-               "--no-progress"]
+    command = ["chunk-eval", str(corpus), "--chunk-words", str(size), "--seed", "0", "--out", str(out), "--no-progress"]
     summary = ragunc(*command)
     return summary, "ragunc " + " ".join(c if not c.startswith("/") else Path(c).name for c in command)

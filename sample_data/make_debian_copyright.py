@@ -12,6 +12,7 @@ which keeps files of MIN_WORDS..MAX_WORDS words and at most MAX_COPIES identical
 one text (in package-name order), then runs ``ragunc chunk-eval`` at 50, 100 and 200 words
 and ``ragunc simulate`` at K = 20 for the coverage figures in debian_copyright_meta.json.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -47,8 +48,12 @@ def build_corpus() -> dict:
         doc_type = "dep5" if text.lstrip().startswith("Format:") else "free-form"
         rows.append({"doc_id": path.parent.name, "doc_type": doc_type, "text": text})
     write_corpus(rows, CORPUS)
-    return {"n_docs": len(rows), "n_words": sum(len(r["text"].split()) for r in rows),
-            "n_distinct_texts": len(copies), "doc_types": dict(Counter(r["doc_type"] for r in rows))}
+    return {
+        "n_docs": len(rows),
+        "n_words": sum(len(r["text"].split()) for r in rows),
+        "n_distinct_texts": len(copies),
+        "doc_types": dict(Counter(r["doc_type"] for r in rows)),
+    }
 
 
 def main() -> None:
@@ -72,18 +77,24 @@ def main() -> None:
             "deff_variance_ratio": coverage["variance_ratio"],
         }
         print(words, configs[f"{words}w"]["coverage_k20"], file=sys.stderr)
-    META.write_text(json.dumps({
-        "description": "Debian /usr/share/doc/*/copyright files: documents that are alike (shared templates, "
-                       "shared licence paragraphs, identical files across package families), with per-chunk "
-                       "BM25 results at 50, 100 and 200 words; one simulated known-item query per chunk.",
-        "source": f"{SOURCE}/*/copyright of the machine that ran make_debian_copyright.py",
-        "licence": "Each file states the licences of its package; licence texts are verbatim-redistributable, "
-                   "and the files are redistributed unmodified, as Debian itself does in every package.",
-        "selection": {"min_words": MIN_WORDS, "max_words": MAX_WORDS, "max_identical_copies": MAX_COPIES},
-        "corpus": {"file": CORPUS.name, **corpus},
-        "build_command": "PYTHONPATH=$PWD python sample_data/make_debian_copyright.py",
-        "configs": configs,
-    }, indent=2) + "\n")
+    META.write_text(
+        json.dumps(
+            {
+                "description": "Debian /usr/share/doc/*/copyright files: documents that are alike (shared templates, "
+                "shared licence paragraphs, identical files across package families), with per-chunk "
+                "BM25 results at 50, 100 and 200 words; one simulated known-item query per chunk.",
+                "source": f"{SOURCE}/*/copyright of the machine that ran make_debian_copyright.py",
+                "licence": "Each file states the licences of its package; licence texts are verbatim-redistributable, "
+                "and the files are redistributed unmodified, as Debian itself does in every package.",
+                "selection": {"min_words": MIN_WORDS, "max_words": MAX_WORDS, "max_identical_copies": MAX_COPIES},
+                "corpus": {"file": CORPUS.name, **corpus},
+                "build_command": "PYTHONPATH=$PWD python sample_data/make_debian_copyright.py",
+                "configs": configs,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

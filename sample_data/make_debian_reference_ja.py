@@ -11,6 +11,7 @@ sections of fewer than MIN_CHARS characters are dropped.  Rebuild with
 which writes debian_reference_ja.jsonl.gz, runs ``ragunc chunk-eval`` at 50, 100 and 200 morphemes
 (MeCab with UniDic: ``pip install 'ragunc[ja]'``) and writes debian_reference_ja_meta.json.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,16 +52,19 @@ def sections(chapter: str) -> list[dict]:
 
 
 def package_version() -> str:
-    done = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", PACKAGE], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", PACKAGE], capture_output=True, text=True, check=True)
     return done.stdout.strip()
 
 
 def build_corpus() -> dict:
     rows = [row for chapter in CHAPTERS for row in sections(chapter)]
     write_corpus(rows, CORPUS)
-    return {"file": CORPUS.name, "n_docs": len(rows), "n_chars": sum(len(r["text"]) for r in rows),
-            "doc_types": dict(Counter(r["doc_type"] for r in rows))}
+    return {
+        "file": CORPUS.name,
+        "n_docs": len(rows),
+        "n_chars": sum(len(r["text"]) for r in rows),
+        "doc_types": dict(Counter(r["doc_type"] for r in rows)),
+    }
 
 
 def main() -> None:
@@ -77,23 +81,35 @@ def main() -> None:
         configs[summary["config"]] = {
             "file": out.name,
             "command": command,
-            "n_chunks": summary["n_chunks"], "hit1": summary["hit1"], "doc_hit1": summary["doc_hit1"],
+            "n_chunks": summary["n_chunks"],
+            "hit1": summary["hit1"],
+            "doc_hit1": summary["doc_hit1"],
         }
         print(size, configs[summary["config"]], file=sys.stderr)
-    META.write_text(json.dumps({
-        "description": "Sections of the Debian Reference in Japanese (chapters "
-                       f"{', '.join(c.removeprefix('ch') for c in CHAPTERS)}), one document per section, with "
-                       "per-chunk BM25 results at 50, 100 and 200 morphemes; one simulated known-item query per chunk.",
-        "source": {"package": PACKAGE, "version": package_version(),
-                   "files": [f"{SOURCE}/{c}.ja.html" for c in CHAPTERS]},
-        "licence": "GPL-2+ (Debian Reference, Copyright 2007-2013 Osamu Aoki and its translators; "
-                   "/usr/share/doc/debian-reference-ja/copyright)",
-        "selection": {"chapters": list(CHAPTERS), "min_chars": MIN_CHARS},
-        "corpus": {**corpus, "n_units": summary["n_units"]},
-        "language": language,
-        "build_command": "PYTHONPATH=$PWD python sample_data/make_debian_reference_ja.py",
-        "configs": configs,
-    }, indent=2, ensure_ascii=False) + "\n")
+    META.write_text(
+        json.dumps(
+            {
+                "description": "Sections of the Debian Reference in Japanese (chapters "
+                f"{', '.join(c.removeprefix('ch') for c in CHAPTERS)}), one document per section, with "
+                "per-chunk BM25 results at 50, 100 and 200 morphemes; one simulated known-item query per chunk.",
+                "source": {
+                    "package": PACKAGE,
+                    "version": package_version(),
+                    "files": [f"{SOURCE}/{c}.ja.html" for c in CHAPTERS],
+                },
+                "licence": "GPL-2+ (Debian Reference, Copyright 2007-2013 Osamu Aoki and its translators; "
+                "/usr/share/doc/debian-reference-ja/copyright)",
+                "selection": {"chapters": list(CHAPTERS), "min_chars": MIN_CHARS},
+                "corpus": {**corpus, "n_units": summary["n_units"]},
+                "language": language,
+                "build_command": "PYTHONPATH=$PWD python sample_data/make_debian_reference_ja.py",
+                "configs": configs,
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

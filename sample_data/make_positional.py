@@ -8,6 +8,7 @@ embeddings are cached on disk, so a rerun only re-evaluates (seconds).
 
 Run from the repository root: ``python sample_data/make_positional.py``.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,18 +27,26 @@ from ragunc.positional.sweep import positional_sweep
 HERE = Path(__file__).resolve().parent
 SETTINGS = (
     *sweep_settings(lams=(0.25, 0.5, 0.75, 1.0), baskets=(128,), layers=("half",)),
-    Calibration(lam=0.5, basket=256), Calibration(lam=0.5, basket=512),
-    Calibration(lam=0.5, layers="last"), Calibration(lam=0.5, layers="all"),
+    Calibration(lam=0.5, basket=256),
+    Calibration(lam=0.5, basket=512),
+    Calibration(lam=0.5, layers="last"),
+    Calibration(lam=0.5, layers="all"),
 )
 OPTIONS = {"corpus": "stdlib", "n_passages": 200, "min_tokens": 440, "max_tokens": 505, "reps": 2000, "seed": 0}
 
 
 def main() -> None:
     started = time.perf_counter()
-    sweep = positional_sweep(OPTIONS["corpus"], settings=SETTINGS, n_passages=OPTIONS["n_passages"],
-                             min_tokens=OPTIONS["min_tokens"], max_tokens=OPTIONS["max_tokens"],
-                             reps=OPTIONS["reps"], seed=OPTIONS["seed"],
-                             progress=lambda done, total: print(f"\r{done}/{total} texts", end="", file=sys.stderr))
+    sweep = positional_sweep(
+        OPTIONS["corpus"],
+        settings=SETTINGS,
+        n_passages=OPTIONS["n_passages"],
+        min_tokens=OPTIONS["min_tokens"],
+        max_tokens=OPTIONS["max_tokens"],
+        reps=OPTIONS["reps"],
+        seed=OPTIONS["seed"],
+        progress=lambda done, total: print(f"\r{done}/{total} texts", end="", file=sys.stderr),
+    )
     save_sweep(sweep, HERE / "positional_stdlib.json")
     meta = {
         "description": "Positional bias of all-MiniLM-L6-v2 on the embedded stdlib corpus, stock and calibrated "
@@ -50,8 +59,11 @@ def main() -> None:
         "encoder": sweep.encoder,
         "passages": sweep.passages,
         "query_model": sweep.query_model,
-        "versions": {"python": platform.python_version(), "torch": torch.__version__,
-                     "transformers": transformers.__version__},
+        "versions": {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        },
         "machine": f"{platform.machine()}, {torch.get_num_threads()} torch threads, shared with other jobs",
         # Embeddings come from the on-disk cache when an earlier run made them: then this is evaluation only.
         "seconds_this_run": round(time.perf_counter() - started, 1),

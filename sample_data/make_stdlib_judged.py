@@ -13,6 +13,7 @@ and the coverage of the three intervals at K = 20 and 50 documents, a row audit 
 document audit of 30%, 2,000 repetitions).  Run from the repository root:
 ``PYTHONPATH=$PWD python sample_data/make_stdlib_judged.py`` (about a minute).
 """
+
 from __future__ import annotations
 
 import platform
@@ -37,42 +38,59 @@ def main() -> None:
     started = time.perf_counter()
     source = pd.read_csv(SOURCE, dtype={"doc_id": str, "chunk_id": str})
     frame = source[["doc_id", "chunk_id", "chunk_index", "config", "doc_type", "y"]].assign(
-        y_judge=source["doc_hit1"].astype(int))
+        y_judge=source["doc_hit1"].astype(int)
+    )
     frame.to_csv(OUT, index=False, compression={"method": "gzip", "compresslevel": 9, "mtime": 0})
     population = results_from_frame(frame, source=OUT.name).judged_sample()
     values, coverage = {}, {}
     for estimator in ("micro", "macro"):
         for k in (20, 50):
             for audit, share in DESIGNS.items():
-                result = judged_coverage(population, k=k, reps=REPS, audit=audit, audit_share=share,
-                                         estimator=estimator, rng=SEED)
-                values[estimator] = {"gold": result.population_value, "judge": result.judge_value,
-                                     "bias": result.judge_value - result.population_value}
+                result = judged_coverage(
+                    population, k=k, reps=REPS, audit=audit, audit_share=share, estimator=estimator, rng=SEED
+                )
+                values[estimator] = {
+                    "gold": result.population_value,
+                    "judge": result.judge_value,
+                    "bias": result.judge_value - result.population_value,
+                }
                 coverage[f"{estimator}, K={k}, {audit} {share:.0%}"] = {
                     name: {"coverage": c, "mcse": result.coverage_mcse[name], "width": result.width[name]}
-                    for name, c in result.coverage.items()}
-    META.write_text(json_text({
-        "description": ("The stdlib 100-word known-item results with a lenient judge: y is hit@1 (the gold label, "
-                        "on every row), y_judge says the top chunk comes from the query's document. A population "
-                        "for simulating an audit: the coverage below draws K documents, then audits inside them."),
-        "python": platform.python_version(),
-        "source": SOURCE.name,
-        "file": OUT.name,
-        "columns": {"y": "hit@1: the top chunk is the query's own chunk (gold)",
-                    "y_judge": "the top chunk comes from the query's document (a lenient judge)"},
-        "n_docs": population.n_docs,
-        "n_rows": population.n_rows,
-        "population": values,
-        "coverage": coverage,
-        "seed": SEED,
-        "reps": REPS,
-        "interval": "Korn–Graubard with Bell–McCaffrey df (ragunc's recommended), 95%",
-        "command": "PYTHONPATH=$PWD python sample_data/make_stdlib_judged.py",
-        "seconds": round(time.perf_counter() - started, 1),
-    }) + "\n")
+                    for name, c in result.coverage.items()
+                }
+    META.write_text(
+        json_text(
+            {
+                "description": (
+                    "The stdlib 100-word known-item results with a lenient judge: y is hit@1 (the gold label, "
+                    "on every row), y_judge says the top chunk comes from the query's document. A population "
+                    "for simulating an audit: the coverage below draws K documents, then audits inside them."
+                ),
+                "python": platform.python_version(),
+                "source": SOURCE.name,
+                "file": OUT.name,
+                "columns": {
+                    "y": "hit@1: the top chunk is the query's own chunk (gold)",
+                    "y_judge": "the top chunk comes from the query's document (a lenient judge)",
+                },
+                "n_docs": population.n_docs,
+                "n_rows": population.n_rows,
+                "population": values,
+                "coverage": coverage,
+                "seed": SEED,
+                "reps": REPS,
+                "interval": "Korn–Graubard with Bell–McCaffrey df (ragunc's recommended), 95%",
+                "command": "PYTHONPATH=$PWD python sample_data/make_stdlib_judged.py",
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        )
+        + "\n"
+    )
     rows = coverage["micro, K=50, rows 20%"]
-    print(f"wrote {OUT.name} ({OUT.stat().st_size:,} bytes) and {META.name}; micro K=50 rows 20%: "
-          + ", ".join(f"{name} {v['coverage']:.3f}" for name, v in rows.items()))
+    print(
+        f"wrote {OUT.name} ({OUT.stat().st_size:,} bytes) and {META.name}; micro K=50 rows 20%: "
+        + ", ".join(f"{name} {v['coverage']:.3f}" for name, v in rows.items())
+    )
 
 
 if __name__ == "__main__":

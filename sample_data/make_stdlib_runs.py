@@ -14,6 +14,7 @@ document (also its group column ``doc_id``).  Writes ``stdlib_runs.csv.gz``,
 ``stdlib_runs_qrels.csv.gz`` and ``stdlib_runs_meta.json``.  Run from the repository root:
 ``PYTHONPATH=$PWD python sample_data/make_stdlib_runs.py`` (about a minute).
 """
+
 from __future__ import annotations
 
 import platform
@@ -72,33 +73,46 @@ def main() -> None:
     runs.to_csv(RUNS_FILE, index=False, compression={"method": "gzip", "compresslevel": 9, "mtime": 0})
     qrels.to_csv(QRELS_FILE, index=False, compression={"method": "gzip", "compresslevel": 9, "mtime": 0})
     judgments = qrels_from_frame(qrels)
-    hit = {name: float(np.nanmean(recall(judge(run, judgments), RUN_K)))
-           for name, run in runs_from_frame(runs, "run").items()}
-    META.write_text(json_text({
-        "description": ("Several BM25 runs on the same 2,000 simulated known-item queries of the stdlib corpus "
-                        "(those of stdlib_run_100w.csv.gz): chunk sizes 50/100/200 words and other BM25 parameters. "
-                        "Document-level qrels: each query's source document."),
-        "python": platform.python_version(),
-        "files": {"runs": RUNS_FILE.name, "qrels": QRELS_FILE.name},
-        "runs_col": "run",
-        "baseline": BASELINE,
-        "group_col": "doc_id",
-        "runs": {name: {**options, "epsilon": 0.25} for name, options in RUNS.items()},
-        "query_model": QueryModel().to_dict(),
-        "seed": SEED,
-        "n_queries": N_QUERIES,
-        "k": RUN_K,
-        "doc_recall_at_k": hit,
-        "command": "PYTHONPATH=$PWD python sample_data/make_stdlib_runs.py",
-        "seconds": round(time.perf_counter() - started, 1),
-    }) + "\n")
+    hit = {
+        name: float(np.nanmean(recall(judge(run, judgments), RUN_K)))
+        for name, run in runs_from_frame(runs, "run").items()
+    }
+    META.write_text(
+        json_text(
+            {
+                "description": (
+                    "Several BM25 runs on the same 2,000 simulated known-item queries of the stdlib corpus "
+                    "(those of stdlib_run_100w.csv.gz): chunk sizes 50/100/200 words and other BM25 parameters. "
+                    "Document-level qrels: each query's source document."
+                ),
+                "python": platform.python_version(),
+                "files": {"runs": RUNS_FILE.name, "qrels": QRELS_FILE.name},
+                "runs_col": "run",
+                "baseline": BASELINE,
+                "group_col": "doc_id",
+                "runs": {name: {**options, "epsilon": 0.25} for name, options in RUNS.items()},
+                "query_model": QueryModel().to_dict(),
+                "seed": SEED,
+                "n_queries": N_QUERIES,
+                "k": RUN_K,
+                "doc_recall_at_k": hit,
+                "command": "PYTHONPATH=$PWD python sample_data/make_stdlib_runs.py",
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        )
+        + "\n"
+    )
     print(f"wrote {RUNS_FILE.name} ({RUNS_FILE.stat().st_size:,} bytes), {QRELS_FILE.name}, {META.name}: {hit}")
 
 
 def _requeried(queries, retrieval, texts):
     """The same query texts encoded against another index's vocabulary."""
-    return type(queries)(query_ids=queries.query_ids, texts=queries.texts, matrix=retrieval.encode_queries(texts),
-                         relevant=queries.relevant)
+    return type(queries)(
+        query_ids=queries.query_ids,
+        texts=queries.texts,
+        matrix=retrieval.encode_queries(texts),
+        relevant=queries.relevant,
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ paid-for third-party stacks are confined to the one subpackage that owns them (`
 No module uses another module's private names (``private_imports``).  The checkers are plain
 functions so that a test can show each catches a forbidden import.
 """
+
 from __future__ import annotations
 
 import ast
@@ -63,9 +64,10 @@ LATE_IMPORTS = {
 
 
 def _late_import_allowed(file: str, module: str) -> bool:
-    return any(module == allowed or module.startswith(allowed.removesuffix("*") if allowed.endswith("*")
-                                                      else allowed + ".")
-               for allowed in LATE_IMPORTS.get(file, ()))
+    return any(
+        module == allowed or module.startswith(allowed.removesuffix("*") if allowed.endswith("*") else allowed + ".")
+        for allowed in LATE_IMPORTS.get(file, ())
+    )
 
 
 def _imports(path: pathlib.Path, package_root: pathlib.Path) -> Iterable[tuple[str, int, bool]]:
@@ -116,7 +118,9 @@ def layer_violations(package_root: pathlib.Path) -> list[str]:
                 problems.append(f"{where} imports {module} inside a function (only where LATE_IMPORTS says)")
             if head in CONFINED and CONFINED[head] != layer:
                 owner = CONFINED[head]
-                problems.append(f"{where} imports {head}" + (f" (only {owner}/ may)" if owner else " (never in the library)"))
+                problems.append(
+                    f"{where} imports {head}" + (f" (only {owner}/ may)" if owner else " (never in the library)")
+                )
             if head != top or not rest:
                 continue
             target = rest[0]
@@ -207,7 +211,7 @@ def module_cycles(package_root: pathlib.Path) -> list[list[str]]:
         stack.append(node)
         for nxt in graph[node]:
             if state.get(nxt) == "open":
-                cycles.append(stack[stack.index(nxt):] + [nxt])
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt, stack)
         stack.pop()
@@ -265,8 +269,11 @@ def scratch_package(tmp_path: pathlib.Path, ok_module: str | None = None) -> pat
         ("stats/bad.py", "def f():\n    from .other import g\n", "inside a function"),
         ("stats/bad.py", "def f():\n    import numba\n", "stats/bad.py:2 imports numba inside a function"),
         ("stats/bad.py", "def f():\n    import json\n", "imports json inside a function"),
-        ("cli/bad.py", "import importlib\n\n\ndef f(name):\n    return importlib.import_module(f'.{name}', 'x')\n",
-         "cli/bad.py:5 imports ragunc.cli.* inside a function"),
+        (
+            "cli/bad.py",
+            "import importlib\n\n\ndef f(name):\n    return importlib.import_module(f'.{name}', 'x')\n",
+            "cli/bad.py:5 imports ragunc.cli.* inside a function",
+        ),
         ("data/bad.py", "def f():\n    return __import__('ragunc.stats.ok')\n", "imports ragunc.stats.ok inside"),
     ],
 )

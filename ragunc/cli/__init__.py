@@ -7,6 +7,7 @@ are a public contract.  :data:`COMMANDS` holds every command's one-line help, so
 ``ragunc interval`` loads what an interval needs, not the evaluation set or the encoders.
 The top layer: may import anything in ragunc.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """CLI command ``ragunc chunk-eval``: per-chunk BM25 results of a corpus at any chunk size."""
+
 from __future__ import annotations
 
 import argparse
@@ -25,34 +26,67 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "query (or read --queries), retrieve with BM25 Okapi over all chunks and write one row per "
         "query: doc_id, chunk_id, chunk_index, n_words, config, doc_type, y (hit@1), doc_hit1, rank."
     )
-    parser.add_argument("corpus", metavar="CORPUS",
-                        help="'stdlib' (the Python standard library's documentation), a folder of "
-                        ".txt/.md/.html files, or a .jsonl/.csv file with doc_id, text[, doc_type]")
-    parser.add_argument("--chunk-words", type=int, default=100,
-                        help="units per chunk, >= 10: words, or the analyser's morphemes for an unspaced "
-                        "language (default 100)")
+    parser.add_argument(
+        "corpus",
+        metavar="CORPUS",
+        help="'stdlib' (the Python standard library's documentation), a folder of "
+        ".txt/.md/.html files, or a .jsonl/.csv file with doc_id, text[, doc_type]",
+    )
+    parser.add_argument(
+        "--chunk-words",
+        type=int,
+        default=100,
+        help="units per chunk, >= 10: words, or the analyser's morphemes for an unspaced language (default 100)",
+    )
     parser.add_argument("--overlap", type=int, default=0, help="units shared by neighbouring chunks (default 0)")
-    parser.add_argument("--language", choices=LANGUAGE_CODES, default=None,
-                        help="the corpus' language, whose analyser cuts chunks and terms (default: detected)")
-    parser.add_argument("--queries", default=None,
-                        help="queries file (.csv/.jsonl: query, chunk_id[, query_id]) instead of simulated ones")
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGE_CODES,
+        default=None,
+        help="the corpus' language, whose analyser cuts chunks and terms (default: detected)",
+    )
+    parser.add_argument(
+        "--queries",
+        default=None,
+        help="queries file (.csv/.jsonl: query, chunk_id[, query_id]) instead of simulated ones",
+    )
     parser.add_argument("--out", default=None, help="results file (.csv, .parquet, .jsonl; .gz allowed)")
     parser.add_argument("--metadata", default=None, help="also write the JSON summary to this file")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the query simulation (default 0)")
     parser.add_argument("--cutoff", type=int, default=100, help="ranks above this are left empty (default 100)")
-    parser.add_argument("--query-length", type=float, default=defaults.mean_length,
-                        help=f"mean simulated query length (Poisson, default {defaults.mean_length})")
-    parser.add_argument("--selection", choices=SELECTIONS, default=defaults.selection,
-                        help=f"how simulated query terms are picked from the chunk (default {defaults.selection})")
-    parser.add_argument("--lam", type=float, default=defaults.lam,
-                        help=f"share of query terms from the chunk rather than the collection (default {defaults.lam})")
-    parser.add_argument("--stopwords", choices=("en", "pt", "es"), default=None,
-                        help="drop this language's stopwords when tokenising (default: keep all)")
-    parser.add_argument("--run", default=None,
-                        help="also write the top-k run (query_id, rank, score, chunk_id, doc_id) of a seeded "
-                        "subset of the queries to this file")
-    parser.add_argument("--qrels", default=None,
-                        help="with --run: write its qrels (query_id, doc_id, chunk_id, relevance) to this file")
+    parser.add_argument(
+        "--query-length",
+        type=float,
+        default=defaults.mean_length,
+        help=f"mean simulated query length (Poisson, default {defaults.mean_length})",
+    )
+    parser.add_argument(
+        "--selection",
+        choices=SELECTIONS,
+        default=defaults.selection,
+        help=f"how simulated query terms are picked from the chunk (default {defaults.selection})",
+    )
+    parser.add_argument(
+        "--lam",
+        type=float,
+        default=defaults.lam,
+        help=f"share of query terms from the chunk rather than the collection (default {defaults.lam})",
+    )
+    parser.add_argument(
+        "--stopwords",
+        choices=("en", "pt", "es"),
+        default=None,
+        help="drop this language's stopwords when tokenising (default: keep all)",
+    )
+    parser.add_argument(
+        "--run",
+        default=None,
+        help="also write the top-k run (query_id, rank, score, chunk_id, doc_id) of a seeded "
+        "subset of the queries to this file",
+    )
+    parser.add_argument(
+        "--qrels", default=None, help="with --run: write its qrels (query_id, doc_id, chunk_id, relevance) to this file"
+    )
     parser.add_argument("--run-queries", type=int, default=2000, help="queries in the --run subset (default 2000)")
     parser.add_argument("--run-k", type=int, default=20, help="chunks per query in --run (default 20)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -70,8 +104,15 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("--qrels needs --run")
     with progress_bar(f"chunk-eval {args.chunk_words}", enabled=not args.no_progress) as progress:
         parts = chunk_eval_parts(
-            args.corpus, chunk_words=args.chunk_words, overlap=args.overlap, queries=args.queries,
-            query_model=model, tokenizer=tokenizer, language=args.language, cutoff=args.cutoff, rng=args.seed,
+            args.corpus,
+            chunk_words=args.chunk_words,
+            overlap=args.overlap,
+            queries=args.queries,
+            query_model=model,
+            tokenizer=tokenizer,
+            language=args.language,
+            cutoff=args.cutoff,
+            rng=args.seed,
             progress=progress,
         )
     frame = parts.results
@@ -86,8 +127,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.queries:
         command.append(f"--queries {args.queries}")
     else:
-        command += [f"--seed {args.seed}", f"--query-length {args.query_length}",
-                    f"--selection {args.selection}", f"--lam {args.lam}"]
+        command += [
+            f"--seed {args.seed}",
+            f"--query-length {args.query_length}",
+            f"--selection {args.selection}",
+            f"--lam {args.lam}",
+        ]
     if args.stopwords:
         command.append(f"--stopwords {args.stopwords}")
     command.append(f"--cutoff {args.cutoff}")
@@ -108,8 +153,9 @@ def _run(args: argparse.Namespace) -> int:
             command.append(f"--qrels {Path(args.qrels).name}")
         summary["run"] = {"file": args.run, "qrels": args.qrels, "n_queries": n_run, "k": args.run_k}
     summary["command"] = " ".join(command)
-    summary["hit_at"] = {str(k): float((frame["rank"] <= k).fillna(False).mean())
-                         for k in (1, 5, 10, 20, 100) if k <= args.cutoff}
+    summary["hit_at"] = {
+        str(k): float((frame["rank"] <= k).fillna(False).mean()) for k in (1, 5, 10, 20, 100) if k <= args.cutoff
+    }
     if args.metadata:
         Path(args.metadata).write_text(json_text(summary) + "\n")
     emit(summary, as_json=args.json, table=_table)
@@ -132,7 +178,9 @@ def _table(s: dict) -> str:
         lines.append(f"wrote        {s['out']} ({s['file_type']})")
     if s.get("run"):
         run = s["run"]
-        lines.append(f"run          top-{run['k']} of {run['n_queries']} queries -> {run['file']}"
-                     + (f", qrels -> {run['qrels']}" if run["qrels"] else ""))
+        lines.append(
+            f"run          top-{run['k']} of {run['n_queries']} queries -> {run['file']}"
+            + (f", qrels -> {run['qrels']}" if run["qrels"] else "")
+        )
     lines.append(f"reproduce    {s['command']}")
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 ``build`` exits 0 when it kept questions, 3 when it kept none, 4 when the endpoint stopped it
 (quota, key, model), 130 when interrupted; every reply received is in the journal either way.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,37 +52,66 @@ def configure(parser: argparse.ArgumentParser) -> None:
     mix = ",".join(f"{t}={w:g}" for t, w in DEFAULT_MIX.items())
 
     p = commands.add_parser(
-        "build", help="sample chunks, generate questions, filter them, write the set",
+        "build",
+        help="sample chunks, generate questions, filter them, write the set",
         description="Sample chunks of CORPUS, ask a generator for one question per chunk, filter the pairs "
         "and write questions.jsonl, manifest.json and review/*.jsonl into --out. Every reply is journaled at "
         "once: the same command started again asks only for what is missing.",
     )
-    p.add_argument("corpus", metavar="CORPUS", help="'stdlib', a folder of .txt/.md/.html, or a .jsonl/.csv "
-                   "with doc_id, text[, doc_type] (anything chunk-eval accepts)")
+    p.add_argument(
+        "corpus",
+        metavar="CORPUS",
+        help="'stdlib', a folder of .txt/.md/.html, or a .jsonl/.csv "
+        "with doc_id, text[, doc_type] (anything chunk-eval accepts)",
+    )
     p.add_argument("--n", type=_positive, required=True, help="chunks to sample: raw question-chunk pairs")
-    p.add_argument("--generator", choices=("offline", "openai"), required=True,
-                   help="offline: templates from salient terms, no model (leaky by construction); openai: any "
-                   "OpenAI-compatible chat-completions endpoint")
-    p.add_argument("--base-url", help="endpoint, e.g. http://127.0.0.1:11434/v1 (default: the client's, api.openai.com)")
+    p.add_argument(
+        "--generator",
+        choices=("offline", "openai"),
+        required=True,
+        help="offline: templates from salient terms, no model (leaky by construction); openai: any "
+        "OpenAI-compatible chat-completions endpoint",
+    )
+    p.add_argument(
+        "--base-url", help="endpoint, e.g. http://127.0.0.1:11434/v1 (default: the client's, api.openai.com)"
+    )
     p.add_argument("--model", help="model name (required with --generator openai)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (default %(default)s; unset: no key sent)")
-    p.add_argument("--chunk-words", type=int, default=100,
-                   help="units per chunk: words, or morphemes for an unspaced language (default %(default)s)")
-    p.add_argument("--types", nargs="+", metavar="TYPE[=WEIGHT]",
-                   help=f"question-type mix from {', '.join(QUESTION_TYPES)} (default {mix})")
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        help="environment variable holding the API key (default %(default)s; unset: no key sent)",
+    )
+    p.add_argument(
+        "--chunk-words",
+        type=int,
+        default=100,
+        help="units per chunk: words, or morphemes for an unspaced language (default %(default)s)",
+    )
+    p.add_argument(
+        "--types",
+        nargs="+",
+        metavar="TYPE[=WEIGHT]",
+        help=f"question-type mix from {', '.join(QUESTION_TYPES)} (default {mix})",
+    )
     p.add_argument("--seed", type=seed_arg, default=0, help="sampling and generation seed (default %(default)s)")
     p.add_argument("--max-calls", type=_count, help="budget: at most this many calls (0: journal only)")
     p.add_argument("--concurrency", type=_positive, default=4, help="calls in flight at once (default %(default)s)")
-    p.add_argument("--dry-run", action="store_true", help="print the calls and prompt tokens a build would need; "
-                   "call nothing, write nothing")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls and prompt tokens a build would need; call nothing, write nothing",
+    )
     p.add_argument("--out", required=True, help="output folder (created; an existing build there is resumed)")
-    p.add_argument("--language", choices=LANGUAGES,
-                   help="the corpus' language: its analyser cuts the chunks and words, its prompts ask "
-                   "(default: detected)")
+    p.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        help="the corpus' language: its analyser cuts the chunks and words, its prompts ask (default: detected)",
+    )
     p.add_argument("--max-per-doc", type=_positive, help="at most this many sampled chunks per document")
     p.add_argument("--popular", metavar="FILE", help="document weights: lines 'doc_id weight' or CSV doc_id,weight")
-    p.add_argument("--temperature", type=float, default=0.7, help="default %(default)s (at 0 questions clone one template)")
+    p.add_argument(
+        "--temperature", type=float, default=0.7, help="default %(default)s (at 0 questions clone one template)"
+    )
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default %(default)s)")
     p.add_argument("--retries", type=_count, default=3, help="attempts after the first (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -89,22 +119,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_build)
 
     p = commands.add_parser(
-        "eval", help="Recall@k of BM25 (or a run) on a set, with cluster intervals over source documents",
+        "eval",
+        help="Recall@k of BM25 (or a run) on a set, with cluster intervals over source documents",
         description="Document-level Recall@k and friends on the set's answerable questions, naive and cluster "
         "intervals (questions grouped by source document) and the DEFF; negatives reported apart.",
     )
     p.add_argument("dir", metavar="DIR", help="a folder written by `ragunc evalset build`")
     p.add_argument("--k", type=_positive, default=10, help="cutoff in chunks (default %(default)s)")
     p.add_argument("--run", help="evaluate this run file (query_id = question_id) instead of ragunc's BM25")
-    p.add_argument("--results", help="write per-question results in the data contract (doc_id = source "
-                   "document) to this file (.csv, .parquet, .jsonl)")
-    p.add_argument("--audit", metavar="FILE", help="a person's verdicts on judged pairs (question_id, chunk_id, "
-                   "relevant 1/0): adds recall with the relevant sets corrected by the audit")
+    p.add_argument(
+        "--results",
+        help="write per-question results in the data contract (doc_id = source "
+        "document) to this file (.csv, .parquet, .jsonl)",
+    )
+    p.add_argument(
+        "--audit",
+        metavar="FILE",
+        help="a person's verdicts on judged pairs (question_id, chunk_id, "
+        "relevant 1/0): adds recall with the relevant sets corrected by the audit",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=_eval)
 
     p = commands.add_parser(
-        "add", help="merge real questions into a set; each displaces a synthetic one",
+        "add",
+        help="merge real questions into a set; each displaces a synthetic one",
         description="FILE (.csv/.jsonl): question and its relevant chunk_ids and/or doc_ids (both empty: "
         "unanswerable); optional question_id, type. Displaced synthetic questions go to review/displaced.jsonl.",
     )
@@ -119,35 +158,66 @@ def _generator(args: argparse.Namespace):
         return "offline"
     if not args.model:
         raise ValueError("--generator openai needs --model")
-    return OpenAIGenerator(args.model, base_url=args.base_url, api_key_env=args.api_key_env,
-                           temperature=args.temperature, timeout=args.timeout, retries=args.retries)
+    return OpenAIGenerator(
+        args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        temperature=args.temperature,
+        timeout=args.timeout,
+        retries=args.retries,
+    )
 
 
 def _build(args: argparse.Namespace) -> int:
     generator = _generator(args)
-    options = dict(n=args.n, generator=generator, chunk_words=args.chunk_words, types=args.types, seed=args.seed,
-                   max_per_doc=args.max_per_doc, popularity=args.popular, language=args.language)
+    options = dict(
+        n=args.n,
+        generator=generator,
+        chunk_words=args.chunk_words,
+        types=args.types,
+        seed=args.seed,
+        max_per_doc=args.max_per_doc,
+        popularity=args.popular,
+        language=args.language,
+    )
     if args.dry_run:
         plan = plan_evalset(args.corpus, args.out, max_calls=args.max_calls, **options)
         emit(plan.to_dict(), as_json=args.json, table=_plan_table)
         return 0
     try:
         with progress_bar("evalset calls", enabled=not args.no_progress) as progress:
-            result = build_evalset(args.corpus, args.out, max_calls=args.max_calls, concurrency=args.concurrency,
-                                   progress=progress, **options)
+            result = build_evalset(
+                args.corpus,
+                args.out,
+                max_calls=args.max_calls,
+                concurrency=args.concurrency,
+                progress=progress,
+                **options,
+            )
     except KeyboardInterrupt:
-        print(f"ragunc evalset build: interrupted; every reply received is in {Path(args.out) / JOURNAL}: "
-              "run the same command to resume", file=sys.stderr)
+        print(
+            f"ragunc evalset build: interrupted; every reply received is in {Path(args.out) / JOURNAL}: "
+            "run the same command to resume",
+            file=sys.stderr,
+        )
         return EXIT_INTERRUPTED
     if result.calls["stopped"]:
-        print(f"ragunc evalset build: stopped: {result.calls['stopped']}; the replies received are kept: "
-              "run the same command again to resume", file=sys.stderr)
+        print(
+            f"ragunc evalset build: stopped: {result.calls['stopped']}; the replies received are kept: "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
     elif result.calls["budget_reached"]:
-        print(f"ragunc evalset build: the budget of {args.max_calls} calls is spent; raise --max-calls and run "
-              "again to continue", file=sys.stderr)
+        print(
+            f"ragunc evalset build: the budget of {args.max_calls} calls is spent; raise --max-calls and run "
+            "again to continue",
+            file=sys.stderr,
+        )
     if result.kept == 0:
-        print("ragunc evalset build: no question was kept; read the review lists in "
-              f"{Path(args.out) / REVIEW}", file=sys.stderr)
+        print(
+            f"ragunc evalset build: no question was kept; read the review lists in {Path(args.out) / REVIEW}",
+            file=sys.stderr,
+        )
     emit(result.to_dict(), as_json=args.json, table=_build_table)
     return result.exit_status
 
@@ -160,8 +230,10 @@ def _eval(args: argparse.Namespace) -> int:
     if args.results:
         payload["results"] = {"file": args.results, "file_type": write_results(report.results, args.results)}
     if not report.complete:
-        print(f"ragunc evalset eval: {args.dir} is an unfinished build (budget or stop); its counts are partial",
-              file=sys.stderr)
+        print(
+            f"ragunc evalset eval: {args.dir} is an unfinished build (budget or stop); its counts are partial",
+            file=sys.stderr,
+        )
     emit(payload, as_json=args.json, table=_eval_table)
     return 0
 
@@ -204,18 +276,23 @@ def _build_table(d: dict) -> str:
 
 
 def _plan_table(d: dict) -> str:
-    budget = "" if d["max_calls"] is None else f"; the budget --max-calls {d['max_calls']} allows {d['calls_within_budget']}"
-    return "\n".join([
-        "dry run      no call made, nothing written",
-        f"calls        {d['question_calls']} question prompts to ask ({d['journaled']} already in the journal); "
-        f"at most {d['rephrase_calls_max']} rephrasings and {d['judge_calls_max']} judgments: at most "
-        f"{d['calls_max']} calls{budget}",
-        f"tokens       about {d['prompt_tokens']:,} prompt tokens for the questions, at most "
-        f"{d['prompt_tokens_max']:,} with every rephrasing and judgment (at 4 characters per token, 1 per CJK character)",
-        f"sample       {d['sample']['drawn']} chunks of {d['sample']['eligible_chunks']} eligible; types "
-        + ", ".join(f"{t} {n}" for t, n in d["sample"]["types"].items()) + f"; language {d['language']}",
-        f"language     {language_text(d['language_info'])}",
-    ])
+    budget = (
+        "" if d["max_calls"] is None else f"; the budget --max-calls {d['max_calls']} allows {d['calls_within_budget']}"
+    )
+    return "\n".join(
+        [
+            "dry run      no call made, nothing written",
+            f"calls        {d['question_calls']} question prompts to ask ({d['journaled']} already in the journal); "
+            f"at most {d['rephrase_calls_max']} rephrasings and {d['judge_calls_max']} judgments: at most "
+            f"{d['calls_max']} calls{budget}",
+            f"tokens       about {d['prompt_tokens']:,} prompt tokens for the questions, at most "
+            f"{d['prompt_tokens_max']:,} with every rephrasing and judgment (at 4 characters per token, 1 per CJK character)",
+            f"sample       {d['sample']['drawn']} chunks of {d['sample']['eligible_chunks']} eligible; types "
+            + ", ".join(f"{t} {n}" for t, n in d["sample"]["types"].items())
+            + f"; language {d['language']}",
+            f"language     {language_text(d['language_info'])}",
+        ]
+    )
 
 
 def _eval_table(d: dict) -> str:
@@ -225,21 +302,29 @@ def _eval_table(d: dict) -> str:
         f"real {o['real']} / synthetic {o['synthetic']} ({o['real_share']:.0%} real)",
         f"retriever        {d['retriever']}",
         # A manifest written before languages had analysers records the code only (or nothing).
-        "language         " + (language_text(d["language"]) if "label" in (d["language"] or {})
-                               else (d["language"] or {}).get("code", "not recorded")),
+        "language         "
+        + (
+            language_text(d["language"])
+            if "label" in (d["language"] or {})
+            else (d["language"] or {}).get("code", "not recorded")
+        ),
         f"intervals        {d['level']:.0%}, questions clustered by their {r['n_groups']} source documents; "
         f"recommended: {interval_method(RECOMMENDED_METHOD).label}",
     ]
     for name, m in {"recall": {**r, "mean": r["recall"]}, **d["metrics"]}.items():
-        lines.append(ranking_metric(name).at(k).ljust(17) + f"{m['mean']:.3f}  recommended "
-                     f"{recommended_text(m['recommended'], label=False)}  naive {_ci(m['naive'])}  "
-                     f"cluster {_ci(m['cluster'])}  DEFF {'-' if m['deff'] is None else format(m['deff'], '.2f')}")
+        lines.append(
+            ranking_metric(name).at(k).ljust(17) + f"{m['mean']:.3f}  recommended "
+            f"{recommended_text(m['recommended'], label=False)}  naive {_ci(m['naive'])}  "
+            f"cluster {_ci(m['cluster'])}  DEFF {'-' if m['deff'] is None else format(m['deff'], '.2f')}"
+        )
     lines.append("by type          " + ", ".join(f"{t} {v['recall']:.3f} ({v['n']})" for t, v in d["by_type"].items()))
     if neg["n"]:
         line = f"negatives        {neg['n']}: a result returned for {neg['returned']['mean']:.0%}"
         if neg["confident"] is not None:
-            line += (f"; top score >= the answerable median ({neg['threshold']:.2f}) for "
-                     f"{neg['confident']['mean']:.0%}, cluster {_ci(neg['confident']['cluster'])}")
+            line += (
+                f"; top score >= the answerable median ({neg['threshold']:.2f}) for "
+                f"{neg['confident']['mean']:.0%}, cluster {_ci(neg['confident']['cluster'])}"
+            )
         lines.append(line)
     if "audit" in d:
         a, ppi = d["audit"], d["audit"]["prediction_powered"]
@@ -249,8 +334,8 @@ def _eval_table(d: dict) -> str:
             f"{a['recall_judge']:.3f}; audited questions alone {a['gold_only']['estimate']:.3f} {_ci(a['gold_only'])}; "
             f"lambda {ppi['lambda']:.2f})",
             f"audit            {a['made_irrelevant']} judged-relevant pair(s) were not, {a['made_relevant']} "
-            f"unjudged pair(s) were" + (f"; {a['left_out']} question(s) left without a relevant chunk"
-                                        if a["left_out"] else ""),
+            f"unjudged pair(s) were"
+            + (f"; {a['left_out']} question(s) left without a relevant chunk" if a["left_out"] else ""),
         ]
         if a["judged_note"]:
             lines.append(f"note             {a['judged_note']}")
@@ -261,7 +346,8 @@ def _eval_table(d: dict) -> str:
 
 def _add_table(d: dict) -> str:
     o = d["origin"]
-    return (f"added {d['added']} real questions ({d['already_present']} already present), displaced "
-            f"{d['displaced']} synthetic ones; the set is {o['real']} real / {o['synthetic']} synthetic "
-            f"({o['real_share']:.0%} real)")
-
+    return (
+        f"added {d['added']} real questions ({d['already_present']} already present), displaced "
+        f"{d['displaced']} synthetic ones; the set is {o['real']} real / {o['synthetic']} synthetic "
+        f"({o['real_share']:.0%} real)"
+    )

@@ -1,4 +1,5 @@
 """CLI command ``ragunc interval``: one sample of documents, every interval, the recommended one, the diagnostics."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,9 +21,11 @@ from .output import emit, interval_text, number_text, rows_text
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """``ragunc interval``'s arguments and handler (``func``, returning an exit code)."""
-    parser.description = ("One sample of documents: the estimate, every interval, DEFF, ICC and effective n. With a "
-                          "judge column: the judge's labels, the audited rows' and both together "
-                          "(prediction-powered).")
+    parser.description = (
+        "One sample of documents: the estimate, every interval, DEFF, ICC and effective n. With a "
+        "judge column: the judge's labels, the audited rows' and both together "
+        "(prediction-powered)."
+    )
     results_options(parser)
     judge_option(parser)
     population_option(parser)
@@ -46,9 +49,11 @@ def interval_table(d: dict) -> str:
     """The human table of ``interval``'s JSON ``d``."""
     fpc = f"FPC with D={d['population_docs']}" if d["population_docs"] else "no FPC"
     reps = sorted({d[m.json_path[0]]["reps"] for m in interval_methods() if m.resamples})
-    head = (f"{d['estimator']} estimate {d['estimate']:.4f}  over {d['n_docs']} documents, "
-            f"{d['n_chunks']} chunks  ({d['level']:.0%} intervals, {fpc}, "
-            f"B={', '.join(map(str, reps))} bootstrap replicates)")
+    head = (
+        f"{d['estimator']} estimate {d['estimate']:.4f}  over {d['n_docs']} documents, "
+        f"{d['n_chunks']} chunks  ({d['level']:.0%} intervals, {fpc}, "
+        f"B={', '.join(map(str, reps))} bootstrap replicates)"
+    )
     rows = [("method", "", "se", "interval")]
     for m in interval_methods():
         obj, field = m.json_path
@@ -57,9 +62,11 @@ def interval_table(d: dict) -> str:
     recommended = f"recommended: {interval_method(rec['method']).label} {interval_text(rec['ci'])}"
     g = d["diagnostics"]
     diag = [
-        ("DEFF", number_text(d["deff"], ".2f")), ("ICC", number_text(d["icc"], ".3f")),
+        ("DEFF", number_text(d["deff"], ".2f")),
+        ("ICC", number_text(d["icc"], ".3f")),
         ("n_eff", number_text(d["n_eff"], ".1f")),
-        ("DEFF Kish (ICC, CV)", number_text(g["deff_kish"], ".2f")), ("K/ICC", number_text(g["k_over_rho"], ".1f")),
+        ("DEFF Kish (ICC, CV)", number_text(g["deff_kish"], ".2f")),
+        ("K/ICC", number_text(g["k_over_rho"], ".1f")),
         ("lag-1 autocorrelation", number_text(g["lag1_autocorr"], ".3f")),
         ("doc_type share", number_text(g["doc_type_share"], ".3f")),
     ]
@@ -71,14 +78,17 @@ def interval_table(d: dict) -> str:
 
 def _judged_table(d: dict) -> str:
     a = d["audit"]
-    head = (f"audit: {a['n_audited']:,} of {a['n_rows']:,} rows in {a['n_audited_docs']} of {a['n_docs']} documents "
-            f"({a['unit']}: {a['design']})")
+    head = (
+        f"audit: {a['n_audited']:,} of {a['n_rows']:,} rows in {a['n_audited_docs']} of {a['n_docs']} documents "
+        f"({a['unit']}: {a['design']})"
+    )
     rows = [("estimate", "", "se", f"{d['level']:.0%} interval")]
     for name in ("judge_only", "gold_only", "prediction_powered", "judge_bias"):
         label = LABELS[name] + (f" (lambda = {d[name]['lambda']:.3f})" if name == "prediction_powered" else "")
-        rows.append((label, number_text(d[name]["estimate"]), number_text(d[name]["se"]),
-                     interval_text(d[name]["ci"])))
-    method = f"intervals: {interval_method(d['judged_method']).label}; judge's bias: judge minus gold on the audited rows"
+        rows.append((label, number_text(d[name]["estimate"]), number_text(d[name]["se"]), interval_text(d[name]["ci"])))
+    method = (
+        f"intervals: {interval_method(d['judged_method']).label}; judge's bias: judge minus gold on the audited rows"
+    )
     lines = [head, "", rows_text(rows), method]
     if d["judged_note"]:
         lines += ["", f"note: {d['judged_note']}"]

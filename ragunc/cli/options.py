@@ -5,6 +5,7 @@ and the texts their tables share.
 :func:`load_results_of`); ``compare`` and ``recall`` compare several configs or runs with one baseline
 (:func:`comparison_options`, :func:`comparison_flags_need_baseline`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,18 +30,32 @@ COMPARISON_FLAGS = {"only": "--only", "all_pairs": "--all-pairs", "adjust": "--a
 def results_options(p: argparse.ArgumentParser, *, config: bool = True, several: bool = False) -> None:
     """FILE (or several), ``--estimator``, ``--level``, ``--config``, ``--column`` and ``--json``."""
     if several:  # configs split over files (one per chunk size) are read as one
-        p.add_argument("file", metavar="FILE", nargs="+",
-                       help="per-chunk results or per-document statistics (ragunc aggregate): CSV, Parquet or "
-                            "JSONL (optionally .gz); several files are merged")
+        p.add_argument(
+            "file",
+            metavar="FILE",
+            nargs="+",
+            help="per-chunk results or per-document statistics (ragunc aggregate): CSV, Parquet or "
+            "JSONL (optionally .gz); several files are merged",
+        )
     else:
-        p.add_argument("file", metavar="FILE", help="per-chunk results or per-document statistics "
-                       "(ragunc aggregate): CSV, Parquet or JSONL (optionally .gz)")
+        p.add_argument(
+            "file",
+            metavar="FILE",
+            help="per-chunk results or per-document statistics "
+            "(ragunc aggregate): CSV, Parquet or JSONL (optionally .gz)",
+        )
     p.add_argument("--estimator", choices=ESTIMATORS, default="micro", help="default: %(default)s")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
     if config:
         p.add_argument("--config", help="config to use when the file holds several")
-    p.add_argument("--column", action="append", type=column_mapping, default=[], metavar="NAME=COLUMN",
-                   help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)")
+    p.add_argument(
+        "--column",
+        action="append",
+        type=column_mapping,
+        default=[],
+        metavar="NAME=COLUMN",
+        help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
 
 
@@ -53,14 +68,21 @@ def column_mapping(text: str) -> tuple[str, str]:
 
 
 def judge_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judge-col", metavar="COLUMN",
-                   help="the judge's label or score (in [0, 1]) on every row; y then holds a person's gold "
-                        "labels on the audited rows and is empty elsewhere (same as --column y_judge=COLUMN)")
+    p.add_argument(
+        "--judge-col",
+        metavar="COLUMN",
+        help="the judge's label or score (in [0, 1]) on every row; y then holds a person's gold "
+        "labels on the audited rows and is empty elsewhere (same as --column y_judge=COLUMN)",
+    )
 
 
 def population_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--population-docs", type=int, metavar="D",
-                   help="documents in the population (enables the FPC; none without it)")
+    p.add_argument(
+        "--population-docs",
+        type=int,
+        metavar="D",
+        help="documents in the population (enables the FPC; none without it)",
+    )
 
 
 def boot_options(p: argparse.ArgumentParser) -> None:
@@ -99,12 +121,17 @@ def comparison_options(p: argparse.ArgumentParser, noun: str, units: str, *, for
     name = noun.upper()
     group.add_argument("--baseline", metavar=name, help=f"the {noun} every other {noun} is compared with")
     group.add_argument("--only", nargs="+", metavar=name, help=f"these {noun}s only (default: every {noun})")
-    group.add_argument(former, dest="only", nargs="+", metavar=name, action=_Deprecated, new="--only",
-                       help=argparse.SUPPRESS)
-    group.add_argument("--all-pairs", action="store_true", default=None,
-                       help="every pair, not only against the baseline")
-    group.add_argument("--adjust", choices=ADJUSTMENTS,
-                       help=f"simultaneous intervals and adjusted p-values (default {DEFAULT_ADJUSTMENT})")
+    group.add_argument(
+        former, dest="only", nargs="+", metavar=name, action=_Deprecated, new="--only", help=argparse.SUPPRESS
+    )
+    group.add_argument(
+        "--all-pairs", action="store_true", default=None, help="every pair, not only against the baseline"
+    )
+    group.add_argument(
+        "--adjust",
+        choices=ADJUSTMENTS,
+        help=f"simultaneous intervals and adjusted p-values (default {DEFAULT_ADJUSTMENT})",
+    )
     return group
 
 
@@ -126,8 +153,10 @@ def comparison_flags_need_baseline(args: argparse.Namespace, flags: dict[str, st
     """A DataError naming the comparison ``flags`` (dest -> flag) given without ``--baseline``."""
     given = [flag for dest, flag in flags.items() if getattr(args, dest) is not None]
     if given:
-        raise DataError(f"{', '.join(given)}: only for comparing several {noun}s; "
-                        f"name the baseline {noun} with --baseline {noun.upper()}")
+        raise DataError(
+            f"{', '.join(given)}: only for comparing several {noun}s; "
+            f"name the baseline {noun} with --baseline {noun.upper()}"
+        )
 
 
 class _Deprecated(argparse.Action):
@@ -138,6 +167,8 @@ class _Deprecated(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog}: {option_string} is deprecated and will be removed in the next release; "
-              f"use {self.new}", file=sys.stderr)
+        print(
+            f"{parser.prog}: {option_string} is deprecated and will be removed in the next release; use {self.new}",
+            file=sys.stderr,
+        )
         setattr(namespace, self.dest, values)

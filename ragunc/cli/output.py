@@ -1,4 +1,5 @@
 """Shared CLI output: JSON (the public contract) or a readable table, and the cells of the tables."""
+
 from __future__ import annotations
 
 import argparse

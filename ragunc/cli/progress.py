@@ -1,4 +1,5 @@
 """A progress line on stderr for the commands that run long: redrawn in place, erased when the work ends."""
+
 from __future__ import annotations
 
 import sys

@@ -4,6 +4,7 @@ With ``--baseline`` it compares several runs (several files, or one file split b
 on the queries they share: every run's mean metric and its difference from the baseline with
 paired, simultaneous and naive intervals (:func:`ragunc.ranking.comparison.compare_runs`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +37,13 @@ def configure(p: argparse.ArgumentParser) -> None:
         "Document-level Recall@k = |documents of the top-k chunks ∩ relevant| / |relevant|, "
         "beside the naive per-chunk sum, with naive and cluster intervals over queries."
     )
-    p.add_argument("run_files", metavar="RUN", nargs="+",
-                   help="run: CSV/JSONL (query_id, rank|score, chunk_id, doc_id) or TREC run format; "
-                        "several with --baseline (each named by its file name without suffixes)")
+    p.add_argument(
+        "run_files",
+        metavar="RUN",
+        nargs="+",
+        help="run: CSV/JSONL (query_id, rank|score, chunk_id, doc_id) or TREC run format; "
+        "several with --baseline (each named by its file name without suffixes)",
+    )
     p.add_argument("qrels", help="qrels: CSV/JSONL (query_id, doc_id and/or chunk_id, relevance) or TREC qrels")
     p.add_argument("--k", type=int, required=True, help="cutoff in chunks (>= 1)")
     p.add_argument("--chunk-map", help="CSV/JSONL chunk_id -> doc_id (needed when the run has no doc_id)")
@@ -48,12 +53,18 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--boot", type=int, default=1000, help="bootstrap replicates (default %(default)s)")
     p.add_argument("--seed", type=seed_arg, default=0, help="bootstrap seed (default %(default)s)")
     p.add_argument("--compare", metavar="RUN_B", help="a second run on the same queries: paired difference B - A")
-    p.add_argument("--runs-col", metavar="COL",
-                   help="column naming each row's run, splitting a file into several runs (a TREC run: tag)")
+    p.add_argument(
+        "--runs-col",
+        metavar="COL",
+        help="column naming each row's run, splitting a file into several runs (a TREC run: tag)",
+    )
     many = comparison_options(p, "run", "queries", former="--runs")
     many.add_argument("--metric", choices=METRICS, help="per-query metric compared (default recall)")
-    many.add_argument("--estimator", choices=ESTIMATORS,
-                      help="micro: mean over queries; macro: mean over groups of their queries' mean (default micro)")
+    many.add_argument(
+        "--estimator",
+        choices=ESTIMATORS,
+        help="micro: mean over queries; macro: mean over groups of their queries' mean (default micro)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
     p.set_defaults(func=_recall)
 
@@ -66,8 +77,7 @@ def _recall(args: argparse.Namespace) -> int:
     if len(args.run_files) > 1 or args.runs_col:
         runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
         if len(runs) > 1:
-            raise DataError(f"{len(runs)} runs ({listing(runs)}): compare them with --baseline RUN, "
-                            "or give one run")
+            raise DataError(f"{len(runs)} runs ({listing(runs)}): compare them with --baseline RUN, or give one run")
         (run,) = runs.values()
     else:
         run = load_run(args.run_files[0], chunk_map=chunk_map)
@@ -75,19 +85,28 @@ def _recall(args: argparse.Namespace) -> int:
     judged = judge(run, qrels)
     groups = query_groups(run, qrels, args.group_col, judged.query_id) if args.group_col else None
     report = recall_report(
-        judged, args.k, order=args.order, groups=groups, group_col=args.group_col,
-        level=args.level, boot=args.boot, rng=args.seed,
+        judged,
+        args.k,
+        order=args.order,
+        groups=groups,
+        group_col=args.group_col,
+        level=args.level,
+        boot=args.boot,
+        rng=args.seed,
     )
     payload = report.to_dict()
     if args.compare:
         judged_b = judge(load_run(args.compare, chunk_map=chunk_map), qrels)
         queries, a, b = align_scores(
-            judged.query_id, recall(judged, args.k, order=args.order),
-            judged_b.query_id, recall(judged_b, args.k, order=args.order),
+            judged.query_id,
+            recall(judged, args.k, order=args.order),
+            judged_b.query_id,
+            recall(judged_b, args.k, order=args.order),
         )
         groups_ab = query_groups(run, qrels, args.group_col, queries) if args.group_col else None
-        result = compare_scores(a, b, groups_ab, names=(args.run_files[0], args.compare), level=args.level,
-                                boot=args.boot, rng=args.seed)
+        result = compare_scores(
+            a, b, groups_ab, names=(args.run_files[0], args.compare), level=args.level, boot=args.boot, rng=args.seed
+        )
         payload["comparison"] = {**result.to_dict(), "n_queries": int((~np.isnan(a) & ~np.isnan(b)).sum())}
     emit(payload, as_json=args.json, table=_table)
     return 0
@@ -99,10 +118,21 @@ def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
     runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
     qrels = load_qrels(args.qrels, chunk_map=chunk_map)
     result = compare_runs(
-        runs, qrels, None, args.k, args.baseline, names=args.only, metric=args.metric or "recall",
-        order=args.order, group_col=args.group_col, all_pairs=bool(args.all_pairs),
+        runs,
+        qrels,
+        None,
+        args.k,
+        args.baseline,
+        names=args.only,
+        metric=args.metric or "recall",
+        order=args.order,
+        group_col=args.group_col,
+        all_pairs=bool(args.all_pairs),
         adjust=args.adjust or DEFAULT_ADJUSTMENT,
-        estimator=args.estimator or "micro", level=args.level, boot=args.boot, rng=args.seed,
+        estimator=args.estimator or "micro",
+        level=args.level,
+        boot=args.boot,
+        rng=args.seed,
     )
     emit(result.to_dict(), as_json=args.json, table=_runs_table)
     return 0
@@ -142,8 +172,7 @@ def _table(d: dict) -> str:
         )
     if len(per_query) <= 20:
         lines.append("query_id  recall")
-        lines += [f"  {q['query_id']}  {'excluded' if q['recall'] is None else _num(q['recall'])}"
-                  for q in per_query]
+        lines += [f"  {q['query_id']}  {'excluded' if q['recall'] is None else _num(q['recall'])}" for q in per_query]
     else:
         lines.append(f"({len(per_query)} per-query scores: use --json)")
     return "\n".join(lines)
@@ -158,14 +187,31 @@ def _runs_table(d: dict) -> str:
     groups = f"{d['n_clusters']} groups by {d['group_col']}" if d["group_col"] else "every query its own group"
     dropped = ", ".join(f"{r['run']} {r['dropped']}" for r in d["runs"])
     rows = [("run", "estimate", "cluster se", "interval")]
-    rows += [(r["run"], _num(r["estimate"], ".4f"), _num(r["cluster"]["se"], ".4f"), ci(r["cluster"]))
-             for r in d["runs"]]
+    rows += [
+        (r["run"], _num(r["estimate"], ".4f"), _num(r["cluster"]["se"], ".4f"), ci(r["cluster"])) for r in d["runs"]
+    ]
     comps = [("b - a", "difference", "naive interval", "paired se", "paired interval", "simultaneous", "p adjusted")]
-    comps += [(f"{c['b']} - {c['a']}", f"{c['difference']:+.4f}", ci(c["naive"]), _num(c["paired"]["se"], ".4f"),
-               ci(c["paired"]), ci(c["simultaneous"]), _num(c["p_adjusted"], ".4g")) for c in d["comparisons"]]
-    return "\n".join([
-        f"{ranking_metric(d['metric']).at(d['k'])} ({d['order']}, {d['estimator']}) of {len(d['runs'])} runs on the {d['n_queries']} "
-        f"queries they share ({groups}; {d['level']:.0%} intervals)",
-        f"queries dropped for not being in every run: {d['dropped']} (per run: {dropped})",
-        "", rows_text(rows), "", f"adjustment: {adjust}", rows_text(comps),
-    ])
+    comps += [
+        (
+            f"{c['b']} - {c['a']}",
+            f"{c['difference']:+.4f}",
+            ci(c["naive"]),
+            _num(c["paired"]["se"], ".4f"),
+            ci(c["paired"]),
+            ci(c["simultaneous"]),
+            _num(c["p_adjusted"], ".4g"),
+        )
+        for c in d["comparisons"]
+    ]
+    return "\n".join(
+        [
+            f"{ranking_metric(d['metric']).at(d['k'])} ({d['order']}, {d['estimator']}) of {len(d['runs'])} runs on the {d['n_queries']} "
+            f"queries they share ({groups}; {d['level']:.0%} intervals)",
+            f"queries dropped for not being in every run: {d['dropped']} (per run: {dropped})",
+            "",
+            rows_text(rows),
+            "",
+            f"adjustment: {adjust}",
+            rows_text(comps),
+        ]
+    )

@@ -1,4 +1,5 @@
 """CLI command ``ragunc synth``: write a synthetic population in the data contract, with its known truth."""
+
 from __future__ import annotations
 
 import argparse

@@ -1,4 +1,5 @@
 """HTML to plain text (stdlib parser; scripts, styles and heads dropped)."""
+
 from __future__ import annotations
 
 import html.parser
@@ -6,8 +7,28 @@ import html.parser
 
 class _TextExtractor(html.parser.HTMLParser):
     _SKIP = {"script", "style", "head", "template", "noscript"}
-    _BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section",
-              "article", "table", "ul", "ol", "dd", "dt", "blockquote"}
+    _BLOCK = {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "section",
+        "article",
+        "table",
+        "ul",
+        "ol",
+        "dd",
+        "dt",
+        "blockquote",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -38,4 +59,3 @@ def html_to_text(markup: str) -> str:
     parser.close()
     lines = (" ".join(line.split()) for line in "".join(parser.parts).splitlines())
     return "\n".join(line for line in lines if line)
-

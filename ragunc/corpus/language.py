@@ -16,6 +16,7 @@ one; a missing one raises :class:`MissingAnalyser`, which names the extra to ins
 :func:`detect_language` tells Japanese and Chinese by the share of kana and CJK ideographs among
 letters, and English, Portuguese and Spanish by the stopwords only one of them has.
 """
+
 from __future__ import annotations
 
 import functools
@@ -106,7 +107,8 @@ class WhitespaceAnalyser:
         spans = np.array([m.span() for m in self._WORD.finditer(text)], dtype=np.int64).reshape(-1, 2)
         per_word = [self.terms(text[a:b]) for a, b in spans.tolist()]
         return Analysis(
-            starts=spans[:, 0], ends=spans[:, 1],
+            starts=spans[:, 0],
+            ends=spans[:, 1],
             terms=np.array([t for terms in per_word for t in terms], dtype=object),
             term_units=np.repeat(np.arange(len(per_word)), [len(t) for t in per_word]).astype(np.int64),
         )
@@ -153,13 +155,15 @@ class _Segmenter:
         last = np.cumsum(lengths) - 1
         terms = np.array(list(map(_index_term, pieces)), dtype=object)
         has = terms != ""
-        return Analysis(starts=solid[last - lengths + 1], ends=solid[last] + 1, terms=terms[has],
-                        term_units=np.flatnonzero(has))
+        return Analysis(
+            starts=solid[last - lengths + 1], ends=solid[last] + 1, terms=terms[has], term_units=np.flatnonzero(has)
+        )
 
 
 def _missing(label: str, packages: str, extra: str) -> MissingAnalyser:
-    return MissingAnalyser(f"a {label} corpus is segmented by {packages}, which is not installed: "
-                           f"pip install 'ragunc[{extra}]'")
+    return MissingAnalyser(
+        f"a {label} corpus is segmented by {packages}, which is not installed: pip install 'ragunc[{extra}]'"
+    )
 
 
 def _version(package: str) -> str:
@@ -293,8 +297,10 @@ def language(code: str) -> Language:
 
 
 # Words only one of the three stopword lists holds: what tells en, pt and es apart.
-_MARKERS = {code: words - frozenset().union(*(w for other, w in STOPWORDS.items() if other != code))
-            for code, words in STOPWORDS.items()}
+_MARKERS = {
+    code: words - frozenset().union(*(w for other, w in STOPWORDS.items() if other != code))
+    for code, words in STOPWORDS.items()
+}
 
 
 def detect_language(texts: Iterable[str]) -> str:
@@ -344,8 +350,13 @@ class LanguageChoice:
     def to_dict(self) -> dict:
         """What summaries and manifests record."""
         lang = self.language
-        return {"code": lang.code, "label": lang.label, "detected": self.detected, "unit": lang.unit,
-                "analyser": lang.analyser().description}
+        return {
+            "code": lang.code,
+            "label": lang.label,
+            "detected": self.detected,
+            "unit": lang.unit,
+            "analyser": lang.analyser().description,
+        }
 
 
 def choose_language(texts: Sequence[str], code: str | LanguageChoice | None = None) -> LanguageChoice:

@@ -3,6 +3,7 @@
 Files are read by :mod:`ragunc.data.reader`, as every loader reads them; a corpus is
 lenient about encoding only: invalid UTF-8 becomes U+FFFD, with a warning and a count.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,7 +48,8 @@ def _warn_replaced(paths: list[str]) -> None:
     if paths:
         warnings.warn(
             f"{len(paths)} file(s) are not valid UTF-8 and were decoded with replacement: "
-            + ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else ""),
+            + ", ".join(paths[:5])
+            + (" ..." if len(paths) > 5 else ""),
             UnicodeWarning,
             stacklevel=3,
         )

@@ -1,4 +1,5 @@
 """The corpus model: validated documents (unique ids, non-empty texts, a doc_type each)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -58,9 +59,7 @@ def corpus_from_frame(
     """
     for column in (id_column, text_column):
         if column not in frame.columns:
-            raise DataError(
-                f"{source}: missing column {column!r} (columns are {list(map(str, frame.columns))})"
-            )
+            raise DataError(f"{source}: missing column {column!r} (columns are {list(map(str, frame.columns))})")
     ids = frame[id_column]
     # CSV is read without NA parsing, so an empty id arrives as "" rather than NaN.
     blank = ids.isna().to_numpy() | (ids.astype(str).str.strip() == "").to_numpy()
@@ -95,4 +94,3 @@ def corpus_from_frame(
         n_empty_skipped=n_empty,
         n_decode_replaced=n_decode_replaced,
     )
-

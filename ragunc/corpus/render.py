@@ -1,4 +1,5 @@
 """A pydoc-like renderer of a module's source (``ast``: nothing is imported or run)."""
+
 from __future__ import annotations
 
 import ast
@@ -41,8 +42,10 @@ def _is_property(node) -> bool:
 def _shown_methods(node: ast.ClassDef) -> list:
     """Methods pydoc shows: public ones and special (dunder) ones; properties are data."""
     return [
-        item for item in node.body
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_property(item)
+        item
+        for item in node.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not _is_property(item)
         and (not item.name.startswith("_") or (item.name.startswith("__") and item.name.endswith("__")))
     ]
 
@@ -103,7 +106,9 @@ class ClassResolver:
                 elif isinstance(node, ast.Import):
                     for alias in node.names:
                         names[alias.asname or alias.name.split(".")[0]] = (
-                            alias.name if alias.asname else alias.name.split(".")[0], None)
+                            alias.name if alias.asname else alias.name.split(".")[0],
+                            None,
+                        )
                 elif isinstance(node, ast.ImportFrom):
                     source = node.module or ""
                     if node.level:
@@ -172,8 +177,9 @@ def _render_class(module: str, node: ast.ClassDef, indent: str, resolver: ClassR
         parts.append(f"{indent}    Data descriptors defined here:")
         parts.extend(_indent(d, indent + "    ") for d in descriptors)
     if attributes:
-        parts.append(f"{indent}    Data and other attributes defined here:\n"
-                     + "\n".join(f"{indent}    {a}" for a in attributes))
+        parts.append(
+            f"{indent}    Data and other attributes defined here:\n" + "\n".join(f"{indent}    {a}" for a in attributes)
+        )
     seen = {m.name for m in methods}
     for qualname, base in resolver.ancestors(module, node) if resolver else ():
         if isinstance(base, ast.ClassDef):
@@ -190,9 +196,7 @@ def _render_class(module: str, node: ast.ClassDef, indent: str, resolver: ClassR
 
 def _exported(tree: ast.Module) -> set[str] | None:
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             try:
                 return set(ast.literal_eval(node.value))
             except ValueError:
@@ -210,8 +214,7 @@ def render_module(name: str, tree: ast.Module, resolver: ClassResolver | None = 
         sections.append("DESCRIPTION\n" + _indent(doc, "    "))
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and _public(n.name, exported)]
     functions = [
-        n for n in tree.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _public(n.name, exported)
+        n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _public(n.name, exported)
     ]
     data = []
     for node in tree.body:

@@ -1,4 +1,5 @@
 """The embedded corpus: the running Python's standard-library documentation, cached as JSONL."""
+
 from __future__ import annotations
 
 import ast
@@ -21,9 +22,24 @@ STDLIB_BUILDER_VERSION = 4
 # Never rendered: joke/side-effect modules, GUI toolkits, test suites, bundled data.
 STDLIB_SKIP = frozenset(
     {
-        "antigravity", "this", "__hello__", "__phello__", "idlelib", "tkinter", "turtle",
-        "turtledemo", "test", "tests", "idle_test", "ensurepip", "pydoc_data", "lib2to3",
-        "site-packages", "dist-packages", "config-3", "venv",
+        "antigravity",
+        "this",
+        "__hello__",
+        "__phello__",
+        "idlelib",
+        "tkinter",
+        "turtle",
+        "turtledemo",
+        "test",
+        "tests",
+        "idle_test",
+        "ensurepip",
+        "pydoc_data",
+        "lib2to3",
+        "site-packages",
+        "dist-packages",
+        "config-3",
+        "venv",
     }
 )
 
@@ -43,8 +59,7 @@ _CATEGORIES = {
     "fileformats": "csv configparser tomllib netrc plistlib",
     "crypto": "hashlib hmac secrets",
     "os": "os io time argparse getopt logging getpass curses platform errno ctypes",
-    "concurrency": "threading multiprocessing concurrent subprocess sched queue contextvars "
-    "_thread dummy_threading",
+    "concurrency": "threading multiprocessing concurrent subprocess sched queue contextvars _thread dummy_threading",
     "ipc": "asyncio socket ssl select selectors signal mmap",
     "internet": "email json mailbox mimetypes base64 binascii quopri mailcap uu",
     "markup": "html xml",
@@ -175,8 +190,9 @@ def build_stdlib_frame(
             trees[name] = (ast.parse(file.read_bytes(), filename=str(file)), file.name == "__init__.py")
         except (SyntaxError, ValueError):
             continue  # a few files are deliberately invalid Python 2 or data
-    resolver = ClassResolver({name: tree for name, (tree, _) in trees.items()},
-                              {name for name, (_, pkg) in trees.items() if pkg})
+    resolver = ClassResolver(
+        {name: tree for name, (tree, _) in trees.items()}, {name for name, (_, pkg) in trees.items() if pkg}
+    )
     rows = []
     for name, (tree, is_init) in trees.items():
         top = name.split(".")[0]
@@ -197,5 +213,3 @@ def _help_topics(root: str | os.PathLike | None) -> dict[str, str]:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "topics" for t in node.targets):
             return ast.literal_eval(node.value)
     return {}
-
-

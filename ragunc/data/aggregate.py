@@ -7,6 +7,7 @@ spilling to disk beyond its memory limit: memory stays flat however many rows.
 The per-document table never passes through Python; DuckDB writes it in the
 format of :mod:`ragunc.data.per_document`, which every command then reads.
 """
+
 from __future__ import annotations
 
 import glob
@@ -103,7 +104,8 @@ def aggregate(
     if len(set(kinds.values())) > 1:
         by_kind = {k: [p.name for p, v in kinds.items() if v == k][:2] for k in sorted(set(kinds.values()))}
         raise DataError(
-            "the inputs mix file types (" + "; ".join(f"{k}: {listing(v)}" for k, v in by_kind.items())
+            "the inputs mix file types ("
+            + "; ".join(f"{k}: {listing(v)}" for k, v in by_kind.items())
             + "); aggregate one type at a time"
         )
     out_kind = infer_file_type(str(out))
@@ -125,7 +127,10 @@ def aggregate(
         except duckdb.Error as exc:
             raise OSError(f"cannot write {out}: {first_line(exc)}") from None
     return AggregateSummary(
-        out=str(out), file_type=out_kind, files=len(files), rows=n_rows,
+        out=str(out),
+        file_type=out_kind,
+        files=len(files),
+        rows=n_rows,
         documents={config: int(n) for config, n in documents},
     )
 
@@ -161,8 +166,10 @@ def _files_relation(con: duckdb.DuckDBPyConnection, files: list[Path], formats: 
             raise DataError(f"the inputs mix delimiters ({listing(sorted(delimiters))}); aggregate one at a time")
         # The reader's delimiter, as for one file; text for every column: doc ids keep their zeros
         # and y is checked by us.
-        return (f"read_csv({where}, header = true, all_varchar = true, delim = {quote(delimiters.pop())}, "
-                f"quote = '\"', escape = '\"', {common})")
+        return (
+            f"read_csv({where}, header = true, all_varchar = true, delim = {quote(delimiters.pop())}, "
+            f"quote = '\"', escape = '\"', {common})"
+        )
     names = columns_of(con, f"read_json({where}, format = 'auto', {common})", files[0])
     spec = ", ".join(f"{quote(n)}: 'VARCHAR'" for n in names)
     return f"read_json({where}, format = 'auto', {common}, columns = {{{spec}}})"

@@ -11,6 +11,7 @@ says what a header lacks, :func:`resolve_columns` refuses it with a mapping hint
 and :data:`CHECKS` lists what every loader counts against the rows (DuckDB in
 :mod:`.duckdb_sql`, Spark in :mod:`.spark`).
 """
+
 from __future__ import annotations
 
 import shlex

@@ -9,6 +9,7 @@ The sums are the per-document statistics of :mod:`ragunc.data.per_document`; a
 table already in that format is read as it is.  Aggregation streams: rows are
 never all held in pandas, and DuckDB spills to disk beyond its memory limit.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,14 +37,17 @@ _ROW = "__ragunc_row"  # 1-based data-row number, only on the error path
 @contextmanager
 def connection(memory_limit: str = _MEMORY_LIMIT) -> Iterator[duckdb.DuckDBPyConnection]:
     """A DuckDB connection that spills to a temporary folder beyond ``memory_limit`` and prints nothing."""
-    with tempfile.TemporaryDirectory(prefix="ragunc-duckdb-") as spill, duckdb.connect(
-        config={
-            "threads": min(os.cpu_count() or 1, 4),  # more threads buy little here and each wants buffer memory
-            "memory_limit": memory_limit,
-            "temp_directory": spill,
-            "preserve_insertion_order": False,  # the fast pass never needs row order
-        }
-    ) as con:
+    with (
+        tempfile.TemporaryDirectory(prefix="ragunc-duckdb-") as spill,
+        duckdb.connect(
+            config={
+                "threads": min(os.cpu_count() or 1, 4),  # more threads buy little here and each wants buffer memory
+                "memory_limit": memory_limit,
+                "temp_directory": spill,
+                "preserve_insertion_order": False,  # the fast pass never needs row order
+            }
+        ) as con,
+    ):
         con.execute("SET enable_progress_bar = false")  # it would print into stdout, e.g. into the CLI's JSON
         yield con
 
@@ -134,6 +138,7 @@ def _label(column: str, typ: str, alias: str, flag: str, *, optional: bool = Fal
 
 def _typed_rows(resolved: dict[str, str], types: dict[str, str], relation: str, keep: tuple[str, ...] = ()) -> str:
     """SELECT of contract columns with parsed values and per-row violation flags (plus ``keep`` as is)."""
+
     def col(contract):
         return _ident(resolved[contract])
 
@@ -141,8 +146,11 @@ def _typed_rows(resolved: dict[str, str], types: dict[str, str], relation: str, 
         return types[resolved[contract]]
 
     if JUDGE in resolved:  # y is the judge's label; the person's, where audited, is gold
-        select = [*map(_ident, keep), *_label(col(JUDGE), typ(JUDGE), "y", "judge"),
-                  *_label(col("y"), typ("y"), "gold", "y", optional=True)]
+        select = [
+            *map(_ident, keep),
+            *_label(col(JUDGE), typ(JUDGE), "y", "judge"),
+            *_label(col("y"), typ("y"), "gold", "y", optional=True),
+        ]
     else:
         select = [*map(_ident, keep), *_label(col("y"), typ("y"), "y", "y")]
     select += [
@@ -271,9 +279,13 @@ def aggregate_chunk_rows(
         n_rows, violations, type_varies, gaps, ci_dup, long_spans = con.execute(
             "SELECT coalesce(sum(chunks), 0), coalesce(sum(violations), 0), "
             + ("count(*) FILTER (WHERE doc_type <> doc_type_max), " if has_type else "0, ")
-            + (f"count(*) FILTER (WHERE index_span <> chunks), "
-               f"coalesce(sum(chunks - index_distinct) FILTER (WHERE index_span <= {_SPAN_BITS}), 0), "
-               f"count(*) FILTER (WHERE index_span > {_SPAN_BITS}) " if has_ci else "0, 0, 0 ")
+            + (
+                f"count(*) FILTER (WHERE index_span <> chunks), "
+                f"coalesce(sum(chunks - index_distinct) FILTER (WHERE index_span <= {_SPAN_BITS}), 0), "
+                f"count(*) FILTER (WHERE index_span > {_SPAN_BITS}) "
+                if has_ci
+                else "0, 0, 0 "
+            )
             + "FROM __ragunc_sums"
         ).fetchone()
         if n_rows == 0:
@@ -286,8 +298,10 @@ def aggregate_chunk_rows(
         # than counting distinct strings.
         if long_spans:
             passes.n += 1
-            repeats, _ = passes.run(_repeated_hashes_sql(
-                rows, "chunk_index", only=f"SELECT key FROM __ragunc_sums WHERE index_span > {_SPAN_BITS}")
+            repeats, _ = passes.run(
+                _repeated_hashes_sql(
+                    rows, "chunk_index", only=f"SELECT key FROM __ragunc_sums WHERE index_span > {_SPAN_BITS}"
+                )
             ).fetchone()
             counts["ci_dup"] += repeats
         if has_cid:
@@ -307,8 +321,11 @@ def aggregate_chunk_rows(
     kept = ["config", "doc_id", "chunks", "sum_y", "sum_y2"]
     kept += ["coalesce(sum_y_next, 0) AS sum_y_next", "first_y", "last_y"] * has_ci + ["doc_type"] * has_type
     kept += list(per_document.JUDGED) * judged
-    joined = (f"__ragunc_sums LEFT JOIN __ragunc_neighbours USING ({'config, doc_id' if exact else 'key'})"
-              if has_ci else "__ragunc_sums")
+    joined = (
+        f"__ragunc_sums LEFT JOIN __ragunc_neighbours USING ({'config, doc_id' if exact else 'key'})"
+        if has_ci
+        else "__ragunc_sums"
+    )
     con.execute(f"CREATE OR REPLACE TEMP VIEW {DOCUMENTS} AS SELECT {', '.join(kept)} FROM {joined}")
     return int(n_rows)
 
@@ -358,7 +375,8 @@ def _neighbours_sql(rows: str, *, exact: bool, contiguous: bool) -> str:
         )
     same = "config_next = config AND doc_next = doc_id" if exact else "key_next = key"
     successors = (
-        "lead(config) OVER w AS config_next, lead(doc_id) OVER w AS doc_next" if exact
+        "lead(config) OVER w AS config_next, lead(doc_id) OVER w AS doc_next"
+        if exact
         else "lead(key) OVER w AS key_next"
     )
     return (
@@ -430,8 +448,14 @@ def _raise_on_violations(con, relation, resolved, counts, name, *, by_file: bool
     numbered = f"(SELECT row_number() OVER () AS {_ROW}{file_column}, * FROM {relation})"
     keep = (_ROW, "__ragunc_file") if by_file else (_ROW,)
     rows = _typed_rows(resolved, columns_of(con, numbered, name), numbered, keep=keep)
-    label = (f"CAST(row_number() OVER (PARTITION BY __ragunc_file ORDER BY {_ROW}) AS VARCHAR) "
-             "|| ' (' || __ragunc_file || ')'") if by_file else _ROW
+    label = (
+        (
+            f"CAST(row_number() OVER (PARTITION BY __ragunc_file ORDER BY {_ROW}) AS VARCHAR) "
+            "|| ' (' || __ragunc_file || ')'"
+        )
+        if by_file
+        else _ROW
+    )
     ranked = (
         f"SELECT *, {label} AS __ragunc_label, "
         f"row_number() OVER (PARTITION BY config, doc_id, "

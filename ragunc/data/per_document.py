@@ -34,6 +34,7 @@ Format version 1 (column: meaning):
 Validation is the boundary, as for chunk rows: :func:`validated` raises one
 :class:`DataError` naming each column, the count and the first rows at fault.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -50,7 +51,14 @@ FORMAT_VERSION = 1
 DEFAULT_CONFIG = "default"  # the config of a table without a config column (chunk rows too)
 REQUIRED_STATS = ("doc_id", "chunks", "sum_y", "sum_y2")
 NEIGHBOURS = ("sum_y_next", "first_y", "last_y")  # all three or none (they need chunk_index)
-JUDGED = ("audited", "sum_gold", "sum_gold2", "sum_judge_audited", "sum_judge2_audited", "sum_gold_judge")  # all or none
+JUDGED = (
+    "audited",
+    "sum_gold",
+    "sum_gold2",
+    "sum_judge_audited",
+    "sum_judge2_audited",
+    "sum_gold_judge",
+)  # all or none
 
 
 def is_per_document(columns) -> bool:
@@ -100,24 +108,33 @@ def validated(
     with np.errstate(divide="ignore", invalid="ignore"):
         lowest_sum_y2 = sum_y * sum_y / chunks  # Cauchy-Schwarz: (Σy)² <= m Σy²
     problems: list[tuple[str, str, np.ndarray]] = [  # (column, what is wrong, offending rows' mask)
-        (FORMAT_COLUMN, f"row(s) with a format version other than {FORMAT_VERSION} (this ragunc reads "
-                        f"version {FORMAT_VERSION})", ~(version == FORMAT_VERSION)),
+        (
+            FORMAT_COLUMN,
+            f"row(s) with a format version other than {FORMAT_VERSION} (this ragunc reads version {FORMAT_VERSION})",
+            ~(version == FORMAT_VERSION),
+        ),
         ("doc_id", "row(s) with an empty value", _empty(raw["doc_id"])),
         ("chunks", "row(s) that are not whole numbers of at least 1", ~good_chunks),
         ("sum_y", "row(s) that are not numbers", np.isnan(sum_y)),
         ("sum_y", "row(s) below 0", sum_y < 0),
         ("sum_y", "row(s) above chunks (more hits than chunks)", good_chunks & (sum_y > chunks + _slack(chunks))),
         ("sum_y2", "row(s) that are not numbers", np.isnan(sum_y2)),
-        ("sum_y2", "row(s) inconsistent with sum_y: for y in [0, 1], sum_y² / chunks <= sum_y2 <= sum_y",
-         good_sum_y & ((sum_y2 > sum_y + _slack(chunks)) | (sum_y2 < lowest_sum_y2 - _slack(chunks)))),
+        (
+            "sum_y2",
+            "row(s) inconsistent with sum_y: for y in [0, 1], sum_y² / chunks <= sum_y2 <= sum_y",
+            good_sum_y & ((sum_y2 > sum_y + _slack(chunks)) | (sum_y2 < lowest_sum_y2 - _slack(chunks))),
+        ),
     ]
     typed = {"chunks": chunks, "sum_y": sum_y, "sum_y2": sum_y2}
     if "sum_y_next" in raw:
         sum_y_next, first_y, last_y = (_numbers(raw[c]) for c in NEIGHBOURS)
         problems += [
             ("sum_y_next", "row(s) that are not numbers", np.isnan(sum_y_next)),
-            ("sum_y_next", "row(s) outside [0, sum_y2]",
-             (sum_y_next < 0) | (~np.isnan(sum_y2) & (sum_y_next > sum_y2 + _slack(chunks)))),
+            (
+                "sum_y_next",
+                "row(s) outside [0, sum_y2]",
+                (sum_y_next < 0) | (~np.isnan(sum_y2) & (sum_y_next > sum_y2 + _slack(chunks))),
+            ),
         ]
         for column, values in (("first_y", first_y), ("last_y", last_y)):
             problems += [
@@ -130,13 +147,22 @@ def validated(
         audited = judged["audited"]
         good_audited = good_chunks & (audited >= 0) & (audited <= chunks) & (audited == np.floor(audited))
         problems.append(("audited", "row(s) that are not whole numbers from 0 to chunks", ~good_audited))
-        for column, top in (("sum_gold", audited), ("sum_judge_audited", audited), ("sum_gold2", judged["sum_gold"]),
-                            ("sum_judge2_audited", judged["sum_judge_audited"]),
-                            ("sum_gold_judge", np.fmin(judged["sum_gold"], judged["sum_judge_audited"]))):
+        for column, top in (
+            ("sum_gold", audited),
+            ("sum_judge_audited", audited),
+            ("sum_gold2", judged["sum_gold"]),
+            ("sum_judge2_audited", judged["sum_judge_audited"]),
+            ("sum_gold_judge", np.fmin(judged["sum_gold"], judged["sum_judge_audited"])),
+        ):
             values = judged[column]
             problems.append((column, "row(s) that are not numbers", np.isnan(values)))
-            problems.append((column, "row(s) outside [0, what the labels in [0, 1] allow]",
-                             good_audited & ((values < 0) | (values > top + _slack(chunks)))))
+            problems.append(
+                (
+                    column,
+                    "row(s) outside [0, what the labels in [0, 1] allow]",
+                    good_audited & ((values < 0) | (values > top + _slack(chunks))),
+                )
+            )
         typed |= judged
     if "config" in raw:
         config = _text(raw["config"])
@@ -155,7 +181,9 @@ def validated(
     problems.append(("doc_id", "row(s) repeat a (config, doc_id) of an earlier row", repeated))
 
     lines = [
-        f"column {column!r}: {int(mask.sum())} {what}: {rows_phrase(mask)}" for column, what, mask in problems if mask.any()
+        f"column {column!r}: {int(mask.sum())} {what}: {rows_phrase(mask)}"
+        for column, what, mask in problems
+        if mask.any()
     ]
     if lines:
         raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
@@ -190,8 +218,7 @@ def populations(stats: Mapping[str, np.ndarray]) -> dict[str, ClusterStats]:
     return out
 
 
-def judged_samples(stats: Mapping[str, np.ndarray],
-                   populations: Mapping[str, ClusterStats]) -> dict[str, JudgedSample]:
+def judged_samples(stats: Mapping[str, np.ndarray], populations: Mapping[str, ClusterStats]) -> dict[str, JudgedSample]:
     """One :class:`JudgedSample` per config, the judge's labels being ``populations`` (from :func:`populations`), when
     ``stats`` hold the audit's columns (:data:`JUDGED`); else an empty dict.
 
@@ -205,15 +232,21 @@ def judged_samples(stats: Mapping[str, np.ndarray],
         part = config == name
         audited = np.asarray(stats["audited"][part], dtype=np.int64)
         out[name] = JudgedSample(
-            judge=judge, audited=audited, gold_total=stats["sum_gold"][part], gold_sumsq=stats["sum_gold2"][part],
-            judge_audited=stats["sum_judge_audited"][part], judge_audited_sumsq=stats["sum_judge2_audited"][part],
-            cross=stats["sum_gold_judge"][part], audit=audit_unit(judge.n, audited),
+            judge=judge,
+            audited=audited,
+            gold_total=stats["sum_gold"][part],
+            gold_sumsq=stats["sum_gold2"][part],
+            judge_audited=stats["sum_judge_audited"][part],
+            judge_audited_sumsq=stats["sum_judge2_audited"][part],
+            cross=stats["sum_gold_judge"][part],
+            audit=audit_unit(judge.n, audited),
         )
     return out
 
 
-def per_document_frame(populations: Mapping[str, ClusterStats],
-                       judged: Mapping[str, JudgedSample] | None = None) -> pd.DataFrame:
+def per_document_frame(
+    populations: Mapping[str, ClusterStats], judged: Mapping[str, JudgedSample] | None = None
+) -> pd.DataFrame:
     """The per-document table of loaded populations (``Results.populations``, and ``Results.judged``), ready to write."""
     parts = []
     for config, population in populations.items():
@@ -231,8 +264,9 @@ def per_document_frame(populations: Mapping[str, ClusterStats],
             part["doc_type"] = population.label
         if judged:
             j = judged[config]
-            part |= dict(zip(JUDGED, (j.audited, j.gold_total, j.gold_sumsq, j.judge_audited, j.judge_audited_sumsq,
-                                      j.cross)))
+            part |= dict(
+                zip(JUDGED, (j.audited, j.gold_total, j.gold_sumsq, j.judge_audited, j.judge_audited_sumsq, j.cross))
+            )
         parts.append(pd.DataFrame(part))
     return pd.concat(parts, ignore_index=True)
 

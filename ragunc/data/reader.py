@@ -18,6 +18,7 @@ and bad input is one :class:`DataError` wording.
   and a repeated one a suffix (``y_1``), as DuckDB's own sniffer names them; DuckDB is
   then handed these names and the delimiter instead of sniffing its own.
 """
+
 from __future__ import annotations
 
 import csv
@@ -130,7 +131,7 @@ def listing(items) -> str:
 
 
 def infer_file_type(name: str, file_type: str | None = None) -> str:
-    """"csv", "parquet" or "jsonl" from ``file_type`` or else the name (``.gz`` allowed), for writing a file too."""
+    """ "csv", "parquet" or "jsonl" from ``file_type`` or else the name (``.gz`` allowed), for writing a file too."""
     if file_type is not None:
         return _named_kind(file_type, trec=False)
     kind = _suffix_kind(name)
@@ -210,8 +211,10 @@ def detect(
         kind = "jsonl"
     if b"\x00" in head or len(_NOT_TEXT.findall(text)) > _NOT_TEXT_SHARE * len(text):
         # Otherwise its first line would pass for a header of garbage names, and the error ask for missing columns.
-        raise DataError(f"{name}: not a readable table: its first bytes are binary data, not UTF-8 text "
-                        "(a table is delimited text with a header, JSON lines or Parquet)")
+        raise DataError(
+            f"{name}: not a readable table: its first bytes are binary data, not UTF-8 text "
+            "(a table is delimited text with a header, JSON lines or Parquet)"
+        )
     if kind == "jsonl":
         return FileFormat("jsonl", gzipped, json_array=text.lstrip().startswith("["))
     if kind == "trec":

@@ -7,6 +7,7 @@ its columns must hold from :mod:`.contract` (re-exported here), and the SQL that
 checks and aggregates the rows from :mod:`.duckdb_sql`; a per-document file
 (:mod:`.per_document`) is read as it is.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,18 @@ from .per_document import DEFAULT_CONFIG
 from .reader import DataError, detect, infer_file_type, listing, source_name
 
 __all__ = [
-    "CONTRACT_COLUMNS", "OPTIONAL", "REQUIRED", "ColumnCheck", "DataError", "Results", "check_columns",
-    "infer_file_type", "load_results", "merge_results", "results_from_frame", "write_results",
+    "CONTRACT_COLUMNS",
+    "OPTIONAL",
+    "REQUIRED",
+    "ColumnCheck",
+    "DataError",
+    "Results",
+    "check_columns",
+    "infer_file_type",
+    "load_results",
+    "merge_results",
+    "results_from_frame",
+    "write_results",
 ]
 
 
@@ -88,8 +99,10 @@ class Results:
         """The config's judged sample (:meth:`population`'s checks, then: a judge column, and an audited row)."""
         sample = self.population(config)
         if not self.judged:
-            raise DataError(f"{self.source} has no judge column: name it (columns={{'y_judge': ...}}, "
-                            "--judge-col on the command line)")
+            raise DataError(
+                f"{self.source} has no judge column: name it (columns={{'y_judge': ...}}, "
+                "--judge-col on the command line)"
+            )
         judged = self.judged[sample.config]
         if judged.n_audited == 0:
             where = "" if sample.config == DEFAULT_CONFIG else f" of config {sample.config!r}"
@@ -118,8 +131,9 @@ def merge_results(parts: list[Results], *, source: str | None = None) -> Results
 
 def _results(stats, n_rows: int, source: str) -> Results:
     populations = per_document.populations(stats)
-    return Results(populations=populations, n_rows=n_rows, source=source,
-                   judged=per_document.judged_samples(stats, populations))
+    return Results(
+        populations=populations, n_rows=n_rows, source=source, judged=per_document.judged_samples(stats, populations)
+    )
 
 
 def load_results(
@@ -146,7 +160,9 @@ def load_results(
     return _results(stats, n_rows, name)
 
 
-def results_from_frame(frame: pd.DataFrame, *, columns: dict[str, str] | None = None, source: str = "<frame>") -> Results:
+def results_from_frame(
+    frame: pd.DataFrame, *, columns: dict[str, str] | None = None, source: str = "<frame>"
+) -> Results:
     """Same validation and aggregation for an in-memory frame (e.g. chunk-eval output)."""
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(frame).__name__}")

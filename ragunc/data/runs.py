@@ -8,6 +8,7 @@ Files are read by :mod:`.reader`: a TREC file is told from a table by its conten
 :class:`DataError` naming the column and the first offending rows (1-based data rows
 of the file).
 """
+
 from __future__ import annotations
 
 import os
@@ -42,12 +43,14 @@ class Run:
 
     def to_frame(self) -> pd.DataFrame:
         """Rows ``query_id, rank (1-based), chunk_id, doc_id``."""
-        return pd.DataFrame({
-            "query_id": self.query_id[self.qidx],
-            "rank": self.position + 1,
-            "chunk_id": self.chunk_id,
-            "doc_id": self.doc_id,
-        })
+        return pd.DataFrame(
+            {
+                "query_id": self.query_id[self.qidx],
+                "rank": self.position + 1,
+                "chunk_id": self.chunk_id,
+                "doc_id": self.doc_id,
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,9 @@ def _query_attrs(frame: pd.DataFrame, used: tuple[str, ...]) -> pd.DataFrame:
     extra = [c for c in frame.columns if c not in used]
     grouped = frame.groupby("query_id", sort=False)
     keep = [c for c in extra if (grouped[c].nunique(dropna=False) <= 1).all()]
-    return grouped[keep].first() if keep else pd.DataFrame(index=pd.Index(pd.unique(frame["query_id"]), name="query_id"))
+    return (
+        grouped[keep].first() if keep else pd.DataFrame(index=pd.Index(pd.unique(frame["query_id"]), name="query_id"))
+    )
 
 
 # -- chunk map -------------------------------------------------------------------------------------------------
@@ -131,9 +136,7 @@ def _map_chunks(chunks: np.ndarray, chunk_map: dict[str, str], name: str) -> np.
 # -- run -------------------------------------------------------------------------------------------------------
 
 
-def run_from_frame(
-    frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = None, source: str = "<run>"
-) -> Run:
+def run_from_frame(frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = None, source: str = "<run>") -> Run:
     """Validate a run table (``query_id``, ``rank`` or ``score``, ``chunk_id``, ``doc_id`` or a chunk map).
 
     Ranks must be integers; without ranks, chunks are ordered by descending score and
@@ -182,14 +185,18 @@ def run_from_frame(
     # Tie detection on the sort key (rank, then -score when available).
     secondary = -score if (has_rank and score is not None) else np.zeros(len(frame))
     order = np.lexsort((secondary, primary, codes))
-    same = (codes[order][1:] == codes[order][:-1]) & (primary[order][1:] == primary[order][:-1]) & (
-        secondary[order][1:] == secondary[order][:-1]
+    same = (
+        (codes[order][1:] == codes[order][:-1])
+        & (primary[order][1:] == primary[order][:-1])
+        & (secondary[order][1:] == secondary[order][:-1])
     )
     if same.any():
         tied = np.zeros(len(frame), dtype=bool)
         tied[order[1:][same]] = tied[order[:-1][same]] = True
-        what = "ties without ranks: equal score" if not has_rank else (
-            "ties without scores: equal rank" if score is None else "equal rank and equal score"
+        what = (
+            "ties without ranks: equal score"
+            if not has_rank
+            else ("ties without scores: equal rank" if score is None else "equal rank and equal score")
         )
         raise DataError(f"{name}: {what} within a query in {rows_phrase(tied)}; the order of these chunks is undefined")
     dup = pd.DataFrame({"q": codes, "c": chunks}).duplicated(keep=False).to_numpy()
@@ -243,8 +250,9 @@ def runs_from_frame(
     _no_blanks(frame, (runs_col,), source)
     labels = frame[runs_col].astype(str)
     return {
-        str(name): run_from_frame(part.drop(columns=runs_col), chunk_map=chunk_map,
-                                  source=f"{source} [run {name!r}, rows of that run]")
+        str(name): run_from_frame(
+            part.drop(columns=runs_col), chunk_map=chunk_map, source=f"{source} [run {name!r}, rows of that run]"
+        )
         for name, part in frame.groupby(labels, sort=False)
     }
 
@@ -280,8 +288,11 @@ def load_runs(
     for source in sources:
         frame = read_table(source, file_type, trec_columns=TREC_RUN_COLUMNS).frame
         name = source_name(source)
-        found = (runs_from_frame(frame, runs_col, chunk_map=chunk_map, source=name) if runs_col
-                 else {run_name(source): run_from_frame(frame, chunk_map=chunk_map, source=name)})
+        found = (
+            runs_from_frame(frame, runs_col, chunk_map=chunk_map, source=name)
+            if runs_col
+            else {run_name(source): run_from_frame(frame, chunk_map=chunk_map, source=name)}
+        )
         for run, value in found.items():
             if run in runs:
                 raise DataError(
@@ -297,9 +308,7 @@ def load_runs(
 # -- qrels -----------------------------------------------------------------------------------------------------
 
 
-def qrels_from_frame(
-    frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = None, source: str = "<qrels>"
-) -> Qrels:
+def qrels_from_frame(frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = None, source: str = "<qrels>") -> Qrels:
     """Validate judgments: ``query_id``, ``doc_id`` and/or ``chunk_id``, ``relevance`` (a number; > 0 is relevant).
 
     Chunk-level rows without ``doc_id`` take their document from ``chunk_map``.

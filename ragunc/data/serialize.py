@@ -1,4 +1,5 @@
 """Results as JSON: the one conversion every JSON output (CLI, report, app downloads) goes through."""
+
 from __future__ import annotations
 
 import json

@@ -12,6 +12,7 @@ machine and is read by every ragunc command (:mod:`ragunc.data.per_document`)::
 The optional extra ``ragunc[spark]`` installs pyspark; it is imported when the
 function runs, so the rest of ragunc never loads it.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -50,8 +51,10 @@ def per_document_statistics(
     present = dict(chunks.dtypes)
     resolved = resolve_columns(present, columns, _SOURCE)
     if JUDGE in resolved:
-        raise DataError(f"{_SOURCE}: column {resolved[JUDGE]!r} holds a judge's labels; judged labels are aggregated "
-                        "by ragunc's own loader (load_results, ragunc aggregate), not on Spark")
+        raise DataError(
+            f"{_SOURCE}: column {resolved[JUDGE]!r} holds a judge's labels; judged labels are aggregated "
+            "by ragunc's own loader (load_results, ragunc aggregate), not on Spark"
+        )
     has_ci, has_cid, has_type = ("chunk_index" in resolved), ("chunk_id" in resolved), ("doc_type" in resolved)
 
     def source(contract: str) -> Column:
@@ -88,8 +91,10 @@ def per_document_statistics(
     if has_ci:
         index = source("chunk_index").cast("double")
         whole = (index >= 0) & (index == F.floor(index)) & (index < 9.2e18)
-        rows += [F.when(whole, index.cast("long")).alias("chunk_index"),
-                 (~F.coalesce(whole, F.lit(False))).alias("ci_bad")]
+        rows += [
+            F.when(whole, index.cast("long")).alias("chunk_index"),
+            (~F.coalesce(whole, F.lit(False))).alias("ci_bad"),
+        ]
     typed = chunks.select(*rows)
     flags = [key for key, *_ in CHECKS if key in typed.columns]  # the per-row checks
 
@@ -103,7 +108,8 @@ def per_document_statistics(
         # Each chunk's successor in chunk_index order within its document.
         following = Window.partitionBy("config", "doc_id").orderBy("chunk_index")
         typed = typed.withColumn("y_next", F.lead("y").over(following)).withColumn(
-            "ci_next", F.lead("chunk_index").over(following))
+            "ci_next", F.lead("chunk_index").over(following)
+        )
         aggs += [
             F.coalesce(F.sum(F.col("y") * F.col("y_next")), F.lit(0.0)).alias("sum_y_next"),
             F.min_by("y", "chunk_index").alias("first_y"),
@@ -120,8 +126,9 @@ def per_document_statistics(
     return documents.select(F.lit(per_document.FORMAT_VERSION).alias(per_document.FORMAT_COLUMN), *kept)
 
 
-def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: bool, has_cid: bool,
-           has_type: bool) -> None:
+def _check(
+    documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: bool, has_cid: bool, has_type: bool
+) -> None:
     """Count every violation (one job, a second for repeated chunk_id; more only to name documents at fault)."""
     from pyspark.sql import functions as F
 
@@ -132,7 +139,8 @@ def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: boo
         per_document_counts["type_varies"] = (F.col("doc_type") != F.col("doc_type_max")).cast("long")
     counted = documents.select("config", "doc_id", *(c.alias(k) for k, c in per_document_counts.items()))
     summed = counted.agg(
-        F.count(F.lit(1)).alias("documents"), *(F.sum(key).alias(key) for key in per_document_counts),
+        F.count(F.lit(1)).alias("documents"),
+        *(F.sum(key).alias(key) for key in per_document_counts),
     ).first()
     if not summed["documents"]:
         raise DataError(f"{_SOURCE} has no data rows")
@@ -140,8 +148,7 @@ def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: boo
     totals = {key: summed[key] or 0 for key in per_document_counts}
     if has_cid:
         repeats = typed.where(~F.col("cid_empty")).groupBy("config", "doc_id", "chunk_id").count()
-        repeats = repeats.where(F.col("count") > 1).select(
-            "config", "doc_id", (F.col("count") - 1).alias("cid_dup"))
+        repeats = repeats.where(F.col("count") > 1).select("config", "doc_id", (F.col("count") - 1).alias("cid_dup"))
         totals["cid_dup"] = repeats.agg(F.sum("cid_dup")).first()[0] or 0
     lines = []
     for key, contract, message in CHECKS:
@@ -149,8 +156,15 @@ def _check(documents: DataFrame, typed: DataFrame, flags: list[str], has_ci: boo
         if not n:
             continue
         where = repeats if key == "cid_dup" else counted
-        examples = [(r["config"], r["doc_id"]) for r in where.where(F.col(key) > 0).select("config", "doc_id")
-                    .distinct().orderBy("config", "doc_id").limit(SHOWN_ROWS).collect()]
+        examples = [
+            (r["config"], r["doc_id"])
+            for r in where.where(F.col(key) > 0)
+            .select("config", "doc_id")
+            .distinct()
+            .orderBy("config", "doc_id")
+            .limit(SHOWN_ROWS)
+            .collect()
+        ]
         if key == "type_varies":  # counted per document here, not per row
             message = "{n} document(s) with more than one doc_type"
         shown = ", ".join(f"({c!r}, {d!r})" for c, d in examples)

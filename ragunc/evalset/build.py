@@ -13,6 +13,7 @@ whose leakage reaches the threshold is rephrased once, and drops out if it still
 round trip misses, and negatives a top-ranked chunk answers, drop out). Negatives skip
 the leakage filter and the round trip: they have no source chunk to copy or find.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -86,9 +87,15 @@ class _Item:
 
     def row(self, **extra) -> dict:
         """The review-list row: which chunk, what was asked, plus the stage's own fields."""
-        return {"question_id": self.question_id, "type": self.qtype, "source_chunk_ids": list(self.chunk_ids),
-                "source_doc_id": self.doc_id, "question": self.question, **extra,
-                "passage": "\n\n".join(self.texts)[:PASSAGE_SHOWN]}
+        return {
+            "question_id": self.question_id,
+            "type": self.qtype,
+            "source_chunk_ids": list(self.chunk_ids),
+            "source_doc_id": self.doc_id,
+            "question": self.question,
+            **extra,
+            "passage": "\n\n".join(self.texts)[:PASSAGE_SHOWN],
+        }
 
 
 @dataclass(frozen=True)
@@ -101,8 +108,19 @@ class _Prepared:
     popularity: dict | None
 
 
-def _build_iv(n, chunk_words, seed, depth, leakage_threshold, candidates, chunk_similarity, question_similarity,
-              max_calls, concurrency, language) -> None:
+def _build_iv(
+    n,
+    chunk_words,
+    seed,
+    depth,
+    leakage_threshold,
+    candidates,
+    chunk_similarity,
+    question_similarity,
+    max_calls,
+    concurrency,
+    language,
+) -> None:
     def integer(name, value, low):
         if isinstance(value, bool) or int(value) != value or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
@@ -115,8 +133,11 @@ def _build_iv(n, chunk_words, seed, depth, leakage_threshold, candidates, chunk_
     integer("concurrency", concurrency, 1)
     if max_calls is not None:
         integer("max_calls", max_calls, 0)
-    for name, value in (("leakage_threshold", leakage_threshold), ("chunk_similarity", chunk_similarity),
-                        ("question_similarity", question_similarity)):
+    for name, value in (
+        ("leakage_threshold", leakage_threshold),
+        ("chunk_similarity", chunk_similarity),
+        ("question_similarity", question_similarity),
+    ):
         if not 0 < value <= 1:
             raise ValueError(f"{name} must be in (0, 1], got {value!r}")
     if language is not None and language not in LANGUAGES:
@@ -134,8 +155,9 @@ def _prepare(corpus, *, n, chunk_words, types, seed, max_per_doc, popularity, la
     weights = None
     if popularity is not None:
         weights = dict(popularity) if isinstance(popularity, Mapping) else read_popularity(popularity)
-    sample = sample_chunks(retrieval.chunks, n, mix=parse_mix(types), seed=seed, max_per_doc=max_per_doc,
-                           popularity=weights)
+    sample = sample_chunks(
+        retrieval.chunks, n, mix=parse_mix(types), seed=seed, max_per_doc=max_per_doc, popularity=weights
+    )
     chunks = retrieval.chunks
     chunk_ids, doc_ids = chunks.chunk_ids, chunks.doc_ids
     if choice.detected and choice.language.spaced:
@@ -147,13 +169,22 @@ def _prepare(corpus, *, n, chunk_words, types, seed, max_per_doc, popularity, la
     for pos, qtype, partner in zip(sample.positions.tolist(), sample.types, sample.partners.tolist()):
         sources = (pos, partner) if partner >= 0 else (pos,)
         ids = tuple(str(chunk_ids[s]) for s in sources)
-        items.append(_Item(qtype=qtype, sources=sources, chunk_ids=ids, doc_id=str(doc_ids[pos]),
-                           texts=tuple(chunks.texts[s] for s in sources),
-                           question_id=_question_id(ids, qtype, seed)))
+        items.append(
+            _Item(
+                qtype=qtype,
+                sources=sources,
+                chunk_ids=ids,
+                doc_id=str(doc_ids[pos]),
+                texts=tuple(chunks.texts[s] for s in sources),
+                question_id=_question_id(ids, qtype, seed),
+            )
+        )
     popularity_info = None
     if weights is not None:
-        popularity_info = {"source": str(popularity) if not isinstance(popularity, Mapping) else "<mapping>",
-                           "n_docs": len(weights)}
+        popularity_info = {
+            "source": str(popularity) if not isinstance(popularity, Mapping) else "<mapping>",
+            "n_docs": len(weights),
+        }
     return _Prepared(corpus, retrieval, choice, sample, items, popularity_info)
 
 
@@ -190,12 +221,18 @@ class BuildPlan:
 
     def to_dict(self) -> dict:
         return {
-            "dry_run": True, "question_calls": self.question_calls, "journaled": self.journaled,
-            "rephrase_calls_max": self.rephrase_calls_max, "judge_calls_max": self.judge_calls_max,
+            "dry_run": True,
+            "question_calls": self.question_calls,
+            "journaled": self.journaled,
+            "rephrase_calls_max": self.rephrase_calls_max,
+            "judge_calls_max": self.judge_calls_max,
             "calls_max": self.calls_max,
             "calls_within_budget": self.calls_max if self.max_calls is None else min(self.calls_max, self.max_calls),
-            "prompt_tokens": self.prompt_tokens, "prompt_tokens_max": self.prompt_tokens_max,
-            "max_calls": self.max_calls, "language": self.language.code, "language_info": self.language.to_dict(),
+            "prompt_tokens": self.prompt_tokens,
+            "prompt_tokens_max": self.prompt_tokens_max,
+            "max_calls": self.max_calls,
+            "language": self.language.code,
+            "language_info": self.language.to_dict(),
             "sample": self.sample,
             "generator": self.generator,
         }
@@ -223,8 +260,16 @@ def plan_evalset(
     per answerable question, ``candidates + 1`` per negative, one rephrasing per answerable one).
     """
     _build_iv(n, chunk_words, seed, 50, 0.8, candidates, 0.5, 0.8, max_calls, 1, language)
-    prep = _prepare(corpus, n=n, chunk_words=chunk_words, types=types, seed=seed, max_per_doc=max_per_doc,
-                    popularity=popularity, language=language)
+    prep = _prepare(
+        corpus,
+        n=n,
+        chunk_words=chunk_words,
+        types=types,
+        seed=seed,
+        max_per_doc=max_per_doc,
+        popularity=popularity,
+        language=language,
+    )
     gen = _generator(generator, prep.retrieval)
     journal = read_journal(Path(out) / JOURNAL)[0] if out is not None else {}
     tasks = [_question_task(item, prep.language.code) for item in prep.items]
@@ -232,18 +277,26 @@ def plan_evalset(
     tokens = [estimate_tokens(t.messages) for t in pending]
     answerable = [t for t in tasks if t.qtype in ANSWERABLE]
     # Rephrase and judge prompts depend on replies: bound them, less what this model and seed already journaled.
-    done = {kind: sum(key[1].startswith(kind + ":") and key[3:] == (gen.model, seed) for key in journal)
-            for kind in (REPHRASE, JUDGE)}
+    done = {
+        kind: sum(key[1].startswith(kind + ":") and key[3:] == (gen.model, seed) for key in journal)
+        for kind in (REPHRASE, JUDGE)
+    }
     rephrases = max(0, len(answerable) - done[REPHRASE])
     judges = max(0, len(tasks) * (candidates + 1) - done[JUDGE]) if gen.can_judge else 0
     rephrase_tokens = rephrases * (np.mean([estimate_tokens(t.messages) for t in answerable]) if answerable else 0)
     mean_chunk = np.mean([len(t.texts[0]) for t in tasks]) if tasks else 0.0
     judge_tokens = judges * (mean_chunk / 4 + 60)
     return BuildPlan(
-        question_calls=len(pending), journaled=len(tasks) - len(pending), rephrase_calls_max=rephrases,
-        judge_calls_max=judges, prompt_tokens=int(sum(tokens)),
-        prompt_tokens_max=int(sum(tokens) + rephrase_tokens + judge_tokens), max_calls=max_calls,
-        language=prep.language, sample=prep.sample.to_dict(), generator=gen.describe(),
+        question_calls=len(pending),
+        journaled=len(tasks) - len(pending),
+        rephrase_calls_max=rephrases,
+        judge_calls_max=judges,
+        prompt_tokens=int(sum(tokens)),
+        prompt_tokens_max=int(sum(tokens) + rephrase_tokens + judge_tokens),
+        max_calls=max_calls,
+        language=prep.language,
+        sample=prep.sample.to_dict(),
+        generator=gen.describe(),
     )
 
 
@@ -272,26 +325,59 @@ class BuildResult:
         return EXIT_KEPT_NOTHING if self.kept == 0 else 0
 
     def to_dict(self) -> dict:
-        return {"out": str(self.out), "funnel": self.funnel, "counts": self.counts, "by_type": self.by_type,
-                "calls": self.calls, "language": self.language, "complete": self.complete,
-                "exit_status": self.exit_status, "language_info": self.manifest["language"],
-                "chunking": self.manifest["chunking"]}
+        return {
+            "out": str(self.out),
+            "funnel": self.funnel,
+            "counts": self.counts,
+            "by_type": self.by_type,
+            "calls": self.calls,
+            "language": self.language,
+            "complete": self.complete,
+            "exit_status": self.exit_status,
+            "language_info": self.manifest["language"],
+            "chunking": self.manifest["chunking"],
+        }
 
 
 class _Builder:
     """The stages of one build over its items, collecting the review lists as it goes."""
 
-    def __init__(self, prep: _Prepared, generator: Generator, asker: Asker, *, ranker, depth, leakage_threshold,
-                 candidates, chunk_similarity, question_similarity) -> None:
+    def __init__(
+        self,
+        prep: _Prepared,
+        generator: Generator,
+        asker: Asker,
+        *,
+        ranker,
+        depth,
+        leakage_threshold,
+        candidates,
+        chunk_similarity,
+        question_similarity,
+    ) -> None:
         self.prep, self.generator, self.asker = prep, generator, asker
         self.language = prep.language.code
         self.ranker = ranker
         self.depth, self.threshold, self.n_candidates = depth, leakage_threshold, candidates
         self.chunk_similarity, self.question_similarity = chunk_similarity, question_similarity
         self.review: dict[str, list[dict]] = {name: [] for name in BUILD_REVIEW_LISTS}
-        self.counts = dict.fromkeys(("discarded", "unparsable", "failed", "not_asked", "leaky", "rephrased",
-                                     "leaks", "duplicates", "round_trip_failed", "negatives_answered",
-                                     "multi_relevant", "judge_unparsable"), 0)
+        self.counts = dict.fromkeys(
+            (
+                "discarded",
+                "unparsable",
+                "failed",
+                "not_asked",
+                "leaky",
+                "rephrased",
+                "leaks",
+                "duplicates",
+                "round_trip_failed",
+                "negatives_answered",
+                "multi_relevant",
+                "judge_unparsable",
+            ),
+            0,
+        )
 
     def _live(self, types=None) -> list[_Item]:
         return [it for it in self.prep.items if it.live and (types is None or it.qtype in types)]
@@ -319,8 +405,9 @@ class _Builder:
             if parsed.outcome == DISCARD:
                 self._drop(item, "parsed", "discards", "discarded", reply=outcome.reply)
             elif parsed.outcome != PARSED_QUESTION:
-                self._drop(item, "parsed", "unparsable", "unparsable", call=QUESTION, reply=outcome.reply,
-                           reason=parsed.note)
+                self._drop(
+                    item, "parsed", "unparsable", "unparsable", call=QUESTION, reply=outcome.reply, reason=parsed.note
+                )
             else:
                 item.question, item.note = parsed.text, parsed.note
 
@@ -332,22 +419,37 @@ class _Builder:
             item.scores["leakage"] = float(score)
         leaky = [(it, w) for it, w, s in zip(items, words, scores) if s >= self.threshold]
         self.counts["leaky"] = len(leaky)
-        tasks = [Task(REPHRASE, it.qtype, it.sources, it.chunk_ids, it.texts, self.language, question=it.question)
-                 for it, _ in leaky]
+        tasks = [
+            Task(REPHRASE, it.qtype, it.sources, it.chunk_ids, it.texts, self.language, question=it.question)
+            for it, _ in leaky
+        ]
         for (item, passage), outcome in zip(leaky, self.asker.ask(tasks)):
             if self._unanswered(item, outcome, "not_leaking", REPHRASE):
                 continue
             parsed = parse_question(outcome.reply, self.language)
             before = item.scores["leakage"]
             if parsed.outcome != PARSED_QUESTION:
-                self._drop(item, "not_leaking", "leaks", "leaks", leakage=before,
-                           reason=f"the rephrasing held no question ({parsed.outcome}: {parsed.note or outcome.reply})")
+                self._drop(
+                    item,
+                    "not_leaking",
+                    "leaks",
+                    "leaks",
+                    leakage=before,
+                    reason=f"the rephrasing held no question ({parsed.outcome}: {parsed.note or outcome.reply})",
+                )
                 continue
             after = leakage(parsed.text, passage, self.language)
             if after >= self.threshold:
-                self._drop(item, "not_leaking", "leaks", "leaks", leakage=before, rephrased=parsed.text,
-                           leakage_after_rephrase=after,
-                           reason=f"{after:.2f} of its content words are in the chunk, still after rephrasing")
+                self._drop(
+                    item,
+                    "not_leaking",
+                    "leaks",
+                    "leaks",
+                    leakage=before,
+                    rephrased=parsed.text,
+                    leakage_after_rephrase=after,
+                    reason=f"{after:.2f} of its content words are in the chunk, still after rephrasing",
+                )
                 continue
             item.question = parsed.text
             item.scores.update(leakage=after, leakage_before_rephrase=before)
@@ -358,15 +460,31 @@ class _Builder:
         parent = duplicate_of([it.question for it in items], self.language, self.question_similarity)
         for item, p in zip(items, parent.tolist()):
             if p >= 0:
-                self._drop(item, "unique", "duplicates", "duplicates", duplicate_of=items[p].question_id,
-                           duplicate_question=items[p].question)
+                self._drop(
+                    item,
+                    "unique",
+                    "duplicates",
+                    "duplicates",
+                    duplicate_of=items[p].question_id,
+                    duplicate_question=items[p].question,
+                )
 
     def _judge(self, pairs: list[tuple[_Item, int]]) -> list[bool]:
         """Does chunk ``c`` answer the item's question? The LLM's YES/NO (judged pairs only)."""
         chunks = self.prep.retrieval.chunks
         chunk_ids = chunks.chunk_ids
-        tasks = [Task(JUDGE, it.qtype, (c,), (*it.chunk_ids, str(chunk_ids[c])), (chunks.texts[c],), self.language,
-                      question=it.question) for it, c in pairs]
+        tasks = [
+            Task(
+                JUDGE,
+                it.qtype,
+                (c,),
+                (*it.chunk_ids, str(chunk_ids[c])),
+                (chunks.texts[c],),
+                self.language,
+                question=it.question,
+            )
+            for it, c in pairs
+        ]
         verdicts = []
         for (item, c), outcome in zip(pairs, self.asker.ask(tasks)):
             verdict = None
@@ -378,8 +496,11 @@ class _Builder:
                 verdict = parse_verdict(outcome.reply)
                 if verdict is None:
                     self.counts["judge_unparsable"] += 1
-                    self.review["unparsable"].append(item.row(call=JUDGE, candidate=str(chunk_ids[c]),
-                                                              reply=outcome.reply, reason="neither YES nor NO"))
+                    self.review["unparsable"].append(
+                        item.row(
+                            call=JUDGE, candidate=str(chunk_ids[c]), reply=outcome.reply, reason="neither YES nor NO"
+                        )
+                    )
             verdicts.append(bool(verdict))
         return verdicts
 
@@ -395,8 +516,14 @@ class _Builder:
             item = items[i]
             if np.isnan(rank):
                 top = [str(chunk_ids[c]) for c in ranked[i][:3] if c >= 0]
-                self._drop(item, "kept", "round_trip_failures", "round_trip_failed", retrieved_instead=top,
-                           reason=f"no source chunk in the top {self.depth} of {ranker_name(self.ranker)}")
+                self._drop(
+                    item,
+                    "kept",
+                    "round_trip_failures",
+                    "round_trip_failed",
+                    retrieved_instead=top,
+                    reason=f"no source chunk in the top {self.depth} of {ranker_name(self.ranker)}",
+                )
             else:
                 item.scores["round_trip_rank"] = int(rank)
                 found.append(i)
@@ -407,9 +534,14 @@ class _Builder:
             verdicts = iter(self._judge(pairs))
             accepted = [[c for c in cands if next(verdicts)] for cands in pool]
         else:
-            accepted = [cands[near_duplicate_chunks(items[i].texts, [chunks.texts[c] for c in cands],
-                                                    self.chunk_similarity, self.language)].tolist()
-                        for i, cands in zip(found, pool)]
+            accepted = [
+                cands[
+                    near_duplicate_chunks(
+                        items[i].texts, [chunks.texts[c] for c in cands], self.chunk_similarity, self.language
+                    )
+                ].tolist()
+                for i, cands in zip(found, pool)
+            ]
         for i, extra in zip(found, accepted):
             item = items[i]
             item.relevant = [*item.sources, *map(int, extra)]
@@ -420,25 +552,34 @@ class _Builder:
     def _check_negatives(self, negatives: list[tuple[_Item, np.ndarray]]) -> None:
         """A negative that its own chunk or a top-ranked chunk answers is no negative."""
         chunks = self.prep.retrieval.chunks
-        checked = [(item, [item.sources[0], *[int(c) for c in row[row >= 0] if c != item.sources[0]]
-                           ][: self.n_candidates + 1]) for item, row in negatives]
+        checked = [
+            (item, [item.sources[0], *[int(c) for c in row[row >= 0] if c != item.sources[0]]][: self.n_candidates + 1])
+            for item, row in negatives
+        ]
         pairs = [(item, c) for item, cands in checked for c in cands]
         if self.generator.can_judge:
             verdicts = self._judge(pairs)
         else:  # a chunk holding (nearly) all of the question's content words could answer it
-            verdicts = [leakage(item.question, passage_words([chunks.texts[c]], self.language), self.language)
-                        >= self.threshold
-                        for item, c in pairs]
+            verdicts = [
+                leakage(item.question, passage_words([chunks.texts[c]], self.language), self.language) >= self.threshold
+                for item, c in pairs
+            ]
         answered: dict[str, list[str]] = {}
         for (item, c), yes in zip(pairs, verdicts):
             if yes:
                 answered.setdefault(item.question_id, []).append(str(chunks.chunk_ids[c]))
         for item, _ in checked:
             if item.question_id in answered:
-                self._drop(item, "kept", "negatives_answered", "negatives_answered",
-                           answered_by=answered[item.question_id],
-                           reason="judged answerable" if self.generator.can_judge else
-                           f"a chunk holds >= {self.threshold:g} of its content words")
+                self._drop(
+                    item,
+                    "kept",
+                    "negatives_answered",
+                    "negatives_answered",
+                    answered_by=answered[item.question_id],
+                    reason="judged answerable"
+                    if self.generator.can_judge
+                    else f"a chunk holds >= {self.threshold:g} of its content words",
+                )
 
     def questions(self) -> list[dict]:
         chunks = self.prep.retrieval.chunks
@@ -446,14 +587,21 @@ class _Builder:
         rows = []
         for item in self._live():
             relevant = item.relevant if item.qtype != "negative" else []
-            rows.append({
-                "question_id": item.question_id, "question": item.question, "type": item.qtype,
-                "origin": "synthetic",
-                "relevant_chunk_ids": [str(chunk_ids[c]) for c in relevant],
-                "relevant_doc_ids": list(dict.fromkeys(str(doc_ids[c]) for c in relevant)),
-                "source_chunk_ids": list(item.chunk_ids), "source_doc_id": item.doc_id,
-                "generator": self.generator.model, "scores": item.scores, "note": item.note,
-            })
+            rows.append(
+                {
+                    "question_id": item.question_id,
+                    "question": item.question,
+                    "type": item.qtype,
+                    "origin": "synthetic",
+                    "relevant_chunk_ids": [str(chunk_ids[c]) for c in relevant],
+                    "relevant_doc_ids": list(dict.fromkeys(str(doc_ids[c]) for c in relevant)),
+                    "source_chunk_ids": list(item.chunk_ids),
+                    "source_doc_id": item.doc_id,
+                    "generator": self.generator.model,
+                    "scores": item.scores,
+                    "note": item.note,
+                }
+            )
         return rows
 
     def funnel(self, items=None) -> dict[str, int]:
@@ -506,19 +654,47 @@ def build_evalset(
     two questions are duplicates. ``max_calls``: budget of calls (0: use the journal only);
     ``progress(done, total)`` counts calls; ``stop()`` returning True ends the asking.
     """
-    _build_iv(n, chunk_words, seed, depth, leakage_threshold, candidates, chunk_similarity, question_similarity,
-              max_calls, concurrency, language)
+    _build_iv(
+        n,
+        chunk_words,
+        seed,
+        depth,
+        leakage_threshold,
+        candidates,
+        chunk_similarity,
+        question_similarity,
+        max_calls,
+        concurrency,
+        language,
+    )
     folder = Path(out)
-    prep = _prepare(corpus, n=n, chunk_words=chunk_words, types=types, seed=seed, max_per_doc=max_per_doc,
-                    popularity=popularity, language=language)
+    prep = _prepare(
+        corpus,
+        n=n,
+        chunk_words=chunk_words,
+        types=types,
+        seed=seed,
+        max_per_doc=max_per_doc,
+        popularity=popularity,
+        language=language,
+    )
     gen = _generator(generator, prep.retrieval)
     ranker = ranker if ranker is not None else BM25Ranker(prep.retrieval)
     with Journal(folder / JOURNAL) as journal:
-        asker = Asker(gen, journal, seed=seed, max_calls=max_calls, concurrency=concurrency, progress=progress,
-                      stop=stop)
-        builder = _Builder(prep, gen, asker, ranker=ranker, depth=depth, leakage_threshold=leakage_threshold,
-                           candidates=candidates, chunk_similarity=chunk_similarity,
-                           question_similarity=question_similarity)
+        asker = Asker(
+            gen, journal, seed=seed, max_calls=max_calls, concurrency=concurrency, progress=progress, stop=stop
+        )
+        builder = _Builder(
+            prep,
+            gen,
+            asker,
+            ranker=ranker,
+            depth=depth,
+            leakage_threshold=leakage_threshold,
+            candidates=candidates,
+            chunk_similarity=chunk_similarity,
+            question_similarity=question_similarity,
+        )
         builder.ask_questions()
         builder.filter_leakage()
         builder.remove_duplicates()
@@ -526,31 +702,57 @@ def build_evalset(
         torn = journal.n_torn
     questions = builder.questions()
     funnel = builder.funnel()
-    calls = {"made": asker.made, "from_journal": asker.reused, "failed": asker.failed, "max_calls": max_calls,
-             "budget_reached": asker.budget_reached, "stopped": asker.stopped, "journal_torn_lines": torn}
+    calls = {
+        "made": asker.made,
+        "from_journal": asker.reused,
+        "failed": asker.failed,
+        "max_calls": max_calls,
+        "budget_reached": asker.budget_reached,
+        "stopped": asker.stopped,
+        "journal_torn_lines": torn,
+    }
     complete = asker.stopped is None and not asker.budget_reached
     manifest = {
         "format": FORMAT,
         "ragunc_version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "complete": complete,
-        "corpus": {"source": prep.corpus.source, "path": _absolute(prep.corpus.source),
-                   "hash": corpus_hash(prep.corpus), "n_docs": len(prep.corpus), "n_words": prep.corpus.n_words},
-        "chunking": {"chunk_words": int(chunk_words), "overlap": 0, "n_chunks": len(prep.retrieval.chunks),
-                     "config": prep.retrieval.chunks.config, "unit": prep.language.language.unit},
-        "sampling": {**prep.sample.to_dict(), "seed": int(seed), "max_per_doc": max_per_doc,
-                     "popularity": prep.popularity},
+        "corpus": {
+            "source": prep.corpus.source,
+            "path": _absolute(prep.corpus.source),
+            "hash": corpus_hash(prep.corpus),
+            "n_docs": len(prep.corpus),
+            "n_words": prep.corpus.n_words,
+        },
+        "chunking": {
+            "chunk_words": int(chunk_words),
+            "overlap": 0,
+            "n_chunks": len(prep.retrieval.chunks),
+            "config": prep.retrieval.chunks.config,
+            "unit": prep.language.language.unit,
+        },
+        "sampling": {
+            **prep.sample.to_dict(),
+            "seed": int(seed),
+            "max_per_doc": max_per_doc,
+            "popularity": prep.popularity,
+        },
         "language": prep.language.to_dict(),
         "generator": {**gen.describe(), "concurrency": int(concurrency)},
         "prompt_templates_hash": templates_hash(prep.language.code),
         "filters": {
             "round_trip": {"ranker": ranker_name(ranker), "depth": int(depth)},
-            "uniqueness": {"judge": "llm" if gen.can_judge else "near-duplicate text", "candidates": int(candidates),
-                           "chunk_similarity": chunk_similarity if not gen.can_judge else None},
+            "uniqueness": {
+                "judge": "llm" if gen.can_judge else "near-duplicate text",
+                "candidates": int(candidates),
+                "chunk_similarity": chunk_similarity if not gen.can_judge else None,
+            },
             "leakage": {"threshold": leakage_threshold, "rephrase_once": True},
             "duplicates": {"question_similarity": question_similarity},
-            "negatives": {"judge": "llm" if gen.can_judge else f"content words >= {leakage_threshold:g} in a chunk",
-                          "candidates": int(candidates) + 1},
+            "negatives": {
+                "judge": "llm" if gen.can_judge else f"content words >= {leakage_threshold:g} in a chunk",
+                "candidates": int(candidates) + 1,
+            },
         },
         "funnel": funnel,
         "counts": builder.counts,
@@ -563,8 +765,16 @@ def build_evalset(
     for name, rows in builder.review.items():
         write_atomic(folder / REVIEW / f"{name}.jsonl", jsonl_text(rows))
     write_atomic(folder / MANIFEST, json_text(manifest) + "\n")
-    return BuildResult(out=folder, funnel=funnel, counts=builder.counts, by_type=manifest["by_type"], calls=calls,
-                       language=prep.language.code, complete=complete, manifest=manifest)
+    return BuildResult(
+        out=folder,
+        funnel=funnel,
+        counts=builder.counts,
+        by_type=manifest["by_type"],
+        calls=calls,
+        language=prep.language.code,
+        complete=complete,
+        manifest=manifest,
+    )
 
 
 def _absolute(source: str) -> str | None:

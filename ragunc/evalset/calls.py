@@ -6,6 +6,7 @@ journaled by the worker that received it, before anything else happens to it; an
 interruption of the main thread (Ctrl-C, a dashboard stop) lets the calls in flight
 finish and journal, starts no new one, and re-raises.
 """
+
 from __future__ import annotations
 
 import threading

@@ -15,6 +15,7 @@ question's recall is recomputed on its relevant set as the person has it, and th
 is estimated by prediction-powered inference (:mod:`ragunc.stats.judged`), the judge's recall
 on every question corrected by the audited ones, questions clustered by source document.
 """
+
 from __future__ import annotations
 
 import os
@@ -53,9 +54,14 @@ class MetricSummary(Recommends):
     deff: float
 
     def to_dict(self) -> dict:
-        return {"mean": self.mean, "n_questions": self.n_questions, "naive": self.interval("naive").to_dict(),
-                "cluster": self.interval("cluster").to_dict(), "deff": self.deff,
-                "recommended": self.recommended_dict()}
+        return {
+            "mean": self.mean,
+            "n_questions": self.n_questions,
+            "naive": self.interval("naive").to_dict(),
+            "cluster": self.interval("cluster").to_dict(),
+            "deff": self.deff,
+            "recommended": self.recommended_dict(),
+        }
 
 
 def _summary(name: str, scores: np.ndarray, groups: np.ndarray, *, level: float, boot: int, rng) -> MetricSummary:
@@ -64,8 +70,9 @@ def _summary(name: str, scores: np.ndarray, groups: np.ndarray, *, level: float,
     mean = float(scores[defined].mean()) if defined.any() else float("nan")
     if np.unique(groups[defined]).size >= 2:
         report = query_interval(scores, groups, level=level, boot=boot, rng=rng)
-        return MetricSummary(name, mean, int(defined.sum()), report.intervals, report.recommendation,
-                             report.diagnostics.deff)
+        return MetricSummary(
+            name, mean, int(defined.sum()), report.intervals, report.recommendation, report.diagnostics.deff
+        )
     return MetricSummary(name, mean, int(defined.sum()), undefined_estimates(), None, float("nan"))
 
 
@@ -79,9 +86,12 @@ class NegativesSummary:
     threshold: float | None  # median top-1 score over answerable questions
 
     def to_dict(self) -> dict:
-        return {"n": self.n, "returned": self.returned.to_dict(),
-                "confident": None if self.confident is None else self.confident.to_dict(),
-                "threshold": self.threshold}
+        return {
+            "n": self.n,
+            "returned": self.returned.to_dict(),
+            "confident": None if self.confident is None else self.confident.to_dict(),
+            "threshold": self.threshold,
+        }
 
 
 AUDIT_COLUMNS = ("question_id", "chunk_id", "relevant")
@@ -99,10 +109,15 @@ class AuditedRecall:
     left_out: int  # audited questions left with no relevant chunk (no recall to measure)
 
     def to_dict(self) -> dict:
-        return {"recall_judge": self.report["judge_only"].estimate,
-                "recall_corrected": self.report["prediction_powered"].estimate, **self.report.to_dict(),
-                "pairs": self.pairs, "made_relevant": self.made_relevant, "made_irrelevant": self.made_irrelevant,
-                "left_out": self.left_out}
+        return {
+            "recall_judge": self.report["judge_only"].estimate,
+            "recall_corrected": self.report["prediction_powered"].estimate,
+            **self.report.to_dict(),
+            "pairs": self.pairs,
+            "made_relevant": self.made_relevant,
+            "made_irrelevant": self.made_irrelevant,
+            "left_out": self.left_out,
+        }
 
 
 def load_audit(source: str | os.PathLike | pd.DataFrame, questions: list[dict]) -> pd.DataFrame:
@@ -118,8 +133,10 @@ def load_audit(source: str | os.PathLike | pd.DataFrame, questions: list[dict]) 
         frame, name = table.frame, table.source
     missing = [c for c in AUDIT_COLUMNS if c not in frame.columns]
     if missing:
-        raise DataError(f"{name}: missing column(s) {', '.join(map(repr, missing))}; an audit has columns "
-                        f"{', '.join(AUDIT_COLUMNS)} (one row per judged pair, relevant 1 or 0)")
+        raise DataError(
+            f"{name}: missing column(s) {', '.join(map(repr, missing))}; an audit has columns "
+            f"{', '.join(AUDIT_COLUMNS)} (one row per judged pair, relevant 1 or 0)"
+        )
     if frame.empty:
         raise DataError(f"{name} has no data rows")
     text = {c: frame[c].map(lambda v: "" if v is None or v != v else str(v).strip()) for c in AUDIT_COLUMNS}
@@ -127,22 +144,37 @@ def load_audit(source: str | os.PathLike | pd.DataFrame, questions: list[dict]) 
     answerable = {q["question_id"] for q in questions if q["relevant_doc_ids"]}
     problems = [
         ("question_id", "row(s) with an empty value", text["question_id"] == ""),
-        ("question_id", "row(s) naming no answerable question of the set",
-         (text["question_id"] != "") & ~text["question_id"].isin(answerable)),
+        (
+            "question_id",
+            "row(s) naming no answerable question of the set",
+            (text["question_id"] != "") & ~text["question_id"].isin(answerable),
+        ),
         ("chunk_id", "row(s) with an empty value", text["chunk_id"] == ""),
         ("relevant", "row(s) that are not 1/0, true/false or yes/no", verdict.isna()),
-        ("chunk_id", "row(s) repeat the (question_id, chunk_id) of an earlier row",
-         pd.DataFrame(text).duplicated(["question_id", "chunk_id"])),
+        (
+            "chunk_id",
+            "row(s) repeat the (question_id, chunk_id) of an earlier row",
+            pd.DataFrame(text).duplicated(["question_id", "chunk_id"]),
+        ),
     ]
     lines = [f"column {c!r}: {int(m.sum())} {what}: {rows_phrase(m.to_numpy())}" for c, what, m in problems if m.any()]
     if lines:
         raise DataError(f"{name}: " + "; ".join(lines) + " (row numbers count data rows from 1)")
-    return pd.DataFrame({"question_id": text["question_id"], "chunk_id": text["chunk_id"],
-                         "relevant": verdict.astype(bool)})
+    return pd.DataFrame(
+        {"question_id": text["question_id"], "chunk_id": text["chunk_id"], "relevant": verdict.astype(bool)}
+    )
 
 
-def _audited_recall(audit: pd.DataFrame, answerable: list[dict], run: Run, judge_recall: np.ndarray,
-                    query_id: np.ndarray, groups: np.ndarray, k: int, level: float) -> AuditedRecall:
+def _audited_recall(
+    audit: pd.DataFrame,
+    answerable: list[dict],
+    run: Run,
+    judge_recall: np.ndarray,
+    query_id: np.ndarray,
+    groups: np.ndarray,
+    k: int,
+    level: float,
+) -> AuditedRecall:
     """Each audited question's recall on its relevant set as the person has it, and the corrected mean."""
     by_id = {q["question_id"]: q for q in answerable}
     corrected, made_relevant, made_irrelevant = [], 0, 0
@@ -154,11 +186,16 @@ def _audited_recall(audit: pd.DataFrame, answerable: list[dict], run: Run, judge
         made_relevant += len(yes - judged)
         made_irrelevant += len(no & judged)
         chunks = [c for c in q["relevant_chunk_ids"] if c not in no] + sorted(yes - judged)
-        docs_without_chunk = [d for d in q["relevant_doc_ids"]
-                              if d not in {c.rpartition("#")[0] for c in q["relevant_chunk_ids"]}]
-        corrected.append({**q, "relevant_chunk_ids": chunks,
-                          "relevant_doc_ids": list(dict.fromkeys([c.rpartition("#")[0] for c in chunks]
-                                                                 + docs_without_chunk))})
+        docs_without_chunk = [
+            d for d in q["relevant_doc_ids"] if d not in {c.rpartition("#")[0] for c in q["relevant_chunk_ids"]}
+        ]
+        corrected.append(
+            {
+                **q,
+                "relevant_chunk_ids": chunks,
+                "relevant_doc_ids": list(dict.fromkeys([c.rpartition("#")[0] for c in chunks] + docs_without_chunk)),
+            }
+        )
     kept = [q for q in corrected if q["relevant_doc_ids"]]
     ids = [q["question_id"] for q in kept]
     gold = pd.Series(np.nan, index=query_id)
@@ -167,11 +204,15 @@ def _audited_recall(audit: pd.DataFrame, answerable: list[dict], run: Run, judge
         audited = judge(run_from_frame(rows, source=run.source), qrels_from_frame(_qrels_frame(kept)))
         gold.loc[audited.query_id] = recall(audited, k, order=TRUNCATE_DEDUP)
     defined = ~np.isnan(judge_recall)
-    frame = pd.DataFrame({"doc_id": groups[defined], "y_judge": judge_recall[defined],
-                          "y": gold.to_numpy()[defined]})
+    frame = pd.DataFrame({"doc_id": groups[defined], "y_judge": judge_recall[defined], "y": gold.to_numpy()[defined]})
     sample = results_from_frame(frame, source="the audited recall").judged_sample()
-    return AuditedRecall(report=judged_report(sample, level=level), pairs=len(audit), made_relevant=made_relevant,
-                         made_irrelevant=made_irrelevant, left_out=len(corrected) - len(kept))
+    return AuditedRecall(
+        report=judged_report(sample, level=level),
+        pairs=len(audit),
+        made_relevant=made_relevant,
+        made_irrelevant=made_irrelevant,
+        left_out=len(corrected) - len(kept),
+    )
 
 
 @dataclass(frozen=True)
@@ -194,14 +235,25 @@ class EvalsetReport:
     audit: AuditedRecall | None = None  # with an audit file: recall corrected by the person's verdicts
 
     def to_dict(self) -> dict:
-        return jsonable({
-            "k": self.k, "retriever": self.retriever, "level": self.level, "n_questions": self.n_questions,
-            "n_answerable": self.recall.n_queries, "n_negatives": self.negatives.n, "origin": self.origin,
-            "complete": self.complete, "recall": self.recall.to_dict(),
-            "metrics": {m.name: m.to_dict() for m in self.metrics}, "by_type": self.by_type,
-            "by_origin": self.by_origin, "negatives": self.negatives.to_dict(), "language": self.language,
-            **({} if self.audit is None else {"audit": self.audit.to_dict()}),
-        })
+        return jsonable(
+            {
+                "k": self.k,
+                "retriever": self.retriever,
+                "level": self.level,
+                "n_questions": self.n_questions,
+                "n_answerable": self.recall.n_queries,
+                "n_negatives": self.negatives.n,
+                "origin": self.origin,
+                "complete": self.complete,
+                "recall": self.recall.to_dict(),
+                "metrics": {m.name: m.to_dict() for m in self.metrics},
+                "by_type": self.by_type,
+                "by_origin": self.by_origin,
+                "negatives": self.negatives.to_dict(),
+                "language": self.language,
+                **({} if self.audit is None else {"audit": self.audit.to_dict()}),
+            }
+        )
 
 
 def _qrels_frame(questions: list[dict]) -> pd.DataFrame:
@@ -220,13 +272,15 @@ def _bm25_run(evalset: EvalSet, depth: int) -> tuple[pd.DataFrame, str, dict[str
     questions = evalset.questions
     positions, scores = top_k(retrieval.index, retrieval.encode_queries([q["question"] for q in questions]), depth)
     n, width = positions.shape
-    frame = pd.DataFrame({
-        "query_id": np.repeat([q["question_id"] for q in questions], width),
-        "rank": np.tile(np.arange(1, width + 1), n),
-        "score": scores.ravel(),
-        "chunk_id": retrieval.chunk_ids[positions.ravel()],
-        "doc_id": retrieval.chunks.doc_ids[positions.ravel()],
-    })
+    frame = pd.DataFrame(
+        {
+            "query_id": np.repeat([q["question_id"] for q in questions], width),
+            "rank": np.tile(np.arange(1, width + 1), n),
+            "score": scores.ravel(),
+            "chunk_id": retrieval.chunk_ids[positions.ravel()],
+            "doc_id": retrieval.chunks.doc_ids[positions.ravel()],
+        }
+    )
     frame = frame[frame["score"] > 0]  # a chunk no question term matches was not retrieved
     doc_types = dict(zip(corpus.doc_ids, corpus.doc_types))
     return frame, f"ragunc BM25 over {retrieval.chunks.config} chunks", doc_types
@@ -274,41 +328,67 @@ def evaluate_evalset(
     judged = judge(run_from_frame(rows, source=retriever), qrels_from_frame(_qrels_frame(answerable)))
     source_doc = {q["question_id"]: q["source_doc_id"] or q["question_id"] for q in questions}
     groups = np.array([source_doc.get(qid, qid) for qid in judged.query_id])
-    recall_all = recall_report(judged, int(k), groups=groups, group_col="source_doc_id", level=level, boot=boot,
-                               rng=rng)
+    recall_all = recall_report(
+        judged, int(k), groups=groups, group_col="source_doc_id", level=level, boot=boot, rng=rng
+    )
     table = metric_table(judged, int(k))
-    metrics = tuple(_summary(name, table[name].to_numpy(), groups, level=level, boot=boot, rng=rng)
-                    for name in FRIENDS if name in table.columns)
+    metrics = tuple(
+        _summary(name, table[name].to_numpy(), groups, level=level, boot=boot, rng=rng)
+        for name in FRIENDS
+        if name in table.columns
+    )
 
     by_id = {q["question_id"]: q for q in questions}
     info = pd.DataFrame({"query_id": judged.query_id}).assign(
-        type=[by_id[q]["type"] for q in judged.query_id], origin=[by_id[q]["origin"] for q in judged.query_id])
-    by_type = {t: {"n": int(m.size), "recall": float(np.nanmean(table["recall"].to_numpy()[m]))}
-               for t in pd.unique(info["type"]) for m in [np.flatnonzero(info["type"].to_numpy() == t)]}
-    by_origin = {o: {"n": int(m.size), "recall": float(np.nanmean(table["recall"].to_numpy()[m]))}
-                 for o in pd.unique(info["origin"]) for m in [np.flatnonzero(info["origin"].to_numpy() == o)]}
+        type=[by_id[q]["type"] for q in judged.query_id], origin=[by_id[q]["origin"] for q in judged.query_id]
+    )
+    by_type = {
+        t: {"n": int(m.size), "recall": float(np.nanmean(table["recall"].to_numpy()[m]))}
+        for t in pd.unique(info["type"])
+        for m in [np.flatnonzero(info["type"].to_numpy() == t)]
+    }
+    by_origin = {
+        o: {"n": int(m.size), "recall": float(np.nanmean(table["recall"].to_numpy()[m]))}
+        for o in pd.unique(info["origin"])
+        for m in [np.flatnonzero(info["origin"].to_numpy() == o)]
+    }
 
     negatives_summary = _negatives(run, negatives, scores, answerable, source_doc, level=level, boot=boot, rng=rng)
-    results = pd.DataFrame({
-        "query_id": judged.query_id,
-        "doc_id": groups,
-        "relevant_chunk_id": [(by_id[q]["relevant_chunk_ids"] or [""])[0] for q in judged.query_id],
-        "config": f"{retriever} @{int(k)}",
-        "question_type": info["type"].to_numpy(),
-        "origin": info["origin"].to_numpy(),
-        "y": table["recall"].to_numpy(),
-        "hit": table["hit"].to_numpy(),
-        "rr": table["rr"].to_numpy(),
-        "ndcg": table["ndcg"].to_numpy(),
-    })
+    results = pd.DataFrame(
+        {
+            "query_id": judged.query_id,
+            "doc_id": groups,
+            "relevant_chunk_id": [(by_id[q]["relevant_chunk_ids"] or [""])[0] for q in judged.query_id],
+            "config": f"{retriever} @{int(k)}",
+            "question_type": info["type"].to_numpy(),
+            "origin": info["origin"].to_numpy(),
+            "y": table["recall"].to_numpy(),
+            "hit": table["hit"].to_numpy(),
+            "rr": table["rr"].to_numpy(),
+            "ndcg": table["ndcg"].to_numpy(),
+        }
+    )
     if doc_types:
         results.insert(4, "doc_type", [doc_types.get(d, "default") for d in groups])
-    audited = None if verdicts is None else _audited_recall(
-        verdicts, answerable, run, recall_all.per_query, judged.query_id, groups, int(k), level)
+    audited = (
+        None
+        if verdicts is None
+        else _audited_recall(verdicts, answerable, run, recall_all.per_query, judged.query_id, groups, int(k), level)
+    )
     return EvalsetReport(
-        k=int(k), retriever=retriever, level=level, n_questions=len(questions), origin=origin_counts(questions),
-        complete=bool(evalset.manifest.get("complete", True)), recall=recall_all, metrics=metrics, by_type=by_type,
-        by_origin=by_origin, negatives=negatives_summary, results=results, language=evalset.manifest.get("language"),
+        k=int(k),
+        retriever=retriever,
+        level=level,
+        n_questions=len(questions),
+        origin=origin_counts(questions),
+        complete=bool(evalset.manifest.get("complete", True)),
+        recall=recall_all,
+        metrics=metrics,
+        by_type=by_type,
+        by_origin=by_origin,
+        negatives=negatives_summary,
+        results=results,
+        language=evalset.manifest.get("language"),
         audit=audited,
     )
 
@@ -324,6 +404,8 @@ def _negatives(run: Run, negatives, scores, answerable, source_doc, *, level, bo
         top = scores.reindex(ids).fillna(0.0).to_numpy()
         confident = _summary("confident", (top >= threshold).astype(float), groups, level=level, boot=boot, rng=rng)
     return NegativesSummary(
-        n=len(ids), returned=_summary("returned", returned, groups, level=level, boot=boot, rng=rng),
-        confident=confident, threshold=threshold,
+        n=len(ids),
+        returned=_summary("returned", returned, groups, level=level, boot=boot, rng=rng),
+        confident=confident,
+        threshold=threshold,
     )

@@ -13,6 +13,7 @@
 A ranker is any callable ``ranker(questions, depth) -> (n, depth) chunk positions``, best
 first; its ``name`` attribute (or its repr) goes into the manifest.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -51,8 +52,10 @@ def ranked_lists(ranker, questions: Sequence[str], depth: int, n_chunks: int) ->
     """The ranker's lists as an (n, depth) int array (shorter lists padded with -1), checked once."""
     ranked = np.asarray(ranker(list(questions), depth))
     if ranked.ndim != 2 or ranked.shape[0] != len(questions):
-        raise ValueError(f"ranker {ranker_name(ranker)} returned shape {ranked.shape} for {len(questions)} "
-                         f"questions; expected ({len(questions)}, <= {depth}) chunk positions")
+        raise ValueError(
+            f"ranker {ranker_name(ranker)} returned shape {ranked.shape} for {len(questions)} "
+            f"questions; expected ({len(questions)}, <= {depth}) chunk positions"
+        )
     if ranked.size and (ranked.min() < -1 or ranked.max() >= n_chunks):
         raise ValueError(f"ranker {ranker_name(ranker)} returned chunk positions outside [0, {n_chunks})")
     padded = np.full((len(questions), depth), -1, dtype=np.int64)
@@ -83,12 +86,15 @@ def candidates(ranked: np.ndarray, sources: Sequence[Sequence[int]], n: int) -> 
     return out
 
 
-def near_duplicate_chunks(source_texts: Sequence[str], candidate_texts: Sequence[str], threshold: float,
-                          language: str | None = None) -> np.ndarray:
+def near_duplicate_chunks(
+    source_texts: Sequence[str], candidate_texts: Sequence[str], threshold: float, language: str | None = None
+) -> np.ndarray:
     """For each candidate, True when its word 3-shingles overlap a source chunk's by Jaccard >= ``threshold``."""
     sources = [shingles(t, language=language) for t in source_texts]
-    return np.array([any(jaccard(shingles(c, language=language), s) >= threshold for s in sources)
-                     for c in candidate_texts], dtype=bool)
+    return np.array(
+        [any(jaccard(shingles(c, language=language), s) >= threshold for s in sources) for c in candidate_texts],
+        dtype=bool,
+    )
 
 
 def passage_words(texts: Sequence[str], language: str | None = None) -> set[str]:

@@ -18,6 +18,7 @@ a chunk's most salient terms (tf-idf), and "rephrases" by swapping chunk terms f
 of the same document's other chunks. Its questions are keyword questions: they leak by
 construction (the leakage filter flags every one) and measure lexical retrieval only.
 """
+
 from __future__ import annotations
 
 import email.utils
@@ -130,8 +131,10 @@ def _openai():
     try:
         import openai
     except ImportError:
-        raise ValueError("the OpenAI-compatible generator needs the openai package: "
-                         "pip install 'ragunc[evalset]' (or pip install openai)") from None
+        raise ValueError(
+            "the OpenAI-compatible generator needs the openai package: "
+            "pip install 'ragunc[evalset]' (or pip install openai)"
+        ) from None
     return openai
 
 
@@ -191,8 +194,9 @@ class OpenAIGenerator:
         self.retries = int(retries)
         self.backoff = float(backoff)
         self.max_wait = float(max_wait)
-        self._client = self._openai.OpenAI(api_key=key or "no-key", base_url=base_url, timeout=self.timeout,
-                                     max_retries=0)
+        self._client = self._openai.OpenAI(
+            api_key=key or "no-key", base_url=base_url, timeout=self.timeout, max_retries=0
+        )
         self.base_url = _safe_url(str(self._client.base_url))
 
     def __repr__(self) -> str:
@@ -206,8 +210,13 @@ class OpenAIGenerator:
 
     def describe(self) -> dict:
         return {
-            "kind": "openai", "model": self.model, "base_url": self.base_url, "api_key_env": self.api_key_env,
-            "api_key_set": self.has_key, "temperature": self.temperature, "timeout": self.timeout,
+            "kind": "openai",
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "api_key_set": self.has_key,
+            "temperature": self.temperature,
+            "timeout": self.timeout,
             "retries": self.retries,
         }
 
@@ -218,21 +227,29 @@ class OpenAIGenerator:
             wait = self.backoff * 2**attempt
             try:
                 response = self._client.chat.completions.create(
-                    model=self.model, messages=task.messages, temperature=self.temperature, seed=int(seed),
+                    model=self.model,
+                    messages=task.messages,
+                    temperature=self.temperature,
+                    seed=int(seed),
                 )
                 return response.choices[0].message.content or ""
             except openai.RateLimitError as exc:
                 if _is_quota(exc):
-                    raise GenerationStopped(self.redact(f"quota exhausted (HTTP {exc.status_code}): {exc.message}")) from None
+                    raise GenerationStopped(
+                        self.redact(f"quota exhausted (HTTP {exc.status_code}): {exc.message}")
+                    ) from None
                 asked = _retry_after(exc.response)
                 wait = asked if asked is not None else wait
                 reason = self.redact(f"rate limited (HTTP 429): {exc.message}")
             except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-                raise GenerationStopped(self.redact(f"the endpoint refused the request (HTTP {exc.status_code}): "
-                                                    f"{exc.message}")) from None
+                raise GenerationStopped(
+                    self.redact(f"the endpoint refused the request (HTTP {exc.status_code}): {exc.message}")
+                ) from None
             except openai.APIStatusError as exc:
                 if _is_quota(exc):
-                    raise GenerationStopped(self.redact(f"quota exhausted (HTTP {exc.status_code}): {exc.message}")) from None
+                    raise GenerationStopped(
+                        self.redact(f"quota exhausted (HTTP {exc.status_code}): {exc.message}")
+                    ) from None
                 reason = self.redact(f"HTTP {exc.status_code}: {exc.message}")
                 if exc.status_code < 500 and exc.status_code not in (408, 409):
                     # The same request would be refused the same way: no retry.
@@ -256,8 +273,12 @@ class OpenAIGenerator:
 
 _TEMPLATES = {  # only question words and stopwords besides the slots: every content word is a chunk term
     "en": {
-        "factual": ("What does {a} do with {b}?", "Where is {a} used in {b}?", "Which {a} works with {b}?",
-                    "What is the difference between {a} and {b}?"),
+        "factual": (
+            "What does {a} do with {b}?",
+            "Where is {a} used in {b}?",
+            "Which {a} works with {b}?",
+            "What is the difference between {a} and {b}?",
+        ),
         "procedural": ("How do I use {a} with {b}?", "How can I get {b} from {a}?", "How do I set {a} for {b}?"),
         "two_chunk": ("How does {a} work with {b}?", "What is the difference between {a} and {b}?"),
         "negative": ("How do I use {a} with {b}?", "Can I use {a} with {b}?", "What does {a} do with {b}?"),
@@ -296,8 +317,11 @@ def _content_terms(terms: np.ndarray, language: str) -> np.ndarray:
     characters make most nouns, and a verb's term is one of its inflected forms)."""
     lengths = np.fromiter((len(t) for t in terms), dtype=np.int64, count=len(terms))
     digits = np.fromiter((t.isdigit() for t in terms), dtype=bool, count=len(terms))
-    ignored = np.fromiter((t in IGNORED[language] if language not in SPACED else t in IGNORED_ANY for t in terms),
-                          dtype=bool, count=len(terms))
+    ignored = np.fromiter(
+        (t in IGNORED[language] if language not in SPACED else t in IGNORED_ANY for t in terms),
+        dtype=bool,
+        count=len(terms),
+    )
     if language in SPACED:
         return (lengths >= 3) & ~ignored & ~digits
     analyser = language_record(language).analyser()

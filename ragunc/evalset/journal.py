@@ -7,6 +7,7 @@ at most one torn last line, which the next run skips and counts. The key is
 same arguments finds every reply it already paid for, whatever order calls finished in.
 Only replies are journaled; a failed call is retried by the next build.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -62,13 +63,17 @@ class Journal:
 
     def append(self, key: Key, reply: str, **meta) -> None:
         """Write one reply now, as one line (whole, or torn only if the process dies inside the write)."""
-        entry = {"key": dict(zip(KEY_FIELDS, key)), "reply": reply, **meta,
-                 "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+        entry = {
+            "key": dict(zip(KEY_FIELDS, key)),
+            "reply": reply,
+            **meta,
+            "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
             view = memoryview(line)
             while view:  # a regular file takes it in one write; loop for the rare short write
-                view = view[os.write(self._fd, view):]
+                view = view[os.write(self._fd, view) :]
             self._replies[key] = reply
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ Japanese and Chinese replies are read the same way: a full-width question mark i
 mark, a sentence ending in か / 吗 / 呢 is a question, and words are the analyser's
 (:mod:`ragunc.corpus.language`), counted when ``language`` names one of them.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,22 @@ PARSED_QUESTION = "question"
 DISCARD = "discard"
 UNPARSABLE = "unparsable"
 
-DISCARD_VARIANTS = frozenset({"discard", "discarded", "descartar", "descarte", "descartado", "descartada",
-                              "descarto", "descartamos", "descartavel", "descartable", "破棄", "丢弃"})
+DISCARD_VARIANTS = frozenset(
+    {
+        "discard",
+        "discarded",
+        "descartar",
+        "descarte",
+        "descartado",
+        "descartada",
+        "descarto",
+        "descartamos",
+        "descartavel",
+        "descartable",
+        "破棄",
+        "丢弃",
+    }
+)
 MIN_WORDS, MAX_WORDS = 3, 60
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
@@ -46,8 +61,9 @@ _PREAMBLE = re.compile(
     r"aquí|aqui|vale|perfecto|com certeza|certo|segue|eis|muy bien|está bien)\b|^(?:はい|以下|こちら|好的|以下是)",
     re.IGNORECASE,
 )
-_PREAMBLE_WORDS = re.compile(r"\b(?:question|pregunta|pergunta|here|aquí|aqui|segue|eis|sure|claro)\b|質問|问题",
-                             re.IGNORECASE)
+_PREAMBLE_WORDS = re.compile(
+    r"\b(?:question|pregunta|pergunta|here|aquí|aqui|segue|eis|sure|claro)\b|質問|问题", re.IGNORECASE
+)
 _REFUSAL = re.compile(
     r"^(?:i'?m sorry|i am sorry|sorry|i cannot|i can't|i can not|as an ai|unfortunately|lo siento|"
     r"no puedo|lamentablemente|desculpe|sinto muito|não posso|infelizmente)\b|^(?:申し訳|すみません|抱歉|对不起|很抱歉)",
@@ -77,9 +93,24 @@ _INTERROGATIVE = frozenset(
     "qué que cuál cual cuáles quién quien cuándo cuando dónde donde por cómo como puedo puede es hay "
     "qual quais quem onde porque posso pode existe".split()
 )
-_VERDICTS = {"yes": True, "y": True, "si": True, "sim": True, "true": True, "はい": True, "是": True, "是的": True,
-             "no": False, "n": False, "nao": False, "false": False, "いいえ": False, "否": False, "不是": False,
-             "不": False}
+_VERDICTS = {
+    "yes": True,
+    "y": True,
+    "si": True,
+    "sim": True,
+    "true": True,
+    "はい": True,
+    "是": True,
+    "是的": True,
+    "no": False,
+    "n": False,
+    "nao": False,
+    "false": False,
+    "いいえ": False,
+    "否": False,
+    "不是": False,
+    "不": False,
+}
 
 
 @dataclass(frozen=True)

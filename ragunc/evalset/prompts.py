@@ -9,6 +9,7 @@ judge prompt asks YES or NO: does this other chunk answer the question too.
 Replies are keyed in the journal by the hash of the exact messages sent
 (:func:`prompt_hash`), so a changed template or chunk is asked again and nothing else is.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -66,82 +67,125 @@ _ASK = {
     "en": {
         "intro": "You are an employee looking things up in the internal documentation.\n",
         "factual": "Read the passage and write one single question that this passage answers completely.\n",
-        "procedural": ('Read the passage and write one single "how do I ...?" question about a task that this '
-                       "passage explains how to do. If it explains no task, reply exactly: DISCARD\n"),
-        "two_chunk": ("Read the two consecutive passages and write one single question that needs both of them "
-                      "to be answered: neither passage answers it alone.\n"),
-        "negative": ("Read the passage and write one single question that a user of this documentation could "
-                     "plausibly ask about the same topic, but that asks about something the passage does not "
-                     "contain (another option, feature, product or entity), so that the passage cannot answer it.\n"),
-        "passage": "Passage", "passages": ("Passage 1", "Passage 2"),
+        "procedural": (
+            'Read the passage and write one single "how do I ...?" question about a task that this '
+            "passage explains how to do. If it explains no task, reply exactly: DISCARD\n"
+        ),
+        "two_chunk": (
+            "Read the two consecutive passages and write one single question that needs both of them "
+            "to be answered: neither passage answers it alone.\n"
+        ),
+        "negative": (
+            "Read the passage and write one single question that a user of this documentation could "
+            "plausibly ask about the same topic, but that asks about something the passage does not "
+            "contain (another option, feature, product or entity), so that the passage cannot answer it.\n"
+        ),
+        "passage": "Passage",
+        "passages": ("Passage 1", "Passage 2"),
     },
     "pt": {
         "intro": "Você é um funcionário que consulta a documentação interna.\n",
         "factual": "Leia o trecho e escreva uma única pergunta que este trecho responda por completo.\n",
-        "procedural": ('Leia o trecho e escreva uma única pergunta do tipo "como faço para ...?" sobre uma tarefa '
-                       "que este trecho explica como fazer. Se não explicar nenhuma, responda exatamente: DESCARTAR\n"),
-        "two_chunk": ("Leia os dois trechos consecutivos e escreva uma única pergunta que precise dos dois para "
-                      "ser respondida: nenhum dos trechos a responde sozinho.\n"),
-        "negative": ("Leia o trecho e escreva uma única pergunta que um usuário desta documentação poderia fazer "
-                     "sobre o mesmo tema, mas sobre algo que o trecho não contém (outra opção, função, produto ou "
-                     "entidade), de modo que o trecho não a possa responder.\n"),
-        "passage": "Trecho", "passages": ("Trecho 1", "Trecho 2"),
+        "procedural": (
+            'Leia o trecho e escreva uma única pergunta do tipo "como faço para ...?" sobre uma tarefa '
+            "que este trecho explica como fazer. Se não explicar nenhuma, responda exatamente: DESCARTAR\n"
+        ),
+        "two_chunk": (
+            "Leia os dois trechos consecutivos e escreva uma única pergunta que precise dos dois para "
+            "ser respondida: nenhum dos trechos a responde sozinho.\n"
+        ),
+        "negative": (
+            "Leia o trecho e escreva uma única pergunta que um usuário desta documentação poderia fazer "
+            "sobre o mesmo tema, mas sobre algo que o trecho não contém (outra opção, função, produto ou "
+            "entidade), de modo que o trecho não a possa responder.\n"
+        ),
+        "passage": "Trecho",
+        "passages": ("Trecho 1", "Trecho 2"),
     },
     "es": {
         "intro": "Eres un empleado que consulta la documentación interna.\n",
         "factual": "Lee el fragmento y escribe una sola pregunta que este fragmento responda por completo.\n",
-        "procedural": ('Lee el fragmento y escribe una sola pregunta del tipo "¿cómo hago para ...?" sobre una '
-                       "tarea que este fragmento explica cómo hacer. Si no explica ninguna, responde exactamente: "
-                       "DESCARTAR\n"),
-        "two_chunk": ("Lee los dos fragmentos consecutivos y escribe una sola pregunta que necesite los dos para "
-                      "responderse: ninguno de los fragmentos la responde por sí solo.\n"),
-        "negative": ("Lee el fragmento y escribe una sola pregunta que un usuario de esta documentación podría "
-                     "hacer sobre el mismo tema, pero sobre algo que el fragmento no contiene (otra opción, "
-                     "función, producto o entidad), de modo que el fragmento no pueda responderla.\n"),
-        "passage": "Fragmento", "passages": ("Fragmento 1", "Fragmento 2"),
+        "procedural": (
+            'Lee el fragmento y escribe una sola pregunta del tipo "¿cómo hago para ...?" sobre una '
+            "tarea que este fragmento explica cómo hacer. Si no explica ninguna, responde exactamente: "
+            "DESCARTAR\n"
+        ),
+        "two_chunk": (
+            "Lee los dos fragmentos consecutivos y escribe una sola pregunta que necesite los dos para "
+            "responderse: ninguno de los fragmentos la responde por sí solo.\n"
+        ),
+        "negative": (
+            "Lee el fragmento y escribe una sola pregunta que un usuario de esta documentación podría "
+            "hacer sobre el mismo tema, pero sobre algo que el fragmento no contiene (otra opción, "
+            "función, producto o entidad), de modo que el fragmento no pueda responderla.\n"
+        ),
+        "passage": "Fragmento",
+        "passages": ("Fragmento 1", "Fragmento 2"),
     },
     "ja": {
         "intro": "あなたは社内ドキュメントを調べている社員です。\n",
         "factual": "文章を読み、この文章が完全に答えている質問を一つだけ書いてください。\n",
-        "procedural": ("文章を読み、この文章がやり方を説明している作業について「どうすれば…できますか？」という"
-                       "質問を一つだけ書いてください。作業を説明していない場合は DISCARD とだけ返してください。\n"),
-        "two_chunk": ("連続する二つの文章を読み、両方がなければ答えられない質問を一つだけ書いてください。"
-                      "どちらの文章も単独では答えられないようにしてください。\n"),
-        "negative": ("文章を読み、このドキュメントの利用者が同じ話題について尋ねそうだが、文章に含まれていないこと"
-                     "（別のオプション、機能、製品、対象）を尋ねる質問を一つだけ書いてください。"
-                     "文章ではその質問に答えられないようにしてください。\n"),
-        "passage": "文章", "passages": ("文章1", "文章2"),
+        "procedural": (
+            "文章を読み、この文章がやり方を説明している作業について「どうすれば…できますか？」という"
+            "質問を一つだけ書いてください。作業を説明していない場合は DISCARD とだけ返してください。\n"
+        ),
+        "two_chunk": (
+            "連続する二つの文章を読み、両方がなければ答えられない質問を一つだけ書いてください。"
+            "どちらの文章も単独では答えられないようにしてください。\n"
+        ),
+        "negative": (
+            "文章を読み、このドキュメントの利用者が同じ話題について尋ねそうだが、文章に含まれていないこと"
+            "（別のオプション、機能、製品、対象）を尋ねる質問を一つだけ書いてください。"
+            "文章ではその質問に答えられないようにしてください。\n"
+        ),
+        "passage": "文章",
+        "passages": ("文章1", "文章2"),
     },
     "zh": {
         "intro": "你是一名正在查阅内部文档的员工。\n",
         "factual": "阅读这段文字，写出一个这段文字能够完整回答的问题。\n",
-        "procedural": ("阅读这段文字，针对它讲解如何完成的某项任务，写出一个“如何……？”的问题。"
-                       "如果它没有讲解任何任务，请只回复：DISCARD\n"),
+        "procedural": (
+            "阅读这段文字，针对它讲解如何完成的某项任务，写出一个“如何……？”的问题。"
+            "如果它没有讲解任何任务，请只回复：DISCARD\n"
+        ),
         "two_chunk": "阅读这两段连续的文字，写出一个需要两段文字才能回答的问题：任何一段都不能单独回答它。\n",
-        "negative": ("阅读这段文字，写出一个该文档的用户可能就同一主题提出、但询问的是这段文字没有包含的内容"
-                     "（其他选项、功能、产品或对象）的问题，使这段文字无法回答它。\n"),
-        "passage": "文字", "passages": ("文字1", "文字2"),
+        "negative": (
+            "阅读这段文字，写出一个该文档的用户可能就同一主题提出、但询问的是这段文字没有包含的内容"
+            "（其他选项、功能、产品或对象）的问题，使这段文字无法回答它。\n"
+        ),
+        "passage": "文字",
+        "passages": ("文字1", "文字2"),
     },
 }
 
 _REPHRASE = {
-    "en": ("The question below copies too many words from the passage it was written from. Rewrite the "
-           "question so that it asks the same thing in the words of someone who has not read the passage: use "
-           "synonyms and everyday words, and do not reuse the passage's terms where another word will do. Reply "
-           "with the rewritten question only."),
-    "pt": ("A pergunta abaixo copia palavras demais do trecho a partir do qual foi escrita. Reescreva a pergunta "
-           "para que pergunte o mesmo com as palavras de alguém que não leu o trecho: use sinônimos e palavras "
-           "do dia a dia e não reutilize os termos do trecho quando outra palavra servir. Responda apenas com "
-           "a pergunta reescrita."),
-    "es": ("La pregunta de abajo copia demasiadas palabras del fragmento desde el que se escribió. Reescribe la "
-           "pregunta para que pregunte lo mismo con las palabras de alguien que no ha leído el fragmento: usa "
-           "sinónimos y palabras cotidianas, y no reutilices los términos del fragmento cuando otra palabra "
-           "sirva. Responde solo con la pregunta reescrita."),
-    "ja": ("次の質問は、もとになった文章の言葉をそのまま使いすぎています。文章を読んでいない人の言葉で同じことを"
-           "尋ねるよう、質問を書き直してください。同義語や日常的な言葉を使い、別の言葉で言える場合は文章の用語を"
-           "使わないでください。書き直した質問だけを返してください。"),
-    "zh": ("下面的问题从其来源文字中照抄了太多词语。请改写这个问题，用没有读过这段文字的人的话问同样的事情："
-           "使用同义词和日常用语，能用别的词时不要重复使用这段文字的术语。只回复改写后的问题。"),
+    "en": (
+        "The question below copies too many words from the passage it was written from. Rewrite the "
+        "question so that it asks the same thing in the words of someone who has not read the passage: use "
+        "synonyms and everyday words, and do not reuse the passage's terms where another word will do. Reply "
+        "with the rewritten question only."
+    ),
+    "pt": (
+        "A pergunta abaixo copia palavras demais do trecho a partir do qual foi escrita. Reescreva a pergunta "
+        "para que pergunte o mesmo com as palavras de alguém que não leu o trecho: use sinônimos e palavras "
+        "do dia a dia e não reutilize os termos do trecho quando outra palavra servir. Responda apenas com "
+        "a pergunta reescrita."
+    ),
+    "es": (
+        "La pregunta de abajo copia demasiadas palabras del fragmento desde el que se escribió. Reescribe la "
+        "pregunta para que pregunte lo mismo con las palabras de alguien que no ha leído el fragmento: usa "
+        "sinónimos y palabras cotidianas, y no reutilices los términos del fragmento cuando otra palabra "
+        "sirva. Responde solo con la pregunta reescrita."
+    ),
+    "ja": (
+        "次の質問は、もとになった文章の言葉をそのまま使いすぎています。文章を読んでいない人の言葉で同じことを"
+        "尋ねるよう、質問を書き直してください。同義語や日常的な言葉を使い、別の言葉で言える場合は文章の用語を"
+        "使わないでください。書き直した質問だけを返してください。"
+    ),
+    "zh": (
+        "下面的问题从其来源文字中照抄了太多词语。请改写这个问题，用没有读过这段文字的人的话问同样的事情："
+        "使用同义词和日常用语，能用别的词时不要重复使用这段文字的术语。只回复改写后的问题。"
+    ),
 }
 _QUESTION = {"en": "Question", "pt": "Pergunta", "es": "Pregunta", "ja": "質問", "zh": "问题"}
 
@@ -153,8 +197,10 @@ _JUDGE = {
     "zh": "下面这段文字是否完整回答了这个问题？只回答 YES 或 NO。",
 }
 
-TEMPLATES = {lang: {"ask": _ASK[lang], "rules": _RULES[lang], "rephrase": _REPHRASE[lang], "judge": _JUDGE[lang]}
-             for lang in _ASK}
+TEMPLATES = {
+    lang: {"ask": _ASK[lang], "rules": _RULES[lang], "rephrase": _REPHRASE[lang], "judge": _JUDGE[lang]}
+    for lang in _ASK
+}
 
 
 def _check(language: str) -> dict:
@@ -178,15 +224,23 @@ def rephrase_messages(question: str, texts: tuple[str, ...], language: str) -> l
     """The prompt asking to reword a question that leaks its chunk's words."""
     ask = _check(language)
     passage = "\n\n".join(texts)
-    return [{"role": "user", "content": f"{_REPHRASE[language]}\n\n{_QUESTION[language]}: {question}\n\n"
-                                        f"{ask['passage']}:\n{passage}"}]
+    return [
+        {
+            "role": "user",
+            "content": f"{_REPHRASE[language]}\n\n{_QUESTION[language]}: {question}\n\n{ask['passage']}:\n{passage}",
+        }
+    ]
 
 
 def judge_messages(question: str, text: str, language: str) -> list[dict]:
     """The yes/no prompt: does this chunk answer the question?"""
     ask = _check(language)
-    return [{"role": "user", "content": f"{_JUDGE[language]}\n\n{_QUESTION[language]}: {question}\n\n"
-                                        f"{ask['passage']}:\n{text}"}]
+    return [
+        {
+            "role": "user",
+            "content": f"{_JUDGE[language]}\n\n{_QUESTION[language]}: {question}\n\n{ask['passage']}:\n{text}",
+        }
+    ]
 
 
 def _digest(payload) -> str:

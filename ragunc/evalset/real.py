@@ -9,6 +9,7 @@ synthetic question of the same kind (answerable or negative), preferably one mad
 document the real question is about, else one drawn with the seed; the displaced ones go to
 ``review/displaced.jsonl``, not away. Adding the same question twice adds it once.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -23,7 +24,18 @@ import pandas as pd
 
 from ..data.serialize import json_text
 from ..retrieval.chunking import chunk_corpus
-from .store import MANIFEST, QUESTIONS, REAL_TYPE, REVIEW, TYPES, jsonl_text, load_evalset, origin_counts, read_jsonl, write_atomic
+from .store import (
+    MANIFEST,
+    QUESTIONS,
+    REAL_TYPE,
+    REVIEW,
+    TYPES,
+    jsonl_text,
+    load_evalset,
+    origin_counts,
+    read_jsonl,
+    write_atomic,
+)
 from .text import normalized
 
 
@@ -37,8 +49,12 @@ class AddResult:
     origin: dict
 
     def to_dict(self) -> dict:
-        return {"added": self.added, "already_present": self.already_present, "displaced": self.displaced,
-                "origin": self.origin}
+        return {
+            "added": self.added,
+            "already_present": self.already_present,
+            "displaced": self.displaced,
+            "origin": self.origin,
+        }
 
 
 def _ids(value) -> list[str]:
@@ -66,23 +82,38 @@ def read_real_questions(path: str | os.PathLike) -> pd.DataFrame:
     chunk_col = next((c for c in ("chunk_ids", "chunk_id", "relevant_chunk_ids") if c in frame.columns), None)
     doc_col = next((c for c in ("doc_ids", "doc_id", "relevant_doc_ids") if c in frame.columns), None)
     if text_col is None or (chunk_col is None and doc_col is None):
-        raise ValueError(f"{file}: real questions need a column 'question' and 'chunk_ids' and/or 'doc_ids' "
-                         f"(columns are {list(frame.columns)})")
+        raise ValueError(
+            f"{file}: real questions need a column 'question' and 'chunk_ids' and/or 'doc_ids' "
+            f"(columns are {list(frame.columns)})"
+        )
     texts = frame[text_col].astype(str).str.strip()
     blank = np.flatnonzero((texts == "").to_numpy()) + 1
     if blank.size:
         raise ValueError(f"{file}: column {text_col!r} is empty in data rows {blank[:5].tolist()}")
-    types = frame["type"].astype(str).replace("", REAL_TYPE) if "type" in frame.columns else pd.Series(REAL_TYPE, index=frame.index)
+    types = (
+        frame["type"].astype(str).replace("", REAL_TYPE)
+        if "type" in frame.columns
+        else pd.Series(REAL_TYPE, index=frame.index)
+    )
     bad = np.flatnonzero(~types.isin(TYPES).to_numpy()) + 1
     if bad.size:
-        raise ValueError(f"{file}: column 'type' must be one of {', '.join(TYPES)}; not in data rows {bad[:5].tolist()}")
-    ids = (frame["question_id"].astype(str) if "question_id" in frame.columns
-           else ["real-" + hashlib.sha256(normalized(t).encode()).hexdigest()[:10] for t in texts])
-    return pd.DataFrame({
-        "question_id": list(ids), "question": texts.tolist(), "type": types.tolist(),
-        "chunk_ids": [_ids(v) for v in frame[chunk_col]] if chunk_col else [[] for _ in range(len(frame))],
-        "doc_ids": [_ids(v) for v in frame[doc_col]] if doc_col else [[] for _ in range(len(frame))],
-    })
+        raise ValueError(
+            f"{file}: column 'type' must be one of {', '.join(TYPES)}; not in data rows {bad[:5].tolist()}"
+        )
+    ids = (
+        frame["question_id"].astype(str)
+        if "question_id" in frame.columns
+        else ["real-" + hashlib.sha256(normalized(t).encode()).hexdigest()[:10] for t in texts]
+    )
+    return pd.DataFrame(
+        {
+            "question_id": list(ids),
+            "question": texts.tolist(),
+            "type": types.tolist(),
+            "chunk_ids": [_ids(v) for v in frame[chunk_col]] if chunk_col else [[] for _ in range(len(frame))],
+            "doc_ids": [_ids(v) for v in frame[doc_col]] if doc_col else [[] for _ in range(len(frame))],
+        }
+    )
 
 
 def add_questions(folder: str | os.PathLike, path: str | os.PathLike, *, seed: int = 0) -> AddResult:
@@ -97,13 +128,21 @@ def add_questions(folder: str | os.PathLike, path: str | os.PathLike, *, seed: i
     unknown_docs = sorted({d for ids in real["doc_ids"] for d in ids if d not in known_docs})
     if unknown_chunks or unknown_docs:
         raise ValueError(
-            f"{path}: " + "; ".join(
-                part for part in (
+            f"{path}: "
+            + "; ".join(
+                part
+                for part in (
                     f"{len(unknown_chunks)} chunk id(s) are not chunks of the set's corpus at "
-                    f"{chunks.config}, e.g. {unknown_chunks[:3]}" if unknown_chunks else "",
+                    f"{chunks.config}, e.g. {unknown_chunks[:3]}"
+                    if unknown_chunks
+                    else "",
                     f"{len(unknown_docs)} doc id(s) are not documents of it, e.g. {unknown_docs[:3]}"
-                    if unknown_docs else "",
-                ) if part))
+                    if unknown_docs
+                    else "",
+                )
+                if part
+            )
+        )
 
     questions = list(evalset.questions)
     present = {normalized(q["question"]) for q in questions if q["origin"] == "real"}
@@ -118,18 +157,25 @@ def add_questions(folder: str | os.PathLike, path: str | os.PathLike, *, seed: i
             raise ValueError(f"{path}: question_id {row.question_id!r} is already in the set")
         docs = list(dict.fromkeys([*(chunk_doc[c] for c in row.chunk_ids), *row.doc_ids]))
         negative = not docs
-        pool = [i for i, q in enumerate(questions)
-                if q["origin"] == "synthetic" and (not q["relevant_doc_ids"]) == negative]
+        pool = [
+            i for i, q in enumerate(questions) if q["origin"] == "synthetic" and (not q["relevant_doc_ids"]) == negative
+        ]
         if pool:
             near = [i for i in pool if questions[i]["source_doc_id"] in docs]
             out = near[0] if near else pool[int(rng.integers(len(pool)))]
             displaced.append({**questions.pop(out), "displaced_by": row.question_id})
         question = {
-            "question_id": row.question_id, "question": row.question,
-            "type": "negative" if negative and row.type == REAL_TYPE else row.type, "origin": "real",
-            "relevant_chunk_ids": list(row.chunk_ids), "relevant_doc_ids": docs,
-            "source_chunk_ids": list(row.chunk_ids[:1]), "source_doc_id": docs[0] if docs else None,
-            "generator": None, "scores": {}, "note": f"added from {Path(path).name}",
+            "question_id": row.question_id,
+            "question": row.question,
+            "type": "negative" if negative and row.type == REAL_TYPE else row.type,
+            "origin": "real",
+            "relevant_chunk_ids": list(row.chunk_ids),
+            "relevant_doc_ids": docs,
+            "source_chunk_ids": list(row.chunk_ids[:1]),
+            "source_doc_id": docs[0] if docs else None,
+            "generator": None,
+            "scores": {},
+            "note": f"added from {Path(path).name}",
         }
         questions.append(question)
         added.append(question)
@@ -142,10 +188,16 @@ def add_questions(folder: str | os.PathLike, path: str | os.PathLike, *, seed: i
     write_atomic(root / QUESTIONS, jsonl_text(questions))
     manifest = dict(evalset.manifest)
     manifest["origin"] = origin_counts(questions)
-    manifest["additions"] = [*manifest.get("additions", []), {
-        "file": str(path), "added": len(added), "already_present": already, "displaced": len(displaced),
-        "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    }]
+    manifest["additions"] = [
+        *manifest.get("additions", []),
+        {
+            "file": str(path),
+            "added": len(added),
+            "already_present": already,
+            "displaced": len(displaced),
+            "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        },
+    ]
     manifest.setdefault("review_lists", {})["displaced"] = len(previous) + len(displaced)
     write_atomic(root / MANIFEST, json_text(manifest) + "\n")
     return AddResult(added=len(added), already_present=already, displaced=len(displaced), origin=manifest["origin"])

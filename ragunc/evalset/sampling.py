@@ -8,6 +8,7 @@ otherwise; 0 never draws it), by Efraimidis–Spirakis keys ``log(u) / w``, at m
 The question types of the mix are then dealt over the drawn chunks; a two-chunk question
 needs the chunk's next neighbour in the same document.
 """
+
 from __future__ import annotations
 
 import io
@@ -46,8 +47,9 @@ def parse_mix(items: Sequence[str] | Mapping[str, float] | None) -> dict[str, fl
                     raise ValueError(f"types: weight of {name!r} is not a number: {weight!r}") from None
     unknown = [name for name, _ in pairs if name not in QUESTION_TYPES]
     if unknown:
-        raise ValueError(f"types: unknown question type {', '.join(map(repr, unknown))} "
-                         f"(known: {', '.join(QUESTION_TYPES)})")
+        raise ValueError(
+            f"types: unknown question type {', '.join(map(repr, unknown))} (known: {', '.join(QUESTION_TYPES)})"
+        )
     if any(not np.isfinite(w) or w < 0 for _, w in pairs):
         raise ValueError(f"types: weights must be finite and >= 0, got {dict(pairs)}")
     total = sum(w for _, w in pairs)
@@ -139,8 +141,9 @@ def _sample_chunks_iv(chunks, n, max_per_doc, popularity):
         where = position.get_indexer(list(popularity))
         unknown = [d for d, p in zip(popularity, where) if p < 0]
         if unknown:
-            raise ValueError(f"popularity: {len(unknown)} doc_id(s) are not documents of the corpus, "
-                             f"e.g. {unknown[:3]}")
+            raise ValueError(
+                f"popularity: {len(unknown)} doc_id(s) are not documents of the corpus, e.g. {unknown[:3]}"
+            )
         weights[where] = list(popularity.values())
     return int(n), max_per_doc, weights
 

@@ -7,6 +7,7 @@
 and a rename, so a set on disk is always a whole one. The journal (``journal.jsonl``)
 sits beside them: the raw replies, which a rebuild reads instead of paying again.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -119,8 +120,10 @@ class EvalSet:
         corpus = load_corpus(source)
         found = corpus_hash(corpus)
         if found != info["hash"]:
-            raise ValueError(f"{self.folder}: the corpus at {source!r} changed since the set was built "
-                             f"(hash {found[:19]}..., the manifest says {info['hash'][:19]}...)")
+            raise ValueError(
+                f"{self.folder}: the corpus at {source!r} changed since the set was built "
+                f"(hash {found[:19]}..., the manifest says {info['hash'][:19]}...)"
+            )
         return corpus
 
 
@@ -152,8 +155,10 @@ def load_evalset(folder: str | os.PathLike) -> EvalSet:
         if missing:
             raise ValueError(f"{root / QUESTIONS}: line {number} lacks {', '.join(missing)}")
         if q["type"] not in TYPES or q["origin"] not in ORIGINS:
-            raise ValueError(f"{root / QUESTIONS}: line {number} has type {q['type']!r} / origin {q['origin']!r} "
-                             f"(types: {', '.join(TYPES)}; origins: {', '.join(ORIGINS)})")
+            raise ValueError(
+                f"{root / QUESTIONS}: line {number} has type {q['type']!r} / origin {q['origin']!r} "
+                f"(types: {', '.join(TYPES)}; origins: {', '.join(ORIGINS)})"
+            )
         if q["question_id"] in seen:
             raise ValueError(f"{root / QUESTIONS}: question_id {q['question_id']!r} repeats (line {number})")
         seen.add(q["question_id"])

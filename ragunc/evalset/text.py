@@ -7,6 +7,7 @@ overlapping character bigrams there. In Japanese and Chinese, tokens are the lan
 analyser's terms and content words those it tags as nouns, verbs, adjectives or adverbs
 (:mod:`ragunc.corpus.language`), less the question words.
 """
+
 from __future__ import annotations
 
 import re

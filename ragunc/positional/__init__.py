@@ -47,15 +47,40 @@ from .settings import (
 )
 
 __all__ = [
-    "CURVE_BINS", "DEFAULT_MODEL", "INSTALL_HINT", "LAYER_CHOICES", "LENGTH_BUCKETS", "METRICS", "POOLINGS",
-    "POSITION_GROUPS", "POSITION_QUERY_MODEL", "ROW_CHOICES", "SHARE_CHOICES", "STOCK", "SWEEP_BASKETS",
-    "Calibration", "PositionalQueries", "PositionalSweep", "SettingResult", "evaluate_settings", "extra_missing",
-    "harmonic_mean", "length_bucket", "load_sweep", "ndcg_at_10", "position_queries", "positional_sensitivity",
-    "relevant_ranks", "save_sweep", "sweep_settings",
+    "CURVE_BINS",
+    "DEFAULT_MODEL",
+    "INSTALL_HINT",
+    "LAYER_CHOICES",
+    "LENGTH_BUCKETS",
+    "METRICS",
+    "POOLINGS",
+    "POSITION_GROUPS",
+    "POSITION_QUERY_MODEL",
+    "ROW_CHOICES",
+    "SHARE_CHOICES",
+    "STOCK",
+    "SWEEP_BASKETS",
+    "Calibration",
+    "PositionalQueries",
+    "PositionalSweep",
+    "SettingResult",
+    "evaluate_settings",
+    "extra_missing",
+    "harmonic_mean",
+    "length_bucket",
+    "load_sweep",
+    "ndcg_at_10",
+    "position_queries",
+    "positional_sensitivity",
+    "relevant_ranks",
+    "save_sweep",
+    "sweep_settings",
 ]
 # Names whose modules import torch, by module (left out of __all__: a star import must not load torch).
 _TORCH_BOUND = {
-    "DenseEncoder": "encoder", "encode_cached": "encoder", "load_encoder": "encoder",
+    "DenseEncoder": "encoder",
+    "encode_cached": "encoder",
+    "load_encoder": "encoder",
     "positional_sweep": "sweep",
 }
 
@@ -66,6 +91,7 @@ def __getattr__(name: str):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     missing = extra_missing()
     if missing:
-        raise ImportError(f"ragunc.positional.{name} needs the positional extra ({', '.join(missing)} "
-                          f"missing): {INSTALL_HINT}")
+        raise ImportError(
+            f"ragunc.positional.{name} needs the positional extra ({', '.join(missing)} missing): {INSTALL_HINT}"
+        )
     return getattr(importlib.import_module(f".{module}", __name__), name)

@@ -23,6 +23,7 @@ only because the same name is registered with ``AttentionMaskInterface`` (transf
 no mask for an implementation it does not know); a ``None`` mask means no padding in the batch
 (plus causality when the module is causal).
 """
+
 from __future__ import annotations
 
 import contextvars
@@ -128,8 +129,9 @@ def _group_masses(query, key, allowed_rows, groups, n_groups: int, scale: float)
     return torch.cat(masses, -1).float()
 
 
-def _calibrated_rows(query, key, value, allowed_rows, layout: KeyLayout, settings: "LayerCalibration",
-                     scale: float, causal: bool) -> torch.Tensor:
+def _calibrated_rows(
+    query, key, value, allowed_rows, layout: KeyLayout, settings: "LayerCalibration", scale: float, causal: bool
+) -> torch.Tensor:
     """``sum_g share_g * (attention restricted to basket g)`` for the given query rows.
 
     ``alpha_cal = a / mass(basket) * share`` restricted to a basket is that basket's own
@@ -170,16 +172,19 @@ def _calibrated_rows(query, key, value, allowed_rows, layout: KeyLayout, setting
         )
         weight = shares[..., g : g + 1]
         out += torch.where(weight > 0, restricted.float() * weight, 0.0)
-    for column, position, isolated in ((n_baskets, layout.first, settings.isolate_first),
-                                       (n_baskets + 1, layout.last, settings.isolate_last)):
+    for column, position, isolated in (
+        (n_baskets, layout.first, settings.isolate_first),
+        (n_baskets + 1, layout.last, settings.isolate_last),
+    ):
         if isolated:
             special_value = value.gather(2, position[:, None, None, None].expand(-1, heads, 1, value.shape[-1]))
             out += shares[..., column : column + 1] * special_value.float()
     return out
 
 
-def _calibrated_few_rows(query, key, value, allowed_rows, layout: KeyLayout, settings: "LayerCalibration",
-                         scale: float) -> torch.Tensor:
+def _calibrated_few_rows(
+    query, key, value, allowed_rows, layout: KeyLayout, settings: "LayerCalibration", scale: float
+) -> torch.Tensor:
     """``alpha_cal @ value`` for one or two rows per sequence, with the weights written out.
 
     A single query row is cheap to materialise (L scores), and SDPA's fused kernel has a large
@@ -238,15 +243,18 @@ def calibrated_attention_forward(
         raise ValueError("attention calibration does not support models with an additive position bias")
     causal = bool(getattr(module, "is_causal", True) if is_causal is None else is_causal) and length > 1
     allowed = _allowed_keys(attention_mask, causal, batch, length, query.device)
-    valid = (torch.ones(batch, length, dtype=torch.bool, device=query.device) if allowed is None
-             else allowed[:, 0, -1, :])
+    valid = (
+        torch.ones(batch, length, dtype=torch.bool, device=query.device) if allowed is None else allowed[:, 0, -1, :]
+    )
     layout = key_layout(valid, settings.basket, settings.isolate_first, settings.isolate_last)
     chosen = torch.nonzero(layout.n_content >= settings.basket).flatten()
     if chosen.numel() == 0:
         return output, None
     if chosen.numel() < batch:  # only then copy the calibrated sequences out of the batch
-        layout = KeyLayout(*(getattr(layout, f)[chosen] for f in ("valid", "first", "last", "content_start",
-                                                                   "n_content", "groups")), layout.n_baskets)
+        layout = KeyLayout(
+            *(getattr(layout, f)[chosen] for f in ("valid", "first", "last", "content_start", "n_content", "groups")),
+            layout.n_baskets,
+        )
         query, key, value = query[chosen], key[chosen], value[chosen]
         allowed = None if allowed is None else allowed[chosen]
     n_rep = getattr(module, "num_key_value_groups", 1)

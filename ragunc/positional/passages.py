@@ -9,6 +9,7 @@ that third and in no other third of the passage, so the query's answer sits wher
 says.  Terms are words less English stopwords in a spaced language, the analyser's content words
 in an unspaced one.  The tokenizer is any Hugging Face fast tokenizer (only called, never imported here).
 """
+
 from __future__ import annotations
 
 import re
@@ -28,6 +29,7 @@ LENGTH_BUCKETS = ((0, 512), (512, 1024), (1024, 2048), (2048, 4096))
 #: Queries of a few terms picked for being rare in the collection: the answer is findable, and
 #: a miss says where in the passage the encoder stopped looking.
 POSITION_QUERY_MODEL = QueryModel(mean_length=4.0, selection="discriminative", lam=0.9)
+
 
 def length_bucket(low: int, high: int) -> str:
     """PosIR's bucket holding lengths ``low..high`` (``"mixed"`` if they span several)."""
@@ -69,12 +71,15 @@ class PositionalQueries:
         low, high = int(self.passage_tokens.min()), int(self.passage_tokens.max())
         truncated = self.truncated
         return {
-            "corpus": self.source, "n_passages": self.n_passages, "n_queries": len(self),
+            "corpus": self.source,
+            "n_passages": self.n_passages,
+            "n_queries": len(self),
             "passage_tokens": {"min": low, "max": high, "mean": float(self.passage_tokens.mean())},
             "length_bucket": length_bucket(low, high),
             "truncated_share": float(truncated.mean()),
-            "truncated_by_group": {name: float(truncated[self.group == g].mean())
-                                   for g, name in enumerate(POSITION_GROUPS)},
+            "truncated_by_group": {
+                name: float(truncated[self.group == g].mean()) for g, name in enumerate(POSITION_GROUPS)
+            },
             "language": self.language.to_dict(),
         }
 
@@ -95,8 +100,9 @@ def _units(text: str, language: LanguageChoice) -> list[tuple[int, int]]:
     return list(zip(analysis.starts.tolist(), analysis.ends.tolist()))
 
 
-def _cut_passage(text: str, tokenizer, target: int, rng: np.random.Generator,
-                 language: LanguageChoice) -> tuple[str, int] | None:
+def _cut_passage(
+    text: str, tokenizer, target: int, rng: np.random.Generator, language: LanguageChoice
+) -> tuple[str, int] | None:
     """``(passage, index of its first unit)``: the longest run of whole units from a random unit
     of ``text`` with at most ``target`` content tokens; None if ``text`` is shorter than that.
 

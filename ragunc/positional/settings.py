@@ -4,6 +4,7 @@ A :class:`Calibration` says how strongly (``lam``), over which baskets (``basket
 tokens each), in which layers (counted from the last) and on which query rows the pooling
 token's attention is redistributed; ``lam = 0`` is the stock model.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -102,12 +103,20 @@ def special_positions(pooling: str) -> tuple[bool, bool]:
     return {"cls": (True, False), "last": (True, True), "mean": (False, False)}[check_pooling(pooling)]
 
 
-def sweep_settings(lams: Iterable[float] = (0.5,), baskets: Iterable[int] = (128,),
-                   layers: Iterable[str] = ("half",), *, rows: str = "pooling",
-                   share: str = "original") -> tuple[Calibration, ...]:
+def sweep_settings(
+    lams: Iterable[float] = (0.5,),
+    baskets: Iterable[int] = (128,),
+    layers: Iterable[str] = ("half",),
+    *,
+    rows: str = "pooling",
+    share: str = "original",
+) -> tuple[Calibration, ...]:
     """The stock model first, then every non-zero ``lam`` x ``basket`` x ``layers`` setting (no repeats)."""
-    grid = [Calibration(lam=lam, basket=basket, layers=layer, rows=rows, share=share)
-            for lam, basket, layer in itertools.product(lams, baskets, layers) if lam != 0]
+    grid = [
+        Calibration(lam=lam, basket=basket, layers=layer, rows=rows, share=share)
+        for lam, basket, layer in itertools.product(lams, baskets, layers)
+        if lam != 0
+    ]
     return (STOCK, *dict.fromkeys(grid))
 
 

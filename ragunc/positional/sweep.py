@@ -4,6 +4,7 @@ The stock passage and query embeddings are computed once and cached on disk (key
 texts and settings, see :func:`.encoder.encode_cached`), and so is every calibrated encoding,
 so a sweep that is stopped or extended recomputes nothing it already has.
 """
+
 from __future__ import annotations
 
 import os
@@ -58,9 +59,17 @@ def positional_sweep(
     elif (model, pooling, max_seq_length, device) != (None,) * 4:
         raise ValueError("pass either a loaded encoder or model/pooling/max_seq_length/device, not both")
     corpus = load_corpus(corpus)
-    queries = position_queries(corpus, encoder.tokenizer, n_passages=n_passages, min_tokens=min_tokens,
-                               max_tokens=max_tokens, max_seq_length=encoder.max_seq_length,
-                               query_model=query_model, rng=seed, language=language)
+    queries = position_queries(
+        corpus,
+        encoder.tokenizer,
+        n_passages=n_passages,
+        min_tokens=min_tokens,
+        max_tokens=max_tokens,
+        max_seq_length=encoder.max_seq_length,
+        query_model=query_model,
+        rng=seed,
+        language=language,
+    )
     # Queries shorter than a basket are never calibrated: the stock embeddings are theirs.
     longest_query = int(encoder.content_lengths(queries.texts).max())
     own_queries = [not s.is_stock and longest_query >= s.basket for s in settings]
@@ -70,17 +79,23 @@ def positional_sweep(
     def encoded(texts, calibration):
         nonlocal done
         step = None if progress is None else (lambda d, _t: progress(done + d, n_texts))
-        out, _ = encode_cached(encoder, texts, calibration, cache_dir=cache_dir, batch_size=batch_size,
-                               progress=step)
+        out, _ = encode_cached(encoder, texts, calibration, cache_dir=cache_dir, batch_size=batch_size, progress=step)
         done += len(texts)
         return out
 
     stock_queries = encoded(queries.texts, STOCK)
     query_embeddings = [encoded(queries.texts, s) if own else stock_queries for s, own in zip(settings, own_queries)]
     passage_embeddings = [encoded(queries.passages, s) for s in settings]
-    results = evaluate_settings(queries, query_embeddings, passage_embeddings, settings,
-                                level=level, reps=reps, rng=seed)
+    results = evaluate_settings(
+        queries, query_embeddings, passage_embeddings, settings, level=level, reps=reps, rng=seed
+    )
     return PositionalSweep(
-        encoder=encoder.describe(), passages=queries.describe(), query_model=query_model.to_dict(),
-        settings=results, level=level, reps=reps, seed=seed, seconds=time.perf_counter() - started,
+        encoder=encoder.describe(),
+        passages=queries.describe(),
+        query_model=query_model.to_dict(),
+        settings=results,
+        level=level,
+        reps=reps,
+        seed=seed,
+        seconds=time.perf_counter() - started,
     )

@@ -6,6 +6,7 @@ its figure read the same result, so every number the text gives is the one drawn
 projector: large type, no figure titles (the step's heading is the title), one trace per colour and
 reference lines as layout shapes.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -64,8 +65,14 @@ def _layout(*, x: str, y: str, height: int = HEIGHT, shapes=(), annotations=(), 
         "hovermode": "closest",
         "showlegend": True,  # also when a single trace has points yet (step 2's first draw)
         # below the x axis, so that the labels of reference lines above the plot stay clear of it
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.16, "x": 0, "xanchor": "left",
-                   "font": {"size": FONT_SIZE - 2}},
+        "legend": {
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -0.16,
+            "x": 0,
+            "xanchor": "left",
+            "font": {"size": FONT_SIZE - 2},
+        },
         "shapes": list(shapes),
         "annotations": list(annotations),
         **extra,
@@ -87,8 +94,19 @@ def _line(x: float, text: str, *, color: str = REFERENCE_COLOR, axis: str = "x")
 
 def _band(low: float, high: float) -> dict:
     """A shaded vertical band from ``low`` to ``high`` across the plot (the binomial interval)."""
-    return {"type": "rect", "xref": "x", "yref": "paper", "x0": low, "x1": high, "y0": 0, "y1": 1,
-            "fillcolor": NAIVE_COLOR, "opacity": 0.3, "line": {"width": 0}, "layer": "below"}
+    return {
+        "type": "rect",
+        "xref": "x",
+        "yref": "paper",
+        "x0": low,
+        "x1": high,
+        "y0": 0,
+        "y1": 1,
+        "fillcolor": NAIVE_COLOR,
+        "opacity": 0.3,
+        "line": {"width": 0},
+        "layer": "below",
+    }
 
 
 def _z(level: float) -> float:
@@ -107,11 +125,15 @@ def sample_sentences(report: IntervalReport, sample: ClusterStats) -> Sentences:
     """Step 1: the sample's documents, chunks, hits and rate; its binomial SE and interval."""
     se, half = 100 * report.interval("naive").se, 100 * _half_width(report, "naive")
     hits = round(float(sample.sum_y.sum()))
-    first = (f"Here are {report.n_docs} documents cut into {report.n_chunks:,} chunks; {hits:,} of the chunks "
-             f"are hits, a rate of {100 * report.estimate:.2f}%.")
-    second = (f"Counted as {report.n_chunks:,} independent trials, they give a binomial standard error of "
-              f"{se:.2f} points and a {report.level:.0%} interval of ±{half:.2f} points: this is how sure "
-              f"{report.n_chunks:,} chunks look.")
+    first = (
+        f"Here are {report.n_docs} documents cut into {report.n_chunks:,} chunks; {hits:,} of the chunks "
+        f"are hits, a rate of {100 * report.estimate:.2f}%."
+    )
+    second = (
+        f"Counted as {report.n_chunks:,} independent trials, they give a binomial standard error of "
+        f"{se:.2f} points and a {report.level:.0%} interval of ±{half:.2f} points: this is how sure "
+        f"{report.n_chunks:,} chunks look."
+    )
     return first, second
 
 
@@ -121,32 +143,44 @@ def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bo
     rates = 100 * document_rates(sample)
     est, half = 100 * report.estimate, 100 * _half_width(report, "naive")
     pooled = f"all {report.n_chunks:,} chunks"
-    traces = [{
-        "type": "scatter", "x": [est], "y": [pooled], "mode": "markers+text",
-        "name": f"all chunks pooled, with the binomial {report.level:.0%} interval (band)",
-        "marker": {"color": NAIVE_COLOR, "size": 16, "symbol": "diamond"},
-        "text": [f"{est:.2f}% ± {half:.2f} pt"], "textposition": "middle right",
-        "hovertemplate": f"{pooled}<br>{est:.2f}% ± {half:.2f} pt<extra></extra>",
-    }]
+    traces = [
+        {
+            "type": "scatter",
+            "x": [est],
+            "y": [pooled],
+            "mode": "markers+text",
+            "name": f"all chunks pooled, with the binomial {report.level:.0%} interval (band)",
+            "marker": {"color": NAIVE_COLOR, "size": 16, "symbol": "diamond"},
+            "text": [f"{est:.2f}% ± {half:.2f} pt"],
+            "textposition": "middle right",
+            "hovertemplate": f"{pooled}<br>{est:.2f}% ± {half:.2f} pt<extra></extra>",
+        }
+    ]
     labels = [pooled]
     if documents:
         order = np.argsort(-rates, kind="stable")
         names = [f"{i + 1}. {str(sample.cluster_id[d])[:18]}" for i, d in enumerate(order)]
         size = sample.n[order]
         labels += names
-        traces.append({
-            "type": "scatter", "x": rates[order], "y": names, "mode": "markers",
-            "name": "each document's own rate (area: its chunks)",
-            "marker": {"color": DOCUMENT_COLOR, "size": 8 + 22 * np.sqrt(size / size.max()), "opacity": 0.85},
-            "customdata": np.column_stack([size, sample.sum_y[order]]),
-            "hovertemplate": "%{y}<br>%{customdata[1]:,.0f} hits in %{customdata[0]:,} chunks: %{x:.1f}%"
-                             "<extra></extra>",
-        })
+        traces.append(
+            {
+                "type": "scatter",
+                "x": rates[order],
+                "y": names,
+                "mode": "markers",
+                "name": "each document's own rate (area: its chunks)",
+                "marker": {"color": DOCUMENT_COLOR, "size": 8 + 22 * np.sqrt(size / size.max()), "opacity": 0.85},
+                "customdata": np.column_stack([size, sample.sum_y[order]]),
+                "hovertemplate": "%{y}<br>%{customdata[1]:,.0f} hits in %{customdata[0]:,} chunks: %{x:.1f}%"
+                "<extra></extra>",
+            }
+        )
     layout = _layout(x="hit rate (%)", y="", shapes=[_band(est - half, est + half)])
     layout["xaxis"]["range"] = [-2, min(100.0, max(rates.max(), est + half) + 5)]
     # every row labelled: 21 rows fit at this size
-    layout["yaxis"].update(autorange="reversed", categoryorder="array", categoryarray=labels, tickfont={"size": 14},
-                           dtick=1)
+    layout["yaxis"].update(
+        autorange="reversed", categoryorder="array", categoryarray=labels, tickfont={"size": 14}, dtick=1
+    )
     return go.Figure(data=traces, layout=layout)
 
 
@@ -156,13 +190,17 @@ def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bo
 def draws_sentences(result: CoverageResult) -> Sentences:
     """Step 2: the binomial band against the spread of the estimate over the R draws."""
     band = _z(result.level) * result.binomial_sd
-    first = (f"Each dot is the rate of another {result.k} documents drawn from the {result.population_docs:,} "
-             f"(the star is step 1's sample); were the chunks independent, {result.level:.0%} of the dots would "
-             f"land in the band, within ±{100 * band:.2f} points of the population's "
-             f"{100 * result.population_value:.2f}%.")
-    second = (f"Over R = {result.reps:,} draws their standard deviation is {100 * result.sd_empirical:.2f} points, "
-              f"{result.sd_empirical / result.binomial_sd:.0f} times the binomial {100 * result.binomial_sd:.2f}: "
-              "the estimate moves far more than the chunks suggest.")
+    first = (
+        f"Each dot is the rate of another {result.k} documents drawn from the {result.population_docs:,} "
+        f"(the star is step 1's sample); were the chunks independent, {result.level:.0%} of the dots would "
+        f"land in the band, within ±{100 * band:.2f} points of the population's "
+        f"{100 * result.population_value:.2f}%."
+    )
+    second = (
+        f"Over R = {result.reps:,} draws their standard deviation is {100 * result.sd_empirical:.2f} points, "
+        f"{result.sd_empirical / result.binomial_sd:.0f} times the binomial {100 * result.binomial_sd:.2f}: "
+        "the estimate moves far more than the chunks suggest."
+    )
     return first, second
 
 
@@ -190,20 +228,44 @@ def draws_figure(result: CoverageResult, first: float, *, shown: int, bins: int 
     size = float(np.clip(0.8 * (HEIGHT - 150) / height.max(), 5, 16))
     latest = slice(shown - 1, shown) if shown > 1 else slice(0, 0)  # step 1's sample alone: no draw yet
     traces = [
-        {"type": "scatter", "x": x[1:shown - 1], "y": height[1:shown - 1], "mode": "markers",
-         "name": f"other samples of {result.k} documents ({shown - 1:,} of {result.reps:,} drawn)",
-         "marker": {"color": REFERENCE_COLOR, "size": size},
-         "customdata": values[1:shown - 1], "hovertemplate": "%{customdata:.2f}%<extra></extra>"},
-        {"type": "scatter", "x": x[latest], "y": height[latest], "mode": "markers", "name": "the latest draw",
-         "marker": {"color": DOCUMENT_COLOR, "size": size + 6},
-         "customdata": values[latest], "hovertemplate": "latest: %{customdata:.2f}%<extra></extra>"},
-        {"type": "scatter", "x": x[:1], "y": height[:1], "mode": "markers", "name": "step 1's sample",
-         "marker": {"color": NAIVE_COLOR, "size": size + 10, "symbol": "star"},
-         "customdata": values[:1], "hovertemplate": "step 1's sample: %{customdata:.2f}%<extra></extra>"},
+        {
+            "type": "scatter",
+            "x": x[1 : shown - 1],
+            "y": height[1 : shown - 1],
+            "mode": "markers",
+            "name": f"other samples of {result.k} documents ({shown - 1:,} of {result.reps:,} drawn)",
+            "marker": {"color": REFERENCE_COLOR, "size": size},
+            "customdata": values[1 : shown - 1],
+            "hovertemplate": "%{customdata:.2f}%<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": x[latest],
+            "y": height[latest],
+            "mode": "markers",
+            "name": "the latest draw",
+            "marker": {"color": DOCUMENT_COLOR, "size": size + 6},
+            "customdata": values[latest],
+            "hovertemplate": "latest: %{customdata:.2f}%<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": x[:1],
+            "y": height[:1],
+            "mode": "markers",
+            "name": "step 1's sample",
+            "marker": {"color": NAIVE_COLOR, "size": size + 10, "symbol": "star"},
+            "customdata": values[:1],
+            "hovertemplate": "step 1's sample: %{customdata:.2f}%<extra></extra>",
+        },
     ]
     line, label = _line(truth, f"population {truth:.2f}%")
-    layout = _layout(x="hit rate of the sample (%)", y="samples", shapes=[_band(truth - band, truth + band), line],
-                     annotations=[label])
+    layout = _layout(
+        x="hit rate of the sample (%)",
+        y="samples",
+        shapes=[_band(truth - band, truth + band), line],
+        annotations=[label],
+    )
     layout["xaxis"]["range"] = [low - width, low + (bins + 1) * width]
     layout["yaxis"].update(range=[0, height.max() + 1], rangemode="tozero")
     return go.Figure(data=traces, layout=layout)
@@ -216,11 +278,15 @@ def census_sentences(population: ClusterStats, sample: ClusterStats, draw: int) 
     """Step 3: the draw of documents is the only random step; inside a document, a census."""
     rates = 100 * document_rates(population)
     est = 100 * estimate(sample)
-    first = (f"Chance enters at one step only, the draw of {sample.n_docs} documents out of {population.n_docs:,}: "
-             f"draw {draw} picked the {sample.n_docs} coloured ones, whose {sample.n_chunks:,} chunks give {est:.2f}%.")
-    second = (f"Inside a drawn document every chunk is judged, a census rather than a sample, so judging the same "
-              f"documents again gives {est:.2f}% again; what changes from draw to draw is which documents come in, "
-              f"and their rates run from {rates.min():.0f}% to {rates.max():.0f}%.")
+    first = (
+        f"Chance enters at one step only, the draw of {sample.n_docs} documents out of {population.n_docs:,}: "
+        f"draw {draw} picked the {sample.n_docs} coloured ones, whose {sample.n_chunks:,} chunks give {est:.2f}%."
+    )
+    second = (
+        f"Inside a drawn document every chunk is judged, a census rather than a sample, so judging the same "
+        f"documents again gives {est:.2f}% again; what changes from draw to draw is which documents come in, "
+        f"and their rates run from {rates.min():.0f}% to {rates.max():.0f}%."
+    )
     return first, second
 
 
@@ -235,25 +301,43 @@ def census_figure(population: ClusterStats, sample: ClusterStats) -> go.Figure:
     custom = np.column_stack([population.cluster_id.astype(object), population.n, population.sum_y.astype(int)])
     hover = "%{customdata[0]}<br>%{customdata[2]:,} hits in %{customdata[1]:,} chunks: %{y:.1f}%<extra></extra>"
     traces = [
-        {"type": "scatter", "x": rank[~drawn], "y": rates[~drawn], "mode": "markers",
-         "name": f"the {population.n_docs - sample.n_docs:,} documents not drawn",
-         "marker": {"color": REFERENCE_COLOR, "size": 5, "opacity": 0.6},
-         "customdata": custom[~drawn], "hovertemplate": hover},
-        {"type": "scatter", "x": rank[drawn], "y": rates[drawn], "mode": "markers",
-         "name": f"the {sample.n_docs} drawn: every chunk judged",
-         "marker": {"color": DOCUMENT_COLOR, "size": 15, "line": {"color": "white", "width": 1}},
-         "customdata": custom[drawn], "hovertemplate": hover},
+        {
+            "type": "scatter",
+            "x": rank[~drawn],
+            "y": rates[~drawn],
+            "mode": "markers",
+            "name": f"the {population.n_docs - sample.n_docs:,} documents not drawn",
+            "marker": {"color": REFERENCE_COLOR, "size": 5, "opacity": 0.6},
+            "customdata": custom[~drawn],
+            "hovertemplate": hover,
+        },
+        {
+            "type": "scatter",
+            "x": rank[drawn],
+            "y": rates[drawn],
+            "mode": "markers",
+            "name": f"the {sample.n_docs} drawn: every chunk judged",
+            "marker": {"color": DOCUMENT_COLOR, "size": 15, "line": {"color": "white", "width": 1}},
+            "customdata": custom[drawn],
+            "hovertemplate": hover,
+        },
     ]
     est, truth = 100 * estimate(sample), 100 * estimate(population)
-    lines = [_line(est, f"this draw {est:.2f}%", color=DOCUMENT_COLOR, axis="y"),
-             _line(truth, f"population {truth:.2f}%", axis="y")]
+    lines = [
+        _line(est, f"this draw {est:.2f}%", color=DOCUMENT_COLOR, axis="y"),
+        _line(truth, f"population {truth:.2f}%", axis="y"),
+    ]
     if est < truth:  # the lower line's label below it, so the two never overlap
         lines[0][1]["yanchor"] = "top"
     else:
         lines[1][1]["yanchor"] = "top"
     lines[1][1].update(x=1, xanchor="right")
-    layout = _layout(x="documents, sorted by their hit rate", y="document's hit rate (%)",
-                     shapes=[s for s, _ in lines], annotations=[a for _, a in lines])
+    layout = _layout(
+        x="documents, sorted by their hit rate",
+        y="document's hit rate (%)",
+        shapes=[s for s, _ in lines],
+        annotations=[a for _, a in lines],
+    )
     layout["yaxis"]["range"] = [-3, 103]
     return go.Figure(data=traces, layout=layout)
 
@@ -271,12 +355,16 @@ def deff_sentences(rho: float, k: int, m: int, *, where: str) -> Sentences:
     rho = _shown(rho)
     deff = float(deff_equal_size(m, rho))
     chunks = k * m
-    first = (f"Chunks of one document are alike, ρ = {rho:.3f} ({where}), so with m = {m:,} chunks per document "
-             f"the variance is DEFF = 1 + (m − 1)ρ = 1 + {m - 1:,} × {rho:.3f} = {deff:.1f} times the "
-             "binomial one.")
-    second = (f"{k} documents of {m:,} chunks, {chunks:,} chunks in all, are then worth {chunks:,} / {deff:.1f} = "
-              f"{chunks / deff:.1f} independent chunks, and no cut however fine takes them past "
-              f"K/ρ = {k} / {rho:.3f} = {float(k_over_rho(k, rho)):.1f}.")
+    first = (
+        f"Chunks of one document are alike, ρ = {rho:.3f} ({where}), so with m = {m:,} chunks per document "
+        f"the variance is DEFF = 1 + (m − 1)ρ = 1 + {m - 1:,} × {rho:.3f} = {deff:.1f} times the "
+        "binomial one."
+    )
+    second = (
+        f"{k} documents of {m:,} chunks, {chunks:,} chunks in all, are then worth {chunks:,} / {deff:.1f} = "
+        f"{chunks / deff:.1f} independent chunks, and no cut however fine takes them past "
+        f"K/ρ = {k} / {rho:.3f} = {float(k_over_rho(k, rho)):.1f}."
+    )
     return first, second
 
 
@@ -288,16 +376,35 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
     ceiling = float(k_over_rho(k, rho))
     at = k * m / float(deff_equal_size(m, rho))
     traces = [
-        {"type": "scatter", "x": grid, "y": k * grid, "mode": "lines", "name": "chunks: what the binomial counts",
-         "line": {"color": NAIVE_COLOR, "dash": "dot", "width": 3},
-         "hovertemplate": "m = %{x:,.0f}: %{y:,.0f} chunks<extra></extra>"},
-        {"type": "scatter", "x": grid, "y": k * grid / deff_equal_size(grid, rho), "mode": "lines",
-         "name": "effective n = K·m / DEFF", "line": {"color": DOCUMENT_COLOR, "width": 4},
-         "hovertemplate": "m = %{x:,.0f}: effective n %{y:,.1f}<extra></extra>"},
-        {"type": "scatter", "x": [m, m], "y": [k * m, at], "mode": "markers+text", "showlegend": False,
-         "marker": {"color": [NAIVE_COLOR, DOCUMENT_COLOR], "size": 14},
-         "text": [f"{k * m:,} chunks", f"{at:,.1f}"], "textposition": ["top left", "bottom right"],
-         "hoverinfo": "skip"},
+        {
+            "type": "scatter",
+            "x": grid,
+            "y": k * grid,
+            "mode": "lines",
+            "name": "chunks: what the binomial counts",
+            "line": {"color": NAIVE_COLOR, "dash": "dot", "width": 3},
+            "hovertemplate": "m = %{x:,.0f}: %{y:,.0f} chunks<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": grid,
+            "y": k * grid / deff_equal_size(grid, rho),
+            "mode": "lines",
+            "name": "effective n = K·m / DEFF",
+            "line": {"color": DOCUMENT_COLOR, "width": 4},
+            "hovertemplate": "m = %{x:,.0f}: effective n %{y:,.1f}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [m, m],
+            "y": [k * m, at],
+            "mode": "markers+text",
+            "showlegend": False,
+            "marker": {"color": [NAIVE_COLOR, DOCUMENT_COLOR], "size": 14},
+            "text": [f"{k * m:,} chunks", f"{at:,.1f}"],
+            "textposition": ["top left", "bottom right"],
+            "hoverinfo": "skip",
+        },
     ]
     shapes, annotations = [], []
     if np.isfinite(ceiling):
@@ -305,8 +412,12 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
         line, label = _line(ceiling, f"K/ρ = {ceiling:,.1f}", axis="y")
         shapes.append(line)
         annotations.append(label)
-    layout = _layout(x="chunks per document, m (log scale)", y="chunks or independent-chunk equivalents (log)",
-                     shapes=shapes, annotations=annotations)
+    layout = _layout(
+        x="chunks per document, m (log scale)",
+        y="chunks or independent-chunk equivalents (log)",
+        shapes=shapes,
+        annotations=annotations,
+    )
     ticks = [v for v in (1, 10, 100, 1_000, 10_000, 100_000) if v <= k * m_max]
     layout["xaxis"].update(type="log", tickvals=ticks, ticktext=[f"{v:,}" for v in ticks])
     layout["yaxis"].update(type="log", tickvals=ticks, ticktext=[f"{v:,}" for v in ticks])
@@ -320,11 +431,15 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
 
 def iid_sentences(real: CoverageResult, iid: CoverageResult) -> Sentences:
     """Step 5: the binomial interval's coverage with the documents as they are and with the hits shuffled."""
-    first = (f"With the documents as they are, the binomial {real.level:.0%} interval held the population value "
-             f"in {100 * real.methods['naive'].coverage:.0f}% of R = {real.reps:,} samples of {real.k} documents.")
-    second = (f"Shuffle the hits across all {iid.population_chunks:,} chunks, which leaves no documents to be alike "
-              f"(the iid control), and it holds in {100 * iid.methods['naive'].coverage:.0f}%: the formula is right "
-              "for independent chunks, and the chunks of a document are not independent.")
+    first = (
+        f"With the documents as they are, the binomial {real.level:.0%} interval held the population value "
+        f"in {100 * real.methods['naive'].coverage:.0f}% of R = {real.reps:,} samples of {real.k} documents."
+    )
+    second = (
+        f"Shuffle the hits across all {iid.population_chunks:,} chunks, which leaves no documents to be alike "
+        f"(the iid control), and it holds in {100 * iid.methods['naive'].coverage:.0f}%: the formula is right "
+        "for independent chunks, and the chunks of a document are not independent."
+    )
     return first, second
 
 
@@ -347,10 +462,17 @@ def _interval_rows(low, high, held, *, what: str, width: float, n: int) -> list[
     traces = []
     for mask, color, verb in ((held, COVER_COLOR, "hold"), (~held, MISS_COLOR, "miss")):
         x, y = _rows(low[mask], high[mask], rows[mask])
-        traces.append({"type": "scatter", "x": x, "y": y, "mode": "lines",
-                       "name": f"{what}: {int(mask.sum())} of {n} {verb} the population value",
-                       "line": {"color": color, "width": width},
-                       "hovertemplate": "sample %{y}: %{x:.2f}%<extra></extra>"})
+        traces.append(
+            {
+                "type": "scatter",
+                "x": x,
+                "y": y,
+                "mode": "lines",
+                "name": f"{what}: {int(mask.sum())} of {n} {verb} the population value",
+                "line": {"color": color, "width": width},
+                "hovertemplate": "sample %{y}: %{x:.2f}%<extra></extra>",
+            }
+        )
     return traces
 
 
@@ -362,12 +484,22 @@ def iid_figure(real: CoverageResult, iid: CoverageResult, *, shuffled: bool, n: 
     low, high, held = _held(result, "naive", n)
     truth = 100 * result.population_value
     traces = _interval_rows(low, high, held, what="binomial intervals", width=4, n=n)
-    traces.append({"type": "scatter", "x": 100 * result.estimates[:n], "y": np.arange(1, n + 1), "mode": "markers",
-                   "name": "estimate", "marker": {"color": REFERENCE_COLOR, "size": 5}, "hoverinfo": "skip"})
+    traces.append(
+        {
+            "type": "scatter",
+            "x": 100 * result.estimates[:n],
+            "y": np.arange(1, n + 1),
+            "mode": "markers",
+            "name": "estimate",
+            "marker": {"color": REFERENCE_COLOR, "size": 5},
+            "hoverinfo": "skip",
+        }
+    )
     line, label = _line(truth, f"population {truth:.2f}%")
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])
-    bounds = np.concatenate([100 * b[:n] for r in (real, iid) for b in (r.methods["naive"].lower,
-                                                                           r.methods["naive"].upper)])
+    bounds = np.concatenate(
+        [100 * b[:n] for r in (real, iid) for b in (r.methods["naive"].lower, r.methods["naive"].upper)]
+    )
     layout["xaxis"]["range"] = [np.nanmin(bounds) - 1, np.nanmax(bounds) + 1]
     layout["yaxis"].update(autorange="reversed")
     return go.Figure(data=traces, layout=layout)
@@ -382,17 +514,25 @@ def chunk_size_sentences(designs: Mapping[int, Design], words: int) -> Sentences
     z, coarsest = 100 * _z(LEVEL), max(designs)
     now, coarse = designs[words], designs[coarsest]
     if words == coarsest:
-        first = (f"Cut into {words}-word chunks, a sample of {now.k} documents holds {now.expected_chunks:,.0f} "
-                 f"chunks on average, and the binomial {LEVEL:.0%} interval says ±{z * now.binomial_sd:.2f} points.")
-        second = (f"Over repeated samples of {now.k} documents the estimate moves by ±{z * now.sd:.2f} points: its "
-                  f"chunks are worth {now.n_eff:,.0f} independent ones. Cut them finer and see which number moves.")
+        first = (
+            f"Cut into {words}-word chunks, a sample of {now.k} documents holds {now.expected_chunks:,.0f} "
+            f"chunks on average, and the binomial {LEVEL:.0%} interval says ±{z * now.binomial_sd:.2f} points."
+        )
+        second = (
+            f"Over repeated samples of {now.k} documents the estimate moves by ±{z * now.sd:.2f} points: its "
+            f"chunks are worth {now.n_eff:,.0f} independent ones. Cut them finer and see which number moves."
+        )
         return first, second
-    first = (f"Cut into {words}-word chunks instead of {coarsest}-word ones, a sample of {now.k} documents holds "
-             f"{now.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}, and the binomial "
-             f"{LEVEL:.0%} interval narrows from ±{z * coarse.binomial_sd:.2f} to ±{z * now.binomial_sd:.2f} points.")
-    second = (f"Over repeated samples of {now.k} documents the estimate still moves by ±{z * now.sd:.2f} points "
-              f"(±{z * coarse.sd:.2f} at {coarsest} words): its {now.expected_chunks:,.0f} chunks are worth "
-              f"{now.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth {coarse.n_eff:,.0f}.")
+    first = (
+        f"Cut into {words}-word chunks instead of {coarsest}-word ones, a sample of {now.k} documents holds "
+        f"{now.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}, and the binomial "
+        f"{LEVEL:.0%} interval narrows from ±{z * coarse.binomial_sd:.2f} to ±{z * now.binomial_sd:.2f} points."
+    )
+    second = (
+        f"Over repeated samples of {now.k} documents the estimate still moves by ±{z * now.sd:.2f} points "
+        f"(±{z * coarse.sd:.2f} at {coarsest} words): its {now.expected_chunks:,.0f} chunks are worth "
+        f"{now.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth {coarse.n_eff:,.0f}."
+    )
     return first, second
 
 
@@ -404,21 +544,41 @@ def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
     chunks = np.array([designs[w].expected_chunks for w in sizes])
     labels = [f"{w} words" for w in sizes]
     traces = []
-    for field, name, color, dash in (("sd", "over repeated samples of documents", DOCUMENT_COLOR, "solid"),
-                                     ("binomial_sd", "binomial: chunks as independent trials", NAIVE_COLOR, "dot")):
+    for field, name, color, dash in (
+        ("sd", "over repeated samples of documents", DOCUMENT_COLOR, "solid"),
+        ("binomial_sd", "binomial: chunks as independent trials", NAIVE_COLOR, "dot"),
+    ):
         values = 100 * z * np.array([getattr(designs[w], field) for w in sizes])
-        traces.append({"type": "scatter", "x": chunks, "y": values, "mode": "lines+markers+text", "name": name,
-                       "line": {"color": color, "dash": dash, "width": 4}, "marker": {"color": color, "size": 12},
-                       "text": labels if field == "binomial_sd" else None, "textposition": "top center",
-                       "customdata": labels,
-                       "hovertemplate": "%{customdata}: %{x:,.0f} chunks, ± %{y:.2f} pt<extra></extra>"})
+        traces.append(
+            {
+                "type": "scatter",
+                "x": chunks,
+                "y": values,
+                "mode": "lines+markers+text",
+                "name": name,
+                "line": {"color": color, "dash": dash, "width": 4},
+                "marker": {"color": color, "size": 12},
+                "text": labels if field == "binomial_sd" else None,
+                "textposition": "top center",
+                "customdata": labels,
+                "hovertemplate": "%{customdata}: %{x:,.0f} chunks, ± %{y:.2f} pt<extra></extra>",
+            }
+        )
     now = designs[words]
-    traces.append({"type": "scatter", "x": [now.expected_chunks] * 2,
-                   "y": [100 * z * now.sd, 100 * z * now.binomial_sd], "mode": "markers", "showlegend": False,
-                   "hoverinfo": "skip", "marker": {"color": "rgba(0,0,0,0)", "size": 26,
-                                                   "line": {"color": REFERENCE_COLOR, "width": 3}}})
-    layout = _layout(x=f"chunks in a sample of {now.k} documents (log scale)",
-                     y=f"± of a {LEVEL:.0%} interval (points)")
+    traces.append(
+        {
+            "type": "scatter",
+            "x": [now.expected_chunks] * 2,
+            "y": [100 * z * now.sd, 100 * z * now.binomial_sd],
+            "mode": "markers",
+            "showlegend": False,
+            "hoverinfo": "skip",
+            "marker": {"color": "rgba(0,0,0,0)", "size": 26, "line": {"color": REFERENCE_COLOR, "width": 3}},
+        }
+    )
+    layout = _layout(
+        x=f"chunks in a sample of {now.k} documents (log scale)", y=f"± of a {LEVEL:.0%} interval (points)"
+    )
     layout["xaxis"].update(type="log", tickvals=chunks, ticktext=[f"{c:,.0f}" for c in chunks])
     layout["yaxis"]["rangemode"] = "tozero"
     return go.Figure(data=traces, layout=layout)
@@ -431,11 +591,15 @@ def cluster_sentences(result: CoverageResult) -> Sentences:
     """Step 7: the recommended interval's width and coverage beside the binomial one's."""
     rec = result.recommended
     ours, naive = result.methods[rec], result.methods["naive"]
-    first = (f"The interval ragunc recommends ({method_label(rec)}) takes the {result.k} documents, not the chunks, "
-             f"as the sample: ±{50 * ours.width:.2f} points on average at K = {result.k}, where the binomial "
-             f"one says ±{50 * naive.width:.2f}.")
-    second = (f"It held the population value in {100 * ours.coverage:.0f}% of R = {result.reps:,} samples, the "
-              f"binomial in {100 * naive.coverage:.0f}%; only more documents narrow it, not more chunks.")
+    first = (
+        f"The interval ragunc recommends ({method_label(rec)}) takes the {result.k} documents, not the chunks, "
+        f"as the sample: ±{50 * ours.width:.2f} points on average at K = {result.k}, where the binomial "
+        f"one says ±{50 * naive.width:.2f}."
+    )
+    second = (
+        f"It held the population value in {100 * ours.coverage:.0f}% of R = {result.reps:,} samples, the "
+        f"binomial in {100 * naive.coverage:.0f}%; only more documents narrow it, not more chunks."
+    )
     return first, second
 
 
@@ -450,10 +614,17 @@ def cluster_figure(result: CoverageResult, *, n: int = STACKED) -> go.Figure:
         trace["opacity"] = 0.55
     naive_low, naive_high, naive_held = _held(result, "naive", n)
     x, y = _rows(naive_low, naive_high, np.arange(1, n + 1, dtype=float))
-    traces.append({"type": "scatter", "x": x, "y": y, "mode": "lines",
-                   "name": f"binomial: {int(naive_held.sum())} of {n} hold",
-                   "line": {"color": REFERENCE_COLOR, "width": 4},
-                   "hovertemplate": "binomial %{x:.2f}%<extra></extra>"})
+    traces.append(
+        {
+            "type": "scatter",
+            "x": x,
+            "y": y,
+            "mode": "lines",
+            "name": f"binomial: {int(naive_held.sum())} of {n} hold",
+            "line": {"color": REFERENCE_COLOR, "width": 4},
+            "hovertemplate": "binomial %{x:.2f}%<extra></extra>",
+        }
+    )
     truth = 100 * result.population_value
     line, label = _line(truth, f"population {truth:.2f}%")
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])

@@ -4,6 +4,7 @@ nDCG@10 is drawn in percent; every interval is the sweep's paired cluster bootst
 passages.  Colours are Okabe–Ito (shared with :mod:`ragunc.present.figures`), and every series
 also has its own dash and marker so the figures read without colour.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,10 @@ GROUP_STYLE = {  # colour, dash, marker
     "middle": (OKABE_ITO["orange"], "dash", "square"),
     "end": (OKABE_ITO["vermillion"], "dot", "diamond"),
 }
-SUMMARY_STYLE = {"hm": (OKABE_ITO["bluish_green"], "solid", "circle"),
-                 "psi": (OKABE_ITO["reddish_purple"], "dash", "square")}
+SUMMARY_STYLE = {
+    "hm": (OKABE_ITO["bluish_green"], "solid", "circle"),
+    "psi": (OKABE_ITO["reddish_purple"], "dash", "square"),
+}
 SUMMARY_LABELS = {"hm": "harmonic mean of the groups' nDCG@10", "psi": "PSI = 1 − min / max"}
 
 
@@ -46,8 +49,20 @@ def _band(x, low, high, colour: str, name: str, **where) -> list[go.Scatter]:
         if run.size:
             xs += [*x[run], *x[run[::-1]], None]
             ys += [*high[run], *low[run[::-1]], None]
-    return [go.Scatter(x=xs, y=ys, mode="lines", fill="toself", fillcolor=_translucent(colour), line={"width": 0},
-                       hoverinfo="skip", showlegend=False, legendgroup=name, **where)]
+    return [
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines",
+            fill="toself",
+            fillcolor=_translucent(colour),
+            line={"width": 0},
+            hoverinfo="skip",
+            showlegend=False,
+            legendgroup=name,
+            **where,
+        )
+    ]
 
 
 def _translucent(colour: str, alpha: float = 0.18) -> str:
@@ -67,19 +82,30 @@ def group_ndcg_figure(settings: list[SettingResult], *, level: float) -> go.Figu
         low = [100 * s.ci[name][0] for s in settings]
         high = [100 * s.ci[name][1] for s in settings]
         fig.add_traces(_band(lams, low, high, colour, name))
-        fig.add_trace(go.Scatter(
-            x=lams, y=[100 * s.metrics[name] for s in settings], name=f"{name} third", legendgroup=name,
-            mode="lines+markers", line={"color": colour, "dash": dash, "width": 2.5},
-            marker={"symbol": marker, "size": 8},
-            customdata=np.column_stack([low, high]),
-            hovertemplate=(f"<b>{name} third</b><br>λ = %{{x:g}}<br>nDCG@10 %{{y:.1f}}%<br>"
-                           f"{level:.0%} CI %{{customdata[0]:.1f}} to %{{customdata[1]:.1f}}%<extra></extra>"),
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=lams,
+                y=[100 * s.metrics[name] for s in settings],
+                name=f"{name} third",
+                legendgroup=name,
+                mode="lines+markers",
+                line={"color": colour, "dash": dash, "width": 2.5},
+                marker={"symbol": marker, "size": 8},
+                customdata=np.column_stack([low, high]),
+                hovertemplate=(
+                    f"<b>{name} third</b><br>λ = %{{x:g}}<br>nDCG@10 %{{y:.1f}}%<br>"
+                    f"{level:.0%} CI %{{customdata[0]:.1f}} to %{{customdata[1]:.1f}}%<extra></extra>"
+                ),
+            )
+        )
     cal = settings[-1].calibration
     fig.update_xaxes(title_text="calibration strength λ (0 = stock model)")
     fig.update_yaxes(title_text="nDCG@10 (%)")
-    return _with_layout(fig, title=f"nDCG@10 by where the answer sits (B = {cal.basket}, layers {cal.layers}); "
-                   f"bands: {level:.0%} cluster bootstrap over passages")
+    return _with_layout(
+        fig,
+        title=f"nDCG@10 by where the answer sits (B = {cal.basket}, layers {cal.layers}); "
+        f"bands: {level:.0%} cluster bootstrap over passages",
+    )
 
 
 def difference_figure(settings: list[SettingResult], *, level: float) -> go.Figure:
@@ -96,38 +122,59 @@ def difference_figure(settings: list[SettingResult], *, level: float) -> go.Figu
         low = [100 * s.diff_ci[name][0] for s in settings]
         high = [100 * s.diff_ci[name][1] for s in settings]
         fig.add_traces(_band(lams, low, high, colour, label))
-        fig.add_trace(go.Scatter(
-            x=lams, y=[100 * s.diff[name] for s in settings], name=label, legendgroup=label, mode="lines+markers",
-            line={"color": colour, "dash": dash, "width": 2.5}, marker={"symbol": marker, "size": 8},
-            customdata=np.column_stack([low, high]),
-            hovertemplate=(f"<b>{label}</b><br>λ = %{{x:g}}<br>change %{{y:+.1f}} points<br>paired {level:.0%} "
-                           "CI %{customdata[0]:+.1f} to %{customdata[1]:+.1f}<extra></extra>"),
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=lams,
+                y=[100 * s.diff[name] for s in settings],
+                name=label,
+                legendgroup=label,
+                mode="lines+markers",
+                line={"color": colour, "dash": dash, "width": 2.5},
+                marker={"symbol": marker, "size": 8},
+                customdata=np.column_stack([low, high]),
+                hovertemplate=(
+                    f"<b>{label}</b><br>λ = %{{x:g}}<br>change %{{y:+.1f}} points<br>paired {level:.0%} "
+                    "CI %{customdata[0]:+.1f} to %{customdata[1]:+.1f}<extra></extra>"
+                ),
+            )
+        )
     fig.add_hline(y=0, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.update_xaxes(title_text="calibration strength λ")
     fig.update_yaxes(title_text="change in nDCG@10 vs λ = 0 (points)")
-    return _with_layout(fig, title=f"What calibration changed, with paired {level:.0%} intervals "
-                   "(same passages resampled for every λ)")
+    return _with_layout(
+        fig, title=f"What calibration changed, with paired {level:.0%} intervals (same passages resampled for every λ)"
+    )
 
 
 def summary_figure(settings: list[SettingResult], *, level: float) -> go.Figure:
     """The harmonic mean (left) and PSI (right) against lambda, with their intervals."""
     lams = [s.calibration.lam for s in settings]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[SUMMARY_LABELS["hm"], SUMMARY_LABELS["psi"]],
-                        horizontal_spacing=0.12)
+    fig = make_subplots(
+        rows=1, cols=2, subplot_titles=[SUMMARY_LABELS["hm"], SUMMARY_LABELS["psi"]], horizontal_spacing=0.12
+    )
     for col, name in enumerate(("hm", "psi"), start=1):
         colour, dash, marker = SUMMARY_STYLE[name]
         scale = 100 if name == "hm" else 1
         low = [scale * s.ci[name][0] for s in settings]
         high = [scale * s.ci[name][1] for s in settings]
         fig.add_traces(_band(lams, low, high, colour, name), rows=1, cols=col)
-        fig.add_trace(go.Scatter(
-            x=lams, y=[scale * s.metrics[name] for s in settings], name=SUMMARY_LABELS[name], mode="lines+markers",
-            line={"color": colour, "dash": dash, "width": 2.5}, marker={"symbol": marker, "size": 8},
-            customdata=np.column_stack([low, high]),
-            hovertemplate=(f"<b>{SUMMARY_LABELS[name]}</b><br>λ = %{{x:g}}<br>%{{y:.3f}}<br>"
-                           f"{level:.0%} CI %{{customdata[0]:.3f}} to %{{customdata[1]:.3f}}<extra></extra>"),
-        ), row=1, col=col)
+        fig.add_trace(
+            go.Scatter(
+                x=lams,
+                y=[scale * s.metrics[name] for s in settings],
+                name=SUMMARY_LABELS[name],
+                mode="lines+markers",
+                line={"color": colour, "dash": dash, "width": 2.5},
+                marker={"symbol": marker, "size": 8},
+                customdata=np.column_stack([low, high]),
+                hovertemplate=(
+                    f"<b>{SUMMARY_LABELS[name]}</b><br>λ = %{{x:g}}<br>%{{y:.3f}}<br>"
+                    f"{level:.0%} CI %{{customdata[0]:.3f}} to %{{customdata[1]:.3f}}<extra></extra>"
+                ),
+            ),
+            row=1,
+            col=col,
+        )
         fig.update_xaxes(title_text="λ", row=1, col=col)
     fig.update_yaxes(title_text="HM of nDCG@10 (%)", row=1, col=1)
     fig.update_yaxes(title_text="PSI (0 = no positional gap)", row=1, col=2)
@@ -146,13 +193,21 @@ def position_curve_figure(settings: list[SettingResult], *, level: float) -> go.
         curve = 100 * np.asarray(setting.curve, dtype=float)
         bounds = 100 * np.asarray(setting.curve_ci, dtype=float)
         fig.add_traces(_band(centres, bounds[:, 0], bounds[:, 1], colour, name))
-        fig.add_trace(go.Scatter(
-            x=centres, y=curve, name=name, legendgroup=name, mode="lines+markers",
-            line={"color": colour, "dash": dashes[i % 4], "width": 2.5}, marker={"symbol": markers[i % 4], "size": 7},
-            connectgaps=False,
-            hovertemplate=(f"<b>{name}</b><br>answer at %{{x:.1f}}% of the passage<br>nDCG@10 %{{y:.1f}}%"
-                           "<extra></extra>"),
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=centres,
+                y=curve,
+                name=name,
+                legendgroup=name,
+                mode="lines+markers",
+                line={"color": colour, "dash": dashes[i % 4], "width": 2.5},
+                marker={"symbol": markers[i % 4], "size": 7},
+                connectgaps=False,
+                hovertemplate=(
+                    f"<b>{name}</b><br>answer at %{{x:.1f}}% of the passage<br>nDCG@10 %{{y:.1f}}%<extra></extra>"
+                ),
+            )
+        )
     for third in (100 / 3, 200 / 3):
         fig.add_vline(x=third, line={"color": REFERENCE_COLOR, "dash": "dash", "width": 1})
     fig.update_xaxes(title_text="relative position of the answer in the passage (%)", range=[0, 100])
@@ -162,6 +217,7 @@ def position_curve_figure(settings: list[SettingResult], *, level: float) -> go.
 
 def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:
     """One row per setting: nDCG@10 per group, HM, PSI and their paired differences with intervals."""
+
     def ci(pair, signed=False):
         low, high = pair
         if not np.isfinite(low) or not np.isfinite(high):
@@ -175,12 +231,19 @@ def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:
         row = {"λ": cal.lam, "B": str(cal.basket) if cal.lam else "—", "layers": cal.layers if cal.lam else "stock"}
         for name in POSITION_GROUPS:
             row[f"{name} nDCG@10"] = round(m[name], 4)
-        row.update({
-            "begin − end": round(m["gap"], 4), f"gap {sweep.level:.0%} CI": ci(s.ci["gap"], signed=True),
-            "HM": round(m["hm"], 4), f"HM {sweep.level:.0%} CI": ci(s.ci["hm"]),
-            "PSI": round(m["psi"], 4), f"PSI {sweep.level:.0%} CI": ci(s.ci["psi"]),
-            "ΔHM vs λ=0": round(s.diff["hm"], 4), "ΔHM CI": ci(s.diff_ci["hm"], signed=True),
-            "ΔPSI vs λ=0": round(s.diff["psi"], 4), "ΔPSI CI": ci(s.diff_ci["psi"], signed=True),
-        })
+        row.update(
+            {
+                "begin − end": round(m["gap"], 4),
+                f"gap {sweep.level:.0%} CI": ci(s.ci["gap"], signed=True),
+                "HM": round(m["hm"], 4),
+                f"HM {sweep.level:.0%} CI": ci(s.ci["hm"]),
+                "PSI": round(m["psi"], 4),
+                f"PSI {sweep.level:.0%} CI": ci(s.ci["psi"]),
+                "ΔHM vs λ=0": round(s.diff["hm"], 4),
+                "ΔHM CI": ci(s.diff_ci["hm"], signed=True),
+                "ΔPSI vs λ=0": round(s.diff["psi"], 4),
+                "ΔPSI CI": ci(s.diff_ci["psi"], signed=True),
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows)

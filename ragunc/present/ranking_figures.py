@@ -3,6 +3,7 @@
 Colours are Okabe–Ito (shared with :mod:`ragunc.present.figures`); every series also has its
 own dash or marker so the figures read without colour.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -36,17 +37,33 @@ def order_curve_figure(curve: pd.DataFrame, *, k: int | None = None) -> go.Figur
     """Mean Recall@k against k for the two orders and the naive sum (``curve`` from ``ranking.recall_curve``)."""
     fig = go.Figure()
     for column, label, colour, dash, marker in SERIES:
-        fig.add_trace(go.Scatter(
-            x=curve["k"], y=curve[column], name=label, mode="lines+markers",
-            line={"color": colour, "dash": dash, "width": 2.5}, marker={"symbol": marker, "size": 7},
-            hovertemplate=f"<b>{label}</b><br>k %{{x}}<br>mean %{{y:.3f}}<extra></extra>",
-        ))
-    fig.add_hline(y=1, line={"color": OKABE_ITO["grey"], "dash": "dash", "width": 1},
-                  annotation_text="a recall cannot pass 1", annotation_position="bottom right")
+        fig.add_trace(
+            go.Scatter(
+                x=curve["k"],
+                y=curve[column],
+                name=label,
+                mode="lines+markers",
+                line={"color": colour, "dash": dash, "width": 2.5},
+                marker={"symbol": marker, "size": 7},
+                hovertemplate=f"<b>{label}</b><br>k %{{x}}<br>mean %{{y:.3f}}<extra></extra>",
+            )
+        )
+    fig.add_hline(
+        y=1,
+        line={"color": OKABE_ITO["grey"], "dash": "dash", "width": 1},
+        annotation_text="a recall cannot pass 1",
+        annotation_position="bottom right",
+    )
     if k is not None:
-        fig.add_vline(x=k, line={"color": OKABE_ITO["grey"], "width": 1}, annotation_text=f"k = {k}",
-                      annotation_position="top left")
-    return _with_layout(fig, title="Mean document-level Recall@k by order", x="k (chunks retrieved)", y="mean over queries")
+        fig.add_vline(
+            x=k,
+            line={"color": OKABE_ITO["grey"], "width": 1},
+            annotation_text=f"k = {k}",
+            annotation_position="top left",
+        )
+    return _with_layout(
+        fig, title="Mean document-level Recall@k by order", x="k (chunks retrieved)", y="mean over queries"
+    )
 
 
 def recall_interval_figure(report: RecallReport) -> go.Figure:
@@ -61,20 +78,36 @@ def recall_interval_figure(report: RecallReport) -> go.Figure:
         label = method_label(method).replace("binomial (Wald)", "(queries independent)")
         label = f"recommended: {label}" if method == recommended else label
         se = "" if est.se is None else f"<br>SE {est.se:.4f}"
-        fig.add_trace(go.Scatter(
-            x=[report.recall], y=[label], mode="markers", showlegend=False,
-            marker={"color": method_color(method), "size": 11, "symbol": "diamond"},
-            error_x={"type": "data", "symmetric": False, "array": [high - report.recall],
-                     "arrayminus": [report.recall - low], "color": method_color(method), "thickness": 4, "width": 8},
-            hovertemplate=(f"<b>{label}</b><br>Recall@{report.k} {report.recall:.3f}<br>{level} CI "
-                           f"{low:.3f} – {high:.3f}{se}<extra></extra>"),
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=[report.recall],
+                y=[label],
+                mode="markers",
+                showlegend=False,
+                marker={"color": method_color(method), "size": 11, "symbol": "diamond"},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [high - report.recall],
+                    "arrayminus": [report.recall - low],
+                    "color": method_color(method),
+                    "thickness": 4,
+                    "width": 8,
+                },
+                hovertemplate=(
+                    f"<b>{label}</b><br>Recall@{report.k} {report.recall:.3f}<br>{level} CI "
+                    f"{low:.3f} – {high:.3f}{se}<extra></extra>"
+                ),
+            )
+        )
     fig.update_yaxes(autorange="reversed")
     groups = f"{report.n_groups:,} groups" + (f" by {report.group_col}" if report.group_col else " (one per query)")
     return _with_layout(
         fig,
         title=f"{level} intervals for Recall@{report.k} ({report.order}): {report.n_queries:,} queries, {groups}",
-        x=f"mean Recall@{report.k}", y="", height=300 + 40 * (len(shown) - 3),
+        x=f"mean Recall@{report.k}",
+        y="",
+        height=300 + 40 * (len(shown) - 3),
     )
 
 
@@ -88,19 +121,30 @@ def per_query_difference_figure(table: pd.DataFrame) -> go.Figure:
     for column, label, colour, _, _ in SERIES[1:]:
         excess = defined[column] - defined["truncate_dedup"]
         higher = excess[excess > 0]
-        fig.add_trace(go.Histogram(
-            x=higher, name=f"{label}: {higher.size:,} of {excess.size:,} queries higher",
-            marker={"color": colour, "pattern": {"shape": "" if column == "dedup_truncate" else "/"}},
-            opacity=0.8, xbins={"start": 0, "size": 0.1},
-            hovertemplate=f"<b>{label}</b><br>excess %{{x}}<br>%{{y}} queries<extra></extra>",
-        ))
+        fig.add_trace(
+            go.Histogram(
+                x=higher,
+                name=f"{label}: {higher.size:,} of {excess.size:,} queries higher",
+                marker={"color": colour, "pattern": {"shape": "" if column == "dedup_truncate" else "/"}},
+                opacity=0.8,
+                xbins={"start": 0, "size": 0.1},
+                hovertemplate=f"<b>{label}</b><br>excess %{{x}}<br>%{{y}} queries<extra></extra>",
+            )
+        )
     fig.update_layout(barmode="group")
-    return _with_layout(fig, title="Per query: how far each alternative lands above truncate-dedup",
-                   x="score − truncate-dedup recall", y="queries")
+    return _with_layout(
+        fig,
+        title="Per query: how far each alternative lands above truncate-dedup",
+        x="score − truncate-dedup recall",
+        y="queries",
+    )
 
 
 def runs_forest_figure(result: RunComparison) -> go.Figure:
     """Several runs' differences against the baseline: the config comparison's forest plot, on shared queries."""
-    return forest_figure(result.comparison, x=f"{ranking_metric(result.metric).at(result.k)}, points",
-                         units=f"{result.n_queries:,} shared queries in {result.n_clusters:,} groups",
-                         naive="naive (queries independent, unpaired)")
+    return forest_figure(
+        result.comparison,
+        x=f"{ranking_metric(result.metric).at(result.k)}, points",
+        units=f"{result.n_queries:,} shared queries in {result.n_clusters:,} groups",
+        naive="naive (queries independent, unpaired)",
+    )

@@ -4,6 +4,7 @@ Pure: results and figures in, a DataFrame / strings / HTML out.  The report
 embeds plotly.js once (inline), so it opens offline and can be mailed as a
 single file.
 """
+
 from __future__ import annotations
 
 import html
@@ -25,21 +26,23 @@ from ..stats.judged import LABELS, JudgedReport
 from ..stats.multiple import MultipleComparison, RankResult, adjustment
 
 
-
 def recommendation_line(report: IntervalReport) -> str:
-    """"ragunc recommends <method>: [low, high] — <reason>" (percent): the technical statement, for "why this interval"."""
+    """ "ragunc recommends <method>: [low, high] — <reason>" (percent): the technical statement, for "why this interval"."""
     rec = report.recommendation
     low, high = report.recommended().ci
-    return (f"ragunc recommends {interval_method(rec.method).label}: "
-            f"[{100 * low:.2f}%, {100 * high:.2f}%] — {rec.reason}")
+    return (
+        f"ragunc recommends {interval_method(rec.method).label}: [{100 * low:.2f}%, {100 * high:.2f}%] — {rec.reason}"
+    )
 
 
 def estimate_line(report: IntervalReport, *, metric: str = "hit@1") -> str:
     """This sample's estimate and its recommended interval, in plain words (what a page leads with)."""
     low, high = report.recommended().ci
-    return (f"This sample: {metric} {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks of "
-            f"{report.n_docs:,} documents. With documents as the sampling units, the recommended "
-            f"{report.level:.0%} interval is {100 * low:.1f}% to {100 * high:.1f}%.")
+    return (
+        f"This sample: {metric} {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks of "
+        f"{report.n_docs:,} documents. With documents as the sampling units, the recommended "
+        f"{report.level:.0%} interval is {100 * low:.1f}% to {100 * high:.1f}%."
+    )
 
 
 def _alike(deff: float) -> str:
@@ -50,8 +53,9 @@ def _alike(deff: float) -> str:
     return "Chunks of one document behave almost like independent cases here"
 
 
-def headline(design: Design, coverage: CoverageResult | None = None, *, level: float = 0.95,
-             metric: str = "hit@1") -> list[str]:
+def headline(
+    design: Design, coverage: CoverageResult | None = None, *, level: float = 0.95, metric: str = "hit@1"
+) -> list[str]:
     """Two plain sentences on what the document sampling does to the naive interval on these data.
 
     The first from the design's values at K (:func:`ragunc.stats.design.design`), the second
@@ -60,25 +64,36 @@ def headline(design: Design, coverage: CoverageResult | None = None, *, level: f
     """
     k, chunks = design.k, design.expected_chunks
     if not math.isfinite(design.deff) or design.deff <= 0:
-        first = (f"Samples of {k} documents from these data show no spread to measure (every document has the "
-                 f"same rate, or every document is drawn), so there is no design effect to report.")
+        first = (
+            f"Samples of {k} documents from these data show no spread to measure (every document has the "
+            f"same rate, or every document is drawn), so there is no design effect to report."
+        )
     else:
-        first = (f"{_alike(design.deff)}: a sample of {k} documents holds about {chunks:,.0f} chunks, but they "
-                 f"carry about as much information as {design.n_eff:,.0f} independent ones "
-                 f"(design effect {design.deff:.1f}).")
+        first = (
+            f"{_alike(design.deff)}: a sample of {k} documents holds about {chunks:,.0f} chunks, but they "
+            f"carry about as much information as {design.n_eff:,.0f} independent ones "
+            f"(design effect {design.deff:.1f})."
+        )
     pct = f"{level:.0%}"
     if coverage is not None and {"naive", coverage.recommended} <= set(coverage.methods):
         naive, honest = coverage.methods["naive"].coverage, coverage.methods[coverage.recommended].coverage
         short = level - naive
-        how = ("only " if short > 0.15 else "") + f"{100 * naive:.0f}% of the time" + (
-            ", a little short" if 0.03 < short <= 0.15 else "")
-        second = (f"Over {coverage.reps:,} fresh samples of {coverage.k} documents, the usual binomial {pct} "
-                  f"interval held the true {metric} {how}; the recommended interval held it "
-                  f"{100 * honest:.0f}%.")
+        how = (
+            ("only " if short > 0.15 else "")
+            + f"{100 * naive:.0f}% of the time"
+            + (", a little short" if 0.03 < short <= 0.15 else "")
+        )
+        second = (
+            f"Over {coverage.reps:,} fresh samples of {coverage.k} documents, the usual binomial {pct} "
+            f"interval held the true {metric} {how}; the recommended interval held it "
+            f"{100 * honest:.0f}%."
+        )
     elif math.isfinite(design.naive_coverage):
-        second = (f"At this design effect a binomial {pct} interval over chunks would hold the true {metric} about "
-                  f"{100 * design.naive_coverage:.0f}% of the time (normal approximation; turn the coverage "
-                  "simulation on to measure it).")
+        second = (
+            f"At this design effect a binomial {pct} interval over chunks would hold the true {metric} about "
+            f"{100 * design.naive_coverage:.0f}% of the time (normal approximation; turn the coverage "
+            "simulation on to measure it)."
+        )
     else:
         second = ""
     return [line for line in (first, second) if line]
@@ -88,18 +103,30 @@ def design_tiles(design: Design) -> list[tuple[str, str, str]]:
     """(label, value, help) of the design's values at K: what repeated samples of K documents give."""
     mc = f" ± {design.deff_mcse:.2f} (Monte Carlo SE, {design.draws:,} samples)" if design.draws else " (exact)"
     return [
-        ("DEFF", _number(design.deff, ".1f"),
-         f"Variance of the estimate over repeated samples of K = {design.k} documents, over the binomial "
-         f"variance p(1 − p)/n of the chunks they hold{mc}."),
-        ("Effective n", _number(design.n_eff, ",.0f"),
-         f"Chunks a sample holds on average ({design.expected_chunks:,.0f}) / DEFF: the independent chunks "
-         "that would be as informative."),
-        ("SD (pp)", _number(100 * design.sd, ".2f"),
-         f"SD of the estimate in percentage points over repeated samples of {design.k} documents; the "
-         "binomial formula assumes "
-         f"{100 * design.binomial_sd:.2f} pp."),
-        ("ICC", _number(design.icc, ".3f"),
-         f"Intraclass correlation of chunks within a document, over all {design.n_docs:,} documents (ANOVA)."),
+        (
+            "DEFF",
+            _number(design.deff, ".1f"),
+            f"Variance of the estimate over repeated samples of K = {design.k} documents, over the binomial "
+            f"variance p(1 − p)/n of the chunks they hold{mc}.",
+        ),
+        (
+            "Effective n",
+            _number(design.n_eff, ",.0f"),
+            f"Chunks a sample holds on average ({design.expected_chunks:,.0f}) / DEFF: the independent chunks "
+            "that would be as informative.",
+        ),
+        (
+            "SD (pp)",
+            _number(100 * design.sd, ".2f"),
+            f"SD of the estimate in percentage points over repeated samples of {design.k} documents; the "
+            "binomial formula assumes "
+            f"{100 * design.binomial_sd:.2f} pp.",
+        ),
+        (
+            "ICC",
+            _number(design.icc, ".3f"),
+            f"Intraclass correlation of chunks within a document, over all {design.n_docs:,} documents (ANOVA).",
+        ),
     ]
 
 
@@ -107,9 +134,12 @@ def sample_tiles(report: IntervalReport) -> list[tuple[str, str, str]]:
     """(label, value, help) of this sample's own estimates of the same quantities (same definitions)."""
     d = report.diagnostics
     return [
-        ("DEFF", _number(d.deff, ".2f"),
-         "This sample's cluster variance (the one its intervals use) over its binomial variance: an estimate "
-         f"of the design's DEFF from {report.n_docs:,} documents."),
+        (
+            "DEFF",
+            _number(d.deff, ".2f"),
+            "This sample's cluster variance (the one its intervals use) over its binomial variance: an estimate "
+            f"of the design's DEFF from {report.n_docs:,} documents.",
+        ),
         ("Effective n", _number(d.n_eff, ",.0f"), f"This sample's {report.n_chunks:,} chunks / its DEFF."),
         ("Chunks", f"{report.n_chunks:,}", f"In the {report.n_docs:,} sampled documents."),
         ("ICC", _number(d.icc, ".3f"), f"Intraclass correlation within this sample's {report.n_docs:,} documents."),
@@ -129,13 +159,17 @@ def deff_note(design: Design, report: IntervalReport) -> str | None:
     if not (math.isfinite(sample) and math.isfinite(design.deff)) or design.deff <= 0:
         return None
     if sample < 1:
-        return (f"This sample's DEFF is {sample:.2f}, below 1: its {report.n_docs} documents happen to have alike "
-                f"rates, so between them the rate varies less than independent chunks would make it. That is the "
-                f"chance of one draw: over repeated samples of {design.k} documents the design's DEFF is "
-                f"{design.deff:.1f}. A DEFF estimated from {report.n_docs} documents is noisy.")
+        return (
+            f"This sample's DEFF is {sample:.2f}, below 1: its {report.n_docs} documents happen to have alike "
+            f"rates, so between them the rate varies less than independent chunks would make it. That is the "
+            f"chance of one draw: over repeated samples of {design.k} documents the design's DEFF is "
+            f"{design.deff:.1f}. A DEFF estimated from {report.n_docs} documents is noisy."
+        )
     if not 0.5 <= sample / design.deff <= 2:
-        return (f"This sample's DEFF ({sample:.2f}) is far from the design's ({design.deff:.1f}): estimated from "
-                f"{report.n_docs} documents it is noisy; the design's value is what repeated samples give.")
+        return (
+            f"This sample's DEFF ({sample:.2f}) is far from the design's ({design.deff:.1f}): estimated from "
+            f"{report.n_docs} documents it is noisy; the design's value is what repeated samples give."
+        )
     return None
 
 
@@ -182,8 +216,9 @@ def summary_table(report: IntervalReport, coverage: CoverageResult | None = None
     return pd.DataFrame(rows)
 
 
-def summary_json(report: IntervalReport, coverage: CoverageResult | None = None, *, design: Design | None = None,
-                 **context) -> str:
+def summary_json(
+    report: IntervalReport, coverage: CoverageResult | None = None, *, design: Design | None = None, **context
+) -> str:
     """The interval report (the design's values, the coverage result) as JSON, with any context (source, K, seed...)."""
     payload = {"context": context, "interval": report.to_dict()}
     if design is not None:
@@ -193,9 +228,11 @@ def summary_json(report: IntervalReport, coverage: CoverageResult | None = None,
     return json_text(payload)
 
 
-
 def plain_reading(
-    report: IntervalReport, coverage: CoverageResult | None = None, *, design: Design | None = None,
+    report: IntervalReport,
+    coverage: CoverageResult | None = None,
+    *,
+    design: Design | None = None,
     metric: str = "hit@1",
 ) -> list[str]:
     """Sentences a stakeholder can read, built from the numbers on screen.
@@ -227,8 +264,7 @@ def plain_reading(
         )
     else:
         alike = (
-            "chunks of one document resemble each other" if d.icc > 0.01
-            else "chunks behave almost independently here"
+            "chunks of one document resemble each other" if d.icc > 0.01 else "chunks behave almost independently here"
         )
         lines.append(
             f"This sample's own estimates: its {report.n_chunks:,} chunks carry about as much information as "
@@ -262,11 +298,14 @@ def plain_reading(
 def distribution_reading(coverage: CoverageResult) -> str:
     """What the sampling-distribution figure shows: the estimates' real spread against what each SE assumes."""
     naive, cluster = (coverage.methods[m].se_mean if m in coverage.methods else None for m in ("naive", "cluster"))
-    text = (f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
-            f"their SD is {100 * coverage.sd_empirical:.2f} percentage points.")
+    text = (
+        f"The grey bars are the estimate in each of the {coverage.reps:,} samples of {coverage.k} documents: "
+        f"their SD is {100 * coverage.sd_empirical:.2f} percentage points."
+    )
     if naive is not None:
-        text += (f" The naive binomial interval acts as if it were {100 * naive:.2f} (the narrow curve)"
-                 + (", so it misses the truth often." if naive < 0.8 * coverage.sd_empirical else "."))
+        text += f" The naive binomial interval acts as if it were {100 * naive:.2f} (the narrow curve)" + (
+            ", so it misses the truth often." if naive < 0.8 * coverage.sd_empirical else "."
+        )
     if cluster is not None:
         text += f" Documents as clusters, the SE averages {100 * cluster:.2f}: close to the real spread."
     return text
@@ -278,11 +317,13 @@ def coverage_sentence(coverage: CoverageResult) -> str | None:
     if rec is None or "naive" not in coverage.methods:
         return None
     naive, honest = coverage.methods["naive"].coverage, coverage.methods[rec].coverage
-    return (f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
-            f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
-            f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%. The estimates varied "
-            f"{coverage.variance_ratio:.1f} times as much as the binomial variance says (the design effect, "
-            "measured on these repetitions).")
+    return (
+        f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
+        f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
+        f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%. The estimates varied "
+        f"{coverage.variance_ratio:.1f} times as much as the binomial variance says (the design effect, "
+        "measured on these repetitions)."
+    )
 
 
 _CSS = """
@@ -300,10 +341,15 @@ th:first-child,td:first-child{text-align:left}
 
 
 def _tiles(title: str, items: Sequence[tuple[str, str, str]]) -> str:
-    return f"<h3>{html.escape(title)}</h3>" + '<div class="tiles">' + "".join(
-        f'<div class="tile" title="{html.escape(tip)}">{html.escape(k)}<b>{html.escape(v)}</b></div>'
-        for k, v, tip in items
-    ) + "</div>"
+    return (
+        f"<h3>{html.escape(title)}</h3>"
+        + '<div class="tiles">'
+        + "".join(
+            f'<div class="tile" title="{html.escape(tip)}">{html.escape(k)}<b>{html.escape(v)}</b></div>'
+            for k, v, tip in items
+        )
+        + "</div>"
+    )
 
 
 def _table(frame: pd.DataFrame) -> str:
@@ -320,12 +366,14 @@ def _readable(report: IntervalReport, coverage: CoverageResult | None, *, shown_
     if shown_first:
         table = table[[interval_method(m).shown_first for m in table["method"]]]
         table = table.assign(label=[interval_method(m).plain for m in table["method"]])
-    out = pd.DataFrame({
-        "interval": table["label"],
-        "low (%)": (100 * table["low"]).map("{:.2f}".format),
-        "high (%)": (100 * table["high"]).map("{:.2f}".format),
-        "half-width (± pp)": table["half_width_pp"].map("{:.2f}".format),
-    })
+    out = pd.DataFrame(
+        {
+            "interval": table["label"],
+            "low (%)": (100 * table["low"]).map("{:.2f}".format),
+            "high (%)": (100 * table["high"]).map("{:.2f}".format),
+            "half-width (± pp)": table["half_width_pp"].map("{:.2f}".format),
+        }
+    )
     if coverage is not None:
         out["coverage (% ± 1.96 Monte Carlo SE)"] = [
             _coverage_text(c, s, u, coverage.reps)
@@ -353,15 +401,24 @@ def p_value_text(p: float) -> str:
 
 def comparison_table(result: MultipleComparison) -> pd.DataFrame:
     """One row per comparison: the difference and its naive, paired and simultaneous intervals (pp), p-values."""
+
     def ci(interval) -> str:
         return f"[{100 * interval.ci.low:+.2f}, {100 * interval.ci.high:+.2f}]"
-    return pd.DataFrame([
-        {"comparison": f"{c.b} − {c.a}", "difference (pp)": round(100 * c.difference, 2),
-         "naive interval": ci(c.interval("naive")), "paired interval": ci(c.interval("paired")),
-         "simultaneous interval": ci(c.interval("simultaneous")), "p": p_value_text(c.p_value),
-         "p adjusted": p_value_text(c.p_adjusted)}
-        for c in result.comparisons
-    ])
+
+    return pd.DataFrame(
+        [
+            {
+                "comparison": f"{c.b} − {c.a}",
+                "difference (pp)": round(100 * c.difference, 2),
+                "naive interval": ci(c.interval("naive")),
+                "paired interval": ci(c.interval("paired")),
+                "simultaneous interval": ci(c.interval("simultaneous")),
+                "p": p_value_text(c.p_value),
+                "p adjusted": p_value_text(c.p_adjusted),
+            }
+            for c in result.comparisons
+        ]
+    )
 
 
 def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> list[str]:
@@ -388,8 +445,7 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
             f"{c.b} − {c.a}: {100 * c.difference:+.1f} pp, simultaneous {pct} interval "
             f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pp (adjusted p {p if p.startswith('<') else f'= {p}'}, {adjust}): "
             f"{c.b} is {verdict}"
-            + ("; the naive binomial reading would call it settled." if naive_sure and not (lo > 0 or hi < 0)
-               else ".")
+            + ("; the naive binomial reading would call it settled." if naive_sure and not (lo > 0 or hi < 0) else ".")
         )
     return lines
 
@@ -397,24 +453,28 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
 def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> pd.DataFrame:
     """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points); sizes
     count ``unit`` (words, morphemes)."""
-    return pd.DataFrame({
-        f"{unit} per chunk": [r.words for r in rows],
-        "chunks per document": [round(r.mean_size, 2) for r in rows],
-        f"chunks in K = {rows[0].k if rows else ''} documents": [round(r.chunks_per_sample, 1) for r in rows],
-        "hit@1 (%)": [round(100 * r.estimate, 2) for r in rows],
-        "ICC": [round(r.icc, 4) for r in rows],
-        "DEFF": [round(r.deff, 3) for r in rows],
-        "effective n": [round(r.n_eff, 1) for r in rows],
-        "micro SD (pp)": [round(100 * r.micro_sd, 3) for r in rows],
-        "binomial SD (pp)": [round(100 * r.binomial_sd, 3) for r in rows],
-    })
+    return pd.DataFrame(
+        {
+            f"{unit} per chunk": [r.words for r in rows],
+            "chunks per document": [round(r.mean_size, 2) for r in rows],
+            f"chunks in K = {rows[0].k if rows else ''} documents": [round(r.chunks_per_sample, 1) for r in rows],
+            "hit@1 (%)": [round(100 * r.estimate, 2) for r in rows],
+            "ICC": [round(r.icc, 4) for r in rows],
+            "DEFF": [round(r.deff, 3) for r in rows],
+            "effective n": [round(r.n_eff, 1) for r in rows],
+            "micro SD (pp)": [round(100 * r.micro_sd, 3) for r in rows],
+            "binomial SD (pp)": [round(100 * r.binomial_sd, 3) for r in rows],
+        }
+    )
 
 
 def chunk_size_reading(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> str:
     """What the per-size diagnostics say, in plain language (the smallest size against the largest)."""
     if len(rows) < 2:
-        return ("Only one chunk size is at hand: move the chunk-size slider (on a source with its corpus: the "
-                "stdlib or Japanese sample, your corpus) to add sizes and see how they compare.")
+        return (
+            "Only one chunk size is at hand: move the chunk-size slider (on a source with its corpus: the "
+            "stdlib or Japanese sample, your corpus) to add sizes and see how they compare."
+        )
     fine, coarse = rows[0], rows[-1]
     return (
         f"From {coarse.words} to {fine.words} {unit} per chunk, a sample of K = {fine.k} documents holds "
@@ -447,12 +507,20 @@ def summary_page(
     """
     figs = list(figures.values()) if isinstance(figures, Mapping) else list(figures)
     meta = " · ".join(f"{html.escape(str(k))}: {html.escape(str(v))}" for k, v in (context or {}).items())
-    reading = "".join(f"<li>{html.escape(s)}</li>" for s in plain_reading(report, coverage, design=design,
-                                                                        metric=metric))
-    top = "".join(f"<p class='lead'>{html.escape(s)}</p>" for s in headline(design, coverage, level=report.level,
-                                                                            metric=metric)) if design else ""
-    tiles = (_tiles(f"The design: repeated samples of K = {design.k} documents", design_tiles(design))
-             if design else "") + _tiles(f"This sample: {report.n_docs:,} documents", sample_tiles(report))
+    reading = "".join(
+        f"<li>{html.escape(s)}</li>" for s in plain_reading(report, coverage, design=design, metric=metric)
+    )
+    top = (
+        "".join(
+            f"<p class='lead'>{html.escape(s)}</p>"
+            for s in headline(design, coverage, level=report.level, metric=metric)
+        )
+        if design
+        else ""
+    )
+    tiles = (
+        _tiles(f"The design: repeated samples of K = {design.k} documents", design_tiles(design)) if design else ""
+    ) + _tiles(f"This sample: {report.n_docs:,} documents", sample_tiles(report))
     note = deff_note(design, report) if design else None
     body = (
         f"<h1>{html.escape(title)}</h1><p class='meta'>{meta}</p>{top}{tiles}"
@@ -478,8 +546,7 @@ def _comparison_section(result: MultipleComparison | None, metric: str) -> str:
     if result is None:
         return ""
     reading = "".join(f"<li>{html.escape(s)}</li>" for s in comparison_reading(result, metric=metric))
-    return (f"<h2>Which configuration, and how sure</h2><ul>{reading}</ul>"
-            f"{_table(comparison_table(result))}")
+    return f"<h2>Which configuration, and how sure</h2><ul>{reading}</ul>{_table(comparison_table(result))}"
 
 
 def figures_html(figures: Sequence[go.Figure] | Mapping[str, go.Figure], *, title: str = "ragunc figures") -> str:
@@ -491,9 +558,9 @@ def figures_html(figures: Sequence[go.Figure] | Mapping[str, go.Figure], *, titl
 def _plots(figs: Sequence[go.Figure]) -> str:
     # A light template on a copy: the file is read outside Streamlit, whose theme no longer applies.
     return "".join(
-        go.Figure(fig).update_layout(template="plotly_white").to_html(
-            full_html=False, include_plotlyjs=False, config={"displaylogo": False}
-        )
+        go.Figure(fig)
+        .update_layout(template="plotly_white")
+        .to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
         for fig in figs
     )
 
@@ -512,14 +579,20 @@ def rank_reading(result: RankResult) -> str:
     best, runner = order[0], order[1]
     low, high = best.rank_ci
     if best.p_best >= 0.95:
-        verdict = (f"**{best.config}** is the best with P(best) {best.p_best:.0%}: with these "
-                   f"{result.n_docs:,} documents the lead holds in nearly every resample.")
+        verdict = (
+            f"**{best.config}** is the best with P(best) {best.p_best:.0%}: with these "
+            f"{result.n_docs:,} documents the lead holds in nearly every resample."
+        )
     else:
-        verdict = (f"**{best.config}** leads (P(best) {best.p_best:.0%}, rank interval [{low}, {high}]) but "
-                   f"{runner.config} is best in {runner.p_best:.0%} of the resamples: not settled with these "
-                   f"{result.n_docs:,} documents.")
-    return (verdict + f" Documents are resampled whole and shared by all {len(result.configs)} configs, so a "
-            "document's difficulty moves them together and only their differences decide the ranks.")
+        verdict = (
+            f"**{best.config}** leads (P(best) {best.p_best:.0%}, rank interval [{low}, {high}]) but "
+            f"{runner.config} is best in {runner.p_best:.0%} of the resamples: not settled with these "
+            f"{result.n_docs:,} documents."
+        )
+    return (
+        verdict + f" Documents are resampled whole and shared by all {len(result.configs)} configs, so a "
+        "document's difficulty moves them together and only their differences decide the ranks."
+    )
 
 
 def judged_reading(report: JudgedReport, *, rows: str = "rows") -> list[str]:
@@ -549,8 +622,11 @@ def judged_reading(report: JudgedReport, *, rows: str = "rows") -> list[str]:
         settled = low > 0 or high < 0
         lines.append(
             f"{LABELS['judge_bias']}: {100 * bias.estimate:+.1f} pp ([{100 * low:+.1f}, {100 * high:+.1f}] pp): "
-            + ("the judge-only interval is centred in the wrong place, and more documents only narrow it there."
-               if settled else "no bias is settled at this audit size.")
+            + (
+                "the judge-only interval is centred in the wrong place, and more documents only narrow it there."
+                if settled
+                else "no bias is settled at this audit size."
+            )
         )
     if report.note:
         lines.append(f"Note: {report.note}.")

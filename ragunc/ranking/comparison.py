@@ -12,6 +12,7 @@ not list is dropped from every run (and counted), rather than scored 0 for that 
 query missing from a run file more often means the run was not made on it than that it
 retrieved nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -44,15 +45,34 @@ class RunComparison:
     def to_dict(self) -> dict:
         """The JSON contract of ``ragunc recall RUN [RUN ...] QRELS --baseline``; NaN becomes None."""
         c = self.comparison
-        return jsonable({
-            "metric": self.metric, "k": self.k, "order": self.order, "estimator": c.estimator,
-            "level": c.level, "adjust": c.adjust, "baseline": c.baseline, "all_pairs": c.all_pairs,
-            "group_col": self.group_col, "n_queries": self.n_queries, "n_clusters": self.n_clusters,
-            "dropped": self.dropped, "critical_value": c.critical_value, "boot": c.boot,
-            "runs": [{"run": r.config, "estimate": r.estimate, "cluster": r.interval("cluster").to_dict(), "dropped": r.dropped}
-                     for r in c.configs],
-            "comparisons": [d.to_dict() for d in c.comparisons],
-        })
+        return jsonable(
+            {
+                "metric": self.metric,
+                "k": self.k,
+                "order": self.order,
+                "estimator": c.estimator,
+                "level": c.level,
+                "adjust": c.adjust,
+                "baseline": c.baseline,
+                "all_pairs": c.all_pairs,
+                "group_col": self.group_col,
+                "n_queries": self.n_queries,
+                "n_clusters": self.n_clusters,
+                "dropped": self.dropped,
+                "critical_value": c.critical_value,
+                "boot": c.boot,
+                "runs": [
+                    {
+                        "run": r.config,
+                        "estimate": r.estimate,
+                        "cluster": r.interval("cluster").to_dict(),
+                        "dropped": r.dropped,
+                    }
+                    for r in c.configs
+                ],
+                "comparisons": [d.to_dict() for d in c.comparisons],
+            }
+        )
 
 
 def compare_runs(
@@ -82,8 +102,10 @@ def compare_runs(
     """
     chosen = comparison_names(runs, baseline, names, adjust, estimator, level, boot, what="run")
     judged = {r: (judged[r] if judged is not None and r in judged else judge(runs[r], qrels)) for r in chosen}
-    scores = {r: pd.Series(metric_scores(judged[r], metric, k, order=order), index=judged[r].query_id).dropna()
-              for r in chosen}
+    scores = {
+        r: pd.Series(metric_scores(judged[r], metric, k, order=order), index=judged[r].query_id).dropna()
+        for r in chosen
+    }
     scorable = pd.unique(np.concatenate([s.index.to_numpy(dtype=str) for s in scores.values()]))
     listed = {r: np.intersect1d(runs[r].query_id, scorable) for r in chosen}
     shared = scorable
@@ -91,21 +113,38 @@ def compare_runs(
         shared = np.intersect1d(shared, listed[r])
     if shared.size == 0:
         counts = ", ".join(f"{r} {listed[r].size}" for r in chosen)
-        raise ValueError(f"runs {chosen} share no query with relevant items (each run's judged queries: {counts}); "
-                         "a comparison needs the same queries in every run")
+        raise ValueError(
+            f"runs {chosen} share no query with relevant items (each run's judged queries: {counts}); "
+            "a comparison needs the same queries in every run"
+        )
     groups = query_groups(runs[baseline], qrels, group_col, shared) if group_col else None
     samples = {}
     for r in chosen:
         samples[r] = scores_sample(scores[r].reindex(shared).to_numpy(dtype=float), groups, config=r)
     n_clusters = samples[baseline].n_docs
     if n_clusters < 2:
-        raise ValueError(f"runs {chosen} share {shared.size} queries in {n_clusters} group(s)"
-                         f"{' of ' + group_col if group_col else ''}; a paired comparison needs at least 2 groups")
+        raise ValueError(
+            f"runs {chosen} share {shared.size} queries in {n_clusters} group(s)"
+            f"{' of ' + group_col if group_col else ''}; a paired comparison needs at least 2 groups"
+        )
     result = compare_aligned(
-        samples, dropped=[listed[r].size - shared.size for r in chosen], all_pairs=all_pairs, adjust=adjust,
-        estimator=estimator, level=level, boot=boot, rng=rng,
+        samples,
+        dropped=[listed[r].size - shared.size for r in chosen],
+        all_pairs=all_pairs,
+        adjust=adjust,
+        estimator=estimator,
+        level=level,
+        boot=boot,
+        rng=rng,
     )
     return RunComparison(
-        metric=metric, k=int(k), order=order, group_col=group_col, n_queries=int(shared.size),
-        n_clusters=int(n_clusters), dropped=int(scorable.size - shared.size), query_id=shared, comparison=result,
+        metric=metric,
+        k=int(k),
+        order=order,
+        group_col=group_col,
+        n_queries=int(shared.size),
+        n_clusters=int(n_clusters),
+        dropped=int(scorable.size - shared.size),
+        query_id=shared,
+        comparison=result,
     )

@@ -28,6 +28,7 @@ truncate-dedup, document rank for dedup-truncate):
 - nDCG@k = sum over counted of rel / log2(slot + 1) / the ideal DCG@k of the judged grades (linear gain, as trec_eval)
 - chunk recall@k = |relevant chunks in the top-k chunks| / |relevant chunks| (needs chunk-level qrels)
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -81,7 +82,8 @@ def judge(run: Run, qrels: Qrels) -> JudgedRun:
     positive = qrels.relevance > 0
     docs = (
         pd.DataFrame({"q": qcode[positive], "d": qrels.doc_id[positive], "g": qrels.relevance[positive]})
-        .groupby(["q", "d"], sort=False)["g"].max()
+        .groupby(["q", "d"], sort=False)["g"]
+        .max()
     )
     rows = pd.MultiIndex.from_arrays([run.qidx, run.doc_id])
     doc_gain = docs.reindex(rows).fillna(0.0).to_numpy(dtype=float)
@@ -105,7 +107,8 @@ def judge(run: Run, qrels: Qrels) -> JudgedRun:
         keep = judged & positive
         chunks = (
             pd.DataFrame({"q": qcode[keep], "c": qrels.chunk_id[keep].astype(str), "g": qrels.relevance[keep]})
-            .groupby(["q", "c"], sort=False)["g"].max()
+            .groupby(["q", "c"], sort=False)["g"]
+            .max()
         )
         chunk_gain = chunks.reindex(pd.MultiIndex.from_arrays([run.qidx, run.chunk_id])).fillna(0.0).to_numpy(float)
         n_relevant_chunks = np.bincount(chunks.index.get_level_values(0), minlength=Q).astype(np.int64)
@@ -297,26 +300,38 @@ def order_differences(j: JudgedRun, k: int) -> pd.DataFrame:
     top = relevant & (j.position < k)
     copies = pd.DataFrame({"q": j.qidx[top], "d": j.doc_id[top]}).value_counts(sort=False)
     copies = copies[copies > 1].reset_index(name="n")
-    events = pd.concat([
-        pd.DataFrame({
-            "q": j.qidx[promoted],
-            "text": [f"{d} entered only after dedup: first at chunk rank {p + 1}"
-                     for d, p in zip(j.doc_id[promoted], j.position[promoted])],
-        }),
-        pd.DataFrame({
-            "q": copies["q"].to_numpy(dtype=np.int64),
-            "text": [f"{d} counted {n}x by the naive sum ({n} of its chunks in the top {k})"
-                     for d, n in zip(copies["d"], copies["n"])],
-        }),
-    ])
+    events = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "q": j.qidx[promoted],
+                    "text": [
+                        f"{d} entered only after dedup: first at chunk rank {p + 1}"
+                        for d, p in zip(j.doc_id[promoted], j.position[promoted])
+                    ],
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "q": copies["q"].to_numpy(dtype=np.int64),
+                    "text": [
+                        f"{d} counted {n}x by the naive sum ({n} of its chunks in the top {k})"
+                        for d, n in zip(copies["d"], copies["n"])
+                    ],
+                }
+            ),
+        ]
+    )
     why = events.groupby("q")["text"].agg("; ".join).astype(object).reindex(np.arange(j.n_queries), fill_value="")
-    table = pd.DataFrame({
-        "query_id": j.query_id,
-        "n_relevant": j.n_relevant,
-        "truncate_dedup": recall(j, k, order=TRUNCATE_DEDUP),
-        "dedup_truncate": recall(j, k, order=DEDUP_TRUNCATE),
-        "naive_sum": naive_recall_sum(j, k),
-    })
+    table = pd.DataFrame(
+        {
+            "query_id": j.query_id,
+            "n_relevant": j.n_relevant,
+            "truncate_dedup": recall(j, k, order=TRUNCATE_DEDUP),
+            "dedup_truncate": recall(j, k, order=DEDUP_TRUNCATE),
+            "naive_sum": naive_recall_sum(j, k),
+        }
+    )
     table["differs"] = (table["truncate_dedup"] != table["dedup_truncate"]) | (
         table["truncate_dedup"] != table["naive_sum"]
     )
@@ -335,11 +350,13 @@ def ranked_list(j: JudgedRun, query_id: str) -> pd.DataFrame:
     if not found.size:
         raise ValueError(f"query {query_id!r} is not in the run or the qrels")
     rows = j.qidx == found[0]
-    return pd.DataFrame({
-        "chunk_rank": j.position[rows] + 1,
-        "chunk_id": j.chunk_id[rows],
-        "doc_id": j.doc_id[rows],
-        "relevance": j.doc_gain[rows],
-        "first_seen": j.first_doc[rows],
-        "doc_rank": j.doc_rank[rows] + 1,
-    })
+    return pd.DataFrame(
+        {
+            "chunk_rank": j.position[rows] + 1,
+            "chunk_id": j.chunk_id[rows],
+            "doc_id": j.doc_id[rows],
+            "relevance": j.doc_gain[rows],
+            "first_seen": j.first_doc[rows],
+            "doc_rank": j.doc_rank[rows] + 1,
+        }
+    )

@@ -1,4 +1,5 @@
 """Everything a judged run shows at one cutoff k, computed in one call (what the dashboard's Ranking page draws)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

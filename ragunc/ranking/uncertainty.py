@@ -7,6 +7,7 @@ units: per-group sums of scores, query counts and sums of squares feed the same
 interval engine as chunk-level results. Without groups every query is its own
 group, and the cluster SE equals the naive SE up to the factor sqrt(K/(K-1)).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,9 +31,7 @@ from .metrics import (
 )
 
 
-def scores_sample(
-    scores: np.ndarray, groups: np.ndarray | None = None, *, config: str = "default"
-) -> ClusterStats:
+def scores_sample(scores: np.ndarray, groups: np.ndarray | None = None, *, config: str = "default") -> ClusterStats:
     """Per-group sufficient statistics of per-query scores; NaN scores (excluded queries) are dropped.
 
     Groups are sorted by label so two runs over the same queries give aligned samples.
@@ -102,24 +101,26 @@ class RecallReport(Recommends):
 
     def to_dict(self) -> dict:
         """The JSON contract of ``ragunc recall``; undefined numbers (NaN) become None."""
-        return jsonable({
-            "k": self.k,
-            "order": self.order,
-            "recall": self.recall,
-            "recommended": self.recommended_dict(),
-            "naive_sum": self.naive_sum,
-            "n_queries": self.n_queries,
-            "n_excluded": self.n_excluded,
-            "per_query": [{"query_id": str(q), "recall": r} for q, r in zip(self.query_id, self.per_query)],
-            "naive": self.interval("naive").to_dict(),
-            "cluster": self.interval("cluster").to_dict(),
-            "deff": self.deff,
-            "bootstrap": self.interval("bootstrap").to_dict(),
-            "n_groups": self.n_groups,
-            "group_col": self.group_col,
-            "level": self.level,
-            "recall_by_order": self.recall_by_order,
-        })
+        return jsonable(
+            {
+                "k": self.k,
+                "order": self.order,
+                "recall": self.recall,
+                "recommended": self.recommended_dict(),
+                "naive_sum": self.naive_sum,
+                "n_queries": self.n_queries,
+                "n_excluded": self.n_excluded,
+                "per_query": [{"query_id": str(q), "recall": r} for q, r in zip(self.query_id, self.per_query)],
+                "naive": self.interval("naive").to_dict(),
+                "cluster": self.interval("cluster").to_dict(),
+                "deff": self.deff,
+                "bootstrap": self.interval("bootstrap").to_dict(),
+                "n_groups": self.n_groups,
+                "group_col": self.group_col,
+                "level": self.level,
+                "recall_by_order": self.recall_by_order,
+            }
+        )
 
 
 def recall_report(
@@ -170,7 +171,11 @@ def recall_report(
 def recall_curve(judged: JudgedRun, ks) -> pd.DataFrame:
     """Mean Recall@k over queries for each k: both orders and the naive sum (columns ``k, truncate_dedup, ...``)."""
     rows = [
-        (int(k), *(mean_defined(recall(judged, k, order=o))[0] for o in ORDERS), mean_defined(naive_recall_sum(judged, k))[0])
+        (
+            int(k),
+            *(mean_defined(recall(judged, k, order=o))[0] for o in ORDERS),
+            mean_defined(naive_recall_sum(judged, k))[0],
+        )
         for k in ks
     ]
     return pd.DataFrame(rows, columns=["k", "truncate_dedup", "dedup_truncate", "naive_sum"])

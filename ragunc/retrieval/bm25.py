@@ -6,6 +6,7 @@ query count with multiplicity, as in rank-bm25), ``W[t, c]`` the BM25 weight of 
 pruning) and :func:`top_k` whole rows, in batches so memory stays bounded.
 Ties are broken by the lower chunk position, as ``numpy.argmax`` over rank-bm25 scores does.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -36,9 +37,7 @@ def _load_stemmer(language: str) -> Callable[[str], str]:
 
         return SnowballStemmer(name).stem
     except ImportError:
-        raise ValueError(
-            f"stemming needs PyStemmer or nltk installed (neither is) for language {language!r}"
-        ) from None
+        raise ValueError(f"stemming needs PyStemmer or nltk installed (neither is) for language {language!r}") from None
 
 
 @dataclass(frozen=True)
@@ -164,8 +163,14 @@ def build_index(
     norm = k1 * (1 - b + b * doc_len[cols] / avgdl)
     weights.data = idf[rows] * (freq * (k1 + 1) / (freq + norm))
     return BM25Index(
-        vocabulary=vocabulary, weights=weights, idf=idf, doc_len=doc_len,
-        avgdl=avgdl, k1=k1, b=b, epsilon=epsilon,
+        vocabulary=vocabulary,
+        weights=weights,
+        idf=idf,
+        doc_len=doc_len,
+        avgdl=avgdl,
+        k1=k1,
+        b=b,
+        epsilon=epsilon,
     )
 
 
@@ -236,16 +241,18 @@ def rank_targets(
     essential, work = _essential_terms(queries, weights.matrix, target_score)
     pruned = work <= n_chunks * PRUNED_SHARE
     # Copies: eliminate_zeros works in place on the arrays it was given.
-    candidates = sp.csr_matrix((essential.astype(np.float64), queries.indices.copy(), queries.indptr.copy()),
-                               shape=queries.shape)
+    candidates = sp.csr_matrix(
+        (essential.astype(np.float64), queries.indices.copy(), queries.indptr.copy()), shape=queries.shape
+    )
     candidates.eliminate_zeros()
     rank = np.empty(n_queries, dtype=np.float64)
     top = np.empty(n_queries, dtype=np.int64)
     done = 0
     for rows in _batches(pruned, work, np.diff(queries.indptr), n_chunks, max_entries):
         if pruned[rows[0]]:
-            rank[rows], top[rows] = _rank_pruned(queries, weights, candidates[rows] @ weights.matrix, rows,
-                                                 targets[rows], target_score[rows])
+            rank[rows], top[rows] = _rank_pruned(
+                queries, weights, candidates[rows] @ weights.matrix, rows, targets[rows], target_score[rows]
+            )
         else:
             rank[rows], top[rows] = _rank_dense(queries, weights, rows, targets[rows])
         done += len(rows)
@@ -279,7 +286,9 @@ class _Weights:
         """``W[terms[i], chunks[i]]``, 0 where the chunk lacks the term."""
         n_chunks = self.matrix.shape[1]
         row = self.row_of[terms]
-        value = self.dense.reshape(-1)[np.maximum(row, 0) * n_chunks + chunks] if len(self.dense) else np.zeros(len(terms))
+        value = (
+            self.dense.reshape(-1)[np.maximum(row, 0) * n_chunks + chunks] if len(self.dense) else np.zeros(len(terms))
+        )
         rare = np.flatnonzero(row < 0)
         if len(rare):
             wanted = terms[rare].astype(np.int64) * n_chunks + chunks[rare]

@@ -3,6 +3,7 @@ analyser's morphemes for a language written without spaces (:mod:`ragunc.corpus.
 
 A chunk's text is its units' stretch of the document with whitespace runs made single spaces.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

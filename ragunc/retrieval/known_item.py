@@ -12,6 +12,7 @@ collection model otherwise (noise). The chunk's model picks terms by
 Everything is vectorised over all chunks at once (one ``searchsorted`` over cumulative
 weights), and seeded through ``rng``.
 """
+
 from __future__ import annotations
 
 import json

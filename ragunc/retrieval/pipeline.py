@@ -12,6 +12,7 @@ With a user's queries file the rows are queries, not chunks: they lead with
 ``relevant_chunk_index``, so that several questions about one chunk stay a valid
 file (queries clustered by the document of their relevant chunk).
 """
+
 from __future__ import annotations
 
 import os
@@ -90,8 +91,10 @@ def prepare_retrieval(
     chunks = chunk_corpus(source, chunk_words, overlap, language=language)
     lang = chunks.language.language
     if isinstance(tokenizer, Tokenizer) and not lang.spaced:
-        raise ValueError(f"stopwords and stemming work on the words of spaced languages; a {lang.label} corpus "
-                         f"is indexed by its analyser's {lang.unit}")
+        raise ValueError(
+            f"stopwords and stemming work on the words of spaced languages; a {lang.label} corpus "
+            f"is indexed by its analyser's {lang.unit}"
+        )
     if tokenizer is None:
         tokenizer = lang.analyser().terms
         term_ids, offsets, vocabulary = source.chunk_terms(chunks)
@@ -223,10 +226,19 @@ def chunk_eval_parts(
     started = time.perf_counter()
     if progress is not None:
         progress(0, 1)
-    retrieval = prepare_retrieval(corpus, chunk_words=chunk_words, overlap=overlap, tokenizer=tokenizer,
-                                  language=language, k1=k1, b=b, epsilon=epsilon)
-    query_set = (simulated_queries(retrieval, query_model, rng=rng) if queries is None
-                 else user_queries(retrieval, queries))
+    retrieval = prepare_retrieval(
+        corpus,
+        chunk_words=chunk_words,
+        overlap=overlap,
+        tokenizer=tokenizer,
+        language=language,
+        k1=k1,
+        b=b,
+        epsilon=epsilon,
+    )
+    query_set = (
+        simulated_queries(retrieval, query_model, rng=rng) if queries is None else user_queries(retrieval, queries)
+    )
     frame = per_query_results(retrieval, query_set, cutoff=cutoff, progress=progress)
     chunks = retrieval.chunks
     frame.attrs["summary"] = {
@@ -238,8 +250,9 @@ def chunk_eval_parts(
         "overlap": int(overlap),
         "n_chunks": len(chunks),
         "n_queries": len(query_set),
-        "queries": ("simulated" if queries is None
-                    else "<frame>" if isinstance(queries, pd.DataFrame) else str(queries)),
+        "queries": (
+            "simulated" if queries is None else "<frame>" if isinstance(queries, pd.DataFrame) else str(queries)
+        ),
         "query_model": (query_model or QueryModel()).to_dict() if queries is None else None,
         "seed": rng if isinstance(rng, (int, type(None))) else "<Generator>",
         "bm25": {"k1": k1, "b": b, "epsilon": epsilon},

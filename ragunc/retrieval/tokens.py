@@ -6,6 +6,7 @@ and the vocabulary in order of first appearance is the corpus's: what analysing 
 its own gives for spaced scripts, and what keeps a morpheme cut at a chunk's edge from being
 segmented differently for an unspaced one.
 """
+
 from __future__ import annotations
 
 import os
@@ -66,11 +67,15 @@ def tokenize_corpus(
     analyses = [analyser.analyse(text) for text in corpus.texts]
     units = np.array([len(a) for a in analyses], dtype=np.int64)
     doc_words = np.concatenate([[0], np.cumsum(units)])
-    term_units = np.concatenate([a.term_units + first for a, first in zip(analyses, doc_words[:-1].tolist())]
-                                + [np.empty(0, np.int64)])
+    term_units = np.concatenate(
+        [a.term_units + first for a, first in zip(analyses, doc_words[:-1].tolist())] + [np.empty(0, np.int64)]
+    )
     codes, vocabulary = pd.factorize(np.concatenate([a.terms for a in analyses]))
     return CorpusTokens(
-        corpus=corpus, language=choice, term_ids=codes.astype(np.int64), vocabulary=pd.Index(vocabulary),
+        corpus=corpus,
+        language=choice,
+        term_ids=codes.astype(np.int64),
+        vocabulary=pd.Index(vocabulary),
         word_tokens=np.searchsorted(term_units, np.arange(doc_words[-1] + 1)).astype(np.int64),
         doc_words=doc_words,
         spans=(np.concatenate([a.starts for a in analyses]), np.concatenate([a.ends for a in analyses])),

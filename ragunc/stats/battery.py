@@ -29,6 +29,7 @@ longest of D draws changes several-fold from seed to seed, so the population's
 shape would be the seed's, not the tail index's.  Which documents have hits is
 drawn as for the others.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,8 +38,17 @@ from .sample import ClusterStats
 from .synthetic import document_sizes
 
 N_DOCS = 1200
-POPULATIONS = ("beta", "rare", "high", "size_correlated", "near_iid_unequal", "zero_inflated_pareto",
-               "sparse_pareto_1.2", "sparse_pareto_1.0", "sparse_pareto_0.8")
+POPULATIONS = (
+    "beta",
+    "rare",
+    "high",
+    "size_correlated",
+    "near_iid_unequal",
+    "zero_inflated_pareto",
+    "sparse_pareto_1.2",
+    "sparse_pareto_1.0",
+    "sparse_pareto_0.8",
+)
 SPARSE_PARETO_TAIL = {"sparse_pareto_1.2": 1.2, "sparse_pareto_1.0": 1.0, "sparse_pareto_0.8": 0.8}
 
 

@@ -6,6 +6,7 @@ one resampling engine (:mod:`ragunc.stats.bootstrap_kernels`).  :func:`resample`
 batch's replicates once; every bootstrap kernel reads that :class:`Replicates` and returns
 ``(se, lower, upper)``, so the methods share their draws.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,10 +47,16 @@ def _ratio_replicates(total, size, estimator, reps, rng, *, keep_se=False, scale
     lead, k = total.shape[:-1], total.shape[-1]
     y, m = (total, size) if estimator == "micro" else (total / size, np.ones(total.shape))
     theta = np.broadcast_to(point_estimate(total, size, estimator), lead).reshape(-1)
-    boot, boot_se, t, below, sd = ratio_replicates(y.reshape(-1, k), m.reshape(-1, k), theta, reps, rng,
-                                                   keep_se=keep_se, scales=scales)
-    return (boot.reshape(lead + (reps,)), None if boot_se is None else boot_se.reshape(lead + (reps,)),
-            {scale: v.reshape(lead + (reps,)) for scale, v in t.items()}, below.reshape(lead), sd.reshape(lead))
+    boot, boot_se, t, below, sd = ratio_replicates(
+        y.reshape(-1, k), m.reshape(-1, k), theta, reps, rng, keep_se=keep_se, scales=scales
+    )
+    return (
+        boot.reshape(lead + (reps,)),
+        None if boot_se is None else boot_se.reshape(lead + (reps,)),
+        {scale: v.reshape(lead + (reps,)) for scale, v in t.items()},
+        below.reshape(lead),
+        sd.reshape(lead),
+    )
 
 
 def _rows(theta_star, se_star, theta_hat):
@@ -57,8 +64,11 @@ def _rows(theta_star, se_star, theta_hat):
     theta_star, se_star = np.asarray(theta_star, dtype=float), np.asarray(se_star, dtype=float)
     reps = theta_star.shape[-1]
     theta = np.broadcast_to(np.asarray(theta_hat, dtype=float), theta_star.shape[:-1])
-    return (np.ascontiguousarray(theta_star.reshape(-1, reps)), np.ascontiguousarray(se_star.reshape(-1, reps)),
-            np.ascontiguousarray(theta.reshape(-1)))
+    return (
+        np.ascontiguousarray(theta_star.reshape(-1, reps)),
+        np.ascontiguousarray(se_star.reshape(-1, reps)),
+        np.ascontiguousarray(theta.reshape(-1)),
+    )
 
 
 def studentized_pivots(theta_star, se_star, theta_hat, scale: str = "linear") -> np.ndarray:
@@ -195,8 +205,16 @@ class Replicates:
         return self.sorted.shape[-1]
 
 
-def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps: int = 1000,
-             rng: np.random.Generator | int | None = None, with_se: bool = True) -> Replicates:
+def resample(
+    total,
+    size,
+    *,
+    estimator: str = "micro",
+    level: float = 0.95,
+    reps: int = 1000,
+    rng: np.random.Generator | int | None = None,
+    with_se: bool = True,
+) -> Replicates:
     """Resample the documents of each row ``reps`` times (with replacement), for the bootstrap kernels.
 
     See :func:`replicates`.  ``with_se`` also resamples the second moments for each
@@ -206,13 +224,19 @@ def resample(total, size, *, estimator: str = "micro", level: float = 0.95, reps
     if reps < 2:
         raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
     total, size = np.asarray(total, dtype=float), np.asarray(size)
-    boot, _, t, below, sd = _ratio_replicates(total, size, estimator, reps, rng,
-                                              scales=PIVOT_SCALES if with_se else ())
+    boot, _, t, below, sd = _ratio_replicates(total, size, estimator, reps, rng, scales=PIVOT_SCALES if with_se else ())
     for values in (boot, *t.values()):
         sort_rows(values.reshape(-1, reps))  # in place: nothing needs the resampling order
     return Replicates(
-        total=total, size=size, estimator=estimator, level=level, theta=point_estimate(total, size, estimator),
-        sorted=boot, sd=sd, below=below, sorted_pivots=t if with_se else None,
+        total=total,
+        size=size,
+        estimator=estimator,
+        level=level,
+        theta=point_estimate(total, size, estimator),
+        sorted=boot,
+        sd=sd,
+        below=below,
+        sorted_pivots=t if with_se else None,
     )
 
 

@@ -21,6 +21,7 @@ those commands would pay for nothing (bench/RESULTS.md).  Until then each kernel
 :func:`_kernel`; compiling replaces them all in this module's namespace at once, so a kernel
 calling another finds the compiled one.
 """
+
 from __future__ import annotations
 
 import os
@@ -50,9 +51,11 @@ _COMPILING = threading.Lock()
 
 def _kernel(**options):
     """Mark a function as a numba kernel with these ``njit`` options (compiled by :func:`compile_kernels`)."""
+
     def mark(function):
         _KERNELS[function.__name__] = options
         return function
+
     return mark
 
 
@@ -199,15 +202,18 @@ def _draw_row(state, table, k, pairs, zero, words):
             a0 = a1 = a2 = a3 = a4 = a5 = zero[0]
             for p in range(0, draws, 2):
                 state, word = _splitmix64(state)
-                a0, a1, a2, a3, a4, a5 = _add_entry(table, _index(word & _LOW32, width), w, wide,
-                                                    a0, a1, a2, a3, a4, a5)
+                a0, a1, a2, a3, a4, a5 = _add_entry(
+                    table, _index(word & _LOW32, width), w, wide, a0, a1, a2, a3, a4, a5
+                )
                 if p + 1 < draws:
-                    a0, a1, a2, a3, a4, a5 = _add_entry(table, _index(word >> _SHIFT32, width), w, wide,
-                                                        a0, a1, a2, a3, a4, a5)
+                    a0, a1, a2, a3, a4, a5 = _add_entry(
+                        table, _index(word >> _SHIFT32, width), w, wide, a0, a1, a2, a3, a4, a5
+                    )
             if odd:
                 state, word = _splitmix64(state)
-                a0, a1, a2, a3, a4, a5 = _add_entry(table, width + _index(word & _LOW32, k), w, wide,
-                                                    a0, a1, a2, a3, a4, a5)
+                a0, a1, a2, a3, a4, a5 = _add_entry(
+                    table, width + _index(word & _LOW32, k), w, wide, a0, a1, a2, a3, a4, a5
+                )
             words[b, w], words[b, w + 1] = a0, a1
             if wide:
                 words[b, w + 2], words[b, w + 3], words[b, w + 4], words[b, w + 5] = a2, a3, a4, a5
@@ -236,8 +242,9 @@ def _column_sums(values, zero, reps, seeds, pairs, out):
 
 
 @_kernel(nogil=True, cache=True, error_model="numpy")
-def _ratio_replicates(values, zero, fields, theta, tol, reps, seeds, with_se, pairs, theta_out, se_out,
-                      linear_out, logit_out, below, sd):
+def _ratio_replicates(
+    values, zero, fields, theta, tol, reps, seeds, with_se, pairs, theta_out, se_out, linear_out, logit_out, below, sd
+):
     """Fill ``theta_out[r, b]`` = sum y* / sum m* over K documents drawn with replacement, and its SE.
 
     The draws and sums are :func:`_draw_row`'s, of the columns y, m and, with ``with_se``,
@@ -422,13 +429,15 @@ def resampled_sums(columns, reps: int, rng: np.random.Generator | int | None = N
     lay = _layout(flat, k)
     pairs = _use_pairs(k, reps, lay.n_words)
     out = np.empty((rows, reps, lay.n_words), dtype=lay.values.dtype)
-    _on_row_blocks(lambda v, s, o: _column_sums(v, lay.zero, reps, s, pairs, o), rows, rows * reps,
-                   (lay.values, seeds, out))
+    _on_row_blocks(
+        lambda v, s, o: _column_sums(v, lay.zero, reps, s, pairs, o), rows, rows * reps, (lay.values, seeds, out)
+    )
     return [c.reshape(lead + (reps,)) for c in lay.sums(out)]
 
 
-def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_se: bool = False,
-                     scales: tuple[str, ...] = ()):
+def ratio_replicates(
+    y, m, theta, reps: int, rng: np.random.Generator, *, keep_se: bool = False, scales: tuple[str, ...] = ()
+):
     """Replicates (rows, reps) of sum y / sum m over documents resampled with replacement, and what is read off them.
 
     ``y``, ``m``: (rows, K); ``theta`` (rows,): each row's estimate.  Returns
@@ -450,8 +459,9 @@ def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_s
     with_se = keep_se or bool(scales)
     lay = _layout([y, m, y * y, y * m, m * m] if with_se else [y, m], k)
     replicates = np.empty((rows, reps))
-    se, linear, logit = (np.empty((rows, reps if wanted else 0)) for wanted in
-                         (keep_se, "linear" in scales, "logit" in scales))
+    se, linear, logit = (
+        np.empty((rows, reps if wanted else 0)) for wanted in (keep_se, "linear" in scales, "logit" in scales)
+    )
     below, sd = np.empty(rows, dtype=np.int64), np.empty(rows)
     pairs = _use_pairs(k, reps, lay.n_words)
 
@@ -463,8 +473,9 @@ def ratio_replicates(y, m, theta, reps: int, rng: np.random.Generator, *, keep_s
     return replicates, (se if keep_se else None), {s: chosen[s] for s in scales}, below / 2, sd
 
 
-def pivots(theta_star: np.ndarray, se_star: np.ndarray, theta: np.ndarray, *, linear: bool = True,
-           logit: bool = True) -> tuple[np.ndarray | None, np.ndarray | None]:
+def pivots(
+    theta_star: np.ndarray, se_star: np.ndarray, theta: np.ndarray, *, linear: bool = True, logit: bool = True
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Studentized pivots (rows, reps) of replicates and their SEs against each row's ``theta``, on either scale."""
     compile_kernels()
     rows, reps = theta_star.shape

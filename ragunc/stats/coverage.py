@@ -5,6 +5,7 @@ being evaluated) and computes every interval with the same batch kernels
 ``interval_report`` uses; coverage is the share of repetitions whose interval
 holds the population value, among those where the interval is defined.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -178,7 +179,7 @@ def _floyd_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
             t = (uniform[i] * (j + 1)).astype(np.int64)
             t = np.where(taken[base + t], j, t)
             taken[base + t] = True
-            out[i, start:start + rows] = t
+            out[i, start : start + rows] = t
     return out.T
 
 
@@ -216,8 +217,12 @@ def iid_control(population: ClusterStats, rng: np.random.Generator) -> ClusterSt
     hits = rng.multivariate_hypergeometric(population.n, int(round(population.sum_y.sum())))
     hits = hits.astype(np.float64)
     return ClusterStats(
-        cluster_id=population.cluster_id, sum_y=hits, n=population.n, sum_y2=hits,
-        label=population.label, config=population.config,
+        cluster_id=population.cluster_id,
+        sum_y=hits,
+        n=population.n,
+        sum_y2=hits,
+        label=population.label,
+        config=population.config,
     )
 
 
@@ -303,9 +308,12 @@ def coverage_experiment(
             progress(stop, reps)
 
     by_method = {
-        name: MethodCoverage(*interval_coverage(lower[name], upper[name], value),
-                             se_mean=float(se[name].mean()) if name in se else None,
-                             lower=lower[name], upper=upper[name])
+        name: MethodCoverage(
+            *interval_coverage(lower[name], upper[name], value),
+            se_mean=float(se[name].mean()) if name in se else None,
+            lower=lower[name],
+            upper=upper[name],
+        )
         for name in names
     }
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")

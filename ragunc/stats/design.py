@@ -8,6 +8,7 @@ sample.  :func:`design` computes them; :func:`ragunc.stats.diagnostics.diagnosti
 sample's estimates of the same quantities, with the same definitions (:func:`design_effect`,
 :func:`effective_n`, :func:`~ragunc.stats.diagnostics.icc_anova`).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -98,10 +99,18 @@ def design(
         var_se = float(np.sqrt(max(m4 - variance**2, 0.0) / n_draws))
     deff = float(design_effect(variance, binomial_var))
     return Design(
-        estimator=estimator, k=int(k), n_docs=d, population_value=value,
-        icc=icc_anova(total, size, sumsq), expected_chunks=float(expected), sd=float(np.sqrt(variance)),
-        binomial_sd=float(np.sqrt(binomial_var)), deff=deff, n_eff=float(effective_n(expected, deff)),
-        draws=n_draws, deff_mcse=float(design_effect(var_se, binomial_var)),
+        estimator=estimator,
+        k=int(k),
+        n_docs=d,
+        population_value=value,
+        icc=icc_anova(total, size, sumsq),
+        expected_chunks=float(expected),
+        sd=float(np.sqrt(variance)),
+        binomial_sd=float(np.sqrt(binomial_var)),
+        deff=deff,
+        n_eff=float(effective_n(expected, deff)),
+        draws=n_draws,
+        deff_mcse=float(design_effect(var_se, binomial_var)),
     )
 
 
@@ -138,8 +147,9 @@ class ChunkSizeDiagnostics:
         return dataclasses.asdict(self)
 
 
-def chunk_size_diagnostics(populations: Mapping[int, ClusterStats], *, k: int = 20,
-                           rng: np.random.Generator | int | None = 0) -> tuple[ChunkSizeDiagnostics, ...]:
+def chunk_size_diagnostics(
+    populations: Mapping[int, ClusterStats], *, k: int = 20, rng: np.random.Generator | int | None = 0
+) -> tuple[ChunkSizeDiagnostics, ...]:
     """The design's DEFF, ICC, effective n and SD of the micro estimate at ``k`` documents, per chunk size.
 
     ``populations`` maps words per chunk to the per-document results of the whole corpus at
@@ -153,25 +163,40 @@ def chunk_size_diagnostics(populations: Mapping[int, ClusterStats], *, k: int = 
     for words in sorted(populations):
         population = populations[words]
         values = design(population, k, estimator="micro", rng=rng)
-        rows.append(ChunkSizeDiagnostics(
-            words=int(words), k=k, n_docs=population.n_docs, n_chunks=population.n_chunks,
-            estimate=values.population_value, mean_size=float(population.n.mean()),
-            chunks_per_sample=values.expected_chunks, icc=values.icc, deff=values.deff, n_eff=values.n_eff,
-            micro_sd=values.sd, binomial_sd=values.binomial_sd,
-        ))
+        rows.append(
+            ChunkSizeDiagnostics(
+                words=int(words),
+                k=k,
+                n_docs=population.n_docs,
+                n_chunks=population.n_chunks,
+                estimate=values.population_value,
+                mean_size=float(population.n.mean()),
+                chunks_per_sample=values.expected_chunks,
+                icc=values.icc,
+                deff=values.deff,
+                n_eff=values.n_eff,
+                micro_sd=values.sd,
+                binomial_sd=values.binomial_sd,
+            )
+        )
     return tuple(rows)
 
 
 def _chunk_size_diagnostics_iv(populations: Mapping[int, ClusterStats], k: int) -> None:
     if not populations:
         raise ValueError("chunk_size_diagnostics needs at least one chunk size")
-    bad = [words for words in populations if isinstance(words, bool) or not isinstance(words, (int, np.integer))
-           or words < 1]
+    bad = [
+        words
+        for words in populations
+        if isinstance(words, bool) or not isinstance(words, (int, np.integer)) or words < 1
+    ]
     if bad:
         raise ValueError(f"chunk sizes must be positive word counts, got {bad}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
     small = {words: p.n_docs for words, p in populations.items() if p.n_docs < k}
     if small:
-        raise ValueError(f"k = {k} documents is more than some chunk sizes hold: "
-                         + ", ".join(f"{w} words: {n} documents" for w, n in sorted(small.items())))
+        raise ValueError(
+            f"k = {k} documents is more than some chunk sizes hold: "
+            + ", ".join(f"{w} words: {n} documents" for w, n in sorted(small.items()))
+        )

@@ -4,6 +4,7 @@ DEFF, effective n and the ICC have one definition each (:func:`design_effect`, :
 :func:`icc_anova`), shared with the design's values over repeated samples
 (:func:`ragunc.stats.design.design`): a sample's figures estimate those.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -40,8 +41,6 @@ class Diagnostics:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
-
-
 
 
 def k_over_rho(k, rho):

@@ -7,6 +7,7 @@ give (:func:`~ragunc.stats.design.design`) and, when asked, repeats the evaluati
 (:func:`~ragunc.stats.coverage.coverage_experiment`).  Every part is seeded by the same ``seed``,
 so a setting always gives the same numbers.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -48,6 +49,7 @@ def explore(
     values = design(population, k, estimator=estimator, rng=seed)
     coverage = None
     if reps is not None and k < population.n_docs:
-        coverage = coverage_experiment(population, k=k, reps=reps, boot=boot, estimator=estimator, level=level,
-                                       rng=seed, progress=progress)
+        coverage = coverage_experiment(
+            population, k=k, reps=reps, boot=boot, estimator=estimator, level=level, rng=seed, progress=progress
+        )
     return Exploration(sample, report, values, coverage)

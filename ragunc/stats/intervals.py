@@ -2,6 +2,7 @@
 experiment repeats) and :func:`interval_report` (one sample: what ``ragunc interval`` prints).
 
 The orchestrator sits above the linearization, the bootstrap and the registry of methods."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -55,8 +56,15 @@ def interval_arrays(
     resampled = [m for m in chosen if m.resamples]
     boot = None
     if resampled:
-        boot = resample(total, size, estimator=estimator, level=level, reps=reps, rng=rng,
-                        with_se=any(m.needs_replicate_se for m in resampled))
+        boot = resample(
+            total,
+            size,
+            estimator=estimator,
+            level=level,
+            reps=reps,
+            rng=rng,
+            with_se=any(m.needs_replicate_se for m in resampled),
+        )
     se, lower, upper = {}, {}, {}
     for m in chosen:
         se[m.name], lower[m.name], upper[m.name] = m.kernel(boot if m.resamples else lin)
@@ -90,14 +98,23 @@ def _sample_arrays(sample, methods, estimator, level, boot, rng) -> IntervalArra
     check_options(estimator, level)
     require_documents(sample)
     return interval_arrays(
-        sample.sum_y, sample.n, sample.sum_y2, estimator=estimator, level=level, fpc=sample.fpc,
-        methods=[m.name for m in interval_methods(methods)], reps=boot, rng=rng,
+        sample.sum_y,
+        sample.n,
+        sample.sum_y2,
+        estimator=estimator,
+        level=level,
+        fpc=sample.fpc,
+        methods=[m.name for m in interval_methods(methods)],
+        reps=boot,
+        rng=rng,
     )
 
 
 def _estimates(arr: IntervalArrays) -> dict[str, IntervalEstimate]:
     return {
-        name: IntervalEstimate(name, None if se is None else float(se), (float(arr.lower[name]), float(arr.upper[name])))
+        name: IntervalEstimate(
+            name, None if se is None else float(se), (float(arr.lower[name]), float(arr.upper[name]))
+        )
         for name, se in arr.se.items()
     }
 

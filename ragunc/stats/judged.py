@@ -56,6 +56,7 @@ where the correction's variance is learnt; the judge's bias, a difference, takes
 linearization t interval.  An audit of fewer than two documents leaves the correction's
 variance unknown: NaN variances and bounds, and lambda = 1 (plain PPI: nothing to tune on).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -78,8 +79,12 @@ ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
 DEFAULT_METHOD = RECOMMENDED_METHOD
 BIAS_METHOD = "cluster_t"
 # What each estimate is called on screen and in tables (a label written once).
-LABELS = {"judge_only": "Judge only", "gold_only": "Audited rows only (gold)",
-          "prediction_powered": "Prediction-powered (judge + audit)", "judge_bias": "Judge's bias"}
+LABELS = {
+    "judge_only": "Judge only",
+    "gold_only": "Audited rows only (gold)",
+    "prediction_powered": "Prediction-powered (judge + audit)",
+    "judge_bias": "Judge's bias",
+}
 AUDIT_LABELS = {"rows": "rows at random in every document", "documents": "whole documents"}
 AUDIT_DESIGNS = {
     "rows": "rows audited at random inside the sampled documents, independently with one probability",
@@ -87,8 +92,14 @@ AUDIT_DESIGNS = {
 }
 
 # JudgedSample's audit arrays (per document) and their dtypes.
-_AUDIT_ARRAYS = {"audited": np.int64, "gold_total": np.float64, "gold_sumsq": np.float64,
-                 "judge_audited": np.float64, "judge_audited_sumsq": np.float64, "cross": np.float64}
+_AUDIT_ARRAYS = {
+    "audited": np.int64,
+    "gold_total": np.float64,
+    "gold_sumsq": np.float64,
+    "judge_audited": np.float64,
+    "judge_audited_sumsq": np.float64,
+    "cross": np.float64,
+}
 
 
 @dataclass(frozen=True)
@@ -152,15 +163,21 @@ class JudgedSample:
     def gold_sample(self) -> ClusterStats:
         """The audited documents' gold labels as a sample (total = sum of y, size = audited rows)."""
         keep = self.audited > 0
-        return ClusterStats(self.judge.cluster_id[keep], self.gold_total[keep], self.audited[keep],
-                             self.gold_sumsq[keep], population_docs=self.judge.population_docs,
-                             config=self.judge.config)
+        return ClusterStats(
+            self.judge.cluster_id[keep],
+            self.gold_total[keep],
+            self.audited[keep],
+            self.gold_sumsq[keep],
+            population_docs=self.judge.population_docs,
+            config=self.judge.config,
+        )
 
     def subset(self, index) -> "JudgedSample":
         """The documents at ``index`` (positions or a boolean mask)."""
         index = np.asarray(index)
-        return dataclasses.replace(self, judge=self.judge.subset(index),
-                                   **{name: getattr(self, name)[index] for name in _AUDIT_ARRAYS})
+        return dataclasses.replace(
+            self, judge=self.judge.subset(index), **{name: getattr(self, name)[index] for name in _AUDIT_ARRAYS}
+        )
 
 
 def audit_unit(size, audited) -> str:
@@ -174,8 +191,16 @@ def audit_unit(size, audited) -> str:
 
 def judged_population(judge: ClusterStats, gold_total, gold_sumsq, cross, audit: str = "rows") -> JudgedSample:
     """The :class:`JudgedSample` of a population where a person labelled every row (the coverage experiment's)."""
-    return JudgedSample(judge=judge, audited=judge.n, gold_total=gold_total, gold_sumsq=gold_sumsq,
-                        judge_audited=judge.sum_y, judge_audited_sumsq=judge.sum_y2, cross=cross, audit=audit)
+    return JudgedSample(
+        judge=judge,
+        audited=judge.n,
+        gold_total=gold_total,
+        gold_sumsq=gold_sumsq,
+        judge_audited=judge.sum_y,
+        judge_audited_sumsq=judge.sum_y2,
+        cross=cross,
+        audit=audit,
+    )
 
 
 # ---------------------------------------------------------------- the batch kernel
@@ -261,8 +286,9 @@ class _Parts:
             return self.residuals.scaled((1 / audit_size - 1 / self.k) * self.k_a**2 / (self.k_a - 1))
 
 
-def _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
-           *, w, audit: str) -> _Parts:
+def _parts(
+    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross, *, w, audit: str
+) -> _Parts:
     k = size.shape[-1]
     wm, wa = (w * size).sum(-1), (w * audited).sum(-1)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -298,7 +324,14 @@ def _weights(size, estimator: str):
 
 
 def judged_arrays(
-    size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
+    size,
+    judge_total,
+    audited,
+    gold_total,
+    gold_sumsq,
+    judge_audited,
+    judge_audited_sumsq,
+    cross,
     *,
     audit: str = "rows",
     estimator: str = "micro",
@@ -316,21 +349,33 @@ def judged_arrays(
     variances and bounds (and lambda = 1) for everything but the judge-only estimate.
     """
     size = np.asarray(size, dtype=float)
-    cols = [np.asarray(c, dtype=float) for c in (judge_total, audited, gold_total, gold_sumsq, judge_audited,
-                                                 judge_audited_sumsq, cross)]
+    cols = [
+        np.asarray(c, dtype=float)
+        for c in (judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross)
+    ]
     judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = cols
     w = _weights(size, estimator)
-    parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
-                   w=w, audit=audit)
+    parts = _parts(
+        size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross, w=w, audit=audit
+    )
     variance = parts.variance(fpc)
     known = parts.k_a >= 2
     tuned = parts.audit_spread.vertex() if lam is None else np.broadcast_to(np.asarray(lam, dtype=float), known.shape)
     # Gold on every row: the estimate is the gold one whatever lambda; 0 says the judge is not used.
     tuned = np.where(parts.share == 1, 0.0, np.where(known, tuned, 1.0))
     # The judge's bias is the gold-only estimate of the mean of f - y over the audited rows.
-    bias_parts = _parts(size, judge_total, audited, judge_audited - gold_total,
-                        judge_audited_sumsq - 2 * cross + gold_sumsq, judge_audited, judge_audited_sumsq, cross,
-                        w=w, audit=audit)
+    bias_parts = _parts(
+        size,
+        judge_total,
+        audited,
+        judge_audited - gold_total,
+        judge_audited_sumsq - 2 * cross + gold_sumsq,
+        judge_audited,
+        judge_audited_sumsq,
+        cross,
+        w=w,
+        audit=audit,
+    )
     judge_est, judge_res = linearized_residuals(judge_total, size, estimator)
     unknown = np.where(known, 1.0, np.nan)
     estimate = {
@@ -350,9 +395,13 @@ def judged_arrays(
     for name, est in estimate.items():
         judge = name == "judge_only"
         lin = Linearized(
-            estimate=est, n_chunks=size.sum(-1) if judge else n_audited,
-            n_docs=size.shape[-1] if judge else parts.k_a, binomial_variance=np.full(np.shape(est), np.nan),
-            cluster_variance=np.where(known | judge, var[name], 0.0), level=level, estimator=estimator,
+            estimate=est,
+            n_chunks=size.sum(-1) if judge else n_audited,
+            n_docs=size.shape[-1] if judge else parts.k_a,
+            binomial_variance=np.full(np.shape(est), np.nan),
+            cluster_variance=np.where(known | judge, var[name], 0.0),
+            level=level,
+            estimator=estimator,
             size=size if judge else audited,
         )
         kernel = interval_method(BIAS_METHOD if name == "judge_bias" else method).kernel
@@ -363,15 +412,24 @@ def judged_arrays(
         defined = True if judge else known
         lower[name], upper[name] = np.where(defined, low, np.nan), np.where(defined, high, np.nan)
         se[name] = np.sqrt(var[name])
-    return JudgedArrays(estimate=estimate, se=se, lower=lower, upper=upper, lam=tuned, n_audited=n_audited,
-                        n_audited_docs=parts.k_a)
+    return JudgedArrays(
+        estimate=estimate, se=se, lower=lower, upper=upper, lam=tuned, n_audited=n_audited, n_audited_docs=parts.k_a
+    )
 
 
 def _sample_columns(sample: JudgedSample) -> tuple[np.ndarray, ...]:
     """The per-document columns of :func:`judged_arrays`, in its order."""
     j = sample.judge
-    return (j.n, j.sum_y, sample.audited, sample.gold_total, sample.gold_sumsq, sample.judge_audited,
-            sample.judge_audited_sumsq, sample.cross)
+    return (
+        j.n,
+        j.sum_y,
+        sample.audited,
+        sample.gold_total,
+        sample.gold_sumsq,
+        sample.judge_audited,
+        sample.judge_audited_sumsq,
+        sample.cross,
+    )
 
 
 # ---------------------------------------------------------------- one sample
@@ -392,9 +450,15 @@ class AuditDesign:
         return AUDIT_DESIGNS[self.unit]
 
     def to_dict(self) -> dict:
-        return {"unit": self.unit, "design": self.design, "n_rows": self.n_rows, "n_docs": self.n_docs,
-                "n_audited": self.n_audited, "n_audited_docs": self.n_audited_docs,
-                "audited_share": self.n_audited / self.n_rows}
+        return {
+            "unit": self.unit,
+            "design": self.design,
+            "n_rows": self.n_rows,
+            "n_docs": self.n_docs,
+            "n_audited": self.n_audited,
+            "n_audited_docs": self.n_audited_docs,
+            "audited_share": self.n_audited / self.n_rows,
+        }
 
 
 @dataclass(frozen=True)
@@ -432,8 +496,13 @@ class JudgedReport:
 
     def to_dict(self) -> dict:
         """The keys ``ragunc interval --judge-col`` adds to its JSON."""
-        ppi = {**self["prediction_powered"].to_dict(), "lambda": self.lam, "lambda_tuned": self.lam_tuned,
-               "n_audited": self.audit.n_audited, "n_audited_docs": self.audit.n_audited_docs}
+        ppi = {
+            **self["prediction_powered"].to_dict(),
+            "lambda": self.lam,
+            "lambda_tuned": self.lam_tuned,
+            "n_audited": self.audit.n_audited,
+            "n_audited_docs": self.audit.n_audited_docs,
+        }
         return {
             "judge_only": self["judge_only"].to_dict(),
             "gold_only": self["gold_only"].to_dict(),
@@ -476,27 +545,52 @@ def judged_report(
     the judge-only interval can be given (the note says so).
     """
     _judged_report_iv(sample, estimator, level, method, lam)
-    arr = judged_arrays(*_sample_columns(sample), audit=sample.audit, estimator=estimator, level=level,
-                        fpc=sample.judge.fpc, method=method, lam=lam)
+    arr = judged_arrays(
+        *_sample_columns(sample),
+        audit=sample.audit,
+        estimator=estimator,
+        level=level,
+        fpc=sample.judge.fpc,
+        method=method,
+        lam=lam,
+    )
     estimates = {
-        name: JudgedEstimate(name, float(arr.estimate[name]), IntervalEstimate(
-            BIAS_METHOD if name == "judge_bias" else method, float(arr.se[name]),
-            (float(arr.lower[name]), float(arr.upper[name]))))
+        name: JudgedEstimate(
+            name,
+            float(arr.estimate[name]),
+            IntervalEstimate(
+                BIAS_METHOD if name == "judge_bias" else method,
+                float(arr.se[name]),
+                (float(arr.lower[name]), float(arr.upper[name])),
+            ),
+        )
         for name in (*ESTIMATES, "judge_bias")
     }
     note = None
     if sample.fully_audited:
-        note = (f"gold labels on every row ({sample.n_rows:,}): there is nothing for the judge to correct; "
-                "report the gold estimate")
+        note = (
+            f"gold labels on every row ({sample.n_rows:,}): there is nothing for the judge to correct; "
+            "report the gold estimate"
+        )
     elif sample.n_audited_docs < 2:
         doc = str(sample.judge.cluster_id[np.flatnonzero(sample.audited)[0]])
-        note = (f"the audit covers a single document ({doc!r}): nothing shows how the judge's errors vary between "
-                "documents, so only point estimates and the judge-only interval can be given; audit rows of "
-                "at least two documents (more is better)")
+        note = (
+            f"the audit covers a single document ({doc!r}): nothing shows how the judge's errors vary between "
+            "documents, so only point estimates and the judge-only interval can be given; audit rows of "
+            "at least two documents (more is better)"
+        )
     audit = AuditDesign(sample.audit, sample.n_rows, sample.n_docs, sample.n_audited, sample.n_audited_docs)
-    return JudgedReport(estimator=estimator, level=level, method=method, audit=audit, estimates=estimates,
-                        lam=float(arr.lam), lam_tuned=lam is None, note=note,
-                        population_docs=sample.judge.population_docs)
+    return JudgedReport(
+        estimator=estimator,
+        level=level,
+        method=method,
+        audit=audit,
+        estimates=estimates,
+        lam=float(arr.lam),
+        lam_tuned=lam is None,
+        note=note,
+        population_docs=sample.judge.population_docs,
+    )
 
 
 # ---------------------------------------------------------------- coverage: K documents drawn, then the audit
@@ -527,29 +621,44 @@ class JudgedCoverage:
 
     def to_dict(self) -> dict:
         return {
-            "estimator": self.estimator, "level": self.level, "method": self.method, "k": self.k, "reps": self.reps,
-            "audit": self.audit, "audit_share": self.audit_share,
-            "population": {"n_docs": self.population_docs, "value": self.population_value,
-                           "judge_value": self.judge_value},
-            "coverage": dict(self.coverage), "coverage_mcse": dict(self.coverage_mcse),
-            "undefined": dict(self.undefined), "width": dict(self.width),
+            "estimator": self.estimator,
+            "level": self.level,
+            "method": self.method,
+            "k": self.k,
+            "reps": self.reps,
+            "audit": self.audit,
+            "audit_share": self.audit_share,
+            "population": {
+                "n_docs": self.population_docs,
+                "value": self.population_value,
+                "judge_value": self.judge_value,
+            },
+            "coverage": dict(self.coverage),
+            "coverage_mcse": dict(self.coverage_mcse),
+            "undefined": dict(self.undefined),
+            "width": dict(self.width),
             "lambda_mean": float(np.nanmean(self.lam)),
         }
 
 
-def _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, level, method, *,
-                        every_document: bool = False) -> None:
+def _judged_coverage_iv(
+    population, k, reps, audit, audit_share, estimator, level, method, *, every_document: bool = False
+) -> None:
     check_options(estimator, level)
     if interval_method(method).family != CLUSTER_ANALYTIC:
         raise ValueError(f"method must be a cluster-analytic interval method (linearization), got {method!r}")
     if not population.fully_audited:
-        raise ValueError("the population needs gold labels on every row (its truth); "
-                         f"{population.n_rows - population.n_audited:,} of its {population.n_rows:,} rows have none")
+        raise ValueError(
+            "the population needs gold labels on every row (its truth); "
+            f"{population.n_rows - population.n_audited:,} of its {population.n_rows:,} rows have none"
+        )
     d = population.n_docs
     top = d + every_document  # one sample may take every document; repeating it then shows nothing
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k < top:
-        raise ValueError(f"k must be a whole number with 2 <= k {'<=' if every_document else '<'} {d} "
-                         f"(the population's documents), got {k!r}")
+        raise ValueError(
+            f"k must be a whole number with 2 <= k {'<=' if every_document else '<'} {d} "
+            f"(the population's documents), got {k!r}"
+        )
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
     if audit not in AUDIT_UNITS:
@@ -561,8 +670,9 @@ def _judged_coverage_iv(population, k, reps, audit, audit_share, estimator, leve
         raise ValueError("simulating a row audit needs 0/1 gold and judge labels; with scores, audit whole documents")
 
 
-def _drawn_and_audited(population: JudgedSample, idx: np.ndarray, audit: str, audit_share: float,
-                       rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+def _drawn_and_audited(
+    population: JudgedSample, idx: np.ndarray, audit: str, audit_share: float, rng: np.random.Generator
+) -> tuple[np.ndarray, ...]:
     """The per-document columns of :func:`judged_arrays` for the documents ``idx`` (..., K), audited at random.
 
     ``"rows"``: each of a document's four (gold, judge) cells (1, 1), (1, 0), (0, 1), (0, 0) keeps a
@@ -584,8 +694,14 @@ def _drawn_and_audited(population: JudgedSample, idx: np.ndarray, audit: str, au
     return m, ft, m * mask, yt * mask, ys * mask, ft * mask, fs * mask, xt * mask
 
 
-def simulated_audit(population: JudgedSample, *, k: int, audit: str = "rows", audit_share: float = 0.2,
-                    rng: np.random.Generator | int | None = None) -> JudgedSample:
+def simulated_audit(
+    population: JudgedSample,
+    *,
+    k: int,
+    audit: str = "rows",
+    audit_share: float = 0.2,
+    rng: np.random.Generator | int | None = None,
+) -> JudgedSample:
     """One evaluation as :func:`judged_coverage` repeats it: K documents drawn, then the audit inside them.
 
     The sample keeps the drawn documents (in the population's order) and carries
@@ -595,10 +711,19 @@ def simulated_audit(population: JudgedSample, *, k: int, audit: str = "rows", au
     rng = np.random.default_rng(rng)
     idx = np.sort(random_subsets(rng, population.n_docs, k, 1)[0])
     _, _, audited, gold, gold_sumsq, judged, judged_sumsq, cross = _drawn_and_audited(
-        population, idx, audit, audit_share, rng)
+        population, idx, audit, audit_share, rng
+    )
     judge = population.judge.subset(idx).with_population(population.n_docs)
-    return JudgedSample(judge=judge, audited=audited.astype(np.int64), gold_total=gold, gold_sumsq=gold_sumsq,
-                        judge_audited=judged, judge_audited_sumsq=judged_sumsq, cross=cross, audit=audit)
+    return JudgedSample(
+        judge=judge,
+        audited=audited.astype(np.int64),
+        gold_total=gold,
+        gold_sumsq=gold_sumsq,
+        judge_audited=judged,
+        judge_audited_sumsq=judged_sumsq,
+        cross=cross,
+        audit=audit,
+    )
 
 
 def audited_documents(k: int, audit_share: float) -> int:
@@ -648,7 +773,10 @@ def judged_coverage(
         arr = judged_arrays(*columns, audit=audit, estimator=estimator, level=level, fpc=1 - k / d, method=method)
         for n in names:
             estimates[n][start:stop], lower[n][start:stop], upper[n][start:stop] = (
-                arr.estimate[n], arr.lower[n], arr.upper[n])
+                arr.estimate[n],
+                arr.lower[n],
+                arr.upper[n],
+            )
         lam[start:stop] = arr.lam
         if progress is not None:
             progress(stop, reps)
@@ -657,9 +785,24 @@ def judged_coverage(
         target = judge_value - value if n == "judge_bias" else value
         coverage[n], mcse[n], undefined[n], width[n] = interval_coverage(lower[n], upper[n], target)
     return JudgedCoverage(
-        estimator=estimator, level=level, method=method, k=k, reps=reps, audit=audit, audit_share=audit_share,
-        population_docs=d, population_value=value, judge_value=judge_value, coverage=coverage, coverage_mcse=mcse,
-        undefined=undefined, width=width, estimates=estimates, lower=lower, upper=upper, lam=lam,
+        estimator=estimator,
+        level=level,
+        method=method,
+        k=k,
+        reps=reps,
+        audit=audit,
+        audit_share=audit_share,
+        population_docs=d,
+        population_value=value,
+        judge_value=judge_value,
+        coverage=coverage,
+        coverage_mcse=mcse,
+        undefined=undefined,
+        width=width,
+        estimates=estimates,
+        lower=lower,
+        upper=upper,
+        lam=lam,
     )
 
 
@@ -688,12 +831,23 @@ class AuditPlan:
 
     def to_dict(self) -> dict:
         return {
-            "unit": self.unit, "estimator": self.estimator, "level": self.level, "half_width": self.half_width,
-            "lambda": self.lam, "n_total": self.n_total, "needed": self.needed,
-            "gold_only_needed": self.gold_only_needed, "floor_half_width": self.floor_half_width,
-            "pilot_audited": self.pilot_audited, "agreement": self.agreement, "correlation": self.correlation,
-            "curve": {"n": self.n.tolist(), "half_width": self.curve_half_width.tolist(),
-                      "gold_half_width": self.curve_gold_half_width.tolist()},
+            "unit": self.unit,
+            "estimator": self.estimator,
+            "level": self.level,
+            "half_width": self.half_width,
+            "lambda": self.lam,
+            "n_total": self.n_total,
+            "needed": self.needed,
+            "gold_only_needed": self.gold_only_needed,
+            "floor_half_width": self.floor_half_width,
+            "pilot_audited": self.pilot_audited,
+            "agreement": self.agreement,
+            "correlation": self.correlation,
+            "curve": {
+                "n": self.n.tolist(),
+                "half_width": self.curve_half_width.tolist(),
+                "gold_half_width": self.curve_gold_half_width.tolist(),
+            },
         }
 
 
@@ -718,12 +872,25 @@ def plan_audit(
     if not half_width > 0:
         raise ValueError(f"half_width must be > 0, got {half_width!r}")
     if pilot.n_audited_docs < 2:
-        raise ValueError(f"the pilot audit covers {pilot.n_audited_docs} document(s); planning needs at least 2 "
-                         "to see how the judge's errors vary between documents")
+        raise ValueError(
+            f"the pilot audit covers {pilot.n_audited_docs} document(s); planning needs at least 2 "
+            "to see how the judge's errors vary between documents"
+        )
     size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross = (
-        np.asarray(c, dtype=float) for c in _sample_columns(pilot))
-    parts = _parts(size, judge_total, audited, gold_total, gold_sumsq, judge_audited, judge_audited_sumsq, cross,
-                   w=_weights(size, estimator), audit=pilot.audit)
+        np.asarray(c, dtype=float) for c in _sample_columns(pilot)
+    )
+    parts = _parts(
+        size,
+        judge_total,
+        audited,
+        gold_total,
+        gold_sumsq,
+        judge_audited,
+        judge_audited_sumsq,
+        cross,
+        w=_weights(size, estimator),
+        audit=pilot.audit,
+    )
     fpc = pilot.judge.fpc
     if pilot.audit == "rows":
         total = pilot.n_rows
@@ -766,8 +933,19 @@ def plan_audit(
         correlation = float(cov / np.sqrt(spread_g * spread_h))
     agreement = float((a - g - h + 2 * x) / a) if pilot.binary else None
     return AuditPlan(
-        unit=pilot.audit, estimator=estimator, level=level, half_width=float(half_width), lam=lam, n_total=total,
-        needed=smallest(lam), gold_only_needed=smallest(0.0), floor_half_width=float(z * np.sqrt(fpc * phase1)),
-        pilot_audited=a if pilot.audit == "rows" else pilot.n_audited_docs, agreement=agreement,
-        correlation=correlation, n=grid, curve_half_width=half_widths(lam), curve_gold_half_width=half_widths(0.0),
+        unit=pilot.audit,
+        estimator=estimator,
+        level=level,
+        half_width=float(half_width),
+        lam=lam,
+        n_total=total,
+        needed=smallest(lam),
+        gold_only_needed=smallest(0.0),
+        floor_half_width=float(z * np.sqrt(fpc * phase1)),
+        pilot_audited=a if pilot.audit == "rows" else pilot.n_audited_docs,
+        agreement=agreement,
+        correlation=correlation,
+        n=grid,
+        curve_half_width=half_widths(lam),
+        curve_gold_half_width=half_widths(0.0),
     )

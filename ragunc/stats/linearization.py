@@ -5,6 +5,7 @@ Every analytic kernel reads one :class:`Linearized` (the estimate, the chunk cou
 variances of a batch) and returns ``(se, lower, upper)``; the registry
 (:mod:`ragunc.stats.methods`) names them, :func:`ragunc.stats.intervals.interval_arrays` runs them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,7 +22,6 @@ ESTIMATORS = ("micro", "macro")
 def binomial_se(p, n):
     """Wald SE of a proportion over ``n`` independent Bernoulli trials: sqrt(p(1-p)/n)."""
     return np.sqrt(np.asarray(p) * (1 - np.asarray(p)) / np.asarray(n))
-
 
 
 def check_options(estimator: str, level: float | None = None) -> None:
@@ -212,8 +212,7 @@ def korn_graubard(lin: Linearized):
     The design has documents as clusters; for scores in [0, 1] the mean is treated as a
     proportion (NaN outside [0, 1]).
     """
-    return (None, *korn_graubard_interval(lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs,
-                                          lin.level))
+    return (None, *korn_graubard_interval(lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs, lin.level))
 
 
 def logit(lin: Linearized):
@@ -228,13 +227,15 @@ def korn_graubard_bell_mccaffrey(lin: Linearized):
     """
     if lin.estimator != "micro":
         return korn_graubard(lin)
-    return (None, *korn_graubard_interval(lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs,
-                                          lin.level, bell_mccaffrey_df(lin.size)))
+    return (
+        None,
+        *korn_graubard_interval(
+            lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs, lin.level, bell_mccaffrey_df(lin.size)
+        ),
+    )
 
 
 def estimate(sample: ClusterStats, estimator: str = "micro") -> float:
     """micro: sum(total)/sum(size) (ratio estimator); macro: mean of total/size."""
     check_options(estimator)
     return float(point_estimate(sample.sum_y, sample.n, estimator))
-
-

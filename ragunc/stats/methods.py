@@ -12,6 +12,7 @@ Adding a method is one kernel and one entry here.  A kernel is batch-wise and re
 ``cluster-bootstrap``) the :class:`~ragunc.stats.bootstrap.Replicates` that every bootstrap
 method of the run shares.  Undefined bounds are NaN, never a number standing in for one.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -59,8 +60,9 @@ class ByMethod:
         try:
             return self.intervals[method]
         except KeyError:
-            raise KeyError(f"no {method!r} interval in this {type(self).__name__}; it has "
-                           f"{', '.join(self.intervals)}") from None
+            raise KeyError(
+                f"no {method!r} interval in this {type(self).__name__}; it has {', '.join(self.intervals)}"
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -95,34 +97,85 @@ class IntervalMethod:
 
 
 METHODS: tuple[IntervalMethod, ...] = (
-    IntervalMethod("naive", "Naive binomial (Wald)", NAIVE, linearization.naive_wald,
-                   has_se=True, color="vermillion", plain="Binomial: chunks as independent (naive)"),
+    IntervalMethod(
+        "naive",
+        "Naive binomial (Wald)",
+        NAIVE,
+        linearization.naive_wald,
+        has_se=True,
+        color="vermillion",
+        plain="Binomial: chunks as independent (naive)",
+    ),
     IntervalMethod("wilson", "Naive binomial (Wilson)", NAIVE, linearization.naive_wilson, color="orange"),
-    IntervalMethod("cluster", "Cluster (linearization)", CLUSTER_ANALYTIC, linearization.cluster_normal,
-                   has_se=True, color="blue"),
-    IntervalMethod("cluster_t", "Cluster (linearization, t)", CLUSTER_ANALYTIC, linearization.cluster_student_t,
-                   has_se=True, color="sky_blue"),
+    IntervalMethod(
+        "cluster", "Cluster (linearization)", CLUSTER_ANALYTIC, linearization.cluster_normal, has_se=True, color="blue"
+    ),
+    IntervalMethod(
+        "cluster_t",
+        "Cluster (linearization, t)",
+        CLUSTER_ANALYTIC,
+        linearization.cluster_student_t,
+        has_se=True,
+        color="sky_blue",
+    ),
     # Okabe-Ito yellow is unreadable on a light background: grey.
-    IntervalMethod("cluster_wilson", "Cluster (effective-n Wilson)", CLUSTER_ANALYTIC,
-                   linearization.cluster_effective_n_wilson, color="grey"),
+    IntervalMethod(
+        "cluster_wilson",
+        "Cluster (effective-n Wilson)",
+        CLUSTER_ANALYTIC,
+        linearization.cluster_effective_n_wilson,
+        color="grey",
+    ),
     # R survey's svyciprop(method = "beta" / "logit"), and the recommended interval (stats.recommend):
     # Paul Tol's colours beside Okabe-Ito's, the recommended one the darkest.
-    IntervalMethod("korn_graubard", "Korn–Graubard (R survey)", CLUSTER_ANALYTIC, linearization.korn_graubard,
-                   color="tol_teal"),
+    IntervalMethod(
+        "korn_graubard", "Korn–Graubard (R survey)", CLUSTER_ANALYTIC, linearization.korn_graubard, color="tol_teal"
+    ),
     IntervalMethod("logit", "Logit (R survey)", CLUSTER_ANALYTIC, linearization.logit, color="tol_olive"),
-    IntervalMethod("korn_graubard_bm", "Korn–Graubard, Bell–McCaffrey df", CLUSTER_ANALYTIC,
-                   linearization.korn_graubard_bell_mccaffrey, color="tol_indigo",
-                   plain="Documents as clusters (recommended)"),
-    IntervalMethod("bootstrap", "Cluster bootstrap (percentile)", CLUSTER_BOOTSTRAP, bootstrap.percentile,
-                   has_se=True, json_field=("bootstrap", "ci"), color="bluish_green",
-                   plain="Bootstrap over documents (percentile)"),
-    IntervalMethod("bootstrap_bca", "Cluster bootstrap (BCa)", CLUSTER_BOOTSTRAP, bootstrap.bca,
-                   json_field=("bootstrap", "ci_bca"), color="reddish_purple"),
-    IntervalMethod("bootstrap_t", "Cluster bootstrap (studentized)", CLUSTER_BOOTSTRAP, bootstrap.studentized,
-                   needs_replicate_se=True, json_field=("bootstrap", "ci_t"), color="wine"),
-    IntervalMethod("bootstrap_t_logit", "Cluster bootstrap (studentized, logit)", CLUSTER_BOOTSTRAP,
-                   bootstrap.studentized_logit, needs_replicate_se=True, json_field=("bootstrap", "ci_t_logit"),
-                   color="tol_rose"),
+    IntervalMethod(
+        "korn_graubard_bm",
+        "Korn–Graubard, Bell–McCaffrey df",
+        CLUSTER_ANALYTIC,
+        linearization.korn_graubard_bell_mccaffrey,
+        color="tol_indigo",
+        plain="Documents as clusters (recommended)",
+    ),
+    IntervalMethod(
+        "bootstrap",
+        "Cluster bootstrap (percentile)",
+        CLUSTER_BOOTSTRAP,
+        bootstrap.percentile,
+        has_se=True,
+        json_field=("bootstrap", "ci"),
+        color="bluish_green",
+        plain="Bootstrap over documents (percentile)",
+    ),
+    IntervalMethod(
+        "bootstrap_bca",
+        "Cluster bootstrap (BCa)",
+        CLUSTER_BOOTSTRAP,
+        bootstrap.bca,
+        json_field=("bootstrap", "ci_bca"),
+        color="reddish_purple",
+    ),
+    IntervalMethod(
+        "bootstrap_t",
+        "Cluster bootstrap (studentized)",
+        CLUSTER_BOOTSTRAP,
+        bootstrap.studentized,
+        needs_replicate_se=True,
+        json_field=("bootstrap", "ci_t"),
+        color="wine",
+    ),
+    IntervalMethod(
+        "bootstrap_t_logit",
+        "Cluster bootstrap (studentized, logit)",
+        CLUSTER_BOOTSTRAP,
+        bootstrap.studentized_logit,
+        needs_replicate_se=True,
+        json_field=("bootstrap", "ci_t_logit"),
+        color="tol_rose",
+    ),
 )
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)
 
@@ -142,5 +195,8 @@ def interval_methods(names=None, *, resampling: bool = True, shown_first: bool =
     """The methods called ``names`` (default: all), in display order; ``resampling=False`` drops the bootstrap
     ones, ``shown_first=True`` keeps the short list (:attr:`IntervalMethod.shown_first`)."""
     wanted = {m.name for m in METHODS} if names is None else {interval_method(n).name for n in names}
-    return tuple(m for m in METHODS if m.name in wanted and (resampling or not m.resamples)
-                 and (m.shown_first or not shown_first))
+    return tuple(
+        m
+        for m in METHODS
+        if m.name in wanted and (resampling or not m.resamples) and (m.shown_first or not shown_first)
+    )

@@ -20,6 +20,7 @@ Which config is best, and how sure (:func:`rank_configs`): each config's rank am
 (1 = highest estimate) in every replicate of the same joint cluster bootstrap, its
 equal-tailed rank interval and P(best), the share of replicates where it ranks first.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,7 @@ from .linearization import check_options, chunk_variance, linearized_residuals, 
 from .methods import ByMethod, IntervalEstimate
 from .sample import ClusterStats, finite_population_correction
 
+
 @dataclass(frozen=True)
 class ConfigEstimate(ByMethod):
     """One config's estimate on the shared documents and its cluster (linearization) interval."""
@@ -44,8 +46,12 @@ class ConfigEstimate(ByMethod):
     dropped: int  # documents of this config left out for not being in every config
 
     def to_dict(self) -> dict:
-        return {"config": self.config, "estimate": self.estimate, "cluster": self.interval("cluster").to_dict(),
-                "dropped": self.dropped}
+        return {
+            "config": self.config,
+            "estimate": self.estimate,
+            "cluster": self.interval("cluster").to_dict(),
+            "dropped": self.dropped,
+        }
 
 
 @dataclass(frozen=True)
@@ -63,10 +69,14 @@ class ConfigDifference(ByMethod):
 
     def to_dict(self) -> dict:
         return {
-            "a": self.a, "b": self.b, "difference": self.difference,
-            "naive": self.interval("naive").to_dict(), "paired": self.interval("paired").to_dict(),
+            "a": self.a,
+            "b": self.b,
+            "difference": self.difference,
+            "naive": self.interval("naive").to_dict(),
+            "paired": self.interval("paired").to_dict(),
             "simultaneous": {"ci": list(self.interval("simultaneous").ci)},
-            "p_value": self.p_value, "p_adjusted": self.p_adjusted,
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
         }
 
 
@@ -86,9 +96,15 @@ class MultipleComparison:
 
     def to_dict(self) -> dict:
         return {
-            "estimator": self.estimator, "level": self.level, "adjust": self.adjust,
-            "baseline": self.baseline, "all_pairs": self.all_pairs, "n_docs": self.n_docs,
-            "population_docs": self.population_docs, "critical_value": self.critical_value, "boot": self.boot,
+            "estimator": self.estimator,
+            "level": self.level,
+            "adjust": self.adjust,
+            "baseline": self.baseline,
+            "all_pairs": self.all_pairs,
+            "n_docs": self.n_docs,
+            "population_docs": self.population_docs,
+            "critical_value": self.critical_value,
+            "boot": self.boot,
             "configs": [c.to_dict() for c in self.configs],
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
@@ -209,8 +225,7 @@ def comparison_names(available, baseline, chosen, adjust, estimator, level, boot
     ``chosen`` a subset of them or None for all.
     """
     check_options(estimator, level)
-    if adjustment(adjust).resamples and (isinstance(boot, bool) or not isinstance(boot, (int, np.integer))
-                                         or boot < 2):
+    if adjustment(adjust).resamples and (isinstance(boot, bool) or not isinstance(boot, (int, np.integer)) or boot < 2):
         raise ValueError(f"boot must be a whole number >= 2 for the {adjustment(adjust).label}, got {boot!r}")
     available = list(available)
     names = available if chosen is None else list(dict.fromkeys(chosen))
@@ -250,8 +265,14 @@ def compare_configs(
     if k < 2:
         raise ValueError(f"configs {names} share {k} document(s); a paired comparison needs at least 2")
     return compare_aligned(
-        dict(zip(names, aligned)), dropped=[samples[c].n_docs - k for c in names], all_pairs=all_pairs,
-        adjust=adjust, estimator=estimator, level=level, boot=boot, rng=rng,
+        dict(zip(names, aligned)),
+        dropped=[samples[c].n_docs - k for c in names],
+        all_pairs=all_pairs,
+        adjust=adjust,
+        estimator=estimator,
+        level=level,
+        boot=boot,
+        rng=rng,
     )
 
 
@@ -295,39 +316,72 @@ def compare_aligned(
         t_obs = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
     p_raw = 2 * special.ndtr(-t_obs)
 
-    crit, p_adj = adjustment(adjust).kernel(Differences(
-        total=total, size=size, estimator=estimator, level=level, resid=resid, a=ia, b=ib, difference=diff,
-        t=t_obs, p=p_raw, boot=boot, rng=rng))
+    crit, p_adj = adjustment(adjust).kernel(
+        Differences(
+            total=total,
+            size=size,
+            estimator=estimator,
+            level=level,
+            resid=resid,
+            a=ia,
+            b=ib,
+            difference=diff,
+            t=t_obs,
+            p=p_raw,
+            boot=boot,
+            rng=rng,
+        )
+    )
 
     half = crit * se
     comparisons = tuple(
         ConfigDifference(
-            a=names[i], b=names[j], difference=float(diff[n]),
+            a=names[i],
+            b=names[j],
+            difference=float(diff[n]),
             intervals={
-                "naive": IntervalEstimate("naive", float(se_naive[n]),
-                                          (float(diff[n] - z * se_naive[n]), float(diff[n] + z * se_naive[n]))),
-                "paired": IntervalEstimate("paired", float(se[n]),
-                                           (float(diff[n] - z * se[n]), float(diff[n] + z * se[n]))),
-                "simultaneous": IntervalEstimate(f"simultaneous-{adjust}", float(se[n]),
-                                                 (float(diff[n] - half[n]), float(diff[n] + half[n]))),
+                "naive": IntervalEstimate(
+                    "naive", float(se_naive[n]), (float(diff[n] - z * se_naive[n]), float(diff[n] + z * se_naive[n]))
+                ),
+                "paired": IntervalEstimate(
+                    "paired", float(se[n]), (float(diff[n] - z * se[n]), float(diff[n] + z * se[n]))
+                ),
+                "simultaneous": IntervalEstimate(
+                    f"simultaneous-{adjust}", float(se[n]), (float(diff[n] - half[n]), float(diff[n] + half[n]))
+                ),
             },
-            p_value=float(p_raw[n]), p_adjusted=float(p_adj[n]),
+            p_value=float(p_raw[n]),
+            p_adjusted=float(p_adj[n]),
         )
         for n, (i, j) in enumerate(pairs)
     )
     estimates = tuple(
         ConfigEstimate(
-            config=c, estimate=float(est[i]),
-            intervals={"cluster": IntervalEstimate("cluster_normal", float(se_config[i]),
-                                                   (float(est[i] - z * se_config[i]), float(est[i] + z * se_config[i])))},
+            config=c,
+            estimate=float(est[i]),
+            intervals={
+                "cluster": IntervalEstimate(
+                    "cluster_normal",
+                    float(se_config[i]),
+                    (float(est[i] - z * se_config[i]), float(est[i] + z * se_config[i])),
+                )
+            },
             dropped=int(dropped[i]),
         )
         for i, c in enumerate(names)
     )
     return MultipleComparison(
-        estimator=estimator, level=level, adjust=adjust, baseline=names[0], all_pairs=all_pairs, n_docs=k,
-        configs=estimates, comparisons=comparisons, critical_value=crit,
-        boot=boot if adjustment(adjust).resamples else 0, population_docs=population,
+        estimator=estimator,
+        level=level,
+        adjust=adjust,
+        baseline=names[0],
+        all_pairs=all_pairs,
+        n_docs=k,
+        configs=estimates,
+        comparisons=comparisons,
+        critical_value=crit,
+        boot=boot if adjustment(adjust).resamples else 0,
+        population_docs=population,
     )
 
 
@@ -343,8 +397,14 @@ class ConfigRank:
     dropped: int  # documents of this config left out for not being in every config
 
     def to_dict(self) -> dict:
-        return {"config": self.config, "estimate": self.estimate, "rank": self.rank, "rank_ci": list(self.rank_ci),
-                "p_best": self.p_best, "dropped": self.dropped}
+        return {
+            "config": self.config,
+            "estimate": self.estimate,
+            "rank": self.rank,
+            "rank_ci": list(self.rank_ci),
+            "p_best": self.p_best,
+            "dropped": self.dropped,
+        }
 
 
 @dataclass(frozen=True)
@@ -358,8 +418,13 @@ class RankResult:
     configs: tuple[ConfigRank, ...]  # in the order given
 
     def to_dict(self) -> dict:
-        return {"estimator": self.estimator, "level": self.level, "boot": self.boot, "n_docs": self.n_docs,
-                "configs": [c.to_dict() for c in self.configs]}
+        return {
+            "estimator": self.estimator,
+            "level": self.level,
+            "boot": self.boot,
+            "n_docs": self.n_docs,
+            "configs": [c.to_dict() for c in self.configs],
+        }
 
 
 def bootstrap_ranks(estimates: np.ndarray, replicates: np.ndarray, level: float):
@@ -418,8 +483,14 @@ def rank_configs(
     est = point_estimate(total, size, estimator)
     rank, lower, upper, p_best = bootstrap_ranks(est, config_replicates(total, size, estimator, boot, rng), level)
     ranked = tuple(
-        ConfigRank(config=c, estimate=float(est[i]), rank=int(rank[i]), rank_ci=(int(lower[i]), int(upper[i])),
-                   p_best=float(p_best[i]), dropped=int(samples[c].n_docs - k))
+        ConfigRank(
+            config=c,
+            estimate=float(est[i]),
+            rank=int(rank[i]),
+            rank_ci=(int(lower[i]), int(upper[i])),
+            p_best=float(p_best[i]),
+            dropped=int(samples[c].n_docs - k),
+        )
         for i, c in enumerate(names)
     )
     return RankResult(estimator=estimator, level=level, boot=boot, n_docs=k, configs=ranked)

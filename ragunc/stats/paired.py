@@ -5,6 +5,7 @@ uncertainty comes from the per-document difference of linearized residuals
 (the documents' shared difficulty cancels), and the bootstrap resamples the
 same documents for both.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -113,8 +114,11 @@ def paired_comparison(
         dropped_b=dropped_b,
         intervals={
             "paired": IntervalEstimate("paired", se_paired, (float(diff - z * se_paired), float(diff + z * se_paired))),
-            "bootstrap": IntervalEstimate("bootstrap", float(reps.std(ddof=1)),
-                                          (float(sorted_quantile(reps, alpha)), float(sorted_quantile(reps, 1 - alpha)))),
+            "bootstrap": IntervalEstimate(
+                "bootstrap",
+                float(reps.std(ddof=1)),
+                (float(sorted_quantile(reps, alpha)), float(sorted_quantile(reps, 1 - alpha))),
+            ),
             "naive": IntervalEstimate("naive", se_naive, (float(diff - z * se_naive), float(diff + z * se_naive))),
         },
         boot=boot,

@@ -4,6 +4,7 @@ The sample's per-document linearized residuals give the between-document
 variance s^2; the cluster half-width at K documents is
 ``z * sqrt((1 - K/D) * s^2 / K)`` (FPC only when D is known).
 """
+
 from __future__ import annotations
 
 import math
@@ -156,14 +157,23 @@ class DifferencePlan:
 
     def to_dict(self) -> dict:
         return {
-            "config_a": self.config_a, "config_b": self.config_b, "estimator": self.estimator,
-            "difference": self.difference, "power": self.power, "level": self.level,
-            "n_docs": self.n_docs, "n_docs_naive": self.n_docs_naive,
-            "pilot_difference": self.pilot_difference, "paired_variance": self.paired_variance,
-            "naive_variance": self.naive_variance, "mean_size": self.mean_size,
+            "config_a": self.config_a,
+            "config_b": self.config_b,
+            "estimator": self.estimator,
+            "difference": self.difference,
+            "power": self.power,
+            "level": self.level,
+            "n_docs": self.n_docs,
+            "n_docs_naive": self.n_docs_naive,
+            "pilot_difference": self.pilot_difference,
+            "paired_variance": self.paired_variance,
+            "naive_variance": self.naive_variance,
+            "mean_size": self.mean_size,
             "population_docs": self.population_docs,
-            "curve": [{"k": int(k), "power": float(p), "power_naive": float(q)}
-                      for k, p, q in zip(self.k, self.curve_power, self.curve_power_naive)],
+            "curve": [
+                {"k": int(k), "power": float(p), "power_naive": float(q)}
+                for k, p, q in zip(self.k, self.curve_power, self.curve_power_naive)
+            ],
         }
 
 
@@ -223,11 +233,22 @@ def plan_difference(
         top = min(top, d)
     k = np.unique(np.linspace(2, max(top, 3), 200).round().astype(int))
     return DifferencePlan(
-        config_a=a.config, config_b=b.config, estimator=estimator, level=level, difference=float(difference),
-        power=power, n_docs=needed, n_docs_naive=needed_naive, pilot_difference=float(est_b - est_a),
-        paired_variance=s2, naive_variance=pq, mean_size=m_bar, k=k,
+        config_a=a.config,
+        config_b=b.config,
+        estimator=estimator,
+        level=level,
+        difference=float(difference),
+        power=power,
+        n_docs=needed,
+        n_docs_naive=needed_naive,
+        pilot_difference=float(est_b - est_a),
+        paired_variance=s2,
+        naive_variance=pq,
+        mean_size=m_bar,
+        k=k,
         curve_power=power_at(k, difference, s2, level, d),
-        curve_power_naive=power_at(k * m_bar, difference, pq, level), population_docs=d,
+        curve_power_naive=power_at(k * m_bar, difference, pq, level),
+        population_docs=d,
     )
 
 

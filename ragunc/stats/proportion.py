@@ -10,6 +10,7 @@ rows of R's design (chunks for the micro ratio, documents for the macro mean),
 ``degf(design) = K - 1``; ragunc's recommended interval uses
 :func:`ragunc.stats.linearization.bell_mccaffrey_df`).
 """
+
 from __future__ import annotations
 
 import numpy as np

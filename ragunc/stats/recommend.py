@@ -19,6 +19,7 @@ sampled documents holds its level there (docs/weak_corner.md,
 samples that look like it (:func:`weak_corner`), pointing to the design that
 avoids it: documents drawn with probability proportional to their chunks.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -91,8 +92,9 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
     check_options(estimator)
     total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
     if total.ndim != 1 or total.shape != size.shape or total.size < 2:
-        raise ValueError(f"need one sample of at least 2 documents (1-D total and size), got shapes "
-                         f"{total.shape} and {size.shape}")
+        raise ValueError(
+            f"need one sample of at least 2 documents (1-D total and size), got shapes {total.shape} and {size.shape}"
+        )
     k = total.size
     hits, misses = int((total > 0).sum()), int((total < size).sum())
     df = float(bell_mccaffrey_df(size)) if estimator == "micro" else float(k - 1)
@@ -103,15 +105,21 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
             f"effect, so the far bound is Clopper–Pearson with one trial per document ({k} trials), the worst case."
         )
     elif estimator == "macro":
-        parts.append(f"The macro mean weighs every document the same: df = K - 1 = {k - 1}, and this is R survey's "
-                     "svyciprop(method = \"beta\") on the document rates.")
+        parts.append(
+            f"The macro mean weighs every document the same: df = K - 1 = {k - 1}, and this is R survey's "
+            'svyciprop(method = "beta") on the document rates.'
+        )
     elif df > k - 1.5:
-        parts.append(f"Document sizes are near-equal (df = {df:.1f}, K - 1 = {k - 1}): this is close to R survey's "
-                     "svyciprop(method = \"beta\").")
+        parts.append(
+            f"Document sizes are near-equal (df = {df:.1f}, K - 1 = {k - 1}): this is close to R survey's "
+            'svyciprop(method = "beta").'
+        )
     else:
-        parts.append(f"df = {df:.1f} instead of K - 1 = {k - 1}: a few long documents carry most of the chunks, "
-                     "so the variance rests on fewer documents than K and the interval widens to say so "
-                     "(with K - 1, R's interval covered 86-91% on such populations in ragunc's study).")
+        parts.append(
+            f"df = {df:.1f} instead of K - 1 = {k - 1}: a few long documents carry most of the chunks, "
+            "so the variance rests on fewer documents than K and the interval widens to say so "
+            "(with K - 1, R's interval covered 86-91% on such populations in ragunc's study)."
+        )
     few = min(hits, misses)  # documents with the rarer outcome
     side, sides = ("hit", "hits") if hits <= misses else ("miss", "misses")
     if estimator == "micro" and weak_corner(total, size):
@@ -124,9 +132,11 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
             "then estimates the chunk rate (docs/weak_corner.md)."
         )
     if 0 < few <= 2:
-        parts.append(f"Only {few} document{'s' if few > 1 else ''} {'have' if few > 1 else 'has'} {sides}: the "
-                     f"between-document variance rests on {'them' if few > 1 else 'it'} and the interval may be "
-                     "too short; the bootstrap cannot help (most resamples leave them out). Add documents if you can.")
+        parts.append(
+            f"Only {few} document{'s' if few > 1 else ''} {'have' if few > 1 else 'has'} {sides}: the "
+            f"between-document variance rests on {'them' if few > 1 else 'it'} and the interval may be "
+            "too short; the bootstrap cannot help (most resamples leave them out). Add documents if you can."
+        )
     if not binary:
         parts.append("y is a score, not 0/1: the interval treats the mean as a proportion (chosen on 0/1 hits).")
     return Recommendation(RECOMMENDED_METHOD, " ".join(parts), df, hits, misses)

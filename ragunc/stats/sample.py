@@ -5,6 +5,7 @@ count ``n`` and the sums ``sum_y``, ``sum_y2``, ``sum_y_next``, as in the per-do
 (:mod:`ragunc.data.per_document`), whose ``chunks`` column is ``n``.  A population is the clusters
 of a whole corpus; :func:`draw_sample` draws a sample of them; both are :class:`ClusterStats`.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,26 +16,42 @@ import numpy as np
 
 # ClusterStats' per-cluster arrays and their dtypes (None: keep as given).
 _PER_CLUSTER = {
-    "cluster_id": None, "sum_y": np.float64, "n": np.int64, "sum_y2": np.float64,
-    "sum_y_next": np.float64, "first_y": np.float64, "last_y": np.float64, "label": None,
+    "cluster_id": None,
+    "sum_y": np.float64,
+    "n": np.int64,
+    "sum_y2": np.float64,
+    "sum_y_next": np.float64,
+    "first_y": np.float64,
+    "last_y": np.float64,
+    "label": None,
 }
 # The names these had before they took the file format's (old: new); they warn for one release.
 RENAMED_FIELDS = {
-    "doc_id": "cluster_id", "total": "sum_y", "size": "n", "sumsq": "sum_y2",
-    "lag_cross": "sum_y_next", "first": "first_y", "last": "last_y", "doc_type": "label",
+    "doc_id": "cluster_id",
+    "total": "sum_y",
+    "size": "n",
+    "sumsq": "sum_y2",
+    "lag_cross": "sum_y_next",
+    "first": "first_y",
+    "last": "last_y",
+    "doc_type": "label",
 }
 
 
 def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
     """The one deprecation message of a renamed public name (the test suite turns it into an error)."""
-    warnings.warn(f"{old} is deprecated and goes in the next release of ragunc; use {new}",
-                  DeprecationWarning, stacklevel=stacklevel)
+    warnings.warn(
+        f"{old} is deprecated and goes in the next release of ragunc; use {new}",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def _renamed_field(old: str, new: str) -> property:
     def get(self):
         warn_renamed(f"ClusterStats.{old}", f"ClusterStats.{new}")
         return getattr(self, new)
+
     return property(get, doc=f"Deprecated: :attr:`{new}`.")
 
 
@@ -141,13 +158,9 @@ def finite_population_correction(k: int, population_docs: int | None) -> float:
     return 1.0 if population_docs is None else 1.0 - k / population_docs
 
 
-
 def require_documents(sample: ClusterStats, at_least: int = 2) -> None:
     if sample.n_docs < at_least:
-        raise ValueError(
-            f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}"
-        )
-
+        raise ValueError(f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}")
 
 
 def draw_sample(population: ClusterStats, k: int, rng: np.random.Generator | int | None = None) -> ClusterStats:

@@ -14,6 +14,7 @@ The generative model, all of it vectorised over chunks:
   probability ``p_d`` and lag-1 correlation ``autocorr`` (P(1|1) = p_d + phi(1 - p_d),
   P(1|0) = p_d(1 - phi)).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -117,8 +118,9 @@ def synthesize_chunk_sizes(
     q, wanted = _synthesize_chunk_sizes_iv(words, base_words, population)
     rng = np.random.default_rng(rng)
     n_docs, autocorr = q["n_docs"], q["autocorr"]
-    sizes, types, rates = _documents(n_docs, q["mean_chunks"], q["size_cv"], q["p"], q["icc"], q["doc_types"],
-                                     q["doc_type_share"], rng)
+    sizes, types, rates = _documents(
+        n_docs, q["mean_chunks"], q["size_cv"], q["p"], q["icc"], q["doc_types"], q["doc_type_share"], rng
+    )
     doc_id, doc_type = _doc_names(n_docs), _type_names(types, q["doc_types"])
     base = _markov_chunks(sizes, rates, autocorr, rng)[0]  # first, so that it is synthesize's own draw
     cuts = {}
@@ -130,21 +132,27 @@ def synthesize_chunk_sizes(
 
 
 # synthesize's parameters of a population and their defaults, read off its signature (written once).
-_POPULATION = {name: parameter.default for name, parameter in inspect.signature(synthesize).parameters.items()
-               if name not in ("config", "rng")}
+_POPULATION = {
+    name: parameter.default
+    for name, parameter in inspect.signature(synthesize).parameters.items()
+    if name not in ("config", "rng")
+}
 
 
 def _synthesize_chunk_sizes_iv(words, base_words, population) -> tuple[dict, list[int]]:
     unknown = sorted(set(population) - set(_POPULATION))
     if unknown:
-        raise TypeError(f"synthesize_chunk_sizes() takes {', '.join(_POPULATION)} as population parameters, "
-                        f"not {', '.join(unknown)}")
+        raise TypeError(
+            f"synthesize_chunk_sizes() takes {', '.join(_POPULATION)} as population parameters, "
+            f"not {', '.join(unknown)}"
+        )
     q = {**_POPULATION, **population}
     _check(**q)
     wanted = sorted({int(w) for w in words})
     if not wanted or wanted[0] < 1 or int(base_words) != base_words or base_words < 1:
-        raise ValueError(f"words and base_words must be positive word counts, got words={list(words)}, "
-                         f"base_words={base_words}")
+        raise ValueError(
+            f"words and base_words must be positive word counts, got words={list(words)}, base_words={base_words}"
+        )
     return q, wanted
 
 
@@ -172,8 +180,17 @@ def _per_document(y: np.ndarray, sizes: np.ndarray, doc_id, doc_type, config: st
     pairs[:-1] = y[:-1] * y[1:]
     pairs[last] = 0.0  # a document's last chunk has no neighbour after it
     total = np.add.reduceat(y, starts)
-    return ClusterStats(cluster_id=doc_id, sum_y=total, n=sizes, sum_y2=total, sum_y_next=np.add.reduceat(pairs, starts),
-                         first_y=y[starts], last_y=y[last], label=doc_type, config=config)
+    return ClusterStats(
+        cluster_id=doc_id,
+        sum_y=total,
+        n=sizes,
+        sum_y2=total,
+        sum_y_next=np.add.reduceat(pairs, starts),
+        first_y=y[starts],
+        last_y=y[last],
+        label=doc_type,
+        config=config,
+    )
 
 
 def stratum_rates(p: float, icc: float, doc_types: int, doc_type_share: float) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Shared fixtures of the AppTests: the app or one page opened as from a link, clustered chunk rows, an upload,
 a tile's value."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -23,8 +24,9 @@ def open_app() -> Callable[..., AppTest]:
     def open_app(page: str | None = None, **params: str) -> AppTest:
         # Run app.py from a script with no pages/ folder beside it: AppTest resets Streamlit's
         # "pages directory" flag before every run, which would run later reruns as v1 pages.
-        at = AppTest.from_string(f"import runpy; runpy.run_path({str(APP)!r}, run_name='__main__')",
-                                 default_timeout=TIMEOUT_S)
+        at = AppTest.from_string(
+            f"import runpy; runpy.run_path({str(APP)!r}, run_name='__main__')", default_timeout=TIMEOUT_S
+        )
         for key, value in params.items():
             at.query_params[key] = value
         if page is not None:

@@ -1,4 +1,5 @@
 """The dashboard package on its own: the one cached-call helper, the lazy progress bar, the column peek."""
+
 from __future__ import annotations
 
 import ast
@@ -162,11 +163,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_pages_holds_only_the_routed_page_scripts_and_nothing_edits_sys_path():
     tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
     routed = next(
-        ast.literal_eval(node.value) for node in tree.body
+        ast.literal_eval(node.value)
+        for node in tree.body
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets)
     )
     assert sorted(p.name for p in (ROOT / "pages").iterdir() if p.name != "__pycache__") == sorted(
-        name for name, _, _ in routed)
+        name for name, _, _ in routed
+    )
     for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
         assert "sys.path" not in path.read_text(encoding="utf-8"), path.name
 

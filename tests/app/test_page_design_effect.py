@@ -1,4 +1,5 @@
 """AppTest of the Design effect page: curve, ICC vs iid control, coverage with and without structure, two-stage."""
+
 from __future__ import annotations
 
 import base64
@@ -66,6 +67,7 @@ def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(pag
 
 def test_moving_k_moves_the_ceiling(page):
     at, _ = page
+
     def ceiling():
         return next(t["y"][0] for t in _chart(at, "Effective n")["data"] if t["name"].startswith("ceiling K/ρ"))
 

@@ -1,5 +1,6 @@
 """AppTest of the page "Evaluation set": an offline build of a tiny uploaded corpus, and an endpoint build
 against a local chat server whose API key the page never shows."""
+
 from __future__ import annotations
 
 import tempfile

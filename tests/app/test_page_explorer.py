@@ -1,4 +1,5 @@
 """AppTest of the Uncertainty explorer page: K, B and chunk size move the figures; simulations are cached."""
+
 from __future__ import annotations
 
 import base64
@@ -129,7 +130,9 @@ def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
     assert _tiles(at, "DEFF") == ["0.0", f"{expected.diagnostics.deff:.2f}"]  # a census has no design variance
     assert _tiles(at, "Chunks") == [f"{expected.n_chunks:,}"]
     low, high = _bounds(_interval_chart(at))[NAIVE]
-    assert low == pytest.approx(100 * expected.interval("naive").ci[0]) and high == pytest.approx(100 * expected.interval("naive").ci[1])
+    assert low == pytest.approx(100 * expected.interval("naive").ci[0]) and high == pytest.approx(
+        100 * expected.interval("naive").ci[1]
+    )
     assert any("nothing to resample" in i.value for i in at.info)
     assert summary.estimate_line(expected) in [m.value for m in at.markdown]
     why = next(e for e in at.expander if e.label == "Why this interval")
@@ -247,10 +250,11 @@ def test_the_design_values_agree_with_the_coverage_experiment(open_app):
     deff = float(_tiles(at, "DEFF")[0])
     est = run.estimates
     m4 = ((est - est.mean()) ** 4).mean()
-    mc_se = np.sqrt((m4 - est.var() ** 2) / est.size) / run.binomial_sd ** 2  # of the run's variance ratio
+    mc_se = np.sqrt((m4 - est.var() ** 2) / est.size) / run.binomial_sd**2  # of the run's variance ratio
     assert abs(deff - run.variance_ratio) < 3 * mc_se + 0.05  # and the tile's rounding
     assert f"varied {run.variance_ratio:.1f} times as much as the binomial variance" in " ".join(
-        m.value for m in at.markdown)
+        m.value for m in at.markdown
+    )
 
 
 def test_simulation_off_shows_no_coverage(two_configs):
@@ -331,8 +335,10 @@ def test_a_link_with_a_size_off_the_grid_opens_on_it(pipeline, chunk_rows, open_
 
 
 def test_the_design_effect_page_lists_every_size_computed_so_far(pipeline, chunk_rows, open_app, switch_page):
-    frames = {75: chunk_rows(n_docs=60, seed=9).assign(config="75w"),
-              300: chunk_rows(n_docs=60, seed=3).assign(config="300w")}
+    frames = {
+        75: chunk_rows(n_docs=60, seed=9).assign(config="75w"),
+        300: chunk_rows(n_docs=60, seed=3).assign(config="300w"),
+    }
     pipeline.frame = lambda words: frames[words]
     at = open_app(source="sample", sim="0")
     _bundled_stdlib(at)

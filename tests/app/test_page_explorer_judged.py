@@ -1,4 +1,5 @@
 """AppTest of the Uncertainty explorer with judged labels: the three estimates, the audit simulated, its coverage."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,9 @@ def test_the_judged_sample_shows_three_estimates_and_their_coverage(open_app, ti
     assert tile(at, "Audited rows") == f"{expected.audit.n_audited:,}"
     coverage = judged_coverage(population, k=30, reps=200, audit="rows", audit_share=0.2, rng=3)
     bars = _chart(at, "Coverage of the gold mean")["data"][0]
-    assert bars["x"] == pytest.approx([100 * coverage.coverage[n] for n in ("judge_only", "gold_only",
-                                                                           "prediction_powered")])
+    assert bars["x"] == pytest.approx(
+        [100 * coverage.coverage[n] for n in ("judge_only", "gold_only", "prediction_powered")]
+    )
     # A document audit of 40% of the K documents, from the URL-bound controls.
     at.radio(key="audit").set_value("documents").run()
     at.slider(key="audit_pct").set_value(40).run()

@@ -1,5 +1,6 @@
 """AppTest of the Lesson page: each step from its link (``?step=N``), its control, its sentences and figure;
 Back / Next; the real-text data."""
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,15 @@ from ragunc.stats.sample import draw_sample
 from ragunc.stats.synthetic import synthesize_chunk_sizes
 
 PAGE = "lesson.py"
-CONTROLS = {1: ("toggle", "ls_docs"), 2: ("slider", "ls_draws"), 3: ("button", "lesson_draw"),
-            4: ("select_slider", "ls_m"), 5: ("toggle", "ls_iid"), 6: ("select_slider", "ls_words"),
-            7: ("select_slider", "ls_k")}
+CONTROLS = {
+    1: ("toggle", "ls_docs"),
+    2: ("slider", "ls_draws"),
+    3: ("button", "lesson_draw"),
+    4: ("select_slider", "ls_m"),
+    5: ("toggle", "ls_iid"),
+    6: ("select_slider", "ls_words"),
+    7: ("select_slider", "ls_k"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -108,8 +115,11 @@ def test_step_3_draws_other_documents(open_app, cuts):
 def test_step_4_uses_the_populations_icc_at_100_words(open_app, cuts):
     at = open_app(PAGE, step="4", ls_m="100")
     icc = diagnostics(cuts[100]).icc
-    assert _sentences(at) == list(lesson.deff_sentences(icc, 20, 100, where="this population's 100-word chunks; "
-                                                                            "the seed measured 0.293 on its own"))
+    assert _sentences(at) == list(
+        lesson.deff_sentences(
+            icc, 20, 100, where="this population's 100-word chunks; the seed measured 0.293 on its own"
+        )
+    )
     assert f"ρ = {icc:.3f}" in _sentences(at)[0] and "m = 100 chunks" in _sentences(at)[0]
 
 

@@ -1,4 +1,5 @@
 """AppTest of the Planning and comparison page."""
+
 from __future__ import annotations
 
 import json
@@ -76,7 +77,10 @@ def test_many_configs_against_a_baseline_and_power(page, tile):
     expected = compare_configs(results.populations, "100w", boot=2000, rng=0)
     spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Differences against 100w" in c.proto.spec)
     assert [t["name"].split(" (")[0] for t in spec["data"]] == [
-        "naive binomial", "paired cluster", "simultaneous paired"]
+        "naive binomial",
+        "paired cluster",
+        "simultaneous paired",
+    ]
     assert spec["data"][2]["x"][0] == pytest.approx(100 * expected.comparisons[0].difference)
     table = at.dataframe[0].value
     assert table["p adjusted"].iloc[0] == p_value_text(expected.comparisons[0].p_adjusted)
@@ -94,7 +98,9 @@ def test_which_is_best_shows_each_configs_rank_and_p_best(page):
     at, results = page
     assert not at.exception and not at.error
     expected = rank_configs(results.populations, boot=2000, rng=0)
-    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Which configuration is best" in c.proto.spec)
+    spec = next(
+        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Which configuration is best" in c.proto.spec
+    )
     ranks, bars = spec["data"]
     by_name = {c.config: c for c in expected.configs}
     assert bars["x"] == pytest.approx([100 * by_name[n].p_best for n in ranks["y"]])

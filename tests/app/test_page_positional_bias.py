@@ -1,5 +1,6 @@
 """AppTest of the page "Positional bias": instant on the bundled sweep, a clear message without the
 positional extra, and a small run of its own with the packaged MiniLM."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -57,8 +58,9 @@ def test_a_small_run_replaces_the_bundled_results(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
     words = "socket thread buffer decimal encoding context module class value error path file".split()
     corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps({"doc_id": f"d{i}", "text": " ".join(rng.choice(words, 160))}) + "\n"
-                              for i in range(12)))
+    corpus.write_text(
+        "".join(json.dumps({"doc_id": f"d{i}", "text": " ".join(rng.choice(words, 160))}) + "\n" for i in range(12))
+    )
     at = page()
     at.radio(key="pb_corpus").set_value("path").run()
     at.text_input(key="pb_path").input(str(corpus)).run()

@@ -1,4 +1,5 @@
 """AppTest of the page "Ranking metrics" run on its own (as ``AppTest.from_file`` and ``streamlit run`` do)."""
+
 from __future__ import annotations
 
 import gzip
@@ -153,11 +154,19 @@ def test_sample_runs_show_every_run_against_the_baseline(open_page):
     assert list(comparisons["comparison"]) == ["50w − 100w", "200w − 100w", "100w-k0.9-b0.4 − 100w"]
     assert {"paired interval", "simultaneous interval", "p adjusted"} <= set(comparisons.columns)
     k = at.sidebar.slider[0].value
-    want = compare_runs(load_runs(SAMPLE_RUNS, runs_col="run"), load_qrels(SAMPLE_RUNS.with_name(
-        "stdlib_runs_qrels.csv.gz")), None, k, "100w", group_col="doc_id", adjust="none")
+    want = compare_runs(
+        load_runs(SAMPLE_RUNS, runs_col="run"),
+        load_qrels(SAMPLE_RUNS.with_name("stdlib_runs_qrels.csv.gz")),
+        None,
+        k,
+        "100w",
+        group_col="doc_id",
+        adjust="none",
+    )
     assert list(estimates["Recall@k"]) == pytest.approx([round(r.estimate, 4) for r in want.comparison.configs])
     assert list(comparisons["difference (points)"]) == pytest.approx(
-        [round(100 * c.difference, 2) for c in want.comparison.comparisons])
+        [round(100 * c.difference, 2) for c in want.comparison.comparisons]
+    )
     assert at.selectbox(key="rk_baseline").value == "100w"
     # Another baseline and Holm: the comparisons follow; the detail below shows the chosen run.
     at.selectbox(key="rk_baseline").set_value("50w").run()
@@ -182,8 +191,11 @@ def test_a_link_to_a_missing_run_falls_back_and_one_run_left_is_an_error(open_pa
 def test_upload_with_a_runs_column(open_page):
     at = open_page(PAGE)
     at.radio[0].set_value(UPLOAD).run()
-    rows = "".join(f"{r},q{i},1,c{i}{r},{'b' if (i + len(r)) % 3 else 'a'}{i}\n" for r in ("bm25", "dense", "hybrid")
-                   for i in range(12))
+    rows = "".join(
+        f"{r},q{i},1,c{i}{r},{'b' if (i + len(r)) % 3 else 'a'}{i}\n"
+        for r in ("bm25", "dense", "hybrid")
+        for i in range(12)
+    )
     qrels = "query_id,doc_id,relevance,topic\n" + "".join(f"q{i},a{i},1,t{i % 4}\n" for i in range(12))
     at.file_uploader[0].set_value(("runs.csv", ("tag,query_id,rank,chunk_id,doc_id\n" + rows).encode(), "text/csv"))
     at.file_uploader[1].set_value(("qrels.csv", qrels.encode(), "text/csv"))

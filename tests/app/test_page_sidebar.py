@@ -1,4 +1,5 @@
 """AppTest of app.py: router, the sidebar data source (sample, upload, synthetic) and URL-bound controls."""
+
 from __future__ import annotations
 
 import gzip
@@ -149,11 +150,14 @@ def test_a_control_keeps_its_value_across_pages_that_do_not_show_it(open_app, sm
     assert at.select_slider(key="reps").value == 500
 
 
-@pytest.mark.parametrize("name, encode", [
-    ("semicolon.csv", lambda rows: rows.to_csv(index=False, sep=";").encode()),
-    ("tabs.tsv.gz", lambda rows: gzip.compress(rows.to_csv(index=False, sep="\t").encode())),
-    ("one_line.json", lambda rows: rows.to_json(orient="records").encode()),
-])
+@pytest.mark.parametrize(
+    "name, encode",
+    [
+        ("semicolon.csv", lambda rows: rows.to_csv(index=False, sep=";").encode()),
+        ("tabs.tsv.gz", lambda rows: gzip.compress(rows.to_csv(index=False, sep="\t").encode())),
+        ("one_line.json", lambda rows: rows.to_json(orient="records").encode()),
+    ],
+)
 def test_an_upload_the_library_reads_loads(name, encode, open_app, chunk_rows):
     # The peek used to split every header on commas (one column 'doc_id;chunk_id;y'), not inflate
     # a .tsv.gz into tabs, and take a one-line JSON array for one record.
@@ -217,11 +221,17 @@ def test_random_bytes_named_csv_say_the_file_is_not_a_table_and_offer_no_mapping
     assert not [box for box in at.selectbox if box.key and box.key.startswith("map_")]  # no column mapping
 
 
-@pytest.mark.parametrize(("page", "header"), [
-    (None, "Explorer"), ("design_effect.py", "Design effect"), ("planning_comparison.py", "Planning and comparison"),
-])
+@pytest.mark.parametrize(
+    ("page", "header"),
+    [
+        (None, "Explorer"),
+        ("design_effect.py", "Design effect"),
+        ("planning_comparison.py", "Planning and comparison"),
+    ],
+)
 def test_after_an_upload_error_the_page_keeps_its_controls_and_shows_the_error_in_place(
-        page, header, open_app, chunk_rows, upload, switch_page):
+    page, header, open_app, chunk_rows, upload, switch_page
+):
     at = open_app(source="upload", sim="0", level="0.9")
     if page is not None:
         switch_page(at, page)
@@ -260,7 +270,8 @@ def _shown(at) -> str:
 
 @pytest.mark.parametrize("page", [None, "design_effect.py", "planning_comparison.py"])
 def test_a_synthetic_population_and_an_upload_without_configs_say_what_their_config_is(
-        page, open_app, small_synthetic, chunk_rows, upload, switch_page):
+    page, open_app, small_synthetic, chunk_rows, upload, switch_page
+):
     # The synthetic population's config read "100w" (as if cut in 100-word chunks) and an upload's "default".
     at = open_app(**small_synthetic, sim="0", de_reps="200")
     if page is not None:

@@ -1,4 +1,5 @@
 """AppTest: an upload of per-document statistics is used as its chunk rows would be (no mapping step)."""
+
 from __future__ import annotations
 
 import io

@@ -1,5 +1,6 @@
 """AppTest: "Your corpus" (any language) and the bundled Japanese sample: chunked, queried and ranked in the
 app, the chunk-size slider on them as on the stdlib sample, and a clear error in place for a bad corpus."""
+
 from __future__ import annotations
 
 import gzip
@@ -21,10 +22,17 @@ def _japanese_rows(n: int = 40) -> list[dict]:
 
 
 def _english_jsonl(n_docs: int = 30) -> bytes:
-    words = ("the valve closes when the sensor detects a leak in the pipe and the panel shows a red light "
-             "for the zone whose timer ran out while the garden was already wet").split()
-    rows = [{"doc_id": f"doc{d}", "text": " ".join(words[(d * 7 + i) % len(words)] + str(i % (d + 3))
-                                                    for i in range(60 + 23 * (d % 5)))} for d in range(n_docs)]
+    words = (
+        "the valve closes when the sensor detects a leak in the pipe and the panel shows a red light "
+        "for the zone whose timer ran out while the garden was already wet"
+    ).split()
+    rows = [
+        {
+            "doc_id": f"doc{d}",
+            "text": " ".join(words[(d * 7 + i) % len(words)] + str(i % (d + 3)) for i in range(60 + 23 * (d % 5))),
+        }
+        for d in range(n_docs)
+    ]
     return "".join(json.dumps(r) + "\n" for r in rows).encode()
 
 
@@ -78,16 +86,26 @@ def test_a_zip_of_japanese_files_is_detected_and_its_language_can_be_set(open_ap
     assert "(English: chunks of words)" in at.sidebar.caption[-1].value and _slider(at).value == "100w"
 
 
-@pytest.mark.parametrize(("name", "data", "message"), [
-    ("empty.jsonl", b"", "the file is empty"),
-    ("noise.csv", bytes(range(256)) * 40, "binary data, not text"),
-    ("one.jsonl", b'{"doc_id": "a", "text": "only one document here"}\n', "at least two non-empty documents"),
-    ("big-one.jsonl", (json.dumps({"doc_id": "big", "text": "word " * 5000}) + "\n"
-                       + json.dumps({"doc_id": "small", "text": "word " * 100}) + "\n").encode(),
-     "one document, 'big', holds 98% of the text"),
-    ("images.zip", _zip({"a.png": "\x89PNG", "b.jpg": "x"}), "the archive holds no .txt, .md or .html file"),
-    ("broken.zip", b"PK\x03\x04 not really", "not a readable .zip archive"),
-])
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("empty.jsonl", b"", "the file is empty"),
+        ("noise.csv", bytes(range(256)) * 40, "binary data, not text"),
+        ("one.jsonl", b'{"doc_id": "a", "text": "only one document here"}\n', "at least two non-empty documents"),
+        (
+            "big-one.jsonl",
+            (
+                json.dumps({"doc_id": "big", "text": "word " * 5000})
+                + "\n"
+                + json.dumps({"doc_id": "small", "text": "word " * 100})
+                + "\n"
+            ).encode(),
+            "one document, 'big', holds 98% of the text",
+        ),
+        ("images.zip", _zip({"a.png": "\x89PNG", "b.jpg": "x"}), "the archive holds no .txt, .md or .html file"),
+        ("broken.zip", b"PK\x03\x04 not really", "not a readable .zip archive"),
+    ],
+)
 def test_a_bad_corpus_gets_a_clear_error_in_place_and_the_controls_stay(open_app, name, data, message):
     at = _upload(open_app(source="corpus", sim="0"), name, data)
     assert not at.exception

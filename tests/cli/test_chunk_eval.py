@@ -1,4 +1,5 @@
 """``ragunc chunk-eval``: JSON contract, written results that ragunc loads, clear errors."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,10 @@ SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 @pytest.fixture()
 def corpus_file(tmp_path):
     words = [f"term{i % 97} topic{i % 13}" for i in range(600)]
-    rows = [{"doc_id": f"doc{d}", "text": " ".join(words[d * 37 : d * 37 + 80 + 9 * d]), "doc_type": f"t{d % 2}"}
-            for d in range(6)]
+    rows = [
+        {"doc_id": f"doc{d}", "text": " ".join(words[d * 37 : d * 37 + 80 + 9 * d]), "doc_type": f"t{d % 2}"}
+        for d in range(6)
+    ]
     rows.append({"doc_id": "empty", "text": "   "})
     path = tmp_path / "corpus.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
@@ -27,8 +30,24 @@ def corpus_file(tmp_path):
 
 def test_chunk_eval_writes_loadable_results(corpus_file, tmp_path, capsys):
     out, meta = tmp_path / "res.csv.gz", tmp_path / "meta.json"
-    code = main(["chunk-eval", str(corpus_file), "--chunk-words", "20", "--overlap", "5", "--out", str(out),
-                 "--metadata", str(meta), "--seed", "9", "--json", "--no-progress"])
+    code = main(
+        [
+            "chunk-eval",
+            str(corpus_file),
+            "--chunk-words",
+            "20",
+            "--overlap",
+            "5",
+            "--out",
+            str(out),
+            "--metadata",
+            str(meta),
+            "--seed",
+            "9",
+            "--json",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload == json.loads(meta.read_text())
@@ -69,8 +88,20 @@ def test_unreadable_corpus_and_unwritable_out_are_one_line_errors(corpus_file, t
     err = capsys.readouterr().err
     assert "docs.jsonl.gz: not a readable gzip file" in err and err.count("\n") == 1
     (tmp_path / "taken").write_text("a file, not a folder")
-    assert main(["chunk-eval", str(corpus_file), "--chunk-words", "20", "--no-progress",
-                 "--out", str(tmp_path / "taken" / "res.csv")]) == 2
+    assert (
+        main(
+            [
+                "chunk-eval",
+                str(corpus_file),
+                "--chunk-words",
+                "20",
+                "--no-progress",
+                "--out",
+                str(tmp_path / "taken" / "res.csv"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("ragunc chunk-eval: error: ") and "taken" in err and err.count("\n") == 1
 
@@ -92,8 +123,10 @@ def _built_elsewhere() -> str | None:
     running = f"{platform.python_implementation()} {platform.python_version()}"
     if running == built:
         return None
-    return (f"the stdlib corpus is this Python's own standard library: the sample data were built on {built}, "
-            f"this is {running}, so a rebuild cannot match row for row")
+    return (
+        f"the stdlib corpus is this Python's own standard library: the sample data were built on {built}, "
+        f"this is {running}, so a rebuild cannot match row for row"
+    )
 
 
 @pytest.mark.skipif(_built_elsewhere() is not None, reason=_built_elsewhere() or "")
@@ -110,8 +143,24 @@ def test_the_sample_data_rebuild_row_for_row(tmp_path, monkeypatch):
 
 def test_run_and_qrels_for_a_seeded_subset(corpus_file, tmp_path, capsys):
     run, judged, out = tmp_path / "run.csv.gz", tmp_path / "qrels.csv.gz", tmp_path / "res.csv"
-    args = ["chunk-eval", str(corpus_file), "--chunk-words", "10", "--out", str(out), "--run", str(run),
-            "--qrels", str(judged), "--run-queries", "7", "--run-k", "5", "--json", "--no-progress"]
+    args = [
+        "chunk-eval",
+        str(corpus_file),
+        "--chunk-words",
+        "10",
+        "--out",
+        str(out),
+        "--run",
+        str(run),
+        "--qrels",
+        str(judged),
+        "--run-queries",
+        "7",
+        "--run-k",
+        "5",
+        "--json",
+        "--no-progress",
+    ]
     assert main(args) == 0
     payload = json.loads(capsys.readouterr().out)
     run_frame, qrels_frame, results = pd.read_csv(run), pd.read_csv(judged), pd.read_csv(out)
@@ -121,7 +170,8 @@ def test_run_and_qrels_for_a_seeded_subset(corpus_file, tmp_path, capsys):
     assert set(run_frame["query_id"]) == set(qrels_frame["query_id"]) <= set(results["chunk_id"])
     # Where the source chunk made the top 5, its run rank is the rank chunk-eval reported.
     merged = run_frame.merge(qrels_frame, on=["query_id", "chunk_id"]).merge(
-        results, left_on="query_id", right_on="chunk_id", suffixes=("_run", ""))
+        results, left_on="query_id", right_on="chunk_id", suffixes=("_run", "")
+    )
     assert (merged["rank_run"] == merged["rank"]).all()
     assert len(merged) == int((results.set_index("chunk_id").loc[qrels_frame["query_id"], "rank"] <= 5).sum())
     assert main(args) == 0 and pd.read_csv(run).equals(run_frame)  # seeded: the same subset again

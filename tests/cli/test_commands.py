@@ -1,5 +1,6 @@
 """The command line as a whole: one module per command, named after it; a run imports its own command alone;
 ``compare`` and ``recall`` spell a comparison with a baseline alike."""
+
 from __future__ import annotations
 
 import argparse
@@ -58,10 +59,22 @@ def test_a_run_imports_its_own_command_and_what_it_needs(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = set(json.loads(out.stderr.strip().splitlines()[-1]))
     assert json.loads(out.stdout)["n_docs"] == 12
-    assert {m for m in loaded if m.startswith("ragunc.cli.")} == {"ragunc.cli.interval", "ragunc.cli.options",
-                                                                 "ragunc.cli.output"}
-    unused = {"ragunc.evalset", "ragunc.retrieval", "ragunc.positional", "ragunc.present", "ragunc.corpus",
-              "scipy.stats", "scipy.sparse", "plotly", "torch"}
+    assert {m for m in loaded if m.startswith("ragunc.cli.")} == {
+        "ragunc.cli.interval",
+        "ragunc.cli.options",
+        "ragunc.cli.output",
+    }
+    unused = {
+        "ragunc.evalset",
+        "ragunc.retrieval",
+        "ragunc.positional",
+        "ragunc.present",
+        "ragunc.corpus",
+        "scipy.stats",
+        "scipy.sparse",
+        "plotly",
+        "torch",
+    }
     assert not unused & loaded, unused & loaded
 
 

@@ -1,4 +1,5 @@
 """``ragunc interval|simulate|plan|compare`` on small files written here, checked against hand computation."""
+
 from __future__ import annotations
 
 import json
@@ -77,8 +78,23 @@ def test_interval_table_leads_with_the_recommendation(capsys, hand_csv):
 
 
 def test_interval_options(capsys, hand_csv):
-    d = run_json(capsys, ["interval", hand_csv, "--population-docs", "12", "--level", "0.9",
-                          "--estimator", "macro", "--boot", "50", "--seed", "3"])
+    d = run_json(
+        capsys,
+        [
+            "interval",
+            hand_csv,
+            "--population-docs",
+            "12",
+            "--level",
+            "0.9",
+            "--estimator",
+            "macro",
+            "--boot",
+            "50",
+            "--seed",
+            "3",
+        ],
+    )
     rates = np.array([0.5, 0.75, 0.0])
     assert d["estimate"] == pytest.approx(rates.mean())
     se = np.sqrt((1 - 3 / 12) * rates.var(ddof=1) / 3)
@@ -108,8 +124,12 @@ def test_interval_of_random_bytes_says_the_file_is_not_a_table(capsys, tmp_path)
 
 @pytest.mark.parametrize("command", ["interval", "recall", "chunk-eval", "synth"])
 def test_a_negative_seed_is_named_as_the_seed_argument(capsys, command):
-    required = {"interval": ["f.csv"], "recall": ["run.csv", "qrels.csv", "--k", "1"],
-                "chunk-eval": ["stdlib"], "synth": ["--out", "x.csv"]}[command]
+    required = {
+        "interval": ["f.csv"],
+        "recall": ["run.csv", "qrels.csv", "--k", "1"],
+        "chunk-eval": ["stdlib"],
+        "synth": ["--out", "x.csv"],
+    }[command]
     with pytest.raises(SystemExit) as exit_:
         main([command, *required, "--seed", "-1"])
     assert exit_.value.code == 2
@@ -117,10 +137,16 @@ def test_a_negative_seed_is_named_as_the_seed_argument(capsys, command):
 
 
 def test_simulate_matches_the_library(capsys, population_csv):
-    d = run_json(capsys, ["simulate", population_csv, "--config", "a", "--k", "10", "--reps", "300",
-                          "--boot", "100", "--seed", "4"])
+    d = run_json(
+        capsys,
+        ["simulate", population_csv, "--config", "a", "--k", "10", "--reps", "300", "--boot", "100", "--seed", "4"],
+    )
     ref = coverage_experiment(load_results(population_csv).population("a"), k=10, reps=300, boot=100, rng=4)
-    assert d["population"] == {"n_docs": 60, "n_chunks": ref.population_chunks, "value": pytest.approx(ref.population_value)}
+    assert d["population"] == {
+        "n_docs": 60,
+        "n_chunks": ref.population_chunks,
+        "value": pytest.approx(ref.population_value),
+    }
     assert (d["k"], d["reps"]) == (10, 300)
     for key in ("naive", "wilson", "cluster", "bootstrap"):
         assert d["coverage"][key] == ref.methods[key].coverage
@@ -139,7 +165,8 @@ def test_simulate_reports_widths_and_undefined_intervals(capsys, population_csv)
     ref = coverage_experiment(load_results(population_csv).population("a"), k=2, reps=50, boot=20, rng=1)
     assert d["undefined"] == ref.to_dict()["undefined"]
     assert {m: w for m, w in d["width"].items() if w is not None} == pytest.approx(
-        {m: w for m, w in ref.to_dict()["width"].items() if w == w})
+        {m: w for m, w in ref.to_dict()["width"].items() if w == w}
+    )
     # K = 2: the studentized bootstraps are undefined in every repetition: null, not a coverage of 0
     for method in ("bootstrap_t", "bootstrap_t_logit"):
         assert d["coverage"][method] is None and d["coverage_mcse"][method] is None
@@ -150,11 +177,28 @@ def test_simulate_reports_widths_and_undefined_intervals(capsys, population_csv)
 
 
 def test_simulate_control_and_errors(capsys, population_csv):
-    d = run_json(capsys, ["simulate", population_csv, "--config", "a", "--k", "10", "--reps", "100",
-                          "--boot", "20", "--control", "iid"])
+    d = run_json(
+        capsys,
+        ["simulate", population_csv, "--config", "a", "--k", "10", "--reps", "100", "--boot", "20", "--control", "iid"],
+    )
     assert d["control"] == "iid"
-    d = run_json(capsys, ["simulate", population_csv, "--config", "b", "--k", "10", "--reps", "100",
-                          "--boot", "20", "--two-stage-fraction", "0.5"])
+    d = run_json(
+        capsys,
+        [
+            "simulate",
+            population_csv,
+            "--config",
+            "b",
+            "--k",
+            "10",
+            "--reps",
+            "100",
+            "--boot",
+            "20",
+            "--two-stage-fraction",
+            "0.5",
+        ],
+    )
     assert d["two_stage_fraction"] == 0.5
     assert main(["simulate", population_csv, "--config", "a", "--k", "60", "--reps", "10"]) == 2
     assert "2 <= k < 60" in capsys.readouterr().err
@@ -216,9 +260,13 @@ def test_compare_many_configs_against_a_baseline(capsys, population_csv, tmp_pat
     c.to_csv(second, index=False)
     # c's own improvements on a: the two comparisons differ, so the max-|t| interval is wider than each
     # marginal one (for identical comparisons the max over them is the marginal |t| itself)
-    own = c.assign(y=frame[frame.config == "a"].set_index(["doc_id", "chunk_index"])["y"]
-                   .reindex(pd.MultiIndex.from_frame(c[["doc_id", "chunk_index"]])).to_numpy()
-                   | (np.random.default_rng(1).random(len(c)) < 0.1))
+    own = c.assign(
+        y=frame[frame.config == "a"]
+        .set_index(["doc_id", "chunk_index"])["y"]
+        .reindex(pd.MultiIndex.from_frame(c[["doc_id", "chunk_index"]]))
+        .to_numpy()
+        | (np.random.default_rng(1).random(len(c)) < 0.1)
+    )
     other = tmp_path / "c_own.csv"
     own.to_csv(other, index=False)
     d = run_json(capsys, ["compare", population_csv, str(other), "--baseline", "a", "--boot", "400"])
@@ -232,17 +280,19 @@ def test_compare_many_configs_against_a_baseline(capsys, population_csv, tmp_pat
     for x in d["configs"]:
         assert set(x["cluster"]) == {"se", "ci"}
     # b and c are the same results on the shared documents: difference 0, SE 0
-    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "b", "--only", "c",
-                          "--adjust", "holm"])
+    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "b", "--only", "c", "--adjust", "holm"])
     assert d["comparisons"][0]["difference"] == 0 and d["comparisons"][0]["p_adjusted"] == 1
     # --configs, the former spelling of --only, works one more release and says so on stderr
-    assert main(["compare", population_csv, str(second), "--baseline", "b", "--configs", "c", "--adjust", "holm",
-                 "--json"]) == 0
+    assert (
+        main(
+            ["compare", population_csv, str(second), "--baseline", "b", "--configs", "c", "--adjust", "holm", "--json"]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert json.loads(out) == d
     assert "ragunc compare: --configs is deprecated and will be removed in the next release; use --only" in err
-    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "a", "--all-pairs",
-                          "--adjust", "none"])
+    d = run_json(capsys, ["compare", population_csv, str(second), "--baseline", "a", "--all-pairs", "--adjust", "none"])
     assert len(d["comparisons"]) == 3
     assert main(["compare", population_csv, str(second), "--baseline", "a"]) == 0
     assert "p adjusted" in capsys.readouterr().out
@@ -250,8 +300,9 @@ def test_compare_many_configs_against_a_baseline(capsys, population_csv, tmp_pat
     assert "--baseline" in capsys.readouterr().err
     # as in recall, a flag of a comparison with a baseline is refused without one, not ignored
     assert main(["compare", population_csv, "--a", "a", "--b", "b", "--only", "b", "--adjust", "holm"]) == 2
-    assert ("--only, --adjust: only for comparing several configs; name the baseline config with "
-            "--baseline CONFIG") in capsys.readouterr().err
+    assert (
+        "--only, --adjust: only for comparing several configs; name the baseline config with --baseline CONFIG"
+    ) in capsys.readouterr().err
 
 
 def test_plan_a_difference(capsys, population_csv):

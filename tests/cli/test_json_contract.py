@@ -8,6 +8,7 @@ same values.  A command may only add keys, and each added key is named in ``ADDE
 To record the goldens again (only when a change of the contract is intended and said so):
 ``PYTHONPATH=$PWD python tests/cli/test_json_contract.py``.
 """
+
 from __future__ import annotations
 
 import io
@@ -29,13 +30,21 @@ ADDED: dict[str, set[str]] = {
     # issue 18 (item 4): the recommended interval of the per-query recall (the single-run form of recall)
     "recall_grouped": {"recommended"},
     "interval": {  # issue 9: R survey's intervals, the recommended one and the logit-scale studentized bootstrap
-        "korn_graubard", "logit", "korn_graubard_bm", "recommended", "bootstrap.ci_t_logit",
+        "korn_graubard",
+        "logit",
+        "korn_graubard_bm",
+        "recommended",
+        "bootstrap.ci_t_logit",
     },
     "simulate": {
-        "undefined", "width",  # issue 9 (Deliver 4): undefined intervals are counted, not missed
+        "undefined",
+        "width",  # issue 9 (Deliver 4): undefined intervals are counted, not missed
         # issue 9: the new registry methods' coverage, and the recommended method's under "recommended"
-        *(f"{block}.{method}" for block in ("coverage", "coverage_mcse")
-          for method in ("korn_graubard", "logit", "korn_graubard_bm", "bootstrap_t_logit", "recommended")),
+        *(
+            f"{block}.{method}"
+            for block in ("coverage", "coverage_mcse")
+            for method in ("korn_graubard", "logit", "korn_graubard_bm", "bootstrap_t_logit", "recommended")
+        ),
     },
 }
 
@@ -57,16 +66,20 @@ def _chunks(n_docs: int = 24) -> list[tuple]:
 def _write_results(directory: pathlib.Path) -> dict[str, pathlib.Path]:
     rows = _chunks()
     binary = directory / "binary.csv"
-    binary.write_text("doc_id,chunk_index,doc_type,config,y\n"
-                      + "".join(f"{d},{c},{t},{g},{y}\n" for d, c, t, g, y, _ in rows))
+    binary.write_text(
+        "doc_id,chunk_index,doc_type,config,y\n" + "".join(f"{d},{c},{t},{g},{y}\n" for d, c, t, g, y, _ in rows)
+    )
     scores = directory / "scores.csv"
-    scores.write_text("doc_id,chunk_index,y\n"
-                      + "".join(f"{d},{c},{s}\n" for d, c, _, g, _, s in rows if g == "a"))
+    scores.write_text("doc_id,chunk_index,y\n" + "".join(f"{d},{c},{s}\n" for d, c, _, g, _, s in rows if g == "a"))
     # issue 20: the judge's label on every row, the gold label on the audited rows (a fourth of them)
     judged = directory / "judged.csv"
-    judged.write_text("doc_id,chunk_index,config,y_judge,y\n" + "".join(
-        f"{d},{c},{g},{int(y or (c + 2 * int(d[3:])) % 5 == 0)},{y if (3 * int(d[3:]) + c) % 4 == 0 else ''}\n"
-        for d, c, _, g, y, _ in rows))
+    judged.write_text(
+        "doc_id,chunk_index,config,y_judge,y\n"
+        + "".join(
+            f"{d},{c},{g},{int(y or (c + 2 * int(d[3:])) % 5 == 0)},{y if (3 * int(d[3:]) + c) % 4 == 0 else ''}\n"
+            for d, c, _, g, y, _ in rows
+        )
+    )
     return {"binary": binary, "scores": scores, "judged": judged}
 
 
@@ -94,28 +107,123 @@ def _write_run(directory: pathlib.Path) -> dict[str, pathlib.Path]:
 
 
 CASES = {
-    "interval_micro_fpc": ["interval", "{binary}", "--config", "a", "--population-docs", "60",
-                           "--boot", "300", "--seed", "7"],
-    "interval_macro_scores": ["interval", "{scores}", "--estimator", "macro", "--level", "0.9",
-                              "--boot", "200", "--seed", "1"],
-    "simulate_micro": ["simulate", "{binary}", "--config", "a", "--k", "4", "--reps", "60",
-                       "--boot", "40", "--seed", "3"],
-    "simulate_iid_control": ["simulate", "{binary}", "--config", "b", "--k", "5", "--reps", "40",
-                             "--boot", "0", "--control", "iid", "--seed", "2"],
-    "simulate_macro_scores": ["simulate", "{scores}", "--estimator", "macro", "--k", "6", "--reps", "30",
-                              "--boot", "30", "--seed", "5"],
+    "interval_micro_fpc": [
+        "interval",
+        "{binary}",
+        "--config",
+        "a",
+        "--population-docs",
+        "60",
+        "--boot",
+        "300",
+        "--seed",
+        "7",
+    ],
+    "interval_macro_scores": [
+        "interval",
+        "{scores}",
+        "--estimator",
+        "macro",
+        "--level",
+        "0.9",
+        "--boot",
+        "200",
+        "--seed",
+        "1",
+    ],
+    "simulate_micro": [
+        "simulate",
+        "{binary}",
+        "--config",
+        "a",
+        "--k",
+        "4",
+        "--reps",
+        "60",
+        "--boot",
+        "40",
+        "--seed",
+        "3",
+    ],
+    "simulate_iid_control": [
+        "simulate",
+        "{binary}",
+        "--config",
+        "b",
+        "--k",
+        "5",
+        "--reps",
+        "40",
+        "--boot",
+        "0",
+        "--control",
+        "iid",
+        "--seed",
+        "2",
+    ],
+    "simulate_macro_scores": [
+        "simulate",
+        "{scores}",
+        "--estimator",
+        "macro",
+        "--k",
+        "6",
+        "--reps",
+        "30",
+        "--boot",
+        "30",
+        "--seed",
+        "5",
+    ],
     "plan": ["plan", "{binary}", "--config", "a", "--half-width", "0.05", "--population-docs", "60"],
     "compare": ["compare", "{binary}", "--a", "a", "--b", "b", "--boot", "100", "--seed", "4"],
     # issue 20: judged labels with an audit, the audit's plan, and which config is best
-    "interval_judged": ["interval", "{judged}", "--config", "a", "--judge-col", "y_judge", "--boot", "100",
-                        "--seed", "2"],
+    "interval_judged": [
+        "interval",
+        "{judged}",
+        "--config",
+        "a",
+        "--judge-col",
+        "y_judge",
+        "--boot",
+        "100",
+        "--seed",
+        "2",
+    ],
     "plan_judged": ["plan", "{judged}", "--config", "b", "--judge-col", "y_judge", "--half-width", "0.1"],
     "compare_rank": ["compare", "{binary}", "--rank", "--boot", "200", "--seed", "8"],
-    "recall_grouped": ["recall", "{run}", "{qrels}", "--k", "1", "--group-col", "source",
-                       "--boot", "100", "--seed", "6", "--compare", "{run_b}"],
+    "recall_grouped": [
+        "recall",
+        "{run}",
+        "{qrels}",
+        "--k",
+        "1",
+        "--group-col",
+        "source",
+        "--boot",
+        "100",
+        "--seed",
+        "6",
+        "--compare",
+        "{run_b}",
+    ],
     # issue 12 (Deliver 2): several runs against a baseline, runs named by their file names
-    "recall_runs": ["recall", "{run}", "{run_b}", "{qrels}", "--k", "1", "--group-col", "source",
-                    "--baseline", "run_b", "--boot", "100", "--seed", "6"],
+    "recall_runs": [
+        "recall",
+        "{run}",
+        "{run_b}",
+        "{qrels}",
+        "--k",
+        "1",
+        "--group-col",
+        "source",
+        "--baseline",
+        "run_b",
+        "--boot",
+        "100",
+        "--seed",
+        "6",
+    ],
 }
 
 
@@ -161,8 +269,9 @@ def test_json_output_is_the_recorded_contract(name, tmp_path):
     want = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
     command = CASES[name][0]
     added = ADDED.get(command, set()) | ADDED.get(name, set())
-    new = {p for p in _key_paths(got) - _key_paths(want)
-           if not any(p == a or p.startswith(a + ".") for a in added)}  # an added key brings its contents
+    new = {
+        p for p in _key_paths(got) - _key_paths(want) if not any(p == a or p.startswith(a + ".") for a in added)
+    }  # an added key brings its contents
     assert not new, f"{name}: keys added beyond {sorted(added)}: {sorted(new)}"
     assert {a for a in added if "." not in a} <= set(got), f"{name}: an added key is missing"
     assert_same_contract(_without(got, added), want, name)
@@ -177,8 +286,11 @@ def _key_paths(value, prefix: str = "") -> set[str]:
 
 def _without(value: dict, paths: set[str], prefix: str = "") -> dict:
     """``value`` without the keys at ``paths`` (dotted), at any depth."""
-    return {k: _without(v, paths, f"{prefix}{k}.") if isinstance(v, dict) else v
-            for k, v in value.items() if prefix + k not in paths}
+    return {
+        k: _without(v, paths, f"{prefix}{k}.") if isinstance(v, dict) else v
+        for k, v in value.items()
+        if prefix + k not in paths
+    }
 
 
 def test_the_checker_catches_a_changed_value_key_or_order():

@@ -1,4 +1,5 @@
 """``ragunc interval|plan --judge-col`` and ``ragunc compare --rank``: the library's numbers, the tables, bad input."""
+
 from __future__ import annotations
 
 import json
@@ -77,12 +78,23 @@ def test_compare_rank(capsys, tmp_path):
     assert code == 0 and "P(best)" in out and "rank interval" in out
 
 
-@pytest.mark.parametrize(("edit", "flags", "message"), [
-    (lambda f: f.assign(llm=f["llm"].astype(float) * 2), [], r"column 'y_judge' \(file column 'llm'\): \d+ row\(s\) outside \[0, 1\]: rows "),
-    (lambda f: f.assign(llm="maybe"), [], r"column 'y_judge' \(file column 'llm'\): \d+ row\(s\) that are not numbers"),
-    (lambda f: f.assign(y=""), [], r"column 'y' is empty on every one of the \d+ rows.*no row is audited"),
-    (None, ["--config", "x"], r"config 'x' is not in"),
-])
+@pytest.mark.parametrize(
+    ("edit", "flags", "message"),
+    [
+        (
+            lambda f: f.assign(llm=f["llm"].astype(float) * 2),
+            [],
+            r"column 'y_judge' \(file column 'llm'\): \d+ row\(s\) outside \[0, 1\]: rows ",
+        ),
+        (
+            lambda f: f.assign(llm="maybe"),
+            [],
+            r"column 'y_judge' \(file column 'llm'\): \d+ row\(s\) that are not numbers",
+        ),
+        (lambda f: f.assign(y=""), [], r"column 'y' is empty on every one of the \d+ rows.*no row is audited"),
+        (None, ["--config", "x"], r"config 'x' is not in"),
+    ],
+)
 def test_bad_input_is_one_line(capsys, judged_csv, edit, flags, message):
     if edit is not None:
         edit(pd.read_csv(judged_csv, dtype=str, keep_default_na=False)).to_csv(judged_csv, index=False)

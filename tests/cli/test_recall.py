@@ -1,4 +1,5 @@
 """``ragunc recall``: the seed's numbers, the JSON contract, groups, TREC input and clean errors."""
+
 from __future__ import annotations
 
 import json
@@ -94,8 +95,22 @@ def test_grouped_queries_and_trec_input_with_chunk_map(tmp_path, capsys):
     d = run_json(capsys, *base, "--boot", 200, "--seed", 3)
     assert d["recall"] == pytest.approx(np.mean(hits))
     assert d["n_groups"] == 30 and d["naive"]["se"] == pytest.approx(np.std(hits) / np.sqrt(30))
-    grouped = run_json(capsys, "recall", tmp_path / "run.trec", tmp_path / "qrels.csv", "--k", 1,
-                       "--chunk-map", tmp_path / "map.csv", "--group-col", "source", "--boot", 200, "--level", 0.9)
+    grouped = run_json(
+        capsys,
+        "recall",
+        tmp_path / "run.trec",
+        tmp_path / "qrels.csv",
+        "--k",
+        1,
+        "--chunk-map",
+        tmp_path / "map.csv",
+        "--group-col",
+        "source",
+        "--boot",
+        200,
+        "--level",
+        0.9,
+    )
     assert grouped["n_groups"] == 6 and grouped["recall"] == d["recall"]
     group_means = np.array([np.mean(hits[g::6]) for g in range(6)])
     # Equal group sizes: the cluster SE is the SE of the mean of the group means.
@@ -113,8 +128,10 @@ def test_bad_inputs_are_one_line_errors(tmp_path, capsys):
     assert main(["recall", str(tmp_path / "run2.csv"), str(tmp_path / "qrels.csv"), "--k", "1"]) == 2
     assert "missing column doc_id" in capsys.readouterr().err
     (tmp_path / "run3.csv").write_text("query_id,rank,chunk_id,doc_id\nq,1,a,A\nr,1,b,B\n")
-    assert main(["recall", str(tmp_path / "run3.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
-                 "--group-col", "topic"]) == 2
+    assert (
+        main(["recall", str(tmp_path / "run3.csv"), str(tmp_path / "qrels.csv"), "--k", "1", "--group-col", "topic"])
+        == 2
+    )
     assert "group column 'topic'" in capsys.readouterr().err
 
 
@@ -134,8 +151,21 @@ def test_a_broken_gzip_is_a_one_line_error(tmp_path, capsys):
 def test_grouping_skips_queries_without_judgments(tmp_path, capsys):
     (tmp_path / "run.csv").write_text("query_id,rank,chunk_id,doc_id\nq1,1,a,A\nq2,1,b,B\nq3,1,c,C\nq9,1,z,Z\n")
     (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,A,1\nq2,A,1\nq3,C,1\n")
-    assert main(["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
-                 "--group-col", "doc_id", "--json"]) == 0
+    assert (
+        main(
+            [
+                "recall",
+                str(tmp_path / "run.csv"),
+                str(tmp_path / "qrels.csv"),
+                "--k",
+                "1",
+                "--group-col",
+                "doc_id",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["n_queries"] == 3 and out["n_excluded"] == 1 and out["n_groups"] == 2
 
@@ -147,14 +177,38 @@ def test_compare_two_runs_on_the_same_queries(tmp_path, capsys):
         rows = "".join(f"q{i},1,{name}{i},{'rel' if hit else 'other'}{i}\n" for i, hit in enumerate(found))
         (tmp_path / name).write_text("query_id,rank,chunk_id,doc_id\n" + rows)
     (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance\n" + "".join(f"q{i},rel{i},1\n" for i in range(25)))
-    d = run_json(capsys, "recall", tmp_path / "a.csv", tmp_path / "qrels.csv", "--k", 1,
-                 "--compare", tmp_path / "b.csv", "--boot", 200)
+    d = run_json(
+        capsys,
+        "recall",
+        tmp_path / "a.csv",
+        tmp_path / "qrels.csv",
+        "--k",
+        1,
+        "--compare",
+        tmp_path / "b.csv",
+        "--boot",
+        200,
+    )
     c = d["comparison"]
     diff = found_b.astype(float) - found_a.astype(float)
     assert c["difference"] == pytest.approx(diff.mean()) and c["n_queries"] == 25
     assert c["paired"]["se"] == pytest.approx(stats.sem(diff))  # every query its own group
-    assert main(["recall", str(tmp_path / "a.csv"), str(tmp_path / "qrels.csv"), "--k", "1",
-                 "--compare", str(tmp_path / "b.csv"), "--boot", "200"]) == 0
+    assert (
+        main(
+            [
+                "recall",
+                str(tmp_path / "a.csv"),
+                str(tmp_path / "qrels.csv"),
+                "--k",
+                "1",
+                "--compare",
+                str(tmp_path / "b.csv"),
+                "--boot",
+                "200",
+            ]
+        )
+        == 0
+    )
     assert "Paired B - A over 25 queries" in capsys.readouterr().out
 
 
@@ -162,9 +216,21 @@ def test_a_reader_that_stops_early_is_not_an_error():
     # `ragunc recall ... --json | head`: the closed pipe ends the command quietly, no traceback or error line.
     sample = Path(__file__).resolve().parents[2] / "sample_data"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ragunc", "recall", str(sample / "stdlib_run_100w.csv.gz"),
-         str(sample / "stdlib_qrels_100w.csv.gz"), "--k", "5", "--boot", "10", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "ragunc",
+            "recall",
+            str(sample / "stdlib_run_100w.csv.gz"),
+            str(sample / "stdlib_qrels_100w.csv.gz"),
+            "--k",
+            "5",
+            "--boot",
+            "10",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert proc.stdout.read(10).startswith(b"{")
     proc.stdout.close()  # per-query JSON of 2,000 queries is far beyond the pipe's buffer
@@ -184,16 +250,29 @@ def three_runs(tmp_path):
         (tmp_path / f"{name}.csv").write_text("query_id,rank,chunk_id,doc_id\n" + "".join(rows))
         table += [f"{name},{row}" for row in rows]
     (tmp_path / "all.csv").write_text("run,query_id,rank,chunk_id,doc_id\n" + "".join(table))
-    (tmp_path / "qrels.csv").write_text("query_id,doc_id,relevance,source\n"
-                                        + "".join(f"q{i},rel{i},1,s{i % 6}\n" for i in range(24)))
+    (tmp_path / "qrels.csv").write_text(
+        "query_id,doc_id,relevance,source\n" + "".join(f"q{i},rel{i},1,s{i % 6}\n" for i in range(24))
+    )
     return tmp_path, found
 
 
 def test_several_runs_against_a_baseline(three_runs, capsys):
     path, found = three_runs
     files = [path / f"{n}.csv" for n in "abc"]
-    d = run_json(capsys, "recall", *files, path / "qrels.csv", "--k", 1, "--baseline", "b", "--group-col", "source",
-                 "--adjust", "holm")
+    d = run_json(
+        capsys,
+        "recall",
+        *files,
+        path / "qrels.csv",
+        "--k",
+        1,
+        "--baseline",
+        "b",
+        "--group-col",
+        "source",
+        "--adjust",
+        "holm",
+    )
     assert [r["run"] for r in d["runs"]] == ["b", "a", "c"]
     assert [(c["a"], c["b"]) for c in d["comparisons"]] == [("b", "a"), ("b", "c")]
     assert (d["metric"], d["k"], d["n_queries"], d["n_clusters"], d["dropped"]) == ("recall", 1, 24, 6, 0)
@@ -201,21 +280,90 @@ def test_several_runs_against_a_baseline(three_runs, capsys):
     assert d["comparisons"][0]["difference"] == pytest.approx(diff.mean())
     # Equal group sizes: the paired SE is the SE of the mean of the groups' mean differences.
     assert d["comparisons"][0]["paired"]["se"] == pytest.approx(stats.sem([diff[g::6].mean() for g in range(6)]))
-    one_file = run_json(capsys, "recall", path / "all.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run",
-                        "--baseline", "b", "--group-col", "source", "--adjust", "holm")
+    one_file = run_json(
+        capsys,
+        "recall",
+        path / "all.csv",
+        path / "qrels.csv",
+        "--k",
+        1,
+        "--runs-col",
+        "run",
+        "--baseline",
+        "b",
+        "--group-col",
+        "source",
+        "--adjust",
+        "holm",
+    )
     assert one_file == d
-    pairs = run_json(capsys, "recall", path / "all.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run",
-                     "--baseline", "a", "--only", "c", "--all-pairs", "--metric", "hit", "--boot", 100)
+    pairs = run_json(
+        capsys,
+        "recall",
+        path / "all.csv",
+        path / "qrels.csv",
+        "--k",
+        1,
+        "--runs-col",
+        "run",
+        "--baseline",
+        "a",
+        "--only",
+        "c",
+        "--all-pairs",
+        "--metric",
+        "hit",
+        "--boot",
+        100,
+    )
     assert [r["run"] for r in pairs["runs"]] == ["a", "c"] and pairs["metric"] == "hit" and pairs["boot"] == 100
     assert capsys.readouterr().err == ""
     # --runs, the former spelling of --only, works one more release and says so on stderr
-    assert main(["recall", str(path / "all.csv"), str(path / "qrels.csv"), "--k", "1", "--runs-col", "run",
-                 "--baseline", "a", "--runs", "c", "--all-pairs", "--metric", "hit", "--boot", "100", "--json"]) == 0
+    assert (
+        main(
+            [
+                "recall",
+                str(path / "all.csv"),
+                str(path / "qrels.csv"),
+                "--k",
+                "1",
+                "--runs-col",
+                "run",
+                "--baseline",
+                "a",
+                "--runs",
+                "c",
+                "--all-pairs",
+                "--metric",
+                "hit",
+                "--boot",
+                "100",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert json.loads(out) == pairs
     assert "ragunc recall: --runs is deprecated and will be removed in the next release; use --only" in err
-    assert main(["recall", str(path / "all.csv"), str(path / "qrels.csv"), "--k", "1", "--runs-col", "run",
-                 "--baseline", "a", "--boot", "100"]) == 0
+    assert (
+        main(
+            [
+                "recall",
+                str(path / "all.csv"),
+                str(path / "qrels.csv"),
+                "--k",
+                "1",
+                "--runs-col",
+                "run",
+                "--baseline",
+                "a",
+                "--boot",
+                "100",
+            ]
+        )
+        == 0
+    )
     table = capsys.readouterr().out
     assert "3 runs on the 24 queries they share" in table and "c - a" in table and "dropped" in table
 
@@ -242,9 +390,11 @@ def test_several_runs_bad_inputs_are_one_line_errors(three_runs, capsys):
 
 def test_one_run_of_a_runs_column_is_the_single_run_report(three_runs, capsys):
     path, _ = three_runs
-    (path / "only_b.csv").write_text("".join(line for line in (path / "all.csv").read_text().splitlines(True)
-                                             if not line.startswith(("a,", "c,"))))
-    split = run_json(capsys, "recall", path / "only_b.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run",
-                     "--boot", 50)
+    (path / "only_b.csv").write_text(
+        "".join(line for line in (path / "all.csv").read_text().splitlines(True) if not line.startswith(("a,", "c,")))
+    )
+    split = run_json(
+        capsys, "recall", path / "only_b.csv", path / "qrels.csv", "--k", 1, "--runs-col", "run", "--boot", 50
+    )
     plain = run_json(capsys, "recall", path / "b.csv", path / "qrels.csv", "--k", 1, "--boot", 50)
     assert split == plain

@@ -1,5 +1,6 @@
 """``ragunc recall`` and ``ragunc evalset eval`` lead with the recommended interval, and it is exactly the one
 ``ragunc interval`` recommends on the same per-query values (queries as rows, their group as ``doc_id``)."""
+
 from __future__ import annotations
 
 import io
@@ -45,11 +46,13 @@ def test_recall_json_recommends_what_interval_recommends_on_the_per_query_recall
             qrels.append((f"q{q}", f"extra{q}", 1, source))
         found = (q * 5) % 7 < 5
         run += [(f"q{q}", 1, f"q{q}a", source if found else "other"), (f"q{q}", 2, f"q{q}b", "other")]
-    pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance", "source"]).to_csv(tmp_path / "qrels.csv",
-                                                                                   index=False)
+    pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance", "source"]).to_csv(
+        tmp_path / "qrels.csv", index=False
+    )
     pd.DataFrame(run, columns=["query_id", "rank", "chunk_id", "doc_id"]).to_csv(tmp_path / "run.csv", index=False)
-    d = cli_json(["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.csv"), "--k", "2",
-                  "--group-col", "source"])
+    d = cli_json(
+        ["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.csv"), "--k", "2", "--group-col", "source"]
+    )
     source = {q: s for q, _, _, s in qrels}
     rows = [(p["query_id"], source[p["query_id"]], p["recall"]) for p in d["per_query"] if p["recall"] is not None]
     assert {r for *_, r in rows} == {0.0, 0.5, 1.0}
@@ -63,16 +66,20 @@ def test_recall_json_recommends_what_interval_recommends_on_the_per_query_recall
 @pytest.fixture
 def evalset(tmp_path):
     """16 questions from 8 source documents; the run finds the relevant document for all but one at rank 1."""
-    write_set(tmp_path, [question(i, f"d{i % 8}") for i in range(16)],
-              [(f"q{i}", 1, f"d{i % 8}#0" if i else "x#0", f"d{i % 8}" if i else "x") for i in range(16)]
-              + [(f"q{i}", 2, f"d{(i + 3) % 8}#1", f"d{(i + 3) % 8}") for i in range(16)])
+    write_set(
+        tmp_path,
+        [question(i, f"d{i % 8}") for i in range(16)],
+        [(f"q{i}", 1, f"d{i % 8}#0" if i else "x#0", f"d{i % 8}" if i else "x") for i in range(16)]
+        + [(f"q{i}", 2, f"d{(i + 3) % 8}#1", f"d{(i + 3) % 8}") for i in range(16)],
+    )
     return tmp_path
 
 
 def test_evalset_eval_json_recommends_what_interval_recommends_on_its_results_file(evalset):
     results = evalset / "results.csv"
-    d = cli_json(["evalset", "eval", str(evalset), "--run", str(evalset / "run.csv"), "--k", "2",
-                  "--results", str(results)])
+    d = cli_json(
+        ["evalset", "eval", str(evalset), "--run", str(evalset / "run.csv"), "--k", "2", "--results", str(results)]
+    )
     recall = d["recall"]
     # The issue's case: a recall near 1 whose cluster interval passes 1; the recommended one stays inside.
     assert recall["recall"] == 0.9375 and recall["cluster"]["ci"][1] > 1

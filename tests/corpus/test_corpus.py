@@ -1,4 +1,5 @@
 """Corpus loaders, bad input, and the stdlib corpus (built from source, never imported)."""
+
 from __future__ import annotations
 
 import gzip
@@ -135,10 +136,18 @@ def test_stdlib_builder_reads_source_without_running_it(tmp_path):
     assert not marker.exists()
     assert set(frame["doc_id"]) == {"boom", "pkg", "pkg.core"}
     text = frame.set_index("doc_id").loc["boom", "text"]
-    for piece in ("NAME\n    boom - Boom module.", "class Child(Base, Exception)", "own(self, *, flag=True) -> int",
-                  "Methods inherited from boom.Base:", "helper(self, x)", "Help with x.",
-                  "Methods inherited from builtins.BaseException:", "with_traceback",
-                  "FUNCTIONS\n    public(a, b=2)\n        Add.", "DATA\n    LIMIT = 10"):
+    for piece in (
+        "NAME\n    boom - Boom module.",
+        "class Child(Base, Exception)",
+        "own(self, *, flag=True) -> int",
+        "Methods inherited from boom.Base:",
+        "helper(self, x)",
+        "Help with x.",
+        "Methods inherited from builtins.BaseException:",
+        "with_traceback",
+        "FUNCTIONS\n    public(a, b=2)\n        Add.",
+        "DATA\n    LIMIT = 10",
+    ):
         assert piece in text, piece
     assert "_private" not in text
     thing = frame.set_index("doc_id").loc["pkg.core"]

@@ -1,4 +1,5 @@
 """Languages: the registry, the analyser each language gets, detection, and a missing extra's error."""
+
 from __future__ import annotations
 
 import sys
@@ -33,10 +34,16 @@ def test_each_language_has_one_record_and_a_unit_letter_of_its_own():
         language("xx")
 
 
-@pytest.mark.parametrize(("code", "kind", "unit"), [
-    ("en", WhitespaceAnalyser, "words"), ("pt", WhitespaceAnalyser, "words"), ("es", WhitespaceAnalyser, "words"),
-    ("ja", MecabAnalyser, "morphemes"), ("zh", JiebaAnalyser, "tokens"),
-])
+@pytest.mark.parametrize(
+    ("code", "kind", "unit"),
+    [
+        ("en", WhitespaceAnalyser, "words"),
+        ("pt", WhitespaceAnalyser, "words"),
+        ("es", WhitespaceAnalyser, "words"),
+        ("ja", MecabAnalyser, "morphemes"),
+        ("zh", JiebaAnalyser, "tokens"),
+    ],
+)
 def test_each_language_gets_its_analyser(code, kind, unit):
     record = language(code)
     assert isinstance(record.analyser(), kind) and record.unit == unit
@@ -84,17 +91,20 @@ def test_content_terms_keep_nouns_and_verbs_not_particles_or_light_verbs():
     assert language("zh").analyser().content_terms("我们使用电脑编写程序") == ["使用", "电脑", "编写程序"]
 
 
-@pytest.mark.parametrize(("texts", "code"), [
-    (["ファイルの一覧を表示する。-a, --all で始まる要素を無視しない"], "ja"),
-    (["ls -l --color=auto: ディレクトリの内容を表示します。 options: -a -A -b -B -c -C -d -D"], "ja"),
-    (["我们使用 Python 编写程序，然后运行它。"], "zh"),
-    (["The valve closes by itself when the sensor detects a leak in the pipe."], "en"),
-    (["La válvula se cierra sola cuando el sensor detecta una fuga en la tubería y los avisos del panel."], "es"),
-    (["A válvula fecha sozinha quando o sensor detecta um vazamento no cano e não mostra os avisos."], "pt"),
-    (["def f(x): return x ** 2"], "en"),
-    # An English corpus quoting a few Japanese words stays English.
-    (["The Japanese word 東京 means eastern capital; the city has been the capital since 1868."] * 3, "en"),
-])
+@pytest.mark.parametrize(
+    ("texts", "code"),
+    [
+        (["ファイルの一覧を表示する。-a, --all で始まる要素を無視しない"], "ja"),
+        (["ls -l --color=auto: ディレクトリの内容を表示します。 options: -a -A -b -B -c -C -d -D"], "ja"),
+        (["我们使用 Python 编写程序，然后运行它。"], "zh"),
+        (["The valve closes by itself when the sensor detects a leak in the pipe."], "en"),
+        (["La válvula se cierra sola cuando el sensor detecta una fuga en la tubería y los avisos del panel."], "es"),
+        (["A válvula fecha sozinha quando o sensor detecta um vazamento no cano e não mostra os avisos."], "pt"),
+        (["def f(x): return x ** 2"], "en"),
+        # An English corpus quoting a few Japanese words stays English.
+        (["The Japanese word 東京 means eastern capital; the city has been the capital since 1868."] * 3, "en"),
+    ],
+)
 def test_detect_language(texts, code):
     assert detect_language(texts) == code
 
@@ -105,12 +115,18 @@ def test_a_corpus_language_is_detected_unless_given():
     assert detected.code == "ja" and detected.detected
     given = choose_language(corpus.texts, "en")
     assert given.code == "en" and not given.detected
-    assert given.to_dict() == {"code": "en", "label": "English", "detected": False, "unit": "words",
-                               "analyser": WhitespaceAnalyser.description}
+    assert given.to_dict() == {
+        "code": "en",
+        "label": "English",
+        "detected": False,
+        "unit": "words",
+        "analyser": WhitespaceAnalyser.description,
+    }
 
 
-@pytest.mark.parametrize(("code", "module", "extra"), [("ja", "fugashi", "ja"), ("ja", "unidic_lite", "ja"),
-                                                        ("zh", "jieba", "zh")])
+@pytest.mark.parametrize(
+    ("code", "module", "extra"), [("ja", "fugashi", "ja"), ("ja", "unidic_lite", "ja"), ("zh", "jieba", "zh")]
+)
 def test_a_missing_segmenter_names_the_extra_to_install(monkeypatch, code, module, extra):
     monkeypatch.setitem(sys.modules, module, None)  # importing it now raises ImportError
     with pytest.raises(MissingAnalyser, match=rf"pip install 'ragunc\[{extra}\]'"):

@@ -1,4 +1,5 @@
 """``ragunc aggregate``: many files to one per-document file, the same samples and errors as load_results."""
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,10 @@ def assert_same(a, b):
         assert left.binary == right.binary
 
 
-@pytest.mark.parametrize(("suffix", "out"), [(".parquet", "docs.parquet"), (".csv.gz", "docs.csv"),
-                                             (".jsonl", "docs.jsonl.gz"), (".tsv", "docs.tsv")])
+@pytest.mark.parametrize(
+    ("suffix", "out"),
+    [(".parquet", "docs.parquet"), (".csv.gz", "docs.csv"), (".jsonl", "docs.jsonl.gz"), (".tsv", "docs.tsv")],
+)
 def test_files_aggregate_to_what_loading_all_rows_gives(tmp_path, rows, suffix, out):
     for i, part in enumerate(split(rows, 4)):
         write_results(part, tmp_path / f"part-{i}{suffix}")
@@ -58,19 +61,38 @@ def test_a_partitioned_folder_gives_its_key_as_a_column(tmp_path, rows):
     written = pd.read_parquet(tmp_path / "docs.parquet")
     assert written[FORMAT_COLUMN].eq(1).all()
     assert list(written[["config", "doc_id"]].itertuples(index=False)) == sorted(
-        written[["config", "doc_id"]].itertuples(index=False))  # in document order
+        written[["config", "doc_id"]].itertuples(index=False)
+    )  # in document order
 
 
 def test_the_cli_writes_the_file_every_command_reads(tmp_path, rows, capsys):
     for i, part in enumerate(split(rows, 2)):
         write_results(part, tmp_path / f"rows-{i}.parquet")
     write_results(rows, tmp_path / "all.csv")
-    assert main(["aggregate", str(tmp_path / "rows-0.parquet"), str(tmp_path / "rows-1.parquet"),
-                 "--out", str(tmp_path / "docs.parquet"), "--json"]) == 0
+    assert (
+        main(
+            [
+                "aggregate",
+                str(tmp_path / "rows-0.parquet"),
+                str(tmp_path / "rows-1.parquet"),
+                "--out",
+                str(tmp_path / "docs.parquet"),
+                "--json",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     summary = json.loads(captured.out)  # the progress bar went to stderr
-    assert summary == {"out": str(tmp_path / "docs.parquet"), "file_type": "parquet", "format_version": 1,
-                       "files": 2, "rows": len(rows), "documents": 240, "configs": {"100w": 120, "50w": 120}}
+    assert summary == {
+        "out": str(tmp_path / "docs.parquet"),
+        "file_type": "parquet",
+        "format_version": 1,
+        "files": 2,
+        "rows": len(rows),
+        "documents": 240,
+        "configs": {"100w": 120, "50w": 120},
+    }
     outputs = []
     for path in (tmp_path / "all.csv", tmp_path / "docs.parquet"):
         assert main(["interval", str(path), "--config", "50w", "--boot", "200", "--json"]) == 0
@@ -83,7 +105,9 @@ def test_the_cli_writes_the_file_every_command_reads(tmp_path, rows, capsys):
 def test_progress_reaches_its_total(tmp_path, rows):
     write_results(rows, tmp_path / "rows.parquet")
     calls = []
-    aggregate([tmp_path / "rows.parquet"], tmp_path / "docs.parquet", progress=lambda done, total: calls.append((done, total)))
+    aggregate(
+        [tmp_path / "rows.parquet"], tmp_path / "docs.parquet", progress=lambda done, total: calls.append((done, total))
+    )
     # Passes: sums, repeated chunk_id, neighbours, and repeated chunk_index in documents spanning over 64 indices.
     long_documents = (rows.groupby(["config", "doc_id"])["chunk_index"].agg(np.ptp) >= 64).any()
     passes = 4 if long_documents else 3
@@ -113,7 +137,10 @@ def test_a_bad_row_is_named_by_its_file_and_row_and_nothing_is_written(tmp_path,
     with pytest.raises(DataError) as err:
         aggregate([tmp_path / "p*.parquet"], tmp_path / "docs.parquet")
     text = str(err.value)
-    assert f"column 'y': 2 row(s) outside [0, 1]: rows 3 ({tmp_path / 'p1.parquet'}), 41 ({tmp_path / 'p1.parquet'})" in text
+    assert (
+        f"column 'y': 2 row(s) outside [0, 1]: rows 3 ({tmp_path / 'p1.parquet'}), 41 ({tmp_path / 'p1.parquet'})"
+        in text
+    )
     assert f"(config, doc_id, chunk_id) of an earlier row: row 8 ({tmp_path / 'p1.parquet'})" in text
     assert f"repeat a chunk_index of an earlier row of the same document: row 8 ({tmp_path / 'p1.parquet'})" in text
     assert text.endswith("(row numbers count each file's data rows from 1)")
@@ -129,13 +156,22 @@ def test_one_file_fails_as_load_results_does(tmp_path):
         aggregate([tmp_path / "bad.csv"], tmp_path / "docs.parquet")
     assert str(aggregated.value) == str(loaded.value)
     # A config with one document is written, as load_results keeps it; choosing it is refused.
-    two = pd.DataFrame({"doc_id": ["a", "a", "b", "c"], "config": ["x", "x", "x", "solo"],
-                        "chunk_index": [0, 1, 0, 0], "y": [1, 0, 1, 0]})
+    two = pd.DataFrame(
+        {
+            "doc_id": ["a", "a", "b", "c"],
+            "config": ["x", "x", "x", "solo"],
+            "chunk_index": [0, 1, 0, 0],
+            "y": [1, 0, 1, 0],
+        }
+    )
     write_results(two, tmp_path / "one.csv")
     aggregate([tmp_path / "one.csv"], tmp_path / "docs.parquet")
     assert load_results(tmp_path / "docs.parquet").population("x").n_docs == 2
-    with pytest.raises(DataError, match=r"docs\.parquet: column 'doc_id' has a single document \('c'\) "
-                                        r"for config 'solo'"):
+    with pytest.raises(
+        DataError,
+        match=r"docs\.parquet: column 'doc_id' has a single document \('c'\) "
+        r"for config 'solo'",
+    ):
         load_results(tmp_path / "docs.parquet").population("solo")
     write_results(frame.iloc[:0], tmp_path / "header.csv")
     with pytest.raises(DataError, match=r"header\.csv has no data rows"):
@@ -188,11 +224,13 @@ def test_neighbour_products_follow_chunk_index_with_and_without_gaps(monkeypatch
     rng = np.random.default_rng(11)
     sizes = rng.integers(1, 9, 60)
     index = [np.sort(rng.choice(20, m, replace=False)) if gaps else np.arange(m) for m in sizes]
-    frame = pd.DataFrame({
-        "doc_id": np.repeat([f"d{i}" for i in range(sizes.size)], sizes),
-        "chunk_index": np.concatenate(index),
-        "y": rng.choice([0.0, 0.25, 0.5, 1.0], sizes.sum()),
-    }).sample(frac=1, random_state=1)
+    frame = pd.DataFrame(
+        {
+            "doc_id": np.repeat([f"d{i}" for i in range(sizes.size)], sizes),
+            "chunk_index": np.concatenate(index),
+            "y": rng.choice([0.0, 0.25, 0.5, 1.0], sizes.sum()),
+        }
+    ).sample(frac=1, random_state=1)
     if collide:  # as if two documents shared a 64-bit hash: the strings are used instead
         monkeypatch.setattr(results, "_keys_collide", lambda con: True)
     got = results_from_frame(frame).population()
@@ -210,8 +248,11 @@ def test_a_repeated_chunk_index_is_found_in_short_and_long_documents(span, repea
         index[3] = index[2]
     frame = pd.DataFrame({"doc_id": ["a"] * 6 + ["b"] * 2, "chunk_index": np.r_[index, 0, 1], "y": 1})
     if repeat:
-        with pytest.raises(DataError, match=r"column 'chunk_index': 1 row\(s\) repeat a chunk_index of an earlier "
-                                            r"row of the same document: row 4"):
+        with pytest.raises(
+            DataError,
+            match=r"column 'chunk_index': 1 row\(s\) repeat a chunk_index of an earlier "
+            r"row of the same document: row 4",
+        ):
             results_from_frame(frame)
     else:
         assert results_from_frame(frame).population().sum_y_next.tolist() == [5.0, 1.0]

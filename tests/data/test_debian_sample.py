@@ -1,4 +1,5 @@
 """The bundled Debian-copyright sample: documents that are alike, so the binomial interval undercovers."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Judged labels in the data contract: a judge column on every row, gold on the audited rows; every DataError."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -69,9 +70,14 @@ def test_without_a_judge_column_an_empty_y_stays_an_error():
         results_from_frame(frame.drop(columns="y_judge"))
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    (1.5, "outside [0, 1]"), ("yes", "that are not numbers"), ("", "with an empty or NaN value"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (1.5, "outside [0, 1]"),
+        ("yes", "that are not numbers"),
+        ("", "with an empty or NaN value"),
+    ],
+)
 def test_a_bad_judge_label_is_named_with_its_rows(value, message):
     frame, _ = judged_rows(5)
     frame["y_judge"] = frame["y_judge"].astype(object)
@@ -94,7 +100,9 @@ def test_a_bad_gold_label_is_named_too():
 def test_no_audited_row_is_named():
     frame, _ = judged_rows(7)
     results = results_from_frame(frame.assign(y=""))
-    with pytest.raises(DataError, match=rf"column 'y' is empty on every one of the {len(frame):,} rows.*no row is audited"):
+    with pytest.raises(
+        DataError, match=rf"column 'y' is empty on every one of the {len(frame):,} rows.*no row is audited"
+    ):
         results.judged_sample()
     with pytest.raises(DataError, match="has no judge column"):
         results_from_frame(frame.drop(columns="y_judge").assign(y=1)).judged_sample()

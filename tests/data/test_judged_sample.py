@@ -1,4 +1,5 @@
 """The bundled judged sample: what its metadata says, read back from the file."""
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,8 @@ def test_the_judged_sample_is_a_population_with_a_lenient_judge():
     assert population.fully_audited and population.binary
     assert (population.n_docs, population.n_rows) == (meta["n_docs"], meta["n_rows"])
     micro = meta["population"]["micro"]
-    assert micro["gold"] == pytest.approx(frame["y"].mean()) and micro["judge"] == pytest.approx(frame["y_judge"].mean())
+    assert micro["gold"] == pytest.approx(frame["y"].mean()) and micro["judge"] == pytest.approx(
+        frame["y_judge"].mean()
+    )
     by_doc = frame.groupby("doc_id")[["y", "y_judge"]].mean()
     assert meta["population"]["macro"]["bias"] == pytest.approx((by_doc["y_judge"] - by_doc["y"]).mean())

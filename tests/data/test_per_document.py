@@ -1,4 +1,5 @@
 """Per-document statistics as an input: the same samples and results as the chunk rows, every DataError."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,14 +24,18 @@ def chunk_rows(seed=0, n_docs=50, configs=("100w", "50w"), scores=False) -> pd.D
         rate = np.repeat(rng.beta(0.5, 1.5, n_docs), sizes)
         y = np.round(rng.random(sizes.sum()) * 8) / 8 if scores else (rng.random(sizes.sum()) < rate).astype(int)
         doc = np.repeat([f"{d:03d}" for d in range(n_docs)], sizes)
-        parts.append(pd.DataFrame({
-            "doc_id": doc,
-            "chunk_id": [f"{d}#{i}" for d, m in zip(range(n_docs), sizes) for i in range(m)],
-            "chunk_index": np.concatenate([rng.permutation(m) for m in sizes]),
-            "config": config,
-            "doc_type": np.repeat(rng.choice(["law", "memo"], n_docs), sizes),
-            "y": y,
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "doc_id": doc,
+                    "chunk_id": [f"{d}#{i}" for d, m in zip(range(n_docs), sizes) for i in range(m)],
+                    "chunk_index": np.concatenate([rng.permutation(m) for m in sizes]),
+                    "config": config,
+                    "doc_type": np.repeat(rng.choice(["law", "memo"], n_docs), sizes),
+                    "y": y,
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True).sample(frac=1, random_state=seed).reset_index(drop=True)
 
 
@@ -129,8 +134,18 @@ def test_the_library_gives_the_same_report_from_either_file(tmp_path):
 
 def test_the_format_is_what_the_module_documents():
     frame = per_document_frame(results_from_frame(chunk_rows(seed=6, configs=("100w",))).populations)
-    assert list(frame.columns) == [FORMAT_COLUMN, "config", "doc_id", "chunks", "sum_y", "sum_y2",
-                                   "sum_y_next", "first_y", "last_y", "doc_type"]
+    assert list(frame.columns) == [
+        FORMAT_COLUMN,
+        "config",
+        "doc_id",
+        "chunks",
+        "sum_y",
+        "sum_y2",
+        "sum_y_next",
+        "first_y",
+        "last_y",
+        "doc_type",
+    ]
     assert (frame[FORMAT_COLUMN] == 1).all()
     # doc "000" by hand, from its chunk rows in chunk_index order
     rows = chunk_rows(seed=6, configs=("100w",))
@@ -142,18 +157,20 @@ def test_the_format_is_what_the_module_documents():
 
 # ---------------------------------------------------------------- bad input
 
-GOOD = pd.DataFrame({
-    FORMAT_COLUMN: [1, 1, 1, 1],
-    "config": ["100w", "100w", "100w", "100w"],
-    "doc_id": ["a", "b", "c", "d"],
-    "chunks": [3, 2, 1, 4],
-    "sum_y": [2.0, 0.0, 1.0, 2.5],
-    "sum_y2": [2.0, 0.0, 1.0, 2.0],
-    "sum_y_next": [1.0, 0.0, 0.0, 1.0],
-    "first_y": [1.0, 0.0, 1.0, 0.5],
-    "last_y": [1.0, 0.0, 1.0, 1.0],
-    "doc_type": ["x", "x", "y", "y"],
-})
+GOOD = pd.DataFrame(
+    {
+        FORMAT_COLUMN: [1, 1, 1, 1],
+        "config": ["100w", "100w", "100w", "100w"],
+        "doc_id": ["a", "b", "c", "d"],
+        "chunks": [3, 2, 1, 4],
+        "sum_y": [2.0, 0.0, 1.0, 2.5],
+        "sum_y2": [2.0, 0.0, 1.0, 2.0],
+        "sum_y_next": [1.0, 0.0, 0.0, 1.0],
+        "first_y": [1.0, 0.0, 1.0, 0.5],
+        "last_y": [1.0, 0.0, 1.0, 1.0],
+        "doc_type": ["x", "x", "y", "y"],
+    }
+)
 
 
 def with_cell(column, row, value):
@@ -172,8 +189,13 @@ def with_cell(column, row, value):
         ("sum_y", 2, 3.0, r"column 'sum_y': 1 row\(s\) above chunks \(more hits than chunks\): row 2"),
         ("sum_y", 4, -0.5, r"column 'sum_y': 1 row\(s\) below 0: row 4"),
         ("sum_y", 4, None, r"column 'sum_y': 1 row\(s\) that are not numbers: row 4"),
-        ("sum_y2", 1, 2.5, r"column 'sum_y2': 1 row\(s\) inconsistent with sum_y: for y in \[0, 1\], "
-                           r"sum_y² / chunks <= sum_y2 <= sum_y: row 1"),
+        (
+            "sum_y2",
+            1,
+            2.5,
+            r"column 'sum_y2': 1 row\(s\) inconsistent with sum_y: for y in \[0, 1\], "
+            r"sum_y² / chunks <= sum_y2 <= sum_y: row 1",
+        ),
         ("sum_y2", 4, 1.5, r"column 'sum_y2': 1 row\(s\) inconsistent with sum_y"),  # below 2.5² / 4
         ("sum_y_next", 1, 2.5, r"column 'sum_y_next': 1 row\(s\) outside \[0, sum_y2\]: row 1"),
         ("first_y", 3, 1.5, r"column 'first_y': 1 row\(s\) outside \[0, 1\]: row 3"),
@@ -182,8 +204,13 @@ def with_cell(column, row, value):
         ("doc_id", 3, "a", r"column 'doc_id': 1 row\(s\) repeat a \(config, doc_id\) of an earlier row: row 3"),
         ("config", 2, "", r"column 'config': 1 row\(s\) with an empty value: row 2"),
         ("doc_type", 4, None, r"column 'doc_type': 1 row\(s\) with an empty value: row 4"),
-        (FORMAT_COLUMN, 2, 2, r"column 'ragunc_per_document': 1 row\(s\) with a format version other than 1 "
-                              r"\(this ragunc reads version 1\): row 2"),
+        (
+            FORMAT_COLUMN,
+            2,
+            2,
+            r"column 'ragunc_per_document': 1 row\(s\) with a format version other than 1 "
+            r"\(this ragunc reads version 1\): row 2",
+        ),
     ],
 )
 def test_each_violation_names_column_and_row(tmp_path, column, row, value, message):
@@ -214,10 +241,15 @@ def test_only_the_first_five_rows_are_named():
 
 
 def test_missing_columns_are_named(tmp_path):
-    with pytest.raises(DataError, match=r"<frame>: per-document statistics \(column 'ragunc_per_document'\) miss "
-                                        r"column\(s\) 'sum_y2'; the file has columns 'ragunc_per_document', "):
+    with pytest.raises(
+        DataError,
+        match=r"<frame>: per-document statistics \(column 'ragunc_per_document'\) miss "
+        r"column\(s\) 'sum_y2'; the file has columns 'ragunc_per_document', ",
+    ):
         results_from_frame(GOOD.drop(columns="sum_y2"))
-    with pytest.raises(DataError, match=r"miss column\(s\) 'last_y' \('sum_y_next', 'first_y', 'last_y' come together\)"):
+    with pytest.raises(
+        DataError, match=r"miss column\(s\) 'last_y' \('sum_y_next', 'first_y', 'last_y' come together\)"
+    ):
         results_from_frame(GOOD.drop(columns="last_y"))
     with pytest.raises(DataError, match=r"miss column\(s\) 'doc_id', 'chunks'"):
         results_from_frame(GOOD.drop(columns=["doc_id", "chunks"]))

@@ -1,4 +1,5 @@
 """ragunc.data.reader: kind, gzip, delimiter and header detection, the header peek, rows, and one error wording."""
+
 from __future__ import annotations
 
 import gzip
@@ -167,11 +168,14 @@ def test_peek_unites_the_keys_of_the_first_json_records_even_in_a_cut_head():
     assert peek_columns(named((json.dumps(first) + "\n").encode() * 2, "r.jsonl")) == ["doc_id", "y", "text"]
 
 
-@pytest.mark.parametrize("name, data", [
-    ("r.xlsx", b"doc_id,y\nd,1\n"),
-    ("empty.csv", b""),
-    ("broken.csv.gz", b"\x1f\x8b not a deflate stream"),
-])
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("r.xlsx", b"doc_id,y\nd,1\n"),
+        ("empty.csv", b""),
+        ("broken.csv.gz", b"\x1f\x8b not a deflate stream"),
+    ],
+)
 def test_peek_refuses_what_the_loader_refuses_in_the_same_words(name, data):
     assert error_of(peek_columns, named(data, name)) == error_of(load_results, named(data, name))
 
@@ -198,13 +202,16 @@ def test_rows_phrase():
 RANDOM_BYTES = np.random.default_rng(17).integers(0, 256, 3000, dtype=np.uint8).tobytes()
 
 
-@pytest.mark.parametrize("name, data", [
-    ("random.csv", RANDOM_BYTES),
-    ("random.tsv.gz", gzip.compress(RANDOM_BYTES)),
-    ("random.jsonl", RANDOM_BYTES),
-    ("random.txt", RANDOM_BYTES),  # a run or qrels file's name
-    ("utf16.csv", "doc_id,y\nd1,1\n".encode("utf-16")),  # text, but not the UTF-8 every loader reads
-])
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("random.csv", RANDOM_BYTES),
+        ("random.tsv.gz", gzip.compress(RANDOM_BYTES)),
+        ("random.jsonl", RANDOM_BYTES),
+        ("random.txt", RANDOM_BYTES),  # a run or qrels file's name
+        ("utf16.csv", "doc_id,y\nd1,1\n".encode("utf-16")),  # text, but not the UTF-8 every loader reads
+    ],
+)
 def test_binary_bytes_are_not_a_readable_table_whatever_the_name(name, data):
     # Random bytes named .csv used to pass as a header of garbage columns ('\x1bѻ…'), so the loader
     # asked for the missing doc_id and y, and the dashboard offered to map them.

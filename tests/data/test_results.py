@@ -1,4 +1,5 @@
 """ragunc.io: nothing lost (against an independent pandas groupby), every DataError message."""
+
 from __future__ import annotations
 
 import gzip
@@ -111,8 +112,15 @@ def test_every_format_keeps_every_row(tmp_path, name):
     assert_same(load_results(path), frame)
 
 
-@pytest.mark.parametrize("keep", [["doc_id", "y"], ["doc_id", "y", "chunk_index"], ["doc_id", "y", "doc_type"],
-                                  ["doc_id", "y", "chunk_id", "config"]])
+@pytest.mark.parametrize(
+    "keep",
+    [
+        ["doc_id", "y"],
+        ["doc_id", "y", "chunk_index"],
+        ["doc_id", "y", "doc_type"],
+        ["doc_id", "y", "chunk_id", "config"],
+    ],
+)
 @pytest.mark.parametrize("name", ["data.csv", "data.parquet", "data.jsonl"])
 def test_optional_columns_are_optional(tmp_path, keep, name):
     frame = chunk_rows(seed=2)[keep]
@@ -265,12 +273,27 @@ def csv_of(frame, tmp_path, name="bad.csv"):
         ("chunk_index", 5, -1, r"column 'chunk_index': 1 row\(s\) that are not non-negative integers: row 5"),
         ("chunk_index", 5, "first", r"column 'chunk_index': 1 row\(s\) that are not non-negative integers: row 5"),
         ("chunk_index", 3, None, r"column 'chunk_index': 1 row\(s\) that are not non-negative integers: row 3"),
-        ("chunk_index", 3, 1, r"column 'chunk_index': 1 row\(s\) repeat a chunk_index of an earlier row of the same "
-                              r"document: row 3"),
-        ("chunk_id", 2, "a0", r"column 'chunk_id': 1 row\(s\) repeat a \(config, doc_id, chunk_id\) of an earlier "
-                              r"row: row 2"),
-        ("doc_type", 5, "z", r"column 'doc_type': 1 row\(s\) give their document a different doc_type than its "
-                             r"first row: row 5"),
+        (
+            "chunk_index",
+            3,
+            1,
+            r"column 'chunk_index': 1 row\(s\) repeat a chunk_index of an earlier row of the same "
+            r"document: row 3",
+        ),
+        (
+            "chunk_id",
+            2,
+            "a0",
+            r"column 'chunk_id': 1 row\(s\) repeat a \(config, doc_id, chunk_id\) of an earlier "
+            r"row: row 2",
+        ),
+        (
+            "doc_type",
+            5,
+            "z",
+            r"column 'doc_type': 1 row\(s\) give their document a different doc_type than its "
+            r"first row: row 5",
+        ),
         ("doc_type", 1, None, r"column 'doc_type': 1 row\(s\) with an empty value: row 1"),
     ],
 )
@@ -286,9 +309,12 @@ def test_each_violation_names_column_and_row(tmp_path, column, row, value, messa
 def test_empty_config_and_chunk_id(tmp_path):
     bad = GOOD.assign(config=["a", "a", "", "b", "b", "b"]).astype(object)
     bad.loc[4, "chunk_id"] = None
-    with pytest.raises(DataError, match=r"column 'config': 1 row\(s\) with an empty value: row 3; "
-                                        r"column 'chunk_id': 1 row\(s\) with an empty value: row 5 "
-                                        r"\(row numbers count data rows from 1\)"):
+    with pytest.raises(
+        DataError,
+        match=r"column 'config': 1 row\(s\) with an empty value: row 3; "
+        r"column 'chunk_id': 1 row\(s\) with an empty value: row 5 "
+        r"\(row numbers count data rows from 1\)",
+    ):
         results_from_frame(bad)
 
 
@@ -315,7 +341,12 @@ def test_violations_are_all_reported_with_the_first_five_rows(tmp_path):
 
 def test_duplicates_are_per_config_and_document():
     frame = pd.DataFrame(
-        {"config": ["a", "b", "a", "b"], "doc_id": ["d", "d", "e", "e"], "chunk_id": ["1", "1", "1", "1"], "y": [1, 0, 1, 0]}
+        {
+            "config": ["a", "b", "a", "b"],
+            "doc_id": ["d", "d", "e", "e"],
+            "chunk_id": ["1", "1", "1", "1"],
+            "y": [1, 0, 1, 0],
+        }
     )
     assert results_from_frame(frame).configs == ["a", "b"]  # the same chunk_id in other docs/configs is fine
 
@@ -351,7 +382,11 @@ def test_the_contract_check_the_dashboard_asks_is_the_loaders(tmp_path):
     assert check.missing == ("doc_id", "y") and check.resolved == {"chunk_id": "chunk_id"}
     assert check.message == "missing column(s) 'doc_id', 'y'; the file has columns 'doc', 'hit1', 'chunk_id'"
     check = check_columns(header, {"doc_id": "doc", "y": "hit1", "chunk_index": "pos"})
-    assert check.missing == ("chunk_index",) and check.resolved == {"doc_id": "doc", "y": "hit1", "chunk_id": "chunk_id"}
+    assert check.missing == ("chunk_index",) and check.resolved == {
+        "doc_id": "doc",
+        "y": "hit1",
+        "chunk_id": "chunk_id",
+    }
     assert check.message.startswith("missing column(s) 'chunk_index' (mapped to 'pos');")
     complete = check_columns(header, {"doc_id": "doc", "y": "hit1"})
     assert complete.missing == () and complete.message == ""
@@ -413,7 +448,9 @@ def test_unreadable_content_is_a_data_error(tmp_path):
 def test_a_csv_error_keeps_duckdbs_reason(tmp_path):
     # DuckDB's first line only gives the line number; the reason follows the offending line's text.
     (tmp_path / "latin1.csv").write_bytes("doc_id,y\ncafé,1\nb,0\n".encode("latin-1"))
-    with pytest.raises(DataError, match=r"cannot read .*latin1\.csv: .*CSV Error on Line: 2: .*not utf-8 encoded") as err:
+    with pytest.raises(
+        DataError, match=r"cannot read .*latin1\.csv: .*CSV Error on Line: 2: .*not utf-8 encoded"
+    ) as err:
         load_results(tmp_path / "latin1.csv")
     assert "Original Line" not in str(err.value) and "Possible" not in str(err.value)
     ragged = "doc_id,y\n" + "".join(f"d{i},1\n" for i in range(30_000)) + "x,1,3\n"
@@ -428,8 +465,11 @@ def test_a_csv_error_keeps_duckdbs_reason(tmp_path):
 def test_rows_that_cannot_be_split_are_not_called_missing_columns(tmp_path):
     (tmp_path / "ragged.csv").write_text("doc_id,text,y\na,hello, world,1\nb,x,0\n")
     # The header fixes the delimiter and the columns, so the row that does not fit is named, not a column.
-    with pytest.raises(DataError, match=r"cannot read .*ragged\.csv: .*CSV Error on Line: 2: "
-                       r"Expected Number of Columns: 3 Found: 4$") as err:
+    with pytest.raises(
+        DataError,
+        match=r"cannot read .*ragged\.csv: .*CSV Error on Line: 2: "
+        r"Expected Number of Columns: 3 Found: 4$",
+    ) as err:
         load_results(tmp_path / "ragged.csv")
     assert "missing column" not in str(err.value)
 

@@ -1,4 +1,5 @@
 """Run and qrels loading: formats, chunk maps, ordering and the error messages at the boundary."""
+
 from __future__ import annotations
 
 import gzip
@@ -44,7 +45,9 @@ def test_ids_stay_strings(tmp_path):
 
 
 def test_score_orders_descending_without_rank():
-    run = run_from_frame(frame([("q", 0.2, "low", "L"), ("q", 0.9, "high", "H")], ("query_id", "score", "chunk_id", "doc_id")))
+    run = run_from_frame(
+        frame([("q", 0.2, "low", "L"), ("q", 0.9, "high", "H")], ("query_id", "score", "chunk_id", "doc_id"))
+    )
     assert list(run.chunk_id) == ["high", "low"]
     assert list(run.position) == [0, 1]
 
@@ -59,8 +62,9 @@ def test_equal_ranks_without_scores_raise_and_scores_break_them():
     rows = [("q", 1, "a", "A"), ("q", 1, "b", "B")]
     with pytest.raises(ValueError, match=r"ties without scores.*rows 1, 2"):
         run_from_frame(frame(rows))
-    run = run_from_frame(frame([("q", 1, "a", "A", 0.1), ("q", 1, "b", "B", 0.3)],
-                               ("query_id", "rank", "chunk_id", "doc_id", "score")))
+    run = run_from_frame(
+        frame([("q", 1, "a", "A", 0.1), ("q", 1, "b", "B", 0.3)], ("query_id", "rank", "chunk_id", "doc_id", "score"))
+    )
     assert list(run.chunk_id) == ["b", "a"]
 
 
@@ -129,8 +133,10 @@ def test_trec_file_with_wrong_column_count(tmp_path):
 
 
 def test_jsonl_gzip_run_and_upload_buffers(tmp_path):
-    records = [{"query_id": "q", "rank": 2, "chunk_id": "b", "doc_id": "B"},
-               {"query_id": "q", "rank": 1, "chunk_id": "a", "doc_id": "A"}]
+    records = [
+        {"query_id": "q", "rank": 2, "chunk_id": "b", "doc_id": "B"},
+        {"query_id": "q", "rank": 1, "chunk_id": "a", "doc_id": "A"},
+    ]
     payload = "\n".join(json.dumps(r) for r in records).encode()
     path = tmp_path / "run.jsonl.gz"
     path.write_bytes(gzip.compress(payload))
@@ -149,8 +155,10 @@ def test_trec_qrels_and_graded_relevance(tmp_path):
 
 
 def test_chunk_qrels_take_documents_from_the_map():
-    qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q", "q"], "chunk_id": ["c1", "c3"], "relevance": [1, 1]}),
-                             chunk_map={"c1": "A", "c3": "B"})
+    qrels = qrels_from_frame(
+        pd.DataFrame({"query_id": ["q", "q"], "chunk_id": ["c1", "c3"], "relevance": [1, 1]}),
+        chunk_map={"c1": "A", "c3": "B"},
+    )
     assert list(qrels.doc_id) == ["A", "B"] and qrels.has_chunks
     with pytest.raises(ValueError, match="doc_id is empty in rows 1, 2; give a chunk map"):
         qrels_from_frame(pd.DataFrame({"query_id": ["q", "q"], "chunk_id": ["c1", "c3"], "relevance": [1, 1]}))
@@ -159,16 +167,26 @@ def test_chunk_qrels_take_documents_from_the_map():
 
 
 def test_query_groups_from_qrels_then_run():
-    run = run_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q2"], "rank": [1, 1, 2], "chunk_id": ["a", "b", "c"],
-                                       "doc_id": ["A", "B", "C"], "topic": ["x", "y", "y"]}))
+    run = run_from_frame(
+        pd.DataFrame(
+            {
+                "query_id": ["q1", "q2", "q2"],
+                "rank": [1, 1, 2],
+                "chunk_id": ["a", "b", "c"],
+                "doc_id": ["A", "B", "C"],
+                "topic": ["x", "y", "y"],
+            }
+        )
+    )
     qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["S1", "S2"], "relevance": [1, 1]}))
     np.testing.assert_array_equal(query_groups(run, qrels, "doc_id", np.array(["q2", "q1"])), ["S2", "S1"])
     np.testing.assert_array_equal(query_groups(run, qrels, "topic", np.array(["q1", "q2"])), ["x", "y"])
     with pytest.raises(ValueError, match="'chunk_id' is not a column constant within each query"):
         query_groups(run, qrels, "chunk_id", np.array(["q1", "q2"]))
     # q3 has relevant documents (it is only in the qrels) but the run's topic column cannot place it.
-    judged_q3 = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["S1", "S2", "S3"],
-                                               "relevance": [1, 1, 1]}))
+    judged_q3 = qrels_from_frame(
+        pd.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["S1", "S2", "S3"], "relevance": [1, 1, 1]})
+    )
     with pytest.raises(ValueError, match=r"group column 'topic' \(run\) has no value for queries q3"):
         query_groups(run, judged_q3, "topic", np.array(["q1", "q2", "q3"]))
 
@@ -176,10 +194,21 @@ def test_query_groups_from_qrels_then_run():
 def test_queries_without_relevant_documents_need_no_group():
     # q3 is in the run but not in the qrels, q4 only has a non-relevant judgment: both are excluded from
     # every mean, so their missing group is no error (`ragunc recall --group-col` failed on them).
-    run = run_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q3"], "rank": [1, 1, 1], "chunk_id": ["a", "b", "c"],
-                                       "doc_id": ["A", "B", "C"]}))
-    qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q1", "q2", "q4"], "doc_id": ["S1", "S2", "X"],
-                                           "source": ["s", "s", None], "relevance": [1, 1, 0]}))
+    run = run_from_frame(
+        pd.DataFrame(
+            {"query_id": ["q1", "q2", "q3"], "rank": [1, 1, 1], "chunk_id": ["a", "b", "c"], "doc_id": ["A", "B", "C"]}
+        )
+    )
+    qrels = qrels_from_frame(
+        pd.DataFrame(
+            {
+                "query_id": ["q1", "q2", "q4"],
+                "doc_id": ["S1", "S2", "X"],
+                "source": ["s", "s", None],
+                "relevance": [1, 1, 0],
+            }
+        )
+    )
     groups = query_groups(run, qrels, "source", np.array(["q1", "q2", "q3", "q4"]))
     np.testing.assert_array_equal(groups, ["s", "s", "q3", "q4"])
 
@@ -240,8 +269,9 @@ def test_run_errors_are_data_errors_naming_the_rows(tmp_path):
 
 # -- several runs ------------------------------------------------------------------------------------------------
 
-TAGGED_TREC = ("q1 Q0 c1 1 2.0 bm25\nq1 Q0 c2 2 1.0 bm25\n"
-               "q1 Q0 c2 1 3.0 dense\nq1 Q0 c1 2 2.5 dense\nq2 Q0 c3 1 1.0 dense\n")
+TAGGED_TREC = (
+    "q1 Q0 c1 1 2.0 bm25\nq1 Q0 c2 2 1.0 bm25\nq1 Q0 c2 1 3.0 dense\nq1 Q0 c1 2 2.5 dense\nq2 Q0 c3 1 1.0 dense\n"
+)
 
 
 def test_a_trec_file_splits_by_its_tag(tmp_path):
@@ -257,8 +287,9 @@ def test_one_run_loader_refuses_several_runs_and_names_the_column(tmp_path):
     with pytest.raises(ValueError, match=r"column tag names 2 runs \('bm25', 'dense'\).*--runs-col tag"):
         load_run(tmp_path / "runs.trec", chunk_map={"c1": "A", "c2": "B", "c3": "C"})
     with pytest.raises(ValueError, match=r"column run names 2 runs \('x', 'y'\)"):
-        run_from_frame(pd.DataFrame({"run": ["x", "y"], "query_id": "q", "rank": [1, 1], "chunk_id": ["a", "b"],
-                                     "doc_id": "A"}))
+        run_from_frame(
+            pd.DataFrame({"run": ["x", "y"], "query_id": "q", "rank": [1, 1], "chunk_id": ["a", "b"], "doc_id": "A"})
+        )
 
 
 def test_several_files_are_named_by_their_stems_and_names_must_differ(tmp_path):
@@ -273,8 +304,9 @@ def test_several_files_are_named_by_their_stems_and_names_must_differ(tmp_path):
 
 
 def test_errors_in_one_of_several_runs_name_that_run():
-    table = pd.DataFrame({"run": ["x", "y", "y"], "query_id": "q", "rank": [1, 1, 1], "chunk_id": ["a", "b", "c"],
-                          "doc_id": "A"})
+    table = pd.DataFrame(
+        {"run": ["x", "y", "y"], "query_id": "q", "rank": [1, 1, 1], "chunk_id": ["a", "b", "c"], "doc_id": "A"}
+    )
     with pytest.raises(ValueError, match=r"\[run 'y', rows of that run\]: ties without scores: equal rank.*rows 1, 2"):
         runs_from_frame(table, "run")
     with pytest.raises(ValueError, match="column run is empty in row 2"):

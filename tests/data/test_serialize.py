@@ -1,4 +1,5 @@
 """One JSON conversion for every output: numpy scalars, tuples, nested dicts; inf/nan become null."""
+
 import json
 import math
 
@@ -15,7 +16,13 @@ def test_jsonable_converts_numpy_scalars_tuples_and_nested_dicts():
 
 def test_non_finite_floats_become_none_python_or_numpy():
     assert jsonable([math.nan, math.inf, -math.inf, np.float64("nan"), np.float32("inf"), 0.0]) == [
-        None, None, None, None, None, 0.0]
+        None,
+        None,
+        None,
+        None,
+        None,
+        0.0,
+    ]
 
 
 def test_json_text_is_valid_json_and_keeps_unicode():
@@ -25,4 +32,6 @@ def test_json_text_is_valid_json_and_keeps_unicode():
 
 def test_numpy_arrays_become_lists_with_nan_as_none():
     assert jsonable({"curve": np.array([0.5, np.nan]), "grid": np.arange(4).reshape(2, 2)}) == {
-        "curve": [0.5, None], "grid": [[0, 1], [2, 3]]}
+        "curve": [0.5, None],
+        "grid": [[0, 1], [2, 3]],
+    }

@@ -5,6 +5,7 @@ UI off): otherwise it binds to the machine's network address.  One session for t
 pyspark is in the test extra and .ci/run installs Java when it is missing, so without
 either the tests fail with the reason rather than skip.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,7 +30,8 @@ def spark():
         pytest.fail("no Java runtime for Spark (Java 17; .ci/run installs it when missing)")
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     session = (
-        SparkSession.builder.master("local[2]").appName("ragunc-tests")
+        SparkSession.builder.master("local[2]")
+        .appName("ragunc-tests")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.enabled", "false")
@@ -91,14 +93,17 @@ def test_spark_and_duckdb_give_identical_statistics(spark, rows, tmp_path, drop)
 def test_text_columns_are_parsed_as_the_file_loaders_parse_them(spark, rows, tmp_path):
     from ragunc.data.spark import per_document_statistics
 
-    chunks = rows.assign(doc_id="0" + rows["doc_id"].str[-3:], y=rows["y"].map(lambda v: {1.0: "true", 0.0: "false"}.get(v, str(v))))
+    chunks = rows.assign(
+        doc_id="0" + rows["doc_id"].str[-3:], y=rows["y"].map(lambda v: {1.0: "true", 0.0: "false"}.get(v, str(v)))
+    )
     chunks.to_csv(tmp_path / "chunks.csv", index=False)
     text = spark.read.csv(str(tmp_path / "chunks.csv"), header=True)  # every column a string
     assert set(dict(text.dtypes).values()) == {"string"}
     got = by_document(per_document_statistics(text).toPandas())
     aggregate([tmp_path / "chunks.csv"], tmp_path / "docs.parquet")
-    pd.testing.assert_frame_equal(got, by_document(pd.read_parquet(tmp_path / "docs.parquet")),
-                                  check_dtype=False, check_exact=True)
+    pd.testing.assert_frame_equal(
+        got, by_document(pd.read_parquet(tmp_path / "docs.parquet")), check_dtype=False, check_exact=True
+    )
     assert got["doc_id"].str.startswith("0").all()
 
 
@@ -126,8 +131,10 @@ def test_violations_are_counted_and_name_documents(spark, rows):
     shown = sorted({(c, d) for c, d in bad.loc[bad.index[:3], ["config", "doc_id"]].itertuples(index=False)})
     assert "column 'y': 3 row(s) outside [0, 1]: in documents " + ", ".join(f"({c!r}, {d!r})" for c, d in shown) in text
     assert "column 'doc_id': 1 row(s) with an empty value" in text
-    assert (f"column 'chunk_id': 1 row(s) repeat a (config, doc_id, chunk_id) of an earlier row: "
-            f"in documents ({first['config']!r}, {first['doc_id']!r})") in text
+    assert (
+        f"column 'chunk_id': 1 row(s) repeat a (config, doc_id, chunk_id) of an earlier row: "
+        f"in documents ({first['config']!r}, {first['doc_id']!r})"
+    ) in text
     lazy = per_document_statistics(spark.createDataFrame(bad), check=False)  # no job: nothing checked yet
     assert lazy.columns[0] == "ragunc_per_document"
 

@@ -3,6 +3,7 @@
 Skipped with a reason when chromium or Playwright is missing, except under CI (env CI set),
 where that is a failure.  Never downloads a browser.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,12 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 TIMEOUT_MS = 90_000
 
@@ -50,9 +55,24 @@ def _served_app():
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / f"streamlit-{port}.log", "w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -122,8 +142,10 @@ def _screenshot(page, name: str) -> None:
 
 def _k_slider(page):
     """The K slider's thumb: Streamlit renders it as a visually hidden range input."""
-    return page.locator('[data-testid="stSlider"]').filter(has_text="K: documents per sample").locator(
-        'input[type="range"]'
+    return (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text="K: documents per sample")
+        .locator('input[type="range"]')
     )
 
 
@@ -157,16 +179,19 @@ def _move_k(page, steps: int) -> int:
 
 
 def _tile(page, label: str) -> str:
-    tile = page.locator('[data-testid="stMetric"]').filter(
-        has=page.locator('[data-testid="stMetricLabel"]', has_text=label)
-    ).first
+    tile = (
+        page.locator('[data-testid="stMetric"]')
+        .filter(has=page.locator('[data-testid="stMetricLabel"]', has_text=label))
+        .first
+    )
     return tile.locator('[data-testid="stMetricValue"]').inner_text().strip()
 
 
 def _tiles(page, label: str) -> list[str]:
     """Every metric tile called ``label``, in page order (the design's, then this sample's)."""
     tiles = page.locator('[data-testid="stMetric"]').filter(
-        has=page.locator('[data-testid="stMetricLabel"]', has_text=label))
+        has=page.locator('[data-testid="stMetricLabel"]', has_text=label)
+    )
     return [t.locator('[data-testid="stMetricValue"]').inner_text().strip() for t in tiles.all()]
 
 
@@ -177,9 +202,12 @@ def test_the_landing_view_shows_the_naive_interval_failing_and_k_moves_the_numbe
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator("h1", has_text="Uncertainty explorer").count() == 1
     lead = page.locator("h4", has_text="Chunks of one document are strongly alike here").first.inner_text()
-    naive = int(re.search(r"held the true hit@1 only (\d+)% of the time",
-                          page.locator('[data-testid="stMarkdownContainer"]', has_text="held the true hit@1")
-                          .first.inner_text()).group(1))
+    naive = int(
+        re.search(
+            r"held the true hit@1 only (\d+)% of the time",
+            page.locator('[data-testid="stMarkdownContainer"]', has_text="held the true hit@1").first.inner_text(),
+        ).group(1)
+    )
     assert naive <= 70 and "design effect" in lead
     design_deff, sample_deff = _tiles(page, "DEFF")
     chunks = _tiles(page, "Chunks")
@@ -300,8 +328,10 @@ def test_your_corpus_uploaded_in_japanese_is_chunked_in_morphemes_and_the_slider
     page.wait_for_url(re.compile(r"[?&]config=75m(&|$)"), timeout=TIMEOUT_MS)
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert "75 morphemes" in page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(
-        has_text="Chunk size").inner_text()
+    assert (
+        "75 morphemes"
+        in page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(has_text="Chunk size").inner_text()
+    )
     _screenshot(page, "your_corpus_japanese.png")
     page.close()
 
@@ -313,7 +343,10 @@ def test_a_link_restores_the_ranking_view(app_url, browser):
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator("h1", has_text="Ranking metrics").count() == 1
     assert [_tile(page, label) for label in ("truncate-dedup", "dedup-truncate", "naive per-chunk")] == [
-        "1.000", "1.000", "2.000"]
+        "1.000",
+        "1.000",
+        "2.000",
+    ]
     _screenshot(page, "ranking_metrics.png")
     page.close()
 
@@ -346,7 +379,8 @@ def _open_set(page, chunks: int, *, build: bool) -> str:
     _wait_idle(page, '[data-testid="stSelectbox"]:has-text("List")')
     # The main area's box labelled exactly "List" (has_text alone matches any box mentioning "list").
     selector = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(
-        has=page.locator('[data-testid="stWidgetLabel"]', has_text=re.compile(r"^List$")))
+        has=page.locator('[data-testid="stWidgetLabel"]', has_text=re.compile(r"^List$"))
+    )
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while selector.count() != 1 and time.monotonic() < deadline:  # the previous run's elements fade out
         page.wait_for_timeout(200)
@@ -458,9 +492,14 @@ def test_the_app_asks_nothing_outside_the_machine(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     asked = []
     page.on("request", lambda request: asked.append(request.url))
-    pages = [("/?sim=0", '[data-testid="stMetric"]'), ("/design_effect?sim=0&de_reps=200", '[data-testid="stMetric"]'),
-             ("/planning_comparison", '[data-testid="stMetric"]'), ("/ranking_metrics", '[data-testid="stMetric"]'),
-             ("/evaluation_set", '[data-testid="stNumberInput"]'), ("/positional_bias", '[data-testid="stMetric"]')]
+    pages = [
+        ("/?sim=0", '[data-testid="stMetric"]'),
+        ("/design_effect?sim=0&de_reps=200", '[data-testid="stMetric"]'),
+        ("/planning_comparison", '[data-testid="stMetric"]'),
+        ("/ranking_metrics", '[data-testid="stMetric"]'),
+        ("/evaluation_set", '[data-testid="stNumberInput"]'),
+        ("/positional_bias", '[data-testid="stMetric"]'),
+    ]
     for path, ready in pages:
         page.goto(f"{app_url}{path}", timeout=TIMEOUT_MS)
         _wait_idle(page, ready)

@@ -4,6 +4,7 @@ the dashboard gives a chart at 1400x1000 (the main column, or one of two columns
 What only the layout shows: a label a curve strikes through, an axis title touching the legend, a bar's
 text cut off at the plot's edge, tick labels that do not read as the numbers at their places.
 """
+
 from __future__ import annotations
 
 import json
@@ -87,8 +88,10 @@ def canvas():
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = chromium.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_content(f"<html><head><meta charset='utf-8'><script>{get_plotlyjs()}</script></head>"
-                         "<body style='margin:0'><div id='figure'></div></body></html>")
+        page.set_content(
+            f"<html><head><meta charset='utf-8'><script>{get_plotlyjs()}</script></head>"
+            "<body style='margin:0'><div id='figure'></div></body></html>"
+        )
         yield page
         chromium.close()
 
@@ -155,8 +158,9 @@ def _deff_curve(results, k: int = 20) -> go.Figure:
     """As the Design effect page draws it."""
     d = diagnostics(results.population("100w"), estimator="micro")
     observed = {c: (diagnostics(p).mean_size, diagnostics(p).deff) for c, p in results.populations.items()}
-    return figures.deff_curve_figure(rho=d.icc, k=k, m_max=max(2 * max(m for m, _ in observed.values()), 20.0),
-                                     observed=observed)
+    return figures.deff_curve_figure(
+        rho=d.icc, k=k, m_max=max(2 * max(m for m, _ in observed.values()), 20.0), observed=observed
+    )
 
 
 @pytest.mark.parametrize("which", ["stdlib", "alike"])
@@ -188,16 +192,22 @@ def test_the_power_and_comparison_figures_lay_out_cleanly(canvas, stdlib):
 def test_the_design_effect_figures_lay_out_cleanly(canvas, stdlib):
     population = stdlib.population("100w")
     sizes = {int(c[:-1]): p for c, p in stdlib.populations.items()}
-    for fig, width in ((figures.chunk_size_figure(chunk_size_diagnostics(sizes, k=20), current=100), FULL),
-                       (figures.document_rates_figure({"documents": document_rates(population)}), HALF)):
+    for fig, width in (
+        (figures.chunk_size_figure(chunk_size_diagnostics(sizes, k=20), current=100), FULL),
+        (figures.document_rates_figure({"documents": document_rates(population)}), HALF),
+    ):
         assert layout_problems(laid_out(canvas, fig, width)) == []
 
 
 def test_the_evaluation_set_bars_keep_their_numbers_inside_and_the_axis_title_off_the_legend(canvas):
     # 600 chunks sampled: "300" factual questions written past the end of the longest bar, and cut off there.
     funnel = {"sampled": 600, "answered": 600, "parsed": 596, "not_leaking": 240, "unique": 236, "kept": 192}
-    by_type = {"two_chunk": {"sampled": 90, "kept": 66}, "procedural": {"sampled": 120, "kept": 84},
-               "factual": {"sampled": 300, "kept": 192}, "negative": {"sampled": 90, "kept": 90}}
+    by_type = {
+        "two_chunk": {"sampled": 90, "kept": 66},
+        "procedural": {"sampled": 120, "kept": 84},
+        "factual": {"sampled": 300, "kept": 192},
+        "negative": {"sampled": 90, "kept": 90},
+    }
     for fig in (evalset_figures.funnel_figure(funnel), evalset_figures.type_mix_figure(by_type)):
         assert layout_problems(laid_out(canvas, fig, HALF)) == []
 
@@ -206,10 +216,12 @@ def test_the_positional_figures_lay_out_cleanly(canvas):
     sweep = load_sweep(SAMPLES / "positional_stdlib.json")
     line = sweep.along_lambda(*sweep.series()[0])
     shown = [line[0], line[1]]
-    for fig in (positional_figures.group_ndcg_figure(line, level=sweep.level),
-                positional_figures.difference_figure(line, level=sweep.level),
-                positional_figures.summary_figure(line, level=sweep.level),
-                positional_figures.position_curve_figure(shown, level=sweep.level)):
+    for fig in (
+        positional_figures.group_ndcg_figure(line, level=sweep.level),
+        positional_figures.difference_figure(line, level=sweep.level),
+        positional_figures.summary_figure(line, level=sweep.level),
+        positional_figures.position_curve_figure(shown, level=sweep.level),
+    ):
         assert layout_problems(laid_out(canvas, fig, FULL)) == []
 
 
@@ -217,9 +229,14 @@ def test_the_checks_catch_what_they_look_for(canvas):
     """Each check finds its defect in a figure made to have it."""
     struck = go.Figure(go.Scatter(x=[0, 10], y=[0, 10], mode="lines"))
     struck.add_annotation(x=5, y=5, text="on the line", showarrow=False)
-    touching = go.Figure([go.Scatter(x=[0, 1], y=[0, i], name=f"a long legend entry {i}") for i in range(3)], layout={
-        "height": 260, "xaxis": {"title": {"text": "an axis title"}},
-        "legend": {"orientation": "h", "y": -0.1, "yanchor": "top"}})
+    touching = go.Figure(
+        [go.Scatter(x=[0, 1], y=[0, i], name=f"a long legend entry {i}") for i in range(3)],
+        layout={
+            "height": 260,
+            "xaxis": {"title": {"text": "an axis title"}},
+            "legend": {"orientation": "h", "y": -0.1, "yanchor": "top"},
+        },
+    )
     cut = go.Figure(go.Bar(x=[100, 40], y=["a", "b"], orientation="h", text=["100", "40"], textposition="outside"))
     log = go.Figure(go.Scatter(x=[1, 2], y=[1, 100]), layout={"yaxis": {"type": "log"}, "height": 500})
     problems = [layout_problems(laid_out(canvas, fig, HALF)) for fig in (struck, touching, cut, log)]

@@ -1,4 +1,5 @@
 """``ragunc evalset build | eval | add`` in-process: the offline path end to end, the JSON contract, errors."""
+
 from __future__ import annotations
 
 import json
@@ -91,10 +92,13 @@ def test_real_questions_displace_synthetic_ones(built, tmp_path, capsys):
     questions = [json.loads(line) for line in (folder / "questions.jsonl").read_text().splitlines()]
     chunk = next(q for q in questions if q["relevant_chunk_ids"])["relevant_chunk_ids"][0]
     real = tmp_path / "real.csv"
-    pd.DataFrame({
-        "question": ["how do i merge two sorted lists", "what is a heap", "can csv read excel files"],
-        "chunk_ids": [chunk, "", ""], "doc_ids": ["", "heapq", ""],
-    }).to_csv(real, index=False)
+    pd.DataFrame(
+        {
+            "question": ["how do i merge two sorted lists", "what is a heap", "can csv read excel files"],
+            "chunk_ids": [chunk, "", ""],
+            "doc_ids": ["", "heapq", ""],
+        }
+    ).to_csv(real, index=False)
     code, out, _ = cli(capsys, "evalset", "add", folder, real, "--json")
     d = json.loads(out)
     assert code == 0 and d["added"] == 3 and d["displaced"] == 3 and d["origin"]["real"] == 3
@@ -114,17 +118,24 @@ def test_real_questions_displace_synthetic_ones(built, tmp_path, capsys):
 
 def test_a_build_that_keeps_nothing_exits_3(tmp_path, capsys):
     corpus = tmp_path / "empty.csv"
-    pd.DataFrame({"doc_id": ["a", "b"], "text": ["the and of to " * 30, "a an the is " * 30]}).to_csv(corpus, index=False)
+    pd.DataFrame({"doc_id": ["a", "b"], "text": ["the and of to " * 30, "a an the is " * 30]}).to_csv(
+        corpus, index=False
+    )
     code, out, err = cli(capsys, *offline(corpus, tmp_path / "set"))
     assert code == 3 and "no question was kept" in err
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("evalset", "build", "stdlib", "--n", 5, "--generator", "openai", "--out", "x"), "needs --model"),
-    (("evalset", "build", "stdlib", "--n", 5, "--generator", "offline", "--out", "x", "--types", "trivia"),
-     "unknown question type"),
-    (("evalset", "eval", "/nonexistent/set"), "no questions.jsonl"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("evalset", "build", "stdlib", "--n", 5, "--generator", "openai", "--out", "x"), "needs --model"),
+        (
+            ("evalset", "build", "stdlib", "--n", 5, "--generator", "offline", "--out", "x", "--types", "trivia"),
+            "unknown question type",
+        ),
+        (("evalset", "eval", "/nonexistent/set"), "no questions.jsonl"),
+    ],
+)
 def test_bad_input_is_one_clear_line(capsys, args, message):
     code, _, err = cli(capsys, *args)
     assert code == 2 and message in err and "Traceback" not in err

@@ -1,4 +1,5 @@
 """A retriever on a frozen set: hand-computed recall, the cluster SE against statsmodels, negatives apart."""
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,18 @@ from ragunc.evalset.store import FORMAT
 
 
 def question(qid, src, chunks, docs=None, qtype="factual"):
-    return {"question_id": qid, "question": f"question {qid}?", "type": qtype, "origin": "synthetic",
-            "relevant_chunk_ids": chunks, "relevant_doc_ids": docs if docs is not None else sorted({c.split("#")[0] for c in chunks}),
-            "source_chunk_ids": chunks[:1] or [f"{src}#0"], "source_doc_id": src, "generator": "hand", "scores": {}}
+    return {
+        "question_id": qid,
+        "question": f"question {qid}?",
+        "type": qtype,
+        "origin": "synthetic",
+        "relevant_chunk_ids": chunks,
+        "relevant_doc_ids": docs if docs is not None else sorted({c.split("#")[0] for c in chunks}),
+        "source_chunk_ids": chunks[:1] or [f"{src}#0"],
+        "source_doc_id": src,
+        "generator": "hand",
+        "scores": {},
+    }
 
 
 QUESTIONS = [
@@ -27,19 +37,29 @@ QUESTIONS = [
     question("n1", "B", [], qtype="negative"),
     question("n2", "C", [], qtype="negative"),
 ]
-RUN = pd.DataFrame([  # q4 and n2 retrieve nothing
-    ("q1", 1, "A#0", "A"), ("q1", 2, "B#0", "B"),
-    ("q2", 1, "B#1", "B"), ("q2", 2, "A#3", "A"),  # document A, through another of its chunks
-    ("q3", 1, "B#0", "B"), ("q3", 2, "B#1", "B"),
-    ("n1", 1, "B#0", "B"),
-], columns=["query_id", "rank", "chunk_id", "doc_id"])
+RUN = pd.DataFrame(
+    [  # q4 and n2 retrieve nothing
+        ("q1", 1, "A#0", "A"),
+        ("q1", 2, "B#0", "B"),
+        ("q2", 1, "B#1", "B"),
+        ("q2", 2, "A#3", "A"),  # document A, through another of its chunks
+        ("q3", 1, "B#0", "B"),
+        ("q3", 2, "B#1", "B"),
+        ("n1", 1, "B#0", "B"),
+    ],
+    columns=["query_id", "rank", "chunk_id", "doc_id"],
+)
 
 
 @pytest.fixture
 def hand_set(tmp_path):
     (tmp_path / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
-    manifest = {"format": FORMAT, "complete": True, "corpus": {"source": "<none>", "hash": "-"},
-                "chunking": {"chunk_words": 100}}
+    manifest = {
+        "format": FORMAT,
+        "complete": True,
+        "corpus": {"source": "<none>", "hash": "-"},
+        "chunking": {"chunk_words": 100},
+    }
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     RUN.to_csv(tmp_path / "run.csv", index=False)
     return tmp_path
@@ -87,11 +107,14 @@ def test_bad_inputs(hand_set, tmp_path):
 
 # ---------------------------------------------------------------- a person's audit of the judged pairs
 
-AUDIT = pd.DataFrame([
-    ("q1", "A#0", "1"),  # the judge's set confirmed
-    ("q3", "C#0", "no"),  # the judge took C#0 for relevant; the person does not
-    ("q4", "D#5", "yes"),  # a chunk the judge's set lacks
-], columns=["question_id", "chunk_id", "relevant"])
+AUDIT = pd.DataFrame(
+    [
+        ("q1", "A#0", "1"),  # the judge's set confirmed
+        ("q3", "C#0", "no"),  # the judge took C#0 for relevant; the person does not
+        ("q4", "D#5", "yes"),  # a chunk the judge's set lacks
+    ],
+    columns=["question_id", "chunk_id", "relevant"],
+)
 
 
 def test_an_audit_corrects_the_judges_relevant_sets(hand_set):
@@ -104,8 +127,9 @@ def test_an_audit_corrects_the_judges_relevant_sets(hand_set):
     assert (a.pairs, a.made_relevant, a.made_irrelevant, a.left_out) == (3, 1, 1, 0)
     # By hand at k = 1: the judge's recalls (1, 0, 1/2, 0); the person's on q1, q3, q4: 1 (A), 1 (B alone
     # now, retrieved first), 0 (C and D, nothing retrieved).  Source documents A, A, B, C.
-    expected = judged_report(judged_from_rows(np.array([0, 0, 1, 2]), [1, 0, 0.5, 0], [1, 0, 1, 0],
-                                              [True, False, True, True]))
+    expected = judged_report(
+        judged_from_rows(np.array([0, 0, 1, 2]), [1, 0, 0.5, 0], [1, 0, 1, 0], [True, False, True, True])
+    )
     assert a.report["judge_only"].estimate == pytest.approx(report.recall.recall)
     for name in ("judge_only", "gold_only", "prediction_powered"):
         assert a.report[name].estimate == pytest.approx(expected[name].estimate)
@@ -116,12 +140,15 @@ def test_an_audit_corrects_the_judges_relevant_sets(hand_set):
     assert "audit" not in evaluate_evalset(hand_set, k=1, run=hand_set / "run.csv", boot=50).to_dict()
 
 
-@pytest.mark.parametrize(("rows", "message"), [
-    ([("n1", "B#0", "1")], r"column 'question_id': 1 row\(s\) naming no answerable question of the set: row 1"),
-    ([("q1", "A#0", "maybe")], r"column 'relevant': 1 row\(s\) that are not 1/0, true/false or yes/no: row 1"),
-    ([("q1", "A#0", "1"), ("q1", "A#0", "0")], r"column 'chunk_id': 1 row\(s\) repeat .*: row 2"),
-    ([("q1", "", "1")], r"column 'chunk_id': 1 row\(s\) with an empty value: row 1"),
-])
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([("n1", "B#0", "1")], r"column 'question_id': 1 row\(s\) naming no answerable question of the set: row 1"),
+        ([("q1", "A#0", "maybe")], r"column 'relevant': 1 row\(s\) that are not 1/0, true/false or yes/no: row 1"),
+        ([("q1", "A#0", "1"), ("q1", "A#0", "0")], r"column 'chunk_id': 1 row\(s\) repeat .*: row 2"),
+        ([("q1", "", "1")], r"column 'chunk_id': 1 row\(s\) with an empty value: row 1"),
+    ],
+)
 def test_a_bad_audit_is_named_with_its_rows(hand_set, rows, message):
     from ragunc.data.reader import DataError
 

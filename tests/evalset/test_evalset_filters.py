@@ -1,5 +1,6 @@
 """The filters on hand-made cases: a copied question leaks, a question two chunks answer gets both,
 a question whose chunk the round trip misses is listed, duplicates and answerable negatives are dropped."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,10 @@ from ragunc.evalset.filters import candidates, near_duplicate_chunks, round_trip
 from ragunc.evalset.generators import OpenAIGenerator
 from tests.support.chat_server import ChatServer, Reply, is_judge, is_rephrase, passage
 
-TWIN = ("The frobnicator flushes its spool directory every night at two and keeps seven rotated archives "
-        "of the ledger before the quarterly audit begins in the basement vault.")
+TWIN = (
+    "The frobnicator flushes its spool directory every night at two and keeps seven rotated archives "
+    "of the ledger before the quarterly audit begins in the basement vault."
+)
 DOCS = {
     "spool-guide": TWIN,
     "spool-copy": TWIN + " This copy sits in the operations handbook.",
@@ -42,6 +45,7 @@ def rows(folder, name):
 
 def by_topic(questions: dict[str, str], rephrased: dict[str, str] | None = None, judge=lambda r: "NO"):
     """Question prompts get ``questions[word]`` for the first word of the dict found in the passage."""
+
     def reply(table, request):
         text = passage(request)
         return Reply(text=next((q for word, q in table.items() if word in text), "DISCARD"))
@@ -52,19 +56,23 @@ def by_topic(questions: dict[str, str], rephrased: dict[str, str] | None = None,
         if is_rephrase(request):
             return reply(rephrased or {}, request)
         return reply(questions, request)
+
     return script
 
 
 def build(corpus, out, server, **options):
-    return build_evalset(corpus, out, n=5, chunk_words=50, generator=generator(server), types=["factual"],
-                         concurrency=1, **options)
+    return build_evalset(
+        corpus, out, n=5, chunk_words=50, generator=generator(server), types=["factual"], concurrency=1, **options
+    )
 
 
 def test_a_copied_question_is_a_leak_and_a_reworded_one_is_kept(corpus, tmp_path):
     copied = "Which archives of the ledger does the frobnicator keep before the quarterly audit?"
     questions = {"frobnicator flushes": copied, "Tomatoes": "Tomatoes need how many hours of sun?"}
-    rephrased = {"frobnicator flushes": "How many backups does the nightly cleanup job retain?",
-                 "Tomatoes": "Tomatoes need how many hours of sun?"}  # the same words again
+    rephrased = {
+        "frobnicator flushes": "How many backups does the nightly cleanup job retain?",
+        "Tomatoes": "Tomatoes need how many hours of sun?",
+    }  # the same words again
     with ChatServer(by_topic(questions, rephrased)) as server:
         build(corpus, tmp_path, server, chunk_similarity=0.99)
     kept = {q["source_doc_id"]: q for q in rows(tmp_path, "questions")}
@@ -79,12 +87,17 @@ def test_a_question_two_chunks_answer_gets_both_by_near_duplicate_text(tmp_path)
     # Without an LLM judge (offline), a top-ranked chunk whose text nearly repeats the source chunk joins it.
     # Each spool document is the twin paragraph, then a paragraph of its own: two chunks, so the offline
     # rephrasing has the document's other chunk to borrow words from.
-    docs = {**DOCS, "spool-guide": TWIN + " Operators rotate the tapes by hand and label them with chalk.",
-            "spool-copy": TWIN + " The handbook lists the night shift phone numbers and the fire exits."}
+    docs = {
+        **DOCS,
+        "spool-guide": TWIN + " Operators rotate the tapes by hand and label them with chalk.",
+        "spool-copy": TWIN + " The handbook lists the night shift phone numbers and the fire exits.",
+    }
     path = tmp_path / "corpus.jsonl"
     pd.DataFrame({"doc_id": list(docs), "text": list(docs.values())}).to_json(path, orient="records", lines=True)
     result = build_evalset(path, tmp_path / "set", n=20, chunk_words=len(TWIN.split()), types=["factual"])
-    twins = [q for q in rows(tmp_path / "set", "questions") if q["source_chunk_ids"][0] in ("spool-guide#0", "spool-copy#0")]
+    twins = [
+        q for q in rows(tmp_path / "set", "questions") if q["source_chunk_ids"][0] in ("spool-guide#0", "spool-copy#0")
+    ]
     assert twins and all(sorted(q["relevant_chunk_ids"]) == ["spool-copy#0", "spool-guide#0"] for q in twins)
     assert all(sorted(q["relevant_doc_ids"]) == ["spool-copy", "spool-guide"] for q in twins)
     others = [q for q in rows(tmp_path / "set", "questions") if q not in twins]
@@ -130,12 +143,14 @@ def test_duplicate_questions_keep_the_first(corpus, tmp_path):
 
 def test_a_negative_that_a_chunk_answers_is_dropped(corpus, tmp_path):
     questions = {"mainsail": "When do I reef the mainsail?", "Tomatoes": "Which fertiliser suits orchids best?"}
+
     def judge(request):
         return "YES" if "mainsail" in passage(request) and "mainsail" in request.prompt.split("Passage:")[0] else "NO"
 
     with ChatServer(by_topic(questions, judge=judge)) as server:
-        build_evalset(corpus, tmp_path, n=5, chunk_words=50, generator=generator(server), types=["negative"],
-                      concurrency=1)
+        build_evalset(
+            corpus, tmp_path, n=5, chunk_words=50, generator=generator(server), types=["negative"], concurrency=1
+        )
     (answered,) = rows(tmp_path, "negatives_answered")
     assert answered["source_doc_id"] == "sailing" and answered["answered_by"] == ["sailing#0"]
     negatives = rows(tmp_path, "questions")
@@ -158,7 +173,9 @@ def test_the_round_trip_ranker_is_pluggable_and_recorded(corpus, tmp_path):
 
 def test_filter_kernels():
     ranked = np.array([[4, 2, 7, -1], [1, 3, 5, 6]])
-    assert round_trip_ranks(ranked, [(7,), (9,)]).tolist()[0] == 3.0 and np.isnan(round_trip_ranks(ranked, [(7,), (9,)])[1])
+    assert round_trip_ranks(ranked, [(7,), (9,)]).tolist()[0] == 3.0 and np.isnan(
+        round_trip_ranks(ranked, [(7,), (9,)])[1]
+    )
     assert round_trip_ranks(ranked, [(9, 2), (6, 3)]).tolist() == [2.0, 2.0]  # either chunk of a pair counts
     assert [c.tolist() for c in candidates(ranked, [(2,), (1, 3)], 2)] == [[4, 7], [5, 6]]
     assert near_duplicate_chunks([TWIN], [TWIN + " extra words here", DOCS["cooking"]], 0.5).tolist() == [True, False]

@@ -1,4 +1,5 @@
 """The evaluation set in Japanese (and Chinese): prompts, templates, replies, leakage and duplicates by the analyser."""
+
 from __future__ import annotations
 
 import json
@@ -46,7 +47,11 @@ def test_every_prompt_of_japanese_and_chinese_is_written_in_it(code):
 
 def test_japanese_content_words_are_the_analysers_nouns_and_verbs_less_question_words():
     assert content_words("パケットをネットワーク上のホストに送るにはどうすればいいですか？", "ja") == [
-        "パケット", "ネットワーク", "ホスト", "送る"]
+        "パケット",
+        "ネットワーク",
+        "ホスト",
+        "送る",
+    ]
     assert content_words("lsとdirの違いは何ですか？", "ja") == ["ls", "dir"]  # 違い, 何: any question's
 
 
@@ -61,36 +66,51 @@ def test_japanese_leakage_counts_content_words_found_in_the_passage():
 
 
 def test_japanese_duplicates_by_content_words_and_voicing_marks_kept():
-    questions = ["パケットをホストに送るには？", "ホストにパケットを送るにはどうすればいいですか？", "ファイルを消すには？"]
+    questions = [
+        "パケットをホストに送るには？",
+        "ホストにパケットを送るにはどうすればいいですか？",
+        "ファイルを消すには？",
+    ]
     assert duplicate_of(questions, "ja", 0.8).tolist() == [-1, 0, -1]
     assert normalized("ファイルが") != normalized("ファイルか") and normalized("Cómo") == "como"
 
 
-@pytest.mark.parametrize(("reply", "question"), [
-    ("質問：ネットワーク上のホストにパケットを送るにはどうすればいいですか？", "ネットワーク上のホストにパケットを送るにはどうすればいいですか?"),
-    ("はい、以下が質問です。\nls の出力に色を付けるには？", "ls の出力に色を付けるには?"),
-    ("文書によると、apt は何をしますか？", "apt は何をしますか?"),
-    ("パッケージを完全に削除するにはどうすればいいですか", "パッケージを完全に削除するにはどうすればいいですか?"),
-    ("如何删除一个软件包？", "如何删除一个软件包?"),
-])
+@pytest.mark.parametrize(
+    ("reply", "question"),
+    [
+        (
+            "質問：ネットワーク上のホストにパケットを送るにはどうすればいいですか？",
+            "ネットワーク上のホストにパケットを送るにはどうすればいいですか?",
+        ),
+        ("はい、以下が質問です。\nls の出力に色を付けるには？", "ls の出力に色を付けるには?"),
+        ("文書によると、apt は何をしますか？", "apt は何をしますか?"),
+        ("パッケージを完全に削除するにはどうすればいいですか", "パッケージを完全に削除するにはどうすればいいですか?"),
+        ("如何删除一个软件包？", "如何删除一个软件包?"),
+    ],
+)
 def test_japanese_and_chinese_questions_are_read(reply, question):
     parsed = parse_question(reply, "ja" if KANA_OR_HAN.search(reply) and "如何" not in reply else "zh")
     assert (parsed.outcome, parsed.text) == (PARSED_QUESTION, question)
 
 
-@pytest.mark.parametrize(("reply", "outcome", "why"), [
-    ("DISCARD", DISCARD, ""), ("破棄", DISCARD, ""),
-    ("申し訳ありませんが、この文章からは質問を作れません。", UNPARSABLE, "refusal"),
-    ("この文章は何について説明していますか？", UNPARSABLE, "points at the passage"),
-    ("何？", UNPARSABLE, "words"),  # two morphemes: too short, where a whitespace count says one word
-])
+@pytest.mark.parametrize(
+    ("reply", "outcome", "why"),
+    [
+        ("DISCARD", DISCARD, ""),
+        ("破棄", DISCARD, ""),
+        ("申し訳ありませんが、この文章からは質問を作れません。", UNPARSABLE, "refusal"),
+        ("この文章は何について説明していますか？", UNPARSABLE, "points at the passage"),
+        ("何？", UNPARSABLE, "words"),  # two morphemes: too short, where a whitespace count says one word
+    ],
+)
 def test_japanese_replies_that_are_not_questions(reply, outcome, why):
     parsed = parse_question(reply, "ja")
     assert parsed.outcome == outcome and why in parsed.note
 
 
-@pytest.mark.parametrize(("reply", "verdict"), [("はい", True), ("いいえ。", False), ("是的，它回答了。", True),
-                                                ("否", False)])
+@pytest.mark.parametrize(
+    ("reply", "verdict"), [("はい", True), ("いいえ。", False), ("是的，它回答了。", True), ("否", False)]
+)
 def test_japanese_and_chinese_verdicts(reply, verdict):
     assert parse_verdict(reply) is verdict
 
@@ -109,8 +129,10 @@ def test_offline_japanese_questions_are_templates_around_two_chunk_nouns(japanes
         question = gen.complete(task, seed=0)
         if question == "DISCARD":
             continue
-        assert any(re.fullmatch(re.escape(t).replace(r"\{a\}", "(.+)").replace(r"\{b\}", "(.+)"), question)
-                   for t in _TEMPLATES["ja"]["factual"]), question
+        assert any(
+            re.fullmatch(re.escape(t).replace(r"\{a\}", "(.+)").replace(r"\{b\}", "(.+)"), question)
+            for t in _TEMPLATES["ja"]["factual"]
+        ), question
         found = content_words(question, "ja")
         assert set(found) <= words and len(found) >= 2, (question, found)
         # Keyword questions copy their chunk's words: the leakage filter flags them.
@@ -119,8 +141,25 @@ def test_offline_japanese_questions_are_templates_around_two_chunk_nouns(japanes
 
 def test_evalset_build_and_eval_in_japanese(tmp_path, capsys):
     out = tmp_path / "set"
-    assert main(["evalset", "build", str(JA), "--n", "30", "--generator", "offline", "--out", str(out),
-                 "--language", "ja", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evalset",
+                "build",
+                str(JA),
+                "--n",
+                "30",
+                "--generator",
+                "offline",
+                "--out",
+                str(out),
+                "--language",
+                "ja",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     table = capsys.readouterr().out
     assert "Japanese (ja, given); units: morphemes" in table and "chunks of 100m" in table
     manifest = json.loads((out / "manifest.json").read_text())
@@ -138,8 +177,9 @@ def test_evalset_build_and_eval_in_japanese(tmp_path, capsys):
 def test_a_japanese_corpus_gets_japanese_prompts_and_its_replies_are_kept(tmp_path):
     replies = sequence(Reply(text="はい、質問です：シェルのプロンプトを変えるにはどうすればいいですか？"))
     with ChatServer(replies) as server:
-        result = build_evalset(JA, tmp_path, n=4, generator=generator(server), types=["factual"], concurrency=1,
-                               candidates=1)
+        result = build_evalset(
+            JA, tmp_path, n=4, generator=generator(server), types=["factual"], concurrency=1, candidates=1
+        )
         prompts = [r.prompt for r in server.requests]
     assert result.language == "ja" and result.manifest["language"]["detected"]
     question_prompts = [p for p in prompts if p.startswith("あなたは社内ドキュメント")]

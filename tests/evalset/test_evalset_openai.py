@@ -3,6 +3,7 @@
 Nothing is mocked: the official client sends every request over a socket to ``ChatServer``,
 which answers from a script.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,9 @@ TASK = Task("question", "factual", (0,), ("heapq#0",), ("The heapq module merges
 
 
 def generator(server: ChatServer, *, timeout: float = 2.0, retries: int = 2) -> OpenAIGenerator:
-    return OpenAIGenerator("scripted-model", base_url=server.url, api_key_env=KEY_ENV, timeout=timeout,
-                           retries=retries, backoff=0.01)
+    return OpenAIGenerator(
+        "scripted-model", base_url=server.url, api_key_env=KEY_ENV, timeout=timeout, retries=retries, backoff=0.01
+    )
 
 
 def ask(gen: OpenAIGenerator, stopping: threading.Event | None = None) -> str:
@@ -63,15 +65,18 @@ def test_a_local_server_without_a_key_works(monkeypatch):
         assert ask(gen) == "How?" and not gen.describe()["api_key_set"]
 
 
-@pytest.mark.parametrize("first", [
-    Reply(body=b"{not json"),  # malformed JSON body
-    Reply(body=b"<html>Bad gateway</html>"),
-    Reply(body={"id": "x", "object": "chat.completion"}),  # JSON, but no choices
-    Reply(status=500, body={"error": {"message": "boom"}}),
-    Reply(status=503, body=b"overloaded"),
-    Reply(drop=True),  # the connection drops without an answer
-    Reply(text="too late", delay=1.0),  # slower than the 0.3 s timeout
-])
+@pytest.mark.parametrize(
+    "first",
+    [
+        Reply(body=b"{not json"),  # malformed JSON body
+        Reply(body=b"<html>Bad gateway</html>"),
+        Reply(body={"id": "x", "object": "chat.completion"}),  # JSON, but no choices
+        Reply(status=500, body={"error": {"message": "boom"}}),
+        Reply(status=503, body=b"overloaded"),
+        Reply(drop=True),  # the connection drops without an answer
+        Reply(text="too late", delay=1.0),  # slower than the 0.3 s timeout
+    ],
+)
 def test_transient_failures_are_retried(first):
     with ChatServer(sequence(first, Reply(text="Second time lucky?"))) as server:
         assert ask(generator(server, timeout=0.3)) == "Second time lucky?"
@@ -79,8 +84,11 @@ def test_transient_failures_are_retried(first):
 
 
 def test_429_waits_as_long_as_retry_after_says():
-    limited = Reply(status=429, headers={"Retry-After": "1"},
-                    body={"error": {"message": "slow down", "type": "requests", "code": "rate_limit_exceeded"}})
+    limited = Reply(
+        status=429,
+        headers={"Retry-After": "1"},
+        body={"error": {"message": "slow down", "type": "requests", "code": "rate_limit_exceeded"}},
+    )
     with ChatServer(sequence(limited, Reply(text="Now?"))) as server:
         assert ask(generator(server)) == "Now?"
         first, second = server.requests
@@ -124,8 +132,16 @@ def test_a_quota_error_stops_at_once():
 
 def test_a_rejected_key_stops_and_its_echo_is_redacted(monkeypatch):
     monkeypatch.setenv(KEY_ENV, "sk-canary-0042")
-    rejected = Reply(status=401, body={"error": {"message": "Incorrect API key provided: sk-canary-0042",
-                                                 "type": "invalid_request_error", "code": "invalid_api_key"}})
+    rejected = Reply(
+        status=401,
+        body={
+            "error": {
+                "message": "Incorrect API key provided: sk-canary-0042",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key",
+            }
+        },
+    )
     with ChatServer(sequence(rejected)) as server:
         gen = generator(server)
         with pytest.raises(GenerationStopped) as caught:
@@ -160,6 +176,7 @@ def questions_then(replies: list[str]):
             seen.append(request.prompt_hash)
             index = len(seen) - 1
         return Reply(text=replies[index]) if index < len(replies) else echo_question(request)
+
     return script
 
 
@@ -169,13 +186,21 @@ def build(corpus, out, server, **options):
 
 
 def test_discards_preambles_and_unparsable_replies_land_in_their_lists(small_corpus, tmp_path):
-    replies = ["DISCARD", "descartar.", "**Discard**", "DISCARD - a table of contents",
-               "I'm sorry, I cannot write a question for this?", "What does the passage say?",
-               "Here is a question:\nHow do I merge sorted heaps in order?"]
+    replies = [
+        "DISCARD",
+        "descartar.",
+        "**Discard**",
+        "DISCARD - a table of contents",
+        "I'm sorry, I cannot write a question for this?",
+        "What does the passage say?",
+        "Here is a question:\nHow do I merge sorted heaps in order?",
+    ]
     with ChatServer(questions_then(replies)) as server:
         result = build(small_corpus, tmp_path, server, types=["factual"])
-    lists = {name: [json.loads(line) for line in (tmp_path / "review" / f"{name}.jsonl").read_text().splitlines()]
-             for name in ("discards", "unparsable")}
+    lists = {
+        name: [json.loads(line) for line in (tmp_path / "review" / f"{name}.jsonl").read_text().splitlines()]
+        for name in ("discards", "unparsable")
+    }
     assert result.counts["discarded"] == len(lists["discards"]) == 4
     assert result.counts["unparsable"] == len(lists["unparsable"]) == 2
     assert all(row["reply"] for row in lists["discards"] + lists["unparsable"])
@@ -255,8 +280,9 @@ def test_a_call_that_fails_goes_to_the_failures_list_and_the_build_goes_on(small
 
 def test_a_spanish_corpus_gets_spanish_prompts(spanish_corpus, tmp_path):
     with ChatServer(sequence(Reply(text="DESCARTAR."))) as server:
-        result = build_evalset(spanish_corpus, tmp_path, n=3, chunk_words=20, generator=generator(server),
-                               types=["factual"], concurrency=1)
+        result = build_evalset(
+            spanish_corpus, tmp_path, n=3, chunk_words=20, generator=generator(server), types=["factual"], concurrency=1
+        )
         prompts = [r.prompt for r in server.requests]
     assert result.language == "es" and result.manifest["language"]["code"] == "es"
     assert result.manifest["language"]["detected"] and result.manifest["language"]["unit"] == "words"

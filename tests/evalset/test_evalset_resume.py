@@ -1,4 +1,5 @@
 """Nothing paid for is lost: a build killed with SIGKILL, interrupted, stopped or torn resumes from its journal."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,27 @@ MODEL = "scripted"
 
 
 def cli_args(corpus: Path, out: Path, server: ChatServer, *extra: str) -> list[str]:
-    return ["evalset", "build", str(corpus), "--n", "12", "--generator", "openai", "--base-url", server.url,
-            "--model", MODEL, "--seed", "3", "--concurrency", "2", "--no-progress", "--out", str(out), *extra]
+    return [
+        "evalset",
+        "build",
+        str(corpus),
+        "--n",
+        "12",
+        "--generator",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        MODEL,
+        "--seed",
+        "3",
+        "--concurrency",
+        "2",
+        "--no-progress",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def library_build(corpus: Path, out: Path, server: ChatServer, **options):
@@ -32,7 +52,9 @@ def library_build(corpus: Path, out: Path, server: ChatServer, **options):
 
 
 def set_files(out: Path) -> dict[str, str]:
-    return {p.relative_to(out).as_posix(): p.read_text() for p in [out / "questions.jsonl", *(out / "review").glob("*")]}
+    return {
+        p.relative_to(out).as_posix(): p.read_text() for p in [out / "questions.jsonl", *(out / "review").glob("*")]
+    }
 
 
 def test_a_build_killed_with_sigkill_resumes_without_repeating_a_finished_call(small_corpus, tmp_path):
@@ -40,9 +62,13 @@ def test_a_build_killed_with_sigkill_resumes_without_repeating_a_finished_call(s
     with ChatServer() as server:
         reached = threading.Event()
         server.on_request = lambda count: reached.set() if count >= 15 else None
-        process = subprocess.Popen([sys.executable, "-m", "ragunc", *cli_args(small_corpus, out, server)], cwd=ROOT,
-                                   env={**os.environ, "PYTHONPATH": str(ROOT)},
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ragunc", *cli_args(small_corpus, out, server)],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         assert reached.wait(120), "the build never got going"
         os.kill(process.pid, signal.SIGKILL)
         assert process.wait(30) == -signal.SIGKILL
@@ -124,17 +150,23 @@ def test_the_api_key_appears_in_no_file_log_or_output(small_corpus, tmp_path):
     env = {"RAGUNC_CANARY_KEY": canary, "OPENAI_LOG": "debug"}  # the client's own debug log on stderr too
     out = tmp_path / "set"
     with ChatServer(script) as server:
-        outputs = [run_cli(*cli_args(small_corpus, out, server, "--api-key-env", "RAGUNC_CANARY_KEY", *extra), env=env)
-                   for extra in ((), ("--dry-run", "--json"))]
+        outputs = [
+            run_cli(*cli_args(small_corpus, out, server, "--api-key-env", "RAGUNC_CANARY_KEY", *extra), env=env)
+            for extra in ((), ("--dry-run", "--json"))
+        ]
         sent = {r.authorization for r in server.requests}
     assert sent == {f"Bearer {canary}"}  # the key was really used
     assert [o.returncode for o in outputs] == [0, 0], [o.stderr for o in outputs]
     assert "[redacted]" in (out / "review" / "failures.jsonl").read_text()
-    rejected = Reply(status=401, body={"error": {"message": f"Incorrect API key provided: {canary}",
-                                                 "code": "invalid_api_key"}})
+    rejected = Reply(
+        status=401, body={"error": {"message": f"Incorrect API key provided: {canary}", "code": "invalid_api_key"}}
+    )
     with ChatServer(lambda i, r: rejected) as server:
-        outputs.append(run_cli(*cli_args(small_corpus, tmp_path / "rejected", server, "--api-key-env",
-                                         "RAGUNC_CANARY_KEY"), env=env))
+        outputs.append(
+            run_cli(
+                *cli_args(small_corpus, tmp_path / "rejected", server, "--api-key-env", "RAGUNC_CANARY_KEY"), env=env
+            )
+        )
     assert outputs[-1].returncode == 4 and "[redacted]" in outputs[-1].stderr
     for output in outputs:
         assert canary not in output.stdout and canary not in output.stderr

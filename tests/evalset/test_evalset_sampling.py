@@ -1,4 +1,5 @@
 """Which chunks questions come from: seeded, spread over the corpus (never the first N), capped, weighted."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,12 @@ from ragunc.retrieval.chunking import chunk_corpus
 
 def chunks_of(sizes: list[int], chunk_words: int = 10):
     """A corpus of documents d0, d1, ... of ``sizes`` words each, chunked at ``chunk_words``."""
-    frame = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(sizes))],
-                          "text": [" ".join(f"w{i}_{j}" for j in range(n)) for i, n in enumerate(sizes)]})
+    frame = pd.DataFrame(
+        {
+            "doc_id": [f"d{i}" for i in range(len(sizes))],
+            "text": [" ".join(f"w{i}_{j}" for j in range(n)) for i, n in enumerate(sizes)],
+        }
+    )
     return chunk_corpus(corpus_from_frame(frame), chunk_words)
 
 
@@ -49,8 +54,9 @@ def test_popularity_weights_draw_a_single_chunk_in_proportion():
     chunks = chunks_of([10, 10, 10, 10])  # one chunk per document
     weights = {"d0": 5.0, "d1": 1.0, "d2": 0.0}  # d3 keeps weight 1; d2 is never drawn
     reps = 3000
-    counts = np.bincount([sample_chunks(chunks, 1, seed=s, popularity=weights).positions[0] for s in range(reps)],
-                         minlength=4)
+    counts = np.bincount(
+        [sample_chunks(chunks, 1, seed=s, popularity=weights).positions[0] for s in range(reps)], minlength=4
+    )
     assert counts[2] == 0
     expected = reps * np.array([5, 1, 0, 1]) / 7
     keep = [0, 1, 3]

@@ -2,6 +2,7 @@
 
 Detection is the corpus layer's (tests/corpus/test_language.py); Japanese and Chinese words are the
 analyser's (tests/evalset/test_evalset_languages.py)."""
+
 from __future__ import annotations
 
 import itertools
@@ -27,12 +28,15 @@ def test_tokens_casefold_and_split_unspaced_scripts_into_bigrams():
     assert tokens("字") == ["字"]
 
 
-@pytest.mark.parametrize(("language", "question", "expected"), [
-    ("en", "How do I open a gzip file?", ["open", "gzip", "file"]),
-    ("es", "¿Cómo puedo abrir un archivo gzip?", ["abrir", "archivo", "gzip"]),
-    ("pt", "Como posso abrir um arquivo gzip?", ["abrir", "arquivo", "gzip"]),
-    ("en", "What is the difference between a list and a tuple?", ["list", "tuple"]),
-])
+@pytest.mark.parametrize(
+    ("language", "question", "expected"),
+    [
+        ("en", "How do I open a gzip file?", ["open", "gzip", "file"]),
+        ("es", "¿Cómo puedo abrir un archivo gzip?", ["abrir", "archivo", "gzip"]),
+        ("pt", "Como posso abrir um arquivo gzip?", ["abrir", "arquivo", "gzip"]),
+        ("en", "What is the difference between a list and a tuple?", ["list", "tuple"]),
+    ],
+)
 def test_content_words_drop_stopwords_and_question_words_of_the_language(language, question, expected):
     assert content_words(question, language) == expected
 

@@ -1,5 +1,6 @@
 """Fixtures of the positional tests: tiny random models built once per session (imported lazily so
 that a machine without the positional extra skips these tests instead of failing to collect them)."""
+
 from __future__ import annotations
 
 import pytest

@@ -2,6 +2,7 @@
 
 Import nothing heavy here: a test module calls :func:`require_extra` before importing torch.
 """
+
 from __future__ import annotations
 
 import importlib.util

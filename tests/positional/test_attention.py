@@ -4,6 +4,7 @@ With the identity matrix as values, the function's output rows *are* its attenti
 alpha_hat, so the basket masses, ratios and zeros are read off the real code path.  A naive
 per-row implementation written from the definition checks every other case.
 """
+
 from __future__ import annotations
 
 import types
@@ -156,11 +157,19 @@ def test_output_is_alpha_hat_times_values_as_defined(causal, left, rows, first, 
         for row in range(LENGTH):
             for head in range(HEADS):
                 if row in chosen:
-                    expected = _naive_alpha_hat(probs[i, head, row], valid[i].numpy(), lam=lam, basket=basket, share=share,
-                                                isolate_first=first, isolate_last=last)
+                    expected = _naive_alpha_hat(
+                        probs[i, head, row],
+                        valid[i].numpy(),
+                        lam=lam,
+                        basket=basket,
+                        share=share,
+                        isolate_first=first,
+                        isolate_last=last,
+                    )
                     np.testing.assert_allclose(weights[i, head, row], expected, atol=1e-6)
-                    np.testing.assert_allclose(out[i, row, head].numpy(), expected @ v[i, head].double().numpy(),
-                                               atol=1e-5)
+                    np.testing.assert_allclose(
+                        out[i, row, head].numpy(), expected @ v[i, head].double().numpy(), atol=1e-5
+                    )
                 else:  # rows not calibrated are the stock SDPA output, bit for bit
                     assert torch.equal(out[i, row, head], stock[i, row, head])
         if lengths[i] - first - last < basket:

@@ -1,4 +1,5 @@
 """``ragunc positional``: the JSON list of settings on a tiny model, and the missing-extra message."""
+
 from __future__ import annotations
 
 import json
@@ -26,13 +27,45 @@ def test_positional_prints_a_json_list_of_settings(corpus_file, tmp_path, monkey
     bert_dir = request.getfixturevalue("bert_dir")  # built with torch, so only after the guard
     monkeypatch.setenv("RAGUNC_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "sweep.json"
-    args = ["positional", str(corpus_file), "--model", str(bert_dir), "--pooling", "cls", "--passages", "8",
-            "--min-tokens", "120", "--max-tokens", "150", "--lambda", "0.5", "1", "--basket", "64",
-            "--layers", "last", "all", "--reps", "200", "--seed", "3", "--out", str(out), "--json", "--no-progress"]
+    args = [
+        "positional",
+        str(corpus_file),
+        "--model",
+        str(bert_dir),
+        "--pooling",
+        "cls",
+        "--passages",
+        "8",
+        "--min-tokens",
+        "120",
+        "--max-tokens",
+        "150",
+        "--lambda",
+        "0.5",
+        "1",
+        "--basket",
+        "64",
+        "--layers",
+        "last",
+        "all",
+        "--reps",
+        "200",
+        "--seed",
+        "3",
+        "--out",
+        str(out),
+        "--json",
+        "--no-progress",
+    ]
     assert main(args) == 0
     entries = json.loads(capsys.readouterr().out)
-    assert [(e["lambda"], e["layers"]) for e in entries] == [(0.0, "half"), (0.5, "last"), (0.5, "all"),
-                                                             (1.0, "last"), (1.0, "all")]
+    assert [(e["lambda"], e["layers"]) for e in entries] == [
+        (0.0, "half"),
+        (0.5, "last"),
+        (0.5, "all"),
+        (1.0, "last"),
+        (1.0, "all"),
+    ]
     for entry in entries:
         assert set(entry["ndcg10"]) == {"begin", "middle", "end", "all"}
         assert {"gap", "hm", "psi", "truncated_share", "basket", "max_seq_length", "model", "pooling"} <= set(entry)
@@ -66,9 +99,16 @@ def test_queries_as_long_as_a_basket_are_calibrated_too(corpus_file, tmp_path, r
     calls = []
     settings = ragunc.positional.sweep_settings(lams=(0.5,), baskets=(4,))
     sweep = ragunc.positional.positional_sweep(
-        str(corpus_file), encoder=encoder,
-        settings=settings, n_passages=4, min_tokens=120, max_tokens=150, reps=100, cache_dir=tmp_path,
-        progress=lambda done, total: calls.append((done, total)))
+        str(corpus_file),
+        encoder=encoder,
+        settings=settings,
+        n_passages=4,
+        min_tokens=120,
+        max_tokens=150,
+        reps=100,
+        cache_dir=tmp_path,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     # Queries (a few words, several tokens each) reach 4 content tokens: encoded stock and calibrated.
     assert len(list((tmp_path / "positional").glob("*.npy"))) == 2 + 2
     assert calls[-1][0] == calls[-1][1] == 2 * 12 + 2 * 4

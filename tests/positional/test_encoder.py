@@ -1,5 +1,6 @@
 """Encoders: the real MiniLM, a tiny random BERT (CLS pooling) and a tiny random decoder
 (last-token pooling, left padding), loaded through the calibrated attention."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,8 +18,10 @@ from ragunc.positional.attention import ATTRIBUTE, LayerCalibration  # noqa: E40
 from ragunc.positional.encoder import encode_cached, load_encoder  # noqa: E402
 from ragunc.positional.settings import STOCK, Calibration  # noqa: E402
 
-WORDS = ("module function class returns value argument default raises error string list object file path "
-         "thread socket buffer encoding decimal context").split()
+WORDS = (
+    "module function class returns value argument default raises error string list object file path "
+    "thread socket buffer encoding decimal context"
+).split()
 
 
 def _texts(n: int, seed: int = 0, low: int = 20, high: int = 90) -> list[str]:
@@ -36,8 +39,11 @@ def test_minilm_at_lambda_zero_is_bit_identical_to_the_stock_model(minilm):
     batch = minilm.tokenizer(texts, padding=True, truncation=True, max_length=512, return_tensors="pt")
     # Every layer carries settings with lambda = 0: the calibrated function itself must change nothing.
     for module in minilm.attention_modules:
-        setattr(module, ATTRIBUTE, LayerCalibration(lam=0.0, basket=8, rows="all", share="equal",
-                                                    isolate_first=True, isolate_last=True))
+        setattr(
+            module,
+            ATTRIBUTE,
+            LayerCalibration(lam=0.0, basket=8, rows="all", share="equal", isolate_first=True, isolate_last=True),
+        )
     try:
         with torch.inference_mode():
             ours = minilm.model(**batch).last_hidden_state
@@ -89,8 +95,9 @@ def test_cls_pooling_on_a_tiny_bert_padded_batch_equals_each_text_alone(bert_dir
     batch = encoder.tokenizer(texts[:2], padding=True, return_tensors="pt")
     with torch.inference_mode():
         hidden = encoder.model(**batch).last_hidden_state[:, 0]
-    np.testing.assert_allclose(encoder.encode(texts[:2]), torch.nn.functional.normalize(hidden, dim=-1).numpy(),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        encoder.encode(texts[:2]), torch.nn.functional.normalize(hidden, dim=-1).numpy(), atol=1e-6
+    )
     assert encoder.isolate_first and not encoder.isolate_last
 
 
@@ -109,8 +116,9 @@ def test_last_token_pooling_with_left_padding_on_a_tiny_decoder(decoder_dir, row
     batch = encoder.tokenizer(texts[:1], return_tensors="pt")
     with torch.inference_mode():
         hidden = encoder.model(**batch).last_hidden_state[:, -1]
-    np.testing.assert_allclose(encoder.encode(texts[:1]), torch.nn.functional.normalize(hidden, dim=-1).numpy(),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        encoder.encode(texts[:1]), torch.nn.functional.normalize(hidden, dim=-1).numpy(), atol=1e-6
+    )
 
 
 def test_mean_pooling_over_a_causal_model_calibrates_every_row_consistently(decoder_dir):
@@ -118,8 +126,9 @@ def test_mean_pooling_over_a_causal_model_calibrates_every_row_consistently(deco
     assert encoder.tokenizer.padding_side == "right" and not (encoder.isolate_first or encoder.isolate_last)
     texts = _texts(4, seed=6)
     calibration = Calibration(lam=1.0, basket=8, layers="half")
-    np.testing.assert_allclose(encoder.encode(texts, calibration, batch_size=4),
-                               _each_alone(encoder, texts, calibration), atol=1e-5)
+    np.testing.assert_allclose(
+        encoder.encode(texts, calibration, batch_size=4), _each_alone(encoder, texts, calibration), atol=1e-5
+    )
 
 
 def test_a_model_with_remote_code_is_refused(tmp_path, bert_dir):

@@ -1,4 +1,5 @@
 """Position-binned metrics by hand, and the paired passage bootstrap against a plain loop."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -44,10 +45,16 @@ def test_ranks_count_ties_against_the_relevant_passage():
 def _queries(n_passages: int, rng) -> PositionalQueries:
     position = (np.arange(3)[None, :] + rng.random((n_passages, 3))).ravel() / 3
     return PositionalQueries(
-        passage_ids=tuple(f"d{p}@0" for p in range(n_passages)), passages=("x",) * n_passages,
-        passage_tokens=np.full(n_passages, 480), texts=("q",) * (3 * n_passages),
-        passage=np.repeat(np.arange(n_passages), 3), group=np.tile(np.arange(3), n_passages),
-        position=position, span_end=np.zeros(3 * n_passages, dtype=np.int64), kept_tokens=510, source="test",
+        passage_ids=tuple(f"d{p}@0" for p in range(n_passages)),
+        passages=("x",) * n_passages,
+        passage_tokens=np.full(n_passages, 480),
+        texts=("q",) * (3 * n_passages),
+        passage=np.repeat(np.arange(n_passages), 3),
+        group=np.tile(np.arange(3), n_passages),
+        position=position,
+        span_end=np.zeros(3 * n_passages, dtype=np.int64),
+        kept_tokens=510,
+        source="test",
     )
 
 
@@ -82,8 +89,9 @@ def test_metrics_and_paired_intervals_match_a_plain_bootstrap_loop():
     assert [stock.metrics[g] for g in ("begin", "middle", "end")] == pytest.approx(ndcg_a.mean(0).tolist())
     assert stock.metrics["hm"] == pytest.approx(float(harmonic_mean(ndcg_a.mean(0))))
     assert stock.metrics["gap"] == pytest.approx(ndcg_a[:, 0].mean() - ndcg_a[:, 2].mean())
-    assert calibrated.diff["psi"] == pytest.approx(float(positional_sensitivity(ndcg_b.mean(0))
-                                                         - positional_sensitivity(ndcg_a.mean(0))))
+    assert calibrated.diff["psi"] == pytest.approx(
+        float(positional_sensitivity(ndcg_b.mean(0)) - positional_sensitivity(ndcg_a.mean(0)))
+    )
     assert stock.diff == {k: 0.0 for k in stock.diff} and all(lo == hi == 0.0 for lo, hi in stock.diff_ci.values())
 
     # The same statistics by a plain loop: draw passages, recompute, take percentiles.
@@ -142,16 +150,31 @@ def test_a_sweep_survives_a_round_trip_through_its_file(tmp_path):
     rng = np.random.default_rng(5)
     queries = _queries(12, rng)
     q, p = _embeddings_with_ranks(rng.integers(1, 12, 36), 12, rng)
-    results = evaluate_settings(queries, [q, q], [p, p[::-1]], [STOCK, Calibration(lam=1.0, layers="all")],
-                                reps=300, rng=0)
-    sweep = PositionalSweep(encoder={"model": "m", "pooling": "mean", "max_seq_length": 512}, passages={
-        **queries.describe()}, query_model={}, settings=results, level=0.95, reps=300, seed=0, seconds=1.5)
+    results = evaluate_settings(
+        queries, [q, q], [p, p[::-1]], [STOCK, Calibration(lam=1.0, layers="all")], reps=300, rng=0
+    )
+    sweep = PositionalSweep(
+        encoder={"model": "m", "pooling": "mean", "max_seq_length": 512},
+        passages={**queries.describe()},
+        query_model={},
+        settings=results,
+        level=0.95,
+        reps=300,
+        seed=0,
+        seconds=1.5,
+    )
     again = load_sweep(save_sweep(sweep, tmp_path / "sweep.json"))
     assert json_text(again.entries()) == json_text(sweep.entries())  # NaN (an empty curve bin) as null
     assert np.array_equal(again.settings[1].per_passage, results[1].per_passage)
     entry = sweep.entries()[1]
-    assert {"lambda", "basket", "layers", "ndcg10", "hm", "psi", "ci", "truncated_share", "max_seq_length"} <= set(entry)
-    assert set(entry["ndcg10"]) == {"begin", "middle", "end", "all"} and set(entry["ci"]["diff"]) >= {"gap", "hm", "psi"}
+    assert {"lambda", "basket", "layers", "ndcg10", "hm", "psi", "ci", "truncated_share", "max_seq_length"} <= set(
+        entry
+    )
+    assert set(entry["ndcg10"]) == {"begin", "middle", "end", "all"} and set(entry["ci"]["diff"]) >= {
+        "gap",
+        "hm",
+        "psi",
+    }
 
 
 def test_length_buckets_follow_posir():

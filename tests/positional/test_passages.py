@@ -1,4 +1,5 @@
 """Passages cut to a length in encoder tokens, and one query per third whose answer sits there."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,8 +33,15 @@ def corpus(n_docs: int = 30, words: int = 400, seed: int = 0):
 
 def test_passages_have_their_length_in_tokens_and_one_query_per_third(tokenizer):
     docs = corpus()
-    queries = position_queries(docs, tokenizer, n_passages=12, min_tokens=150, max_tokens=180,
-                               query_model=QueryModel(mean_length=3, selection="random", lam=1.0), rng=1)
+    queries = position_queries(
+        docs,
+        tokenizer,
+        n_passages=12,
+        min_tokens=150,
+        max_tokens=180,
+        query_model=QueryModel(mean_length=3, selection="random", lam=1.0),
+        rng=1,
+    )
     assert queries.n_passages == 12 and len(queries) == 36
     lengths = [len(tokenizer(p)["input_ids"]) for p in queries.passages]
     assert lengths == queries.passage_tokens.tolist() and all(150 <= n <= 180 for n in lengths)
@@ -51,8 +59,15 @@ def test_passages_have_their_length_in_tokens_and_one_query_per_third(tokenizer)
 
 
 def test_query_terms_come_from_their_third_only(tokenizer):
-    queries = position_queries(corpus(seed=2), tokenizer, n_passages=10, min_tokens=150, max_tokens=180,
-                               query_model=QueryModel(mean_length=4, selection="discriminative", lam=1.0), rng=3)
+    queries = position_queries(
+        corpus(seed=2),
+        tokenizer,
+        n_passages=10,
+        min_tokens=150,
+        max_tokens=180,
+        query_model=QueryModel(mean_length=4, selection="discriminative", lam=1.0),
+        rng=3,
+    )
     terms = Tokenizer(stopwords="en")
     for q, text in enumerate(queries.texts):
         passage_terms = terms(queries.passages[queries.passage[q]])
@@ -65,8 +80,9 @@ def test_query_terms_come_from_their_third_only(tokenizer):
 
 
 def test_answers_beyond_max_seq_length_are_flagged_as_truncated(tokenizer):
-    queries = position_queries(corpus(seed=4), tokenizer, n_passages=10, min_tokens=150, max_tokens=180,
-                               max_seq_length=100, rng=5)
+    queries = position_queries(
+        corpus(seed=4), tokenizer, n_passages=10, min_tokens=150, max_tokens=180, max_seq_length=100, rng=5
+    )
     assert queries.kept_tokens == 98  # [CLS] and [SEP] take two of the 100
     assert np.array_equal(queries.truncated, queries.span_end >= 98)
     by_group = queries.describe()["truncated_by_group"]
@@ -87,8 +103,15 @@ def test_japanese_passages_are_cut_at_morphemes_and_queried_with_its_content_wor
     from ragunc.corpus.loaders import load_corpus
 
     docs = load_corpus(Path(__file__).resolve().parents[2] / "sample_data" / "debian_reference_ja.jsonl.gz")
-    queries = position_queries(docs, tokenizer, n_passages=8, min_tokens=150, max_tokens=180, rng=2,
-                               query_model=QueryModel(mean_length=3, selection="random", lam=1.0))
+    queries = position_queries(
+        docs,
+        tokenizer,
+        n_passages=8,
+        min_tokens=150,
+        max_tokens=180,
+        rng=2,
+        query_model=QueryModel(mean_length=3, selection="random", lam=1.0),
+    )
     assert queries.language.code == "ja" and queries.describe()["language"]["unit"] == "morphemes"
     analyser = language("ja").analyser()
     for i, text in enumerate(queries.passages):  # a passage is a run of its document's morphemes

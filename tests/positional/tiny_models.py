@@ -1,5 +1,6 @@
 """Tiny random models written to a folder in the test (nothing is downloaded): a BERT encoder and a
 Llama-style decoder with grouped key/value heads, both with all-MiniLM-L6-v2's WordPiece tokenizer."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,14 @@ def _with_tokenizer(folder: Path) -> Path:
 
 def tiny_bert(folder: Path, *, layers: int = 4, seed: int = 0) -> Path:
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=layers, num_attention_heads=4,
-                        intermediate_size=64, max_position_embeddings=512)
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=512,
+    )
     model = BertModel(config)
     # Sharper attention than the 0.02 init gives, so that calibrating it visibly moves mass.
     with torch.no_grad():
@@ -36,9 +43,16 @@ def tiny_bert(folder: Path, *, layers: int = 4, seed: int = 0) -> Path:
 
 def tiny_decoder(folder: Path, *, layers: int = 4, seed: int = 0) -> Path:
     torch.manual_seed(seed)
-    config = LlamaConfig(vocab_size=30522, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-                         initializer_range=0.5)
+    config = LlamaConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        initializer_range=0.5,
+    )
     LlamaModel(config).save_pretrained(folder)
     return _with_tokenizer(folder)
 

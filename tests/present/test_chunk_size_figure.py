@@ -1,4 +1,5 @@
 """The chunk-size figure, table and reading: every size drawn where its diagnostics say, labelled, Okabe–Ito."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,27 +16,38 @@ def rows():
     rng = np.random.default_rng(5)
     size = rng.integers(1, 15, 200)
     total = rng.binomial(size, rng.beta(0.5, 1.5, 200)).astype(float)
-    populations = {w: ClusterStats(cluster_id=np.arange(200).astype(str), sum_y=total * f, n=size * f,
-                                    sum_y2=total * f, config=f"{w}w")
-                   for w, f in ((200, 1), (100, 2), (50, 4))}
+    populations = {
+        w: ClusterStats(
+            cluster_id=np.arange(200).astype(str), sum_y=total * f, n=size * f, sum_y2=total * f, config=f"{w}w"
+        )
+        for w, f in ((200, 1), (100, 2), (50, 4))
+    }
     return chunk_size_diagnostics(populations, k=20)
 
 
 def test_every_size_is_drawn_at_its_diagnostics(rows):
     fig = chunk_size_figure(rows)
     traces = {t.name: t for t in fig.data}
-    scale = {"DEFF": ("deff", 1), "ICC": ("icc", 1), "effective n = chunks / DEFF": ("n_eff", 1),
-             "chunks per sample (what the binomial counts)": ("chunks_per_sample", 1),
-             "micro SD (over repeated samples of documents)": ("micro_sd", 100),
-             "binomial SD (chunks as independent trials)": ("binomial_sd", 100)}
+    scale = {
+        "DEFF": ("deff", 1),
+        "ICC": ("icc", 1),
+        "effective n = chunks / DEFF": ("n_eff", 1),
+        "chunks per sample (what the binomial counts)": ("chunks_per_sample", 1),
+        "micro SD (over repeated samples of documents)": ("micro_sd", 100),
+        "binomial SD (chunks as independent trials)": ("binomial_sd", 100),
+    }
     assert set(traces) == set(scale)
     for name, (field, factor) in scale.items():
         np.testing.assert_array_equal(traces[name].x, [50, 100, 200])
         np.testing.assert_allclose(traces[name].y, [factor * getattr(r, field) for r in rows])
         assert traces[name].line.color in OKABE_ITO.values()
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["Design effect (DEFF)", "Intraclass correlation (ICC)",
-                      "Chunks and effective n in K = 20 documents", "SD of the micro estimate, K = 20"]
+    assert titles == [
+        "Design effect (DEFF)",
+        "Intraclass correlation (ICC)",
+        "Chunks and effective n in K = 20 documents",
+        "SD of the micro estimate, K = 20",
+    ]
     assert fig.layout.xaxis.title.text == "words per chunk" and fig.layout.yaxis4.title.text == "percentage points"
 
 

@@ -1,4 +1,5 @@
 """Plotly builders of the page "Evaluation set": the data they draw, labels, colour-blind-safe styling."""
+
 from __future__ import annotations
 
 
@@ -37,8 +38,11 @@ def test_the_type_mix_draws_sampled_and_kept_with_distinct_patterns():
 
 @pytest.fixture
 def report(tmp_path):
-    run = write_set(tmp_path, [question(i, f"d{i % 3}") for i in range(9)],
-                    [(f"q{i}", 1, f"d{(i * 2) % 3}#0", f"d{(i * 2) % 3}") for i in range(9)])
+    run = write_set(
+        tmp_path,
+        [question(i, f"d{i % 3}") for i in range(9)],
+        [(f"q{i}", 1, f"d{(i * 2) % 3}#0", f"d{(i * 2) % 3}") for i in range(9)],
+    )
     return evaluate_evalset(tmp_path, k=1, run=run, boot=100)
 
 

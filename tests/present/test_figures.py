@@ -1,4 +1,5 @@
 """Figure builders: pure functions returning go.Figure whose drawn numbers are the results' numbers."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -33,8 +34,11 @@ def _population(n_docs=200, rho=0.3, p=0.2, seed=1, config="100w"):
     rate = rng.beta(p * ab, (1 - p) * ab, n_docs)
     total = rng.binomial(size, rate).astype(float)
     return ClusterStats(
-        cluster_id=np.array([f"d{i}" for i in range(n_docs)]), sum_y=total, n=size.astype(np.int64),
-        sum_y2=total.copy(), config=config,
+        cluster_id=np.array([f"d{i}" for i in range(n_docs)]),
+        sum_y=total,
+        n=size.astype(np.int64),
+        sum_y2=total.copy(),
+        config=config,
     )
 
 
@@ -222,8 +226,9 @@ def test_power_figure_titles_the_planned_difference_in_the_pilots_direction(popu
 
 def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
     other = _population(seed=2, config="200w")
-    other = ClusterStats(cluster_id=population.cluster_id, sum_y=other.sum_y, n=other.n, sum_y2=other.sum_y2,
-                          config="200w")
+    other = ClusterStats(
+        cluster_id=population.cluster_id, sum_y=other.sum_y, n=other.n, sum_y2=other.sum_y2, config="200w"
+    )
     cmp = paired_comparison(population, other, boot=200, rng=0)
     fig = figures.comparison_figure(cmp)
     for trace, est in zip(fig.data, (cmp.interval("naive"), cmp.interval("paired"), cmp.interval("bootstrap"))):
@@ -253,7 +258,9 @@ def test_builders_use_okabe_ito_and_leave_the_theme_alone(report, coverage):
 
 @settings(max_examples=30, deadline=None)
 @given(
-    low=st.floats(0.0, 0.5), width=st.floats(0.0, 0.5), n=st.integers(1, 50),
+    low=st.floats(0.0, 0.5),
+    width=st.floats(0.0, 0.5),
+    n=st.integers(1, 50),
 )
 def test_segments_draw_one_gap_separated_segment_per_row(low, width, n):
     lows = np.full(n, low)
@@ -297,8 +304,12 @@ def test_explorer_figures_are_lean(report, coverage):
     stacked = figures.stacked_intervals_figure(coverage, n=100, methods=("naive", "korn_graubard_bm"))
     assert len(stacked.data) == 6  # per panel: held, missed, estimates
     assert len(figures.sampling_distribution_figure(coverage).data[0].x) == 40
-    for fig in (figures.interval_figure(report, population_value=0.2), figures.coverage_figure(coverage), stacked,
-                figures.sampling_distribution_figure(coverage)):
+    for fig in (
+        figures.interval_figure(report, population_value=0.2),
+        figures.coverage_figure(coverage),
+        stacked,
+        figures.sampling_distribution_figure(coverage),
+    ):
         assert fig.layout.shapes and all(s.type == "line" for s in fig.layout.shapes)
         assert fig.layout.grid.rows is None  # not make_subplots
 

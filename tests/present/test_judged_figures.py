@@ -1,4 +1,5 @@
 """Figures of judged labels and of ranks: every number drawn is the result's, in the result's order."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,7 +25,11 @@ def test_judged_figure_draws_each_estimate_and_interval():
     sample, _ = judged_sample()
     report = judged_report(sample)
     fig = judged_figure(report, truth=0.3)
-    assert [t.y[0] for t in fig.data] == ["Judge only", "Audited rows only (gold)", "Prediction-powered (judge + audit)"]
+    assert [t.y[0] for t in fig.data] == [
+        "Judge only",
+        "Audited rows only (gold)",
+        "Prediction-powered (judge + audit)",
+    ]
     for trace, name in zip(fig.data, ("judge_only", "gold_only", "prediction_powered")):
         est = report[name]
         assert trace.x[0] == pytest.approx(100 * est.estimate)
@@ -46,8 +51,9 @@ def test_judged_coverage_figure():
     population = judged_from_rows(doc, f, y, np.ones(doc.size, bool))
     result = judged_coverage(population, k=10, reps=50, rng=2)
     bars = judged_coverage_figure(result).data[0]
-    assert list(bars.x) == pytest.approx([100 * result.coverage[n] for n in ("judge_only", "gold_only",
-                                                                            "prediction_powered")])
+    assert list(bars.x) == pytest.approx(
+        [100 * result.coverage[n] for n in ("judge_only", "gold_only", "prediction_powered")]
+    )
 
 
 def test_rank_figure_lists_the_best_first():
@@ -78,7 +84,8 @@ def test_the_readings_name_what_is_measured():
     assert any("single document" in line for line in judged_reading(judged_report(one)))
     rng = np.random.default_rng(4)
     size = rng.integers(2, 20, 200)
-    samples = {name: ClusterStats(np.arange(200).astype(str), h, size, h, config=name)
-               for name, h in (("low", rng.binomial(size, 0.1).astype(float)),
-                               ("high", rng.binomial(size, 0.6).astype(float)))}
+    samples = {
+        name: ClusterStats(np.arange(200).astype(str), h, size, h, config=name)
+        for name, h in (("low", rng.binomial(size, 0.1).astype(float)), ("high", rng.binomial(size, 0.6).astype(float)))
+    }
     assert rank_reading(rank_configs(samples, boot=200, rng=1)).startswith("**high** is the best with P(best) 100%")

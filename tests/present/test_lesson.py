@@ -1,5 +1,6 @@
 """The lesson's figures and sentences: every number a sentence gives is the one drawn, and both are the
 results' numbers, checked against hand computation and independent re-computation."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,8 +25,13 @@ def _population(n_docs=300, rho=0.3, p=0.2, seed=1, scale=1):
     size = rng.integers(5, 60, n_docs) * scale
     ab = 1 / rho - 1
     total = rng.binomial(size, rng.beta(p * ab, (1 - p) * ab, n_docs)).astype(float)
-    return ClusterStats(cluster_id=np.array([f"d{i:03d}" for i in range(n_docs)]), sum_y=total,
-                         n=size.astype(np.int64), sum_y2=total.copy(), config=f"{100 // scale}w")
+    return ClusterStats(
+        cluster_id=np.array([f"d{i:03d}" for i in range(n_docs)]),
+        sum_y=total,
+        n=size.astype(np.int64),
+        sum_y2=total.copy(),
+        config=f"{100 // scale}w",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +71,9 @@ def ten_thousand():
     """The seed's example: 20 documents of 500 chunks, 1,800 hits in all (18%)."""
     hits = np.array([0, 0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 130, 150, 180, 200, 250, 225], float)
     assert hits.sum() == 1800
-    sample = ClusterStats(cluster_id=np.array([f"doc{i}" for i in range(20)]), sum_y=hits,
-                           n=np.full(20, 500), sum_y2=hits.copy())
+    sample = ClusterStats(
+        cluster_id=np.array([f"doc{i}" for i in range(20)]), sum_y=hits, n=np.full(20, 500), sum_y2=hits.copy()
+    )
     return sample, interval_report(sample, boot=50, rng=0)
 
 
@@ -226,8 +233,10 @@ def test_step_6_sentences_are_the_designs_numbers(designs):
     assert f"holds {fine.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}" in first
     assert f"narrows from ±{100 * Z * coarse.binomial_sd:.2f} to ±{100 * Z * fine.binomial_sd:.2f} points" in first
     assert f"still moves by ±{100 * Z * fine.sd:.2f} points (±{100 * Z * coarse.sd:.2f} at 100 words)" in second
-    assert f"worth {fine.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth " \
-           f"{coarse.n_eff:,.0f}" in second
+    assert (
+        f"worth {fine.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth "
+        f"{coarse.n_eff:,.0f}" in second
+    )
     alone = " ".join(lesson.chunk_size_sentences(designs, 100))
     assert f"±{100 * Z * coarse.binomial_sd:.2f}" in alone and f"±{100 * Z * coarse.sd:.2f}" in alone
 

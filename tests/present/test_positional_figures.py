@@ -1,4 +1,5 @@
 """Figures of the page "Positional bias": what they draw is the sweep's numbers, in percent."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,17 +15,31 @@ from ragunc.present.figures import OKABE_ITO
 def _sweep(n: int) -> PositionalSweep:
     rng = np.random.default_rng(0)
     queries = PositionalQueries(
-        passage_ids=tuple(f"d{p}@0" for p in range(n)), passages=("x",) * n, passage_tokens=np.full(n, 480),
-        texts=("q",) * (3 * n), passage=np.repeat(np.arange(n), 3), group=np.tile(np.arange(3), n),
-        position=((np.arange(3)[None, :] + rng.random((n, 3))) / 3).ravel(), span_end=np.zeros(3 * n, dtype=int),
-        kept_tokens=510, source="test",
+        passage_ids=tuple(f"d{p}@0" for p in range(n)),
+        passages=("x",) * n,
+        passage_tokens=np.full(n, 480),
+        texts=("q",) * (3 * n),
+        passage=np.repeat(np.arange(n), 3),
+        group=np.tile(np.arange(3), n),
+        position=((np.arange(3)[None, :] + rng.random((n, 3))) / 3).ravel(),
+        span_end=np.zeros(3 * n, dtype=int),
+        kept_tokens=510,
+        source="test",
     )
     settings = sweep_settings(lams=(0.5, 1.0), baskets=(128, 256))
     queries_emb = [rng.normal(size=(3 * n, 8)) for _ in settings]
     passages_emb = [rng.normal(size=(n, 8)) for _ in settings]
     results = evaluate_settings(queries, queries_emb, passages_emb, settings, reps=200, rng=0)
-    return PositionalSweep(encoder={"model": "m", "pooling": "mean", "max_seq_length": 512}, passages=queries.describe(),
-                           query_model={}, settings=results, level=0.9, reps=200, seed=0, seconds=0.0)
+    return PositionalSweep(
+        encoder={"model": "m", "pooling": "mean", "max_seq_length": 512},
+        passages=queries.describe(),
+        query_model={},
+        settings=results,
+        level=0.9,
+        reps=200,
+        seed=0,
+        seconds=0.0,
+    )
 
 
 @pytest.fixture(scope="module")

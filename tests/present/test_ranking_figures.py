@@ -1,4 +1,5 @@
 """Plotly builders of the page "Ranking metrics": the data they draw, labels, colour-blind-safe styling."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -74,22 +75,36 @@ def test_per_query_difference_histogram_holds_the_excess(judged):
 
 
 def test_runs_forest_figure_is_the_config_forest_on_shared_queries():
-    rows = [(r, f"q{i}", 1, f"c{i}", f"d{i}" if (i * (n + 2)) % 5 < 3 else "x")
-            for n, r in enumerate(("bm25", "dense", "hybrid")) for i in range(20)]
+    rows = [
+        (r, f"q{i}", 1, f"c{i}", f"d{i}" if (i * (n + 2)) % 5 < 3 else "x")
+        for n, r in enumerate(("bm25", "dense", "hybrid"))
+        for i in range(20)
+    ]
     runs = runs_from_frame(pd.DataFrame(rows, columns=["run", "query_id", "rank", "chunk_id", "doc_id"]), "run")
-    qrels = qrels_from_frame(pd.DataFrame({"query_id": [f"q{i}" for i in range(20)],
-                                           "doc_id": [f"d{i}" for i in range(20)], "relevance": 1,
-                                           "topic": [f"t{i % 5}" for i in range(20)]}))
+    qrels = qrels_from_frame(
+        pd.DataFrame(
+            {
+                "query_id": [f"q{i}" for i in range(20)],
+                "doc_id": [f"d{i}" for i in range(20)],
+                "relevance": 1,
+                "topic": [f"t{i % 5}" for i in range(20)],
+            }
+        )
+    )
     result = compare_runs(runs, qrels, None, 1, "bm25", group_col="topic", adjust="holm")
     fig = ranking_figures.runs_forest_figure(result)
-    assert [t.name for t in fig.data] == ["naive (queries independent, unpaired)", "paired cluster",
-                                          f"simultaneous paired ({adjustment('holm').label})"]
+    assert [t.name for t in fig.data] == [
+        "naive (queries independent, unpaired)",
+        "paired cluster",
+        f"simultaneous paired ({adjustment('holm').label})",
+    ]
     assert list(fig.layout.yaxis.ticktext) == ["dense − bm25", "hybrid − bm25"]
     assert fig.layout.title.text.startswith("Differences against bm25 on 20 shared queries in 5 groups")
     assert fig.layout.xaxis.title.text == "difference (Recall@1, points)"
     paired = fig.data[1]
     assert list(paired.x) == pytest.approx([100 * c.difference for c in result.comparison.comparisons])
-    every = ranking_figures.runs_forest_figure(compare_runs(runs, qrels, None, 1, "bm25", all_pairs=True,
-                                                            adjust="none"))
+    every = ranking_figures.runs_forest_figure(
+        compare_runs(runs, qrels, None, 1, "bm25", all_pairs=True, adjust="none")
+    )
     assert every.layout.title.text.startswith("Differences of every pair on 20 shared queries in 20 groups")
     assert len(every.layout.yaxis.ticktext) == 3

@@ -1,4 +1,5 @@
 """Summary table, plain-language reading and the self-contained HTML report."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -30,8 +31,13 @@ def _sample(n_docs=120, seed=4):
     size = rng.integers(2, 50, n_docs)
     rate = rng.beta(0.5, 2.0, n_docs)
     total = rng.binomial(size, rate).astype(float)
-    return ClusterStats(cluster_id=np.array([f"d{i}" for i in range(n_docs)]), sum_y=total,
-                         n=size.astype(np.int64), sum_y2=total.copy(), config="100w")
+    return ClusterStats(
+        cluster_id=np.array([f"d{i}" for i in range(n_docs)]),
+        sum_y=total,
+        n=size.astype(np.int64),
+        sum_y2=total.copy(),
+        config="100w",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +100,10 @@ def test_plain_reading_quotes_the_numbers(rep, cov):
     lines = report.plain_reading(rep, cov)
     d = rep.diagnostics
     text = " ".join(lines)
-    assert (f"This sample's own estimates: its {rep.n_chunks:,} chunks carry about as much information as "
-            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.2f})") in text
+    assert (
+        f"This sample's own estimates: its {rep.n_chunks:,} chunks carry about as much information as "
+        f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.2f})"
+    ) in text
     # recompute the width ratio of the recommended interval to the naive one from the intervals
     honest, naive = rep.recommended().ci, rep.interval("naive").ci
     ratio = (honest.high - honest.low) / (naive.high - naive.low)
@@ -114,18 +122,25 @@ def test_every_figure_says_whose_it_is(population, rep, cov):
     assert f"design effect {values.deff:.1f}" in design_line and f"{values.n_eff:,.0f} independent ones" in design_line
     assert any(line.startswith("This sample's own estimates") for line in lines)
     tiles = dict((label, value) for label, value, _ in report.design_tiles(values))
-    assert tiles == {"DEFF": f"{values.deff:.1f}", "Effective n": f"{values.n_eff:,.0f}",
-                     "SD (pp)": f"{100 * values.sd:.2f}", "ICC": f"{values.icc:.3f}"}
+    assert tiles == {
+        "DEFF": f"{values.deff:.1f}",
+        "Effective n": f"{values.n_eff:,.0f}",
+        "SD (pp)": f"{100 * values.sd:.2f}",
+        "ICC": f"{values.icc:.3f}",
+    }
     mine = dict((label, value) for label, value, _ in report.sample_tiles(rep))
     assert mine["DEFF"] == f"{rep.diagnostics.deff:.2f}" and mine["Chunks"] == f"{rep.n_chunks:,}"
 
 
-@pytest.mark.parametrize(("naive", "words"), [(0.47, "only 47% of the time;"), (0.87, "87% of the time, a little short;"),
-                                             (0.94, "94% of the time;")])
+@pytest.mark.parametrize(
+    ("naive", "words"),
+    [(0.47, "only 47% of the time;"), (0.87, "87% of the time, a little short;"), (0.94, "94% of the time;")],
+)
 def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, naive, words):
     values = design(population, 10, rng=3)
     coverage = dataclasses.replace(
-        cov, methods={**cov.methods, "naive": dataclasses.replace(cov.methods["naive"], coverage=naive)})
+        cov, methods={**cov.methods, "naive": dataclasses.replace(cov.methods["naive"], coverage=naive)}
+    )
     first, second = report.headline(values, coverage)
     assert f"carry about as much information as {values.n_eff:,.0f} independent ones" in first
     assert words in second and f"held it {100 * cov.methods['korn_graubard_bm'].coverage:.0f}%" in second
@@ -136,8 +151,12 @@ def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, n
 def test_a_sample_deff_below_one_is_explained(population):
     values = design(population, 10, rng=3)
     # ten documents with the same rate: no spread between them, the sample's DEFF is 0 < 1
-    alike = ClusterStats(cluster_id=np.array([f"d{i}" for i in range(10)]), sum_y=np.full(10, 2.0),
-                          n=np.full(10, 10), sum_y2=np.full(10, 2.0))
+    alike = ClusterStats(
+        cluster_id=np.array([f"d{i}" for i in range(10)]),
+        sum_y=np.full(10, 2.0),
+        n=np.full(10, 10),
+        sum_y2=np.full(10, 2.0),
+    )
     r = interval_report(alike, boot=50, rng=0)
     assert r.diagnostics.deff < 1
     note = report.deff_note(values, r)
@@ -156,12 +175,18 @@ def test_why_this_interval_names_the_method_its_df_and_the_study(rep):
 def test_the_report_follows_the_pages_order(population, rep, cov):
     values = design(population, 10, rng=3)
     page = report.summary_page(rep, coverage=cov, design=values)
-    order = [page.index(html.escape(report.headline(values, cov)[0])), page.index("The design: repeated samples"),
-             page.index("<h3>This sample: "), page.index(html.escape(report.estimate_line(rep))),
-             page.index("<h2>Intervals"), page.index("Why this interval"),
-             page.index("<h2>Reading"), page.index("<h2>Every interval method")]
+    order = [
+        page.index(html.escape(report.headline(values, cov)[0])),
+        page.index("The design: repeated samples"),
+        page.index("<h3>This sample: "),
+        page.index(html.escape(report.estimate_line(rep))),
+        page.index("<h2>Intervals"),
+        page.index("Why this interval"),
+        page.index("<h2>Reading"),
+        page.index("<h2>Every interval method"),
+    ]
     assert order == sorted(order)
-    intervals = page[page.index("<h2>Intervals"):page.index("Why this interval")]
+    intervals = page[page.index("<h2>Intervals") : page.index("Why this interval")]
     assert intervals.count("<tr>") == 1 + 3  # the header and the three intervals shown first
     assert json.loads(report.summary_json(rep, cov, design=values))["design"]["deff"] == pytest.approx(values.deff)
 
@@ -208,12 +233,15 @@ def test_reading_of_a_census_and_of_a_sample_without_hits(population):
     census = interval_report(population.with_population(population.n_docs), boot=50, rng=0)
     text = " ".join(report.plain_reading(census))
     assert "no sampling error left" in text and "times wider" not in text
-    assert census.interval("cluster").ci[0] == pytest.approx(census.interval("cluster").ci[1])  # the premise: a zero-width interval
+    assert census.interval("cluster").ci[0] == pytest.approx(
+        census.interval("cluster").ci[1]
+    )  # the premise: a zero-width interval
 
     # No hits in three documents: both variances are 0, so DEFF = 0/0 and n_eff are undefined,
     # and the reading must say so instead of quoting "nan" independent chunks.
-    zero = ClusterStats(cluster_id=np.array(["a", "b", "c"]), sum_y=np.zeros(3), n=np.array([3, 4, 5]),
-                         sum_y2=np.zeros(3))
+    zero = ClusterStats(
+        cluster_id=np.array(["a", "b", "c"]), sum_y=np.zeros(3), n=np.array([3, 4, 5]), sum_y2=np.zeros(3)
+    )
     r = interval_report(zero, boot=50, rng=0)
     assert r.diagnostics.cluster_variance == 0 and r.diagnostics.binomial_variance == 0
     assert np.isnan(r.diagnostics.deff) and np.isnan(r.diagnostics.n_eff)
@@ -250,23 +278,32 @@ def test_report_says_which_configuration_and_how_sure(rep):
 
 def test_p_values_read_as_the_pages_show_them():
     assert [report.p_value_text(p) for p in (0.6113333542552888, 0.0104, 0.001, 0.00049975, 1.0, float("nan"))] == [
-        "0.611", "0.010", "0.001", "< 0.001", "1.000", "—"]
+        "0.611",
+        "0.010",
+        "0.001",
+        "< 0.001",
+        "1.000",
+        "—",
+    ]
 
 
 def test_the_reports_comparison_table_prints_p_values_rounded_not_as_raw_floats(rep):
     many = compare_configs(_configs(), "100w", boot=500, rng=0)
     page = report.summary_page(rep, comparison=many)
-    section = page[page.index("<h2>Which configuration"):]
-    section = section[:section.index("</table>")]  # its own table (every interval method's follows)
-    head = re.findall(r"<th>(.*?)</th>", section[:section.index("</thead>")])
+    section = page[page.index("<h2>Which configuration") :]
+    section = section[: section.index("</table>")]  # its own table (every interval method's follows)
+    head = re.findall(r"<th>(.*?)</th>", section[: section.index("</thead>")])
     rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", section)[1:]]
     for row, comparison in zip(rows, many.comparisons, strict=True):
         cells = dict(zip(head, row, strict=True))
         for column, p in (("p", comparison.p_value), ("p adjusted", comparison.p_adjusted)):
             assert re.fullmatch(r"\d\.\d{3}|&lt; 0\.001", cells[column]), cells[column]  # not 0.6113333542552888
             assert cells[column] in (f"{p:.3f}", "&lt; 0.001")
-    assert any(f"adjusted p = {c.p_adjusted:.3f}" in line or "adjusted p < 0.001" in line
-               for c in many.comparisons for line in report.comparison_reading(many))
+    assert any(
+        f"adjusted p = {c.p_adjusted:.3f}" in line or "adjusted p < 0.001" in line
+        for c in many.comparisons
+        for line in report.comparison_reading(many)
+    )
 
 
 def test_forest_and_power_figures_are_labelled():
@@ -286,5 +323,7 @@ def test_forest_and_power_figures_are_labelled():
 def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
     low, high = rep.interval("korn_graubard_bm").ci
     line = report.recommendation_line(rep)
-    assert line == (f"ragunc recommends Korn–Graubard, Bell–McCaffrey df: [{100 * low:.2f}%, {100 * high:.2f}%] — "
-                    f"{rep.recommendation.reason}")
+    assert line == (
+        f"ragunc recommends Korn–Graubard, Bell–McCaffrey df: [{100 * low:.2f}%, {100 * high:.2f}%] — "
+        f"{rep.recommendation.reason}"
+    )

@@ -1,4 +1,5 @@
 """Several runs compared: a hand-computed case, statsmodels (cluster-robust OLS, Holm), the stats core, bad inputs."""
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,14 @@ def hand_runs():
         for q in ("q9", "q10") if run != "C" else ("q10",):
             rows += [(run, q, 1, f"{q}-1", f"d{q}")]
     frame = pd.DataFrame(rows, columns=["run", "query_id", "rank", "chunk_id", "doc_id"])
-    qrels = pd.DataFrame({"query_id": [*GROUP, "q9"], "doc_id": [f"d{q}" for q in [*GROUP, "q9"]],
-                          "relevance": 1, "source": [*GROUP.values(), "g4"]})
+    qrels = pd.DataFrame(
+        {
+            "query_id": [*GROUP, "q9"],
+            "doc_id": [f"d{q}" for q in [*GROUP, "q9"]],
+            "relevance": 1,
+            "source": [*GROUP.values(), "g4"],
+        }
+    )
     return runs_from_frame(frame, "run", source="hand"), qrels_from_frame(qrels)
 
 
@@ -103,12 +110,15 @@ def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_per_query_difference
     r = compare_runs(runs, qrels, None, 4, "r0", metric=metric, group_col="source", adjust="none")
     queries = r.query_id
     groups = query_groups(runs["r0"], qrels, "source", queries)
-    score = {name: pd.Series(metric_scores(judge(run, qrels), metric, 4), index=run.query_id).reindex(queries)
-             for name, run in runs.items()}
+    score = {
+        name: pd.Series(metric_scores(judge(run, qrels), metric, 4), index=run.query_id).reindex(queries)
+        for name, run in runs.items()
+    }
     for comp in r.comparison.comparisons:
         diff = (score[comp.b] - score[comp.a]).to_numpy(dtype=float)
-        fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(cov_type="cluster",
-                                                        cov_kwds={"groups": pd.factorize(groups)[0]})
+        fit = sm.OLS(diff, np.ones((diff.size, 1))).fit(
+            cov_type="cluster", cov_kwds={"groups": pd.factorize(groups)[0]}
+        )
         assert comp.difference == pytest.approx(fit.params[0])
         assert comp.interval("paired").se == pytest.approx(fit.bse[0])  # G/(G-1) small-sample factor on both sides
 
@@ -125,9 +135,15 @@ def test_maxt_is_the_config_comparison_of_the_same_per_group_sums():
     runs, qrels = random_runs(3)
     r = compare_runs(runs, qrels, None, 3, "r1", names=["r3", "r0"], group_col="source", boot=300, rng=11)
     groups = query_groups(runs["r1"], qrels, "source", r.query_id)
-    samples = {name: scores_sample(pd.Series(metric_scores(judge(runs[name], qrels), "recall", 3),
-                                             index=runs[name].query_id).reindex(r.query_id).to_numpy(), groups)
-               for name in ("r1", "r3", "r0")}
+    samples = {
+        name: scores_sample(
+            pd.Series(metric_scores(judge(runs[name], qrels), "recall", 3), index=runs[name].query_id)
+            .reindex(r.query_id)
+            .to_numpy(),
+            groups,
+        )
+        for name in ("r1", "r3", "r0")
+    }
     want = compare_configs(samples, "r1", boot=300, rng=11)
     assert [c.config for c in r.comparison.configs] == ["r1", "r3", "r0"]
     for got, exp in zip(r.comparison.comparisons, want.comparisons):
@@ -144,8 +160,10 @@ def test_without_groups_every_query_is_a_cluster():
     runs, qrels = random_runs(4, n_runs=2)
     r = compare_runs(runs, qrels, None, 3, "r0", adjust="none")
     assert r.n_clusters == r.n_queries == 90 and r.group_col is None
-    d = (pd.Series(metric_scores(judge(runs["r1"], qrels), "recall", 3), index=runs["r1"].query_id)
-         - pd.Series(metric_scores(judge(runs["r0"], qrels), "recall", 3), index=runs["r0"].query_id)).to_numpy()
+    d = (
+        pd.Series(metric_scores(judge(runs["r1"], qrels), "recall", 3), index=runs["r1"].query_id)
+        - pd.Series(metric_scores(judge(runs["r0"], qrels), "recall", 3), index=runs["r0"].query_id)
+    ).to_numpy()
     assert r.comparison.comparisons[0].interval("paired").se == pytest.approx(d.std(ddof=1) / math.sqrt(d.size))
 
 
@@ -180,6 +198,13 @@ def test_bad_inputs_are_named():
         compare_runs({"L": left, "R": right}, qrels, None, 1, "L")
     # One group of queries: no cluster-level SE.
     with pytest.raises(ValueError, match="in 1 group.*at least 2 groups"):
-        compare_runs(runs, qrels_from_frame(pd.DataFrame({"query_id": ["q2", "q3"], "doc_id": ["dq2", "dq3"],
-                                                          "relevance": 1, "source": "g2"})),
-                     None, 1, "A", group_col="source")
+        compare_runs(
+            runs,
+            qrels_from_frame(
+                pd.DataFrame({"query_id": ["q2", "q3"], "doc_id": ["dq2", "dq3"], "relevance": 1, "source": "g2"})
+            ),
+            None,
+            1,
+            "A",
+            group_col="source",
+        )

@@ -1,4 +1,5 @@
 """Document-level ranking metrics: the seed's case, hand-computed fixtures, properties, pytrec_eval parity."""
+
 from __future__ import annotations
 
 import math
@@ -195,8 +196,13 @@ def test_every_metric_in_unit_interval_and_matches_the_seed_reference(lists, rel
 
 
 @settings(max_examples=60, deadline=None)
-@given(hits=st.lists(st.sampled_from(DOCS), min_size=1, max_size=10), rel=relevant_sets,
-       k=st.integers(1, 10), where=st.integers(0, 10), pick=st.integers(0, 10))
+@given(
+    hits=st.lists(st.sampled_from(DOCS), min_size=1, max_size=10),
+    rel=relevant_sets,
+    k=st.integers(1, 10),
+    where=st.integers(0, 10),
+    pick=st.integers(0, 10),
+)
 def test_inserting_another_chunk_of_a_top_k_document_never_raises_recall(hits, rel, k, where, pick):
     top = list(dict.fromkeys(hits[:k]))
     dup = top[pick % len(top)]
@@ -244,8 +250,13 @@ def test_ranked_list_shows_where_each_document_is_first_seen():
     j = judged({**SEED, "other": ["faq"]}, {**SEED_RELEVANT, "other": {"faq": 1}})
     table = ranked_list(j, "q")
     assert list(table["chunk_rank"]) == [1, 2, 3, 4, 5]
-    assert list(table["doc_id"]) == SEED_HITS and list(table["chunk_id"]) == ["manual#1", "manual#2", "manual#3",
-                                                                             "faq#1", "terms#1"]
+    assert list(table["doc_id"]) == SEED_HITS and list(table["chunk_id"]) == [
+        "manual#1",
+        "manual#2",
+        "manual#3",
+        "faq#1",
+        "terms#1",
+    ]
     assert list(table["relevance"]) == [1, 1, 1, 1, 0]
     assert list(table["first_seen"]) == [True, False, False, True, True]
     assert list(table["doc_rank"]) == [1, 1, 1, 2, 3]  # faq is the second document although it is the fourth chunk

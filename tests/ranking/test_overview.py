@@ -1,4 +1,5 @@
 """The ranking overview: metric means by hand on the seed's case, excluded queries, one call equal to its parts."""
+
 from __future__ import annotations
 
 import math
@@ -44,11 +45,13 @@ def test_metric_means_at_k_3_by_hand_leave_the_query_without_relevant_documents_
 
 def test_the_overview_is_recall_report_and_the_tables_at_the_same_k():
     run, qrels, judged = seed_case(extra_queries=7)
-    overview = ranking_overview(run, qrels, judged, 4, order=DEDUP_TRUNCATE, group_col="source",
-                                level=0.9, boot=300, rng=5)
+    overview = ranking_overview(
+        run, qrels, judged, 4, order=DEDUP_TRUNCATE, group_col="source", level=0.9, boot=300, rng=5
+    )
     groups = np.array([f"g{i // 2}" for i in range(8)] + ["g_none"])
-    expected = recall_report(judged, 4, order=DEDUP_TRUNCATE, groups=groups, group_col="source",
-                             level=0.9, boot=300, rng=5)
+    expected = recall_report(
+        judged, 4, order=DEDUP_TRUNCATE, groups=groups, group_col="source", level=0.9, boot=300, rng=5
+    )
     assert overview.recall.to_dict() == expected.to_dict()
     assert overview.recall.n_groups == 4  # eight judged queries in pairs
     assert list(overview.order_differences["query_id"]) == list(judged.query_id)

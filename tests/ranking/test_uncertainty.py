@@ -1,4 +1,5 @@
 """Uncertainty of a mean over queries (queries grouped), RecallReport and the paired comparison of two runs."""
+
 from __future__ import annotations
 
 import math
@@ -106,8 +107,16 @@ def test_recall_report_contract_and_consistency():
 
 
 def test_recall_report_on_one_query_keeps_the_numbers_and_leaves_intervals_undefined():
-    run = run_from_frame(pd.DataFrame({"query_id": ["q"] * 5, "rank": range(1, 6), "chunk_id": list("abcde"),
-                                       "doc_id": ["manual", "manual", "manual", "faq", "terms"]}))
+    run = run_from_frame(
+        pd.DataFrame(
+            {
+                "query_id": ["q"] * 5,
+                "rank": range(1, 6),
+                "chunk_id": list("abcde"),
+                "doc_id": ["manual", "manual", "manual", "faq", "terms"],
+            }
+        )
+    )
     qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["manual", "faq"], "relevance": 1}))
     report = recall_report(judge(run, qrels), 3)
     assert (report.recall, report.naive_sum) == (0.5, 1.5)
@@ -116,7 +125,9 @@ def test_recall_report_on_one_query_keeps_the_numbers_and_leaves_intervals_undef
 
 
 def test_align_scores_over_the_union_of_queries():
-    queries, a, b = align_scores(np.array(["q1", "q2"]), np.array([1.0, 0.5]), np.array(["q3", "q1"]), np.array([0.0, 0.25]))
+    queries, a, b = align_scores(
+        np.array(["q1", "q2"]), np.array([1.0, 0.5]), np.array(["q3", "q1"]), np.array([0.0, 0.25])
+    )
     assert list(queries) == ["q1", "q2", "q3"]
     np.testing.assert_array_equal(a, [1.0, 0.5, np.nan])
     np.testing.assert_array_equal(b, [0.25, np.nan, 0.0])
@@ -131,7 +142,9 @@ def test_paired_comparison_of_two_cutoffs():
     assert result.n_docs == 10
     # Paired linearization over groups == cluster-robust SE of the mean per-query difference.
     diff = (b - a)[defined]
-    fit = sm.OLS(diff, np.ones(diff.size)).fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(groups[defined])[0]})
+    fit = sm.OLS(diff, np.ones(diff.size)).fit(
+        cov_type="cluster", cov_kwds={"groups": pd.factorize(groups[defined])[0]}
+    )
     assert result.interval("paired").se == pytest.approx(fit.bse[0], rel=1e-9)
     with pytest.raises(ValueError, match="align them by query_id"):
         compare_scores(a, b[:-1])

@@ -1,4 +1,5 @@
 """Sparse BM25 against rank-bm25 (the oracle), hand computation, and the tie rule."""
+
 from __future__ import annotations
 
 import math
@@ -22,8 +23,22 @@ from ragunc.retrieval.bm25 import (
 )
 from ragunc.retrieval.chunking import chunk_corpus
 
-PARITY_MODULES = ["json", "json.decoder", "json.encoder", "csv", "textwrap", "shlex", "fnmatch",
-                  "glob", "heapq", "bisect", "smtplib", "string", "calendar", "gettext"]
+PARITY_MODULES = [
+    "json",
+    "json.decoder",
+    "json.encoder",
+    "csv",
+    "textwrap",
+    "shlex",
+    "fnmatch",
+    "glob",
+    "heapq",
+    "bisect",
+    "smtplib",
+    "string",
+    "calendar",
+    "gettext",
+]
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +157,10 @@ def test_pruned_and_dense_ranks_equal_the_full_product_exactly(stdlib_chunks, sh
     index = bm25_index(stdlib_chunks)
     rng = np.random.default_rng(11)
     targets = rng.integers(0, len(stdlib_chunks), size=300)
-    queries = [list(rng.choice(stdlib_chunks[t], size=rng.integers(1, 6))) + (["the"] if i % 3 else [])
-               for i, t in enumerate(targets)]
+    queries = [
+        list(rng.choice(stdlib_chunks[t], size=rng.integers(1, 6))) + (["the"] if i % 3 else [])
+        for i, t in enumerate(targets)
+    ]
     matrix = index.query_matrix(queries)
     full = (matrix @ index.weights).toarray()
     with pytest.MonkeyPatch.context() as patch:

@@ -1,4 +1,5 @@
 """Chunker: windows of N words, overlap, ids and word counts, by hand and as invariants."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -46,9 +47,14 @@ def test_very_large_document():
     assert chunks.n_words[:2001].sum() == 200_003 and chunks.n_words[2000] == 3
 
 
-@pytest.mark.parametrize("words, overlap, message", [(9, 0, "chunk_words must be an integer >= 10"),
-                                                       (10, 10, r"overlap must be an integer in \[0, chunk_words=10\)"),
-                                                       (10, -1, "overlap must be")])
+@pytest.mark.parametrize(
+    "words, overlap, message",
+    [
+        (9, 0, "chunk_words must be an integer >= 10"),
+        (10, 10, r"overlap must be an integer in \[0, chunk_words=10\)"),
+        (10, -1, "overlap must be"),
+    ],
+)
 def test_bad_sizes(words, overlap, message):
     with pytest.raises(ValueError, match=message):
         chunk_text("a b c", words, overlap)

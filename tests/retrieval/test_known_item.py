@@ -1,4 +1,5 @@
 """Known-item query simulation (Azzopardi et al. 2007) against its sampling model; query files."""
+
 from __future__ import annotations
 
 import json
@@ -25,10 +26,13 @@ def test_query_lengths_are_poisson_at_least_one():
     assert abs(lengths.mean() - expected) < 4 * np.sqrt(3.0 / 20_000)
 
 
-@pytest.mark.parametrize("selection, expected", [
-    ("popular", [1 / 6, 3 / 6, 0, 2 / 6]),  # tf / |d|
-    ("random", [1 / 3, 1 / 3, 0, 1 / 3]),  # uniform over the chunk's distinct terms
-])
+@pytest.mark.parametrize(
+    "selection, expected",
+    [
+        ("popular", [1 / 6, 3 / 6, 0, 2 / 6]),  # tf / |d|
+        ("random", [1 / 3, 1 / 3, 0, 1 / 3]),  # uniform over the chunk's distinct terms
+    ],
+)
 def test_term_selection_from_the_chunk(selection, expected):
     tf = _tf([[1, 3, 0, 2]] * 5000 + [[0, 0, 7, 1]])
     rows, terms = simulate_known_item(tf, QueryModel(selection=selection, lam=1.0), rng=2)

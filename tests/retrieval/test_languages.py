@@ -1,4 +1,5 @@
 """Chunking, BM25 and simulated queries in each language: spaced ones unchanged, Japanese by morphemes."""
+
 from __future__ import annotations
 
 import gzip
@@ -22,10 +23,14 @@ from ragunc.retrieval.tokens import tokenize_corpus
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 JA = SAMPLE / "debian_reference_ja.jsonl.gz"
-PORTUGUESE = ("A válvula fecha sozinha quando o sensor detecta um vazamento no cano e não mostra os avisos. "
-              "O painel registra cada evento com a hora, e o técnico confere os dados pela manhã. ")
-SPANISH = ("La válvula se cierra sola cuando el sensor detecta una fuga en la tubería y los avisos del panel. "
-           "El técnico revisa los datos por la mañana y anota cada evento con su hora. ")
+PORTUGUESE = (
+    "A válvula fecha sozinha quando o sensor detecta um vazamento no cano e não mostra os avisos. "
+    "O painel registra cada evento com a hora, e o técnico confere os dados pela manhã. "
+)
+SPANISH = (
+    "La válvula se cierra sola cuando el sensor detecta una fuga en la tubería y los avisos del panel. "
+    "El técnico revisa los datos por la mañana y anota cada evento con su hora. "
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,16 +43,31 @@ def test_the_bundled_spaced_sample_is_reproduced_byte_for_byte(tmp_path):
     meta = json.loads((SAMPLE / "debian_copyright_meta.json").read_text())
     info = meta["configs"]["200w"]
     out = tmp_path / info["file"]
-    assert main(["chunk-eval", str(SAMPLE / meta["corpus"]["file"]), "--chunk-words", "200", "--seed", "0",
-                 "--out", str(out), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "chunk-eval",
+                str(SAMPLE / meta["corpus"]["file"]),
+                "--chunk-words",
+                "200",
+                "--seed",
+                "0",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert gzip.decompress(out.read_bytes()) == gzip.decompress((SAMPLE / info["file"]).read_bytes())
 
 
 @pytest.mark.parametrize(("text", "code"), [(PORTUGUESE, "pt"), (SPANISH, "es")])
 def test_portuguese_and_spanish_are_chunked_and_ranked_as_words(text, code):
     words = text.split()
-    frame = pd.DataFrame({"doc_id": [f"d{i}" for i in range(6)],
-                          "text": [" ".join(np.roll(words, 7 * i)) * (i + 1) for i in range(6)]})
+    frame = pd.DataFrame(
+        {"doc_id": [f"d{i}" for i in range(6)], "text": [" ".join(np.roll(words, 7 * i)) * (i + 1) for i in range(6)]}
+    )
     corpus = corpus_from_frame(frame)
     detected = chunk_eval(corpus, chunk_words=12, rng=1)
     assert detected.attrs["summary"]["language"]["code"] == code
@@ -85,7 +105,7 @@ def test_japanese_ranks_agree_with_rank_bm25_over_the_same_morphemes(japanese):
     retrieval = prepare_retrieval(tokens, chunk_words=100)
     ids, offsets, vocabulary = tokens.chunk_terms(retrieval.chunks)
     terms = np.asarray(vocabulary, dtype=object)
-    oracle = BM25Okapi([list(terms[ids[offsets[i]:offsets[i + 1]]]) for i in range(len(offsets) - 1)])
+    oracle = BM25Okapi([list(terms[ids[offsets[i] : offsets[i + 1]]]) for i in range(len(offsets) - 1)])
     known = set(vocabulary)
     for row in np.random.default_rng(0).choice(len(results), size=60, replace=False):
         query = results["query"].iloc[row]
@@ -132,4 +152,7 @@ def test_chunk_eval_cli_names_the_missing_extra(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "fugashi", None)  # as if ragunc[ja] were not installed
     language("ja").analyser.cache_clear()  # forget the analyser loaded so far
     assert main(["chunk-eval", str(JA), "--no-progress"]) == 2
-    assert "is segmented by fugashi with unidic-lite, which is not installed: pip install 'ragunc[ja]'" in capsys.readouterr().err
+    assert (
+        "is segmented by fugashi with unidic-lite, which is not installed: pip install 'ragunc[ja]'"
+        in capsys.readouterr().err
+    )

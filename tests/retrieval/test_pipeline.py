@@ -1,4 +1,5 @@
 """chunk_eval end to end: the data contract, ranks checked against rank-bm25, user queries, runs."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,24 @@ from ragunc.retrieval.pipeline import (
 )
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
-MODULES = ["json", "json.decoder", "csv", "textwrap", "shlex", "fnmatch", "glob", "heapq", "bisect",
-           "string", "calendar", "gettext", "smtplib", "queue", "sched", "colorsys"]
+MODULES = [
+    "json",
+    "json.decoder",
+    "csv",
+    "textwrap",
+    "shlex",
+    "fnmatch",
+    "glob",
+    "heapq",
+    "bisect",
+    "string",
+    "calendar",
+    "gettext",
+    "smtplib",
+    "queue",
+    "sched",
+    "colorsys",
+]
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +104,9 @@ def test_default_hit_rate_is_not_trivial(results):
 
 
 def test_more_chunk_terms_make_queries_easier(corpus):
-    easy = chunk_eval(corpus, chunk_words=40, query_model=QueryModel(lam=1.0, selection="discriminative",
-                                                                     mean_length=6), rng=1)
+    easy = chunk_eval(
+        corpus, chunk_words=40, query_model=QueryModel(lam=1.0, selection="discriminative", mean_length=6), rng=1
+    )
     hard = chunk_eval(corpus, chunk_words=40, query_model=QueryModel(lam=0.2), rng=1)
     assert easy["y"].mean() > hard["y"].mean() + 0.2
 
@@ -170,10 +188,7 @@ def test_sample_data_match_their_metadata():
 def test_several_questions_about_one_chunk_stay_a_loadable_file(corpus, tmp_path):
     # Rows are queries: two questions on json#0 must not read as a duplicated chunk.
     (tmp_path / "q.csv").write_text(
-        "query_id,query,chunk_id\n"
-        "q1,json encoder,json#0\n"
-        "q2,decode json text,json#0\n"
-        "q3,csv reader,csv#0\n"
+        "query_id,query,chunk_id\nq1,json encoder,json#0\nq2,decode json text,json#0\nq3,csv reader,csv#0\n"
     )
     frame = chunk_eval(corpus, chunk_words=40, queries=tmp_path / "q.csv")
     assert "chunk_id" not in frame and "chunk_index" not in frame
@@ -206,5 +221,5 @@ def test_tokens_of_words_whose_case_depends_on_neighbours():
         chunks = chunk_corpus(corpus, chunk_words, overlap)
         assert len(chunks) > 4
         ids, offsets, vocabulary = tokenize_corpus(corpus).chunk_terms(chunks)
-        got = [list(vocabulary[ids[offsets[i]:offsets[i + 1]]]) for i in range(len(chunks))]
+        got = [list(vocabulary[ids[offsets[i] : offsets[i + 1]]]) for i in range(len(chunks))]
         assert got == [tokenize(t) for t in chunks.texts]

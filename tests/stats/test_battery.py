@@ -1,4 +1,5 @@
 """The battery's populations have the shapes its table promises (the study's conclusions rest on them)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,17 +20,20 @@ def _shape(name):
     return s, s.sum_y.sum() / s.n.sum(), float((s.sum_y == 0).mean()), icc_anova(s.sum_y, s.n, s.sum_y2), cv
 
 
-@pytest.mark.parametrize("name, p, zero, icc, cv", [
-    ("beta", (0.15, 0.21), (0.25, 0.5), (0.22, 0.36), (0.6, 1.0)),
-    ("rare", (0.02, 0.04), (0.68, 0.80), (0.03, 0.2), (0.6, 1.0)),
-    ("high", (0.80, 0.90), (0.0, 0.05), (0.14, 0.26), (0.6, 1.0)),
-    ("size_correlated", (0.2, 0.35), (0.0, 0.1), (0.05, 0.25), (0.9, 1.4)),
-    ("near_iid_unequal", (0.2, 0.3), (0.0, 0.3), (-0.01, 0.03), (1.5, 3.0)),
-    ("zero_inflated_pareto", (0.12, 0.25), (0.45, 0.65), (0.2, 0.4), (2.0, 4.0)),
-    ("sparse_pareto_1.2", (0.03, 0.08), (0.78, 0.88), (0.25, 0.5), (3.5, 6.0)),
-    ("sparse_pareto_1.0", (0.03, 0.08), (0.78, 0.88), (0.25, 0.6), (6.0, 11.0)),
-    ("sparse_pareto_0.8", (0.01, 0.05), (0.78, 0.88), (0.3, 0.7), (11.0, 20.0)),
-])
+@pytest.mark.parametrize(
+    "name, p, zero, icc, cv",
+    [
+        ("beta", (0.15, 0.21), (0.25, 0.5), (0.22, 0.36), (0.6, 1.0)),
+        ("rare", (0.02, 0.04), (0.68, 0.80), (0.03, 0.2), (0.6, 1.0)),
+        ("high", (0.80, 0.90), (0.0, 0.05), (0.14, 0.26), (0.6, 1.0)),
+        ("size_correlated", (0.2, 0.35), (0.0, 0.1), (0.05, 0.25), (0.9, 1.4)),
+        ("near_iid_unequal", (0.2, 0.3), (0.0, 0.3), (-0.01, 0.03), (1.5, 3.0)),
+        ("zero_inflated_pareto", (0.12, 0.25), (0.45, 0.65), (0.2, 0.4), (2.0, 4.0)),
+        ("sparse_pareto_1.2", (0.03, 0.08), (0.78, 0.88), (0.25, 0.5), (3.5, 6.0)),
+        ("sparse_pareto_1.0", (0.03, 0.08), (0.78, 0.88), (0.25, 0.6), (6.0, 11.0)),
+        ("sparse_pareto_0.8", (0.01, 0.05), (0.78, 0.88), (0.3, 0.7), (11.0, 20.0)),
+    ],
+)
 def test_each_population_has_its_advertised_shape(name, p, zero, icc, cv):
     s, rate, zeros, rho, size_cv = _shape(name)
     assert s.n_docs == N_DOCS and s.binary
@@ -66,11 +70,15 @@ def test_sparse_pareto_sizes_are_the_pareto_quantiles(name):
     assert slope == pytest.approx(-1 / tail, rel=0.01)
     # Redrawing the rates keeps the sizes: the population's shape is the tail index's, not the seed's.
     other = battery_population(name, seed=1)
-    assert np.array_equal(np.sort(other.n)[::-1], size) and not np.array_equal(other.sum_y, battery_population(name).sum_y)
+    assert np.array_equal(np.sort(other.n)[::-1], size) and not np.array_equal(
+        other.sum_y, battery_population(name).sum_y
+    )
 
 
-@pytest.mark.parametrize("name, top_share", [("sparse_pareto_1.2", (0.25, 0.35)), ("sparse_pareto_1.0", (0.43, 0.53)),
-                                             ("sparse_pareto_0.8", (0.69, 0.79))])
+@pytest.mark.parametrize(
+    "name, top_share",
+    [("sparse_pareto_1.2", (0.25, 0.35)), ("sparse_pareto_1.0", (0.43, 0.53)), ("sparse_pareto_0.8", (0.69, 0.79))],
+)
 def test_a_few_documents_hold_most_chunks_in_the_heavier_tails(name, top_share):
     size = np.sort(battery_population(name).n)[::-1]
     low, high = top_share

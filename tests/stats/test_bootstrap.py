@@ -1,4 +1,5 @@
 """Cluster bootstrap against scipy.stats.bootstrap, resampling theory and brute force."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,8 +46,7 @@ def test_matches_scipy_bootstrap(method, estimator):
         data, stat = (s.sum_y, s.n.astype(float)), ratio
     else:
         data, stat = (s.sum_y / s.n,), mean_rate
-    ref = stats.bootstrap(data, stat, paired=True, vectorized=True, n_resamples=reps,
-                          method=method, rng=2)
+    ref = stats.bootstrap(data, stat, paired=True, vectorized=True, n_resamples=reps, method=method, rng=2)
     ci = ours["bootstrap" if method == "percentile" else "bootstrap_bca"].ci
     # Two independent Monte Carlo runs of B = 50,000: each bound's MC sd is ~2% of
     # the SE here (measured over seeds), so 8% of the SE is ~3 sd of their difference.
@@ -77,8 +77,7 @@ def test_jackknife_closed_form_matches_leave_one_out(estimator):
     s = beta_binomial_sample(np.random.default_rng(7), k=9)
     rate = s.sum_y / s.n
     brute = [
-        (np.delete(s.sum_y, i).sum() / np.delete(s.n, i).sum()) if estimator == "micro"
-        else np.delete(rate, i).mean()
+        (np.delete(s.sum_y, i).sum() / np.delete(s.n, i).sum()) if estimator == "micro" else np.delete(rate, i).mean()
         for i in range(9)
     ]
     assert jackknife(s.sum_y, s.n, estimator) == pytest.approx(brute)

@@ -4,6 +4,7 @@ The reference (``tests/support/numpy_resampling.py``) draws document indices wit
 generator and sums the columns over them, the bootstrap as defined: the engine's pair table,
 packing and stream must not show in the law of what it returns.
 """
+
 from __future__ import annotations
 
 import tracemalloc
@@ -55,7 +56,8 @@ def test_ratio_draws_are_multinomial(k, reps):
     keep = expected >= 5
     observed = np.bincount(counts, minlength=k + 1)
     chi2 = (((observed - expected)[keep]) ** 2 / expected[keep]).sum() + (
-        (observed[~keep].sum() - expected[~keep].sum()) ** 2 / max(expected[~keep].sum(), 1e-9))
+        (observed[~keep].sum() - expected[~keep].sum()) ** 2 / max(expected[~keep].sum(), 1e-9)
+    )
     assert stats.chi2.sf(chi2, keep.sum()) > 1e-4
 
 
@@ -186,8 +188,11 @@ def test_packed_and_float_ratio_replicates_agree(monkeypatch):
     packed = ratio_replicates(y, m, theta, 300, np.random.default_rng(1), keep_se=True, scales=("linear", "logit"))
     monkeypatch.setattr(bk, "_packing", lambda columns, k: None)
     floats = ratio_replicates(y, m, theta, 300, np.random.default_rng(1), keep_se=True, scales=("linear", "logit"))
-    for a, b in [*zip(packed[:2], floats[:2]), *zip(packed[2].values(), floats[2].values()),
-                 *zip(packed[3:], floats[3:])]:
+    for a, b in [
+        *zip(packed[:2], floats[:2]),
+        *zip(packed[2].values(), floats[2].values()),
+        *zip(packed[3:], floats[3:]),
+    ]:
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=0)
 
 

@@ -1,4 +1,5 @@
 """chunk_size_diagnostics: one row per chunk size, checked by hand and against repeated sampling."""
+
 from __future__ import annotations
 
 import itertools
@@ -13,8 +14,13 @@ from ragunc.stats.sample import ClusterStats
 def _population(hits_per_doc: list[list[int]], config: str) -> ClusterStats:
     total = [sum(h) for h in hits_per_doc]
     size = [len(h) for h in hits_per_doc]
-    return ClusterStats(cluster_id=np.array([f"d{i}" for i in range(len(size))]), sum_y=np.array(total, float),
-                         n=np.array(size), sum_y2=np.array(total, float), config=config)
+    return ClusterStats(
+        cluster_id=np.array([f"d{i}" for i in range(len(size))]),
+        sum_y=np.array(total, float),
+        n=np.array(size),
+        sum_y2=np.array(total, float),
+        config=config,
+    )
 
 
 # The same four documents cut in two ways: 10 chunks in all at the coarse size, 20 at the fine one.
@@ -39,9 +45,14 @@ def _by_hand(y: list[list[int]], k: int) -> dict:
     msw = sum(((np.array(d) - means[i]) ** 2).sum() for i, d in enumerate(y)) / (n - d_docs)
     m0 = (n - (m**2).sum() / n) / (d_docs - 1)
     return {
-        "estimate": p, "mean_size": m_bar, "chunks_per_sample": k * m_bar, "deff": variance / binomial,
-        "icc": (msb - msw) / (msb + (m0 - 1) * msw), "n_eff": k * m_bar * binomial / variance,
-        "micro_sd": np.sqrt(variance), "binomial_sd": np.sqrt(binomial),
+        "estimate": p,
+        "mean_size": m_bar,
+        "chunks_per_sample": k * m_bar,
+        "deff": variance / binomial,
+        "icc": (msb - msw) / (msb + (m0 - 1) * msw),
+        "n_eff": k * m_bar * binomial / variance,
+        "micro_sd": np.sqrt(variance),
+        "binomial_sd": np.sqrt(binomial),
     }
 
 
@@ -52,8 +63,10 @@ MEASURED = {"deff", "n_eff", "micro_sd"}
 def test_rows_match_hand_computation_smallest_size_first():
     rows = chunk_size_diagnostics({200: COARSE, 100: FINE}, k=2)
     assert [r.words for r in rows] == [100, 200]
-    cuts = {100: [[1, 1, 1, 1], [1, 1, 0, 0, 0, 0], [0, 0], [1, 1, 1, 0, 0, 0, 0, 0]],
-            200: [[1, 1], [1, 0, 0], [0], [1, 1, 0, 0]]}
+    cuts = {
+        100: [[1, 1, 1, 1], [1, 1, 0, 0, 0, 0], [0, 0], [1, 1, 1, 0, 0, 0, 0, 0]],
+        200: [[1, 1], [1, 0, 0], [0], [1, 1, 0, 0]],
+    }
     for row in rows:
         expected = _by_hand(cuts[row.words], k=2)
         assert (row.k, row.n_docs) == (2, 4)

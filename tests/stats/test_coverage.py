@@ -1,4 +1,5 @@
 """Coverage experiments on synthetic populations built here (beta-binomial documents, ICC ~ 0.3)."""
+
 from __future__ import annotations
 
 import json
@@ -90,7 +91,8 @@ def test_per_repetition_arrays_reproduce_the_summary(clustered, clustered_run):
         assert r.methods[method].width == pytest.approx((r.methods[method].upper - r.methods[method].lower).mean())
     # t(K-1) widens the normal interval by t/z exactly, repetition by repetition
     assert r.methods["cluster_t"].width / r.methods["cluster"].width == pytest.approx(
-        stats.t.ppf(0.975, K - 1) / stats.norm.ppf(0.975))
+        stats.t.ppf(0.975, K - 1) / stats.norm.ppf(0.975)
+    )
     assert r.population_value == pytest.approx(clustered.sum_y.sum() / clustered.n.sum())
     assert r.sd_empirical == pytest.approx(r.estimates.std(ddof=1))
     assert r.mean_chunks == pytest.approx(r.n_chunks.mean())
@@ -168,8 +170,17 @@ def test_seeded(clustered):
 def test_to_dict_contract(clustered_run):
     d = clustered_run.to_dict()
     assert set(d["population"]) == {"n_docs", "n_chunks", "value"}
-    for key in ("k", "reps", "coverage", "coverage_mcse", "undefined", "width", "sd_empirical", "se_mean",
-                "variance_ratio"):
+    for key in (
+        "k",
+        "reps",
+        "coverage",
+        "coverage_mcse",
+        "undefined",
+        "width",
+        "sd_empirical",
+        "se_mean",
+        "variance_ratio",
+    ):
         assert key in d
     assert {"naive", "wilson", "cluster", "bootstrap"} <= set(d["coverage"])
     assert list(d["undefined"]) == list(d["width"]) == list(d["coverage"])
@@ -233,8 +244,12 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
 def test_studentized_false_drops_only_the_studentized_methods(clustered):
     r = coverage_experiment(clustered, k=10, reps=40, boot=50, rng=0, studentized=False)
     assert tuple(r.methods) == tuple(m for m in METHOD_NAMES if m not in ("bootstrap_t", "bootstrap_t_logit"))
-    assert tuple(m for m, c in r.methods.items() if c.se_mean is not None) == ("naive", "cluster", "cluster_t",
-                                                                               "bootstrap")
+    assert tuple(m for m, c in r.methods.items() if c.se_mean is not None) == (
+        "naive",
+        "cluster",
+        "cluster_t",
+        "bootstrap",
+    )
 
 
 def test_seed_figures_are_population_quantities(clustered, clustered_run):
@@ -257,8 +272,7 @@ def test_seed_figures_are_population_quantities(clustered, clustered_run):
 def test_predicted_variance_matches_the_empirical_one_for_two_stages(clustered, estimator):
     # Two stages add the within-document (hypergeometric) variance of the kept hits.
     one = coverage_experiment(clustered, k=K, reps=4000, boot=0, estimator=estimator, rng=11)
-    two = coverage_experiment(clustered, k=K, reps=4000, boot=0, estimator=estimator, rng=11,
-                              two_stage_fraction=0.3)
+    two = coverage_experiment(clustered, k=K, reps=4000, boot=0, estimator=estimator, rng=11, two_stage_fraction=0.3)
     for run in (one, two):
         assert run.linearization_sd == pytest.approx(run.sd_empirical, rel=0.06)
     assert two.linearization_sd > 1.05 * one.linearization_sd
@@ -278,8 +292,12 @@ def test_the_recommended_method_is_reported_under_its_own_key(clustered_run):
     r = clustered_run
     assert r.recommended == RECOMMENDED_METHOD and "recommended" not in r.methods  # the library keys methods
     d = r.to_dict()
-    for block, field in (("coverage", "coverage"), ("coverage_mcse", "mcse"), ("undefined", "undefined"),
-                         ("width", "width")):
+    for block, field in (
+        ("coverage", "coverage"),
+        ("coverage_mcse", "mcse"),
+        ("undefined", "undefined"),
+        ("width", "width"),
+    ):
         assert list(d[block]) == [*r.methods, "recommended"]
         assert d[block]["recommended"] == getattr(r.methods[RECOMMENDED_METHOD], field)
         assert all(d[block][name] == getattr(m, field) for name, m in r.methods.items())

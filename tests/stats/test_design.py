@@ -1,4 +1,5 @@
 """The design's values over repeated samples of K documents: against enumeration, theory and the coverage experiment."""
+
 from __future__ import annotations
 
 import itertools
@@ -38,14 +39,14 @@ def test_macro_is_the_exact_variance_over_every_sample(tiny):
     got = design(tiny, k, estimator="macro")
     exact = _every_sample(tiny, k, "macro").var()  # the population of C(7, 3) = 35 samples
     assert got.draws == 0 and got.deff_mcse == 0
-    assert got.sd ** 2 == pytest.approx(exact, rel=1e-12)
+    assert got.sd**2 == pytest.approx(exact, rel=1e-12)
 
 
 def test_micro_matches_the_exact_variance_within_its_monte_carlo_error(tiny):
     k = 3
     got = design(tiny, k, estimator="micro", rng=5)
     exact = _every_sample(tiny, k, "micro").var()
-    binomial = got.binomial_sd ** 2
+    binomial = got.binomial_sd**2
     assert got.draws == 20_000
     assert got.deff == pytest.approx(exact / binomial, abs=4 * got.deff_mcse)
     assert got.deff_mcse < 0.05 * got.deff  # the Monte Carlo error is small beside the value
@@ -60,7 +61,7 @@ def test_definitions_by_hand(tiny):
     assert got.expected_chunks == pytest.approx(expected)
     assert got.population_value == pytest.approx(p)
     assert got.binomial_sd == pytest.approx(np.sqrt(p * (1 - p) / expected))
-    assert got.deff == pytest.approx(got.sd ** 2 / got.binomial_sd ** 2)
+    assert got.deff == pytest.approx(got.sd**2 / got.binomial_sd**2)
     assert got.n_eff == pytest.approx(expected / got.deff)
     assert got.icc == pytest.approx(icc_anova(tiny.sum_y, tiny.n, tiny.sum_y2))
     # what a normal-theory naive interval would cover with this variance ratio
@@ -90,7 +91,7 @@ def test_agrees_with_the_coverage_experiment(clustered, estimator, k):
     est = run.estimates
     m4 = ((est - est.mean()) ** 4).mean()
     run_var_se = np.sqrt((m4 - est.var() ** 2) / est.size)
-    run_deff_se = run_var_se / run.binomial_sd ** 2
+    run_deff_se = run_var_se / run.binomial_sd**2
     assert run.binomial_sd == pytest.approx(got.binomial_sd)
     assert got.deff == pytest.approx(run.variance_ratio, abs=4 * np.hypot(got.deff_mcse, run_deff_se))
 
@@ -105,10 +106,16 @@ def test_a_samples_deff_estimates_the_designs(clustered):
     assert np.mean(estimates) == pytest.approx(truth.deff, rel=0.1)
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"k": 1}, "k must be"), ({"k": 601}, "k must be"), ({"k": 2.5}, "k must be"),
-    ({"k": 5, "estimator": "median"}, "estimator"), ({"k": 5, "draws": 1}, "draws"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 1}, "k must be"),
+        ({"k": 601}, "k must be"),
+        ({"k": 2.5}, "k must be"),
+        ({"k": 5, "estimator": "median"}, "estimator"),
+        ({"k": 5, "draws": 1}, "draws"),
+    ],
+)
 def test_bad_arguments_are_named(clustered, kwargs, message):
     with pytest.raises(ValueError, match=message):
         design(clustered, **kwargs)

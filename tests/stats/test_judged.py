@@ -1,4 +1,5 @@
 """Judge-only, gold-only and prediction-powered estimates: ppi-python, hand formulas, the delta method, coverage."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,7 +45,11 @@ def test_one_row_per_document_is_ppi_python(case):
     ppi = report["prediction_powered"]
     assert ppi.estimate == pytest.approx(case["estimate"], abs=1e-12)
     assert ppi.interval.se == pytest.approx(case["se"], rel=0.02)
-    for lam, key in ((0.0, "estimate_lambda_0"), (1.0, "estimate_lambda_1"), (case["lambda_ppi_tuned"], "estimate_ppi_tuned")):
+    for lam, key in (
+        (0.0, "estimate_lambda_0"),
+        (1.0, "estimate_lambda_1"),
+        (case["lambda_ppi_tuned"], "estimate_ppi_tuned"),
+    ):
         assert judged_report(sample, lam=lam)["prediction_powered"].estimate == pytest.approx(case[key], abs=1e-12)
     # The gold-only estimate is lambda = 0, the audited rows' mean.
     assert report["gold_only"].estimate == pytest.approx(np.mean(case["gold"]))
@@ -89,8 +94,15 @@ def delta_method_variance(doc, f, y, audited, lam, estimator):
     k = doc.max() + 1
     size = np.bincount(doc, minlength=k)
     w = np.ones(k) if estimator == "micro" else 1 / size
-    totals = np.stack([np.bincount(doc, weights=x, minlength=k) for x in
-                       (np.ones(doc.size), f, audited * 1.0, y * audited, f * audited)]) * w
+    totals = (
+        np.stack(
+            [
+                np.bincount(doc, weights=x, minlength=k)
+                for x in (np.ones(doc.size), f, audited * 1.0, y * audited, f * audited)
+            ]
+        )
+        * w
+    )
 
     def theta(t):
         m, fs, a, g, h = t
@@ -218,8 +230,18 @@ def test_batch_rows_are_the_single_sample_calls():
     for seed in (10, 11, 12):
         doc, f, y, audited = random_judged(seed, k=20)
         s = judged_from_rows(doc, f, y, audited)
-        columns.append((s.judge.n, s.judge.sum_y, s.audited, s.gold_total, s.gold_sumsq, s.judge_audited,
-                        s.judge_audited_sumsq, s.cross))
+        columns.append(
+            (
+                s.judge.n,
+                s.judge.sum_y,
+                s.audited,
+                s.gold_total,
+                s.gold_sumsq,
+                s.judge_audited,
+                s.judge_audited_sumsq,
+                s.cross,
+            )
+        )
     stacked = [np.stack(c) for c in zip(*columns)]
     batch = judged_arrays(*stacked)
     for i, cols in enumerate(columns):
@@ -236,19 +258,23 @@ def test_batch_rows_are_the_single_sample_calls():
 @pytest.fixture(scope="module")
 def biased_judge_population():
     """Gold and a judge whose sensitivity and false positives vary between documents (its bias does)."""
-    frame = synthesize_judged(n_docs=2000, mean_chunks=12, size_cv=0.8, p=0.2, icc=0.2, false_positive=0.15,
-                              judge_spread=0.5, rng=1)
+    frame = synthesize_judged(
+        n_docs=2000, mean_chunks=12, size_cv=0.8, p=0.2, icc=0.2, false_positive=0.15, judge_spread=0.5, rng=1
+    )
     doc = pd.factorize(frame["doc_id"])[0]
     return judged_from_rows(doc, frame["y_judge"], frame["y"], np.ones(len(frame), bool))
 
 
-@pytest.mark.parametrize(("audit", "share", "estimator"),
-                         [("rows", 0.2, "micro"), ("rows", 0.2, "macro"), ("documents", 0.3, "micro")])
-def test_prediction_powered_interval_holds_where_the_judge_alone_fails(biased_judge_population, audit, share,
-                                                                       estimator):
+@pytest.mark.parametrize(
+    ("audit", "share", "estimator"), [("rows", 0.2, "micro"), ("rows", 0.2, "macro"), ("documents", 0.3, "micro")]
+)
+def test_prediction_powered_interval_holds_where_the_judge_alone_fails(
+    biased_judge_population, audit, share, estimator
+):
     reps = 2000
-    r = judged_coverage(biased_judge_population, k=50, reps=reps, audit=audit, audit_share=share,
-                        estimator=estimator, rng=4)
+    r = judged_coverage(
+        biased_judge_population, k=50, reps=reps, audit=audit, audit_share=share, estimator=estimator, rng=4
+    )
     assert r.judge_value - r.population_value > 0.08  # the judge says yes too often
     ppi, mcse = r.coverage["prediction_powered"], r.coverage_mcse["prediction_powered"]
     # Within 2.5 points of nominal, up to three Monte Carlo SEs.
@@ -264,22 +290,38 @@ def test_prediction_powered_interval_holds_where_the_judge_alone_fails(biased_ju
 @pytest.mark.parametrize("estimator", ["micro", "macro"])
 def test_estimated_se_tracks_the_spread_of_the_estimates(biased_judge_population, audit, share, estimator):
     reps = 1500
-    r = judged_coverage(biased_judge_population, k=200, reps=reps, audit=audit, audit_share=share,
-                        estimator=estimator, rng=5, method="cluster")
+    r = judged_coverage(
+        biased_judge_population,
+        k=200,
+        reps=reps,
+        audit=audit,
+        audit_share=share,
+        estimator=estimator,
+        rng=5,
+        method="cluster",
+    )
     for name in ("gold_only", "prediction_powered", "judge_bias"):
         sd = r.estimates[name].std(ddof=1)
         se = np.mean((r.upper[name] - r.lower[name]) / (2 * 1.959963984540054))
         # The SD of an SD estimate from R draws is about SD / sqrt(2 R): 1.8% here; 4 of those.
         assert se == pytest.approx(sd, rel=4 / np.sqrt(2 * reps) + 0.01)
-        assert abs(r.estimates[name].mean() - (r.judge_value - r.population_value if name == "judge_bias"
-                                               else r.population_value)) < 4 * sd / np.sqrt(reps) + 0.002
+        assert (
+            abs(
+                r.estimates[name].mean()
+                - (r.judge_value - r.population_value if name == "judge_bias" else r.population_value)
+            )
+            < 4 * sd / np.sqrt(reps) + 0.002
+        )
 
 
 def test_coverage_validation(biased_judge_population):
     scores = biased_judge_population.judge
-    half = judged_population(ClusterStats(scores.cluster_id, scores.sum_y / 2, scores.n, scores.sum_y2 / 4),
-                             biased_judge_population.gold_total, biased_judge_population.gold_sumsq,
-                             biased_judge_population.cross / 2)
+    half = judged_population(
+        ClusterStats(scores.cluster_id, scores.sum_y / 2, scores.n, scores.sum_y2 / 4),
+        biased_judge_population.gold_total,
+        biased_judge_population.gold_sumsq,
+        biased_judge_population.cross / 2,
+    )
     with pytest.raises(ValueError, match="0/1 gold and judge"):
         judged_coverage(half, k=20, reps=10, audit="rows")
     judged_coverage(half, k=20, reps=10, audit="documents", rng=0)  # scores: documents are fine
@@ -304,8 +346,7 @@ def test_coverage_is_seeded(biased_judge_population):
 
 @pytest.fixture(scope="module")
 def pilot_population():
-    frame = synthesize_judged(n_docs=300, mean_chunks=12, p=0.2, icc=0.2, false_positive=0.15, judge_spread=0.5,
-                              rng=1)
+    frame = synthesize_judged(n_docs=300, mean_chunks=12, p=0.2, icc=0.2, false_positive=0.15, judge_spread=0.5, rng=1)
     return pd.factorize(frame["doc_id"])[0], frame["y_judge"].to_numpy(), frame["y"].to_numpy()
 
 
@@ -321,7 +362,9 @@ def test_plan_at_the_pilots_own_half_width_asks_for_the_pilots_audit(pilot_popul
     plan = plan_audit(pilot, half_width=half * (1 + 1e-9))
     assert plan.needed == (audited.sum() if audit == "rows" else pilot.n_audited_docs)
     assert plan.gold_only_needed > plan.needed  # the judge saves audit work
-    assert np.all(np.diff(plan.curve_half_width) <= 1e-12) and np.all(plan.curve_gold_half_width >= plan.curve_half_width - 1e-12)
+    assert np.all(np.diff(plan.curve_half_width) <= 1e-12) and np.all(
+        plan.curve_gold_half_width >= plan.curve_half_width - 1e-12
+    )
     assert plan.agreement == pytest.approx(np.mean(f[audited] == y[audited]))
     assert plan.correlation == pytest.approx(np.corrcoef(f[audited], y[audited])[0, 1])
 
@@ -332,9 +375,13 @@ def test_the_planned_row_audit_reaches_its_half_width(pilot_population):
     # A large pilot (40% of the rows), so that the plan's own sampling error stays under the 5% asked here.
     plan = plan_audit(judged_from_rows(doc, f, y, rng.random(doc.size) < 0.4), half_width=0.04)
     share = plan.needed / plan.n_total
-    halves = [1.959963984540054 * judged_report(judged_from_rows(doc, f, y, rng.random(doc.size) < share),
-                                                lam=plan.lam, method="cluster")["prediction_powered"].interval.se
-              for _ in range(100)]
+    halves = [
+        1.959963984540054
+        * judged_report(judged_from_rows(doc, f, y, rng.random(doc.size) < share), lam=plan.lam, method="cluster")[
+            "prediction_powered"
+        ].interval.se
+        for _ in range(100)
+    ]
     assert np.mean(halves) == pytest.approx(0.04, rel=0.05)
 
 

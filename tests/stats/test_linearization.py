@@ -1,4 +1,5 @@
 """Estimators, intervals and diagnostics of ragunc.design against hand computation and independent code."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -173,7 +174,7 @@ def test_cluster_wilson_is_wilson_at_effective_n_with_t_critical_value():
     s, _, _ = random_population(np.random.default_rng(4), k=20)
     r = interval_report(s, level=0.9, boot=10, rng=0)
     p = r.estimate
-    n_eff = p * (1 - p) / r.interval("cluster").se**2
+    n_eff = p * (1 - p) / r.interval("cluster").se ** 2
     t = stats.t.ppf(0.95, s.n_docs - 1)
     alpha = 2 * stats.norm.sf(t)  # the normal-alpha whose critical value is t(K-1)
     expected = proportion_confint(p * n_eff, n_eff, alpha=alpha, method="wilson")
@@ -247,7 +248,9 @@ def test_cluster_stats_validation_and_helpers():
     with pytest.raises(ValueError, match="n must be >= 1"):
         ClusterStats(np.array(["a", "b"]), np.array([0.0, 0.0]), np.array([3, 0]), np.array([0.0, 0.0]))
     with pytest.raises(ValueError, match="population_docs=1"):
-        ClusterStats(np.array(["a", "b"]), np.array([0.0, 0.0]), np.array([3, 1]), np.array([0.0, 0.0]), population_docs=1)
+        ClusterStats(
+            np.array(["a", "b"]), np.array([0.0, 0.0]), np.array([3, 1]), np.array([0.0, 0.0]), population_docs=1
+        )
     s = sample_from_chunks(HAND_DOCS, doc_type=["x", "x", "y"])
     assert (s.n_docs, s.n_chunks) == (3, 8)
     sub = s.subset(np.array([2, 0]))
@@ -264,9 +267,7 @@ def test_cluster_stats_validation_and_helpers():
 
 # --------------------------------------------------------------------------- properties
 
-docs_strategy = st.lists(
-    st.lists(st.integers(0, 1), min_size=1, max_size=15), min_size=2, max_size=12
-)
+docs_strategy = st.lists(st.lists(st.integers(0, 1), min_size=1, max_size=15), min_size=2, max_size=12)
 
 
 def _sample(chunks: list[list[int]], population_docs=None) -> ClusterStats:
@@ -329,7 +330,9 @@ def test_invariant_to_document_order(chunks, estimator, random):
 def test_fpc_shrinks_and_census_has_zero_cluster_se(chunks, estimator, extra):
     s = _sample(chunks)
     plain = interval_report(s, estimator=estimator, boot=10, rng=0).interval("cluster").se
-    finite = interval_report(s.with_population(s.n_docs + extra), estimator=estimator, boot=10, rng=0).interval("cluster").se
+    finite = (
+        interval_report(s.with_population(s.n_docs + extra), estimator=estimator, boot=10, rng=0).interval("cluster").se
+    )
     assert finite <= plain + 1e-15
     if extra == 0:
         assert finite == 0.0

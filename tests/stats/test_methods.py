@@ -1,4 +1,5 @@
 """The registry of interval methods: consistent records, and every reader follows it (one entry adds a method)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -87,8 +88,7 @@ def _three_se(lin):
 def test_one_registry_entry_adds_a_method_everywhere(monkeypatch):
     # The claim of the registry: a kernel and an entry, and the report, its JSON, the
     # coverage experiment, the summary, the figures and the CLI table all carry the method.
-    extra = IntervalMethod("cluster_3se", "Cluster (±3 SE)", CLUSTER_ANALYTIC, _three_se, has_se=True,
-                           color="yellow")
+    extra = IntervalMethod("cluster_3se", "Cluster (±3 SE)", CLUSTER_ANALYTIC, _three_se, has_se=True, color="yellow")
     monkeypatch.setattr(registry, "METHODS", METHODS + (extra,))
     s = _sample()
     r = interval_report(s, boot=100, rng=1)

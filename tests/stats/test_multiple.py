@@ -1,4 +1,5 @@
 """Many-config comparison against statsmodels, hand computation and a joint-coverage simulation."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,7 +49,8 @@ def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_chunk_difference():
         assert comp.difference == pytest.approx(fit.params[0])
         assert comp.interval("paired").se == pytest.approx(fit.bse[0])
         fit_plain = sm.OLS(diff, np.ones((diff.size, 1))).fit(
-            cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False})
+            cov_type="cluster", cov_kwds={"groups": groups, "use_correction": False}
+        )
         assert comp.interval("paired").se == pytest.approx(fit_plain.bse[0] * np.sqrt(40 / 39))
 
 
@@ -144,8 +146,10 @@ def test_maxt_simultaneous_intervals_cover_every_difference_jointly():
     d, k, reps = 3000, 60, 400
     size = rng.integers(2, 25, d)
     base = rng.beta(1, 4, d)
-    totals = [rng.binomial(size, np.clip(base + s + rng.normal(0, 0.05, d), 0, 1)).astype(float)
-              for s in (0.0, 0.01, 0.02, 0.04)]
+    totals = [
+        rng.binomial(size, np.clip(base + s + rng.normal(0, 0.05, d), 0, 1)).astype(float)
+        for s in (0.0, 0.01, 0.02, 0.04)
+    ]
     truth = np.array([t.sum() / size.sum() for t in totals])
     truth = truth[1:] - truth[0]
     covered = np.empty(reps, dtype=bool)

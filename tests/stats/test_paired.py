@@ -1,4 +1,5 @@
 """Paired comparison against statsmodels, scipy's paired t and hand formulas."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,9 +18,11 @@ def two_configs(seed: int, k: int = 40, shift: float = 0.08):
     rate = rng.beta(1, 3, k)
     ya = [rng.random(m) < p for m, p in zip(size, rate)]
     yb = [a | (rng.random(a.size) < shift) for a in ya]
+
     def sample(ys, name):
         tot = np.array([y.sum() for y in ys], dtype=float)
         return ClusterStats(np.arange(k).astype(str), tot, size, tot, config=name)
+
     return sample(ya, "a"), sample(yb, "b"), ya, yb
 
 
@@ -70,8 +73,11 @@ def test_only_shared_documents_count():
     b2 = b.subset(np.arange(3, 10))
     extra = ClusterStats(np.array(["x", "y"]), np.array([1.0, 0.0]), np.array([2, 2]), np.array([1.0, 0.0]))
     b3 = ClusterStats(
-        np.r_[b2.cluster_id, extra.cluster_id][::-1], np.r_[b2.sum_y, extra.sum_y][::-1],
-        np.r_[b2.n, extra.n][::-1], np.r_[b2.sum_y2, extra.sum_y2][::-1], config="b",
+        np.r_[b2.cluster_id, extra.cluster_id][::-1],
+        np.r_[b2.sum_y, extra.sum_y][::-1],
+        np.r_[b2.n, extra.n][::-1],
+        np.r_[b2.sum_y2, extra.sum_y2][::-1],
+        config="b",
     )
     r = paired_comparison(a, b3, boot=100, rng=0)
     assert (r.n_docs, r.dropped_a, r.dropped_b) == (7, 3, 2)

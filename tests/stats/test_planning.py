@@ -1,4 +1,5 @@
 """Planning against the hand-computed three-document case and the closed form."""
+
 from __future__ import annotations
 
 import math
@@ -13,7 +14,9 @@ from ragunc.stats.planning import plan_difference, plan_documents, plan_from_pil
 from ragunc.stats.sample import ClusterStats
 
 # totals 1, 3, 0 over sizes 2, 4, 2: p = 1/2, residuals (Y - p m)/m_bar = (0, 1, -1) * 3/8
-HAND = ClusterStats(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]), np.array([1.0, 3.0, 0.0]))
+HAND = ClusterStats(
+    np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]), np.array([1.0, 3.0, 0.0])
+)
 S2 = 2 * (3 / 8) ** 2 / 2  # sum of squared residuals / (K - 1)
 Z = stats.norm.ppf(0.975)
 

@@ -1,4 +1,5 @@
 """Korn–Graubard and logit intervals against R survey 4.1.1's svyciprop (recorded by fixtures/make_svyciprop.R)."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,9 @@ def _nan(values) -> np.ndarray:
 def _arrays(case, estimator):
     k = len(case["size"])
     fpc = 1.0 if case["population_docs"] is None else 1 - k / case["population_docs"]
-    return interval_arrays(np.array(case["total"], float), np.array(case["size"]), estimator=estimator,
-                           level=case["level"], fpc=fpc)
+    return interval_arrays(
+        np.array(case["total"], float), np.array(case["size"]), estimator=estimator, level=case["level"], fpc=fpc
+    )
 
 
 def test_fixture_was_made_by_survey_4_1():
@@ -133,7 +135,13 @@ def test_korn_graubard_bm_is_rs_interval_at_equal_sizes_and_wider_at_unequal_one
     assert float(equal.upper["korn_graubard_bm"]) == pytest.approx(float(equal.upper["korn_graubard"]), rel=1e-9)
     case = next(c for c in CASES if c["name"] == "beta_k20")
     arr = _arrays(case, "micro")
-    assert arr.lower["korn_graubard_bm"] < arr.lower["korn_graubard"] < arr.upper["korn_graubard"] < arr.upper["korn_graubard_bm"]
+    assert (
+        arr.lower["korn_graubard_bm"]
+        < arr.lower["korn_graubard"]
+        < arr.upper["korn_graubard"]
+        < arr.upper["korn_graubard_bm"]
+    )
     macro = _arrays(case, "macro")  # every document weighs the same: R's interval on the documents
     assert (float(macro.lower["korn_graubard_bm"]), float(macro.upper["korn_graubard_bm"])) == pytest.approx(
-        _nan(case["macro"]["beta"]), abs=1e-6)
+        _nan(case["macro"]["beta"]), abs=1e-6
+    )

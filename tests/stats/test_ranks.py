@@ -1,4 +1,5 @@
 """Which config is best: rank intervals and P(best) from the joint cluster bootstrap, against hand cases and theory."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,12 +12,14 @@ from ragunc.stats.sample import ClusterStats
 
 def test_bootstrap_ranks_by_hand():
     estimates = np.array([0.3, 0.5, 0.4])
-    replicates = np.array([
-        [0.3, 0.5, 0.4],  # ranks 3 1 2
-        [0.6, 0.5, 0.4],  # 1 2 3
-        [0.3, 0.5, 0.5],  # 3 1 1: a tie for first, shared
-        [0.2, 0.4, 0.5],  # 3 2 1
-    ])
+    replicates = np.array(
+        [
+            [0.3, 0.5, 0.4],  # ranks 3 1 2
+            [0.6, 0.5, 0.4],  # 1 2 3
+            [0.3, 0.5, 0.5],  # 3 1 1: a tie for first, shared
+            [0.2, 0.4, 0.5],  # 3 2 1
+        ]
+    )
     rank, lower, upper, p_best = bootstrap_ranks(estimates, replicates, level=0.5)
     assert rank.tolist() == [3, 1, 2]
     assert p_best.tolist() == pytest.approx([1 / 4, (1 + 0.5) / 4, (0.5 + 1) / 4])
@@ -43,8 +46,10 @@ def test_p_best_of_a_config_better_by_a_known_margin_goes_to_one_as_k_grows(esti
     shifts = {"base": 0.0, "better": 0.25, "worse": -0.25}
     means = []
     for k in (10, 40, 160, 640):
-        p = [rank_configs(population_configs(rng, k, shifts), estimator=estimator, boot=500, rng=rng)
-             .configs[1].p_best for _ in range(20)]
+        p = [
+            rank_configs(population_configs(rng, k, shifts), estimator=estimator, boot=500, rng=rng).configs[1].p_best
+            for _ in range(20)
+        ]
         means.append(np.mean(p))
     assert np.all(np.diff(means) > 0), means
     assert means[-1] > 0.99
@@ -53,8 +58,12 @@ def test_p_best_of_a_config_better_by_a_known_margin_goes_to_one_as_k_grows(esti
 def test_two_tied_configs_share_p_best_about_equally():
     rng = np.random.default_rng(1)
     shifts = {"a": 0.0, "b": 0.0, "worse": -1.0}
-    p = np.array([[c.p_best for c in rank_configs(population_configs(rng, 60, shifts), boot=400, rng=rng).configs]
-                  for _ in range(150)])
+    p = np.array(
+        [
+            [c.p_best for c in rank_configs(population_configs(rng, 60, shifts), boot=400, rng=rng).configs]
+            for _ in range(150)
+        ]
+    )
     assert p[:, 2].max() < 0.01
     assert p[:, :2].sum(1) == pytest.approx(1.0, abs=0.01)
     # Under a tie P(best) is roughly uniform across samples (SD ~ 0.29): its mean is 1/2 within 4 MC SEs.
@@ -65,8 +74,9 @@ def test_two_tied_configs_share_p_best_about_equally():
 def test_identical_configs_tie_exactly():
     rng = np.random.default_rng(2)
     samples = population_configs(rng, 30, {"a": 0.0, "worse": -0.5})
-    samples["a_again"] = ClusterStats(samples["a"].cluster_id, samples["a"].sum_y, samples["a"].n,
-                                       samples["a"].sum_y2, config="a_again")
+    samples["a_again"] = ClusterStats(
+        samples["a"].cluster_id, samples["a"].sum_y, samples["a"].n, samples["a"].sum_y2, config="a_again"
+    )
     r = rank_configs(samples, boot=300, rng=3)
     a, _, again = r.configs
     assert a.p_best == again.p_best and a.p_best + again.p_best + r.configs[1].p_best == pytest.approx(1.0)
@@ -109,7 +119,10 @@ def test_rank_validation():
         rank_configs(samples, configs=["a", "z"])
     with pytest.raises(ValueError, match="boot"):
         rank_configs(samples, boot=1)
-    assert rank_configs(samples, boot=50, rng=1).configs[0].p_best == rank_configs(samples, boot=50, rng=1).configs[0].p_best
+    assert (
+        rank_configs(samples, boot=50, rng=1).configs[0].p_best
+        == rank_configs(samples, boot=50, rng=1).configs[0].p_best
+    )
 
 
 def test_ranks_agree_with_scipy_rankdata_min_with_ties():

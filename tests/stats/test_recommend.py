@@ -1,4 +1,5 @@
 """The recommendation rule on hand-made samples: the method, the degrees of freedom and the reason given."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -109,12 +110,15 @@ def test_the_weak_corner_of_misses_is_the_mirror_image():
     assert "9 of the 12 documents have no miss as well" in r.reason and "had misses" in r.reason
 
 
-@pytest.mark.parametrize("total, size, why", [
-    (CORNER_TOTAL, np.full(12, 20), "equal sizes: df = K - 1"),
-    (np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1]), CORNER_SIZES, "hits in 9 of the 12 documents"),
-    (np.array([0.0, 3, 12, 1, 2, 0, 1, 0, 1, 0, 0, 0]), CORNER_SIZES, "hits in exactly half"),
-    (np.zeros(12), CORNER_SIZES, "no hits at all: the worst-case bound already says so"),
-])
+@pytest.mark.parametrize(
+    "total, size, why",
+    [
+        (CORNER_TOTAL, np.full(12, 20), "equal sizes: df = K - 1"),
+        (np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1]), CORNER_SIZES, "hits in 9 of the 12 documents"),
+        (np.array([0.0, 3, 12, 1, 2, 0, 1, 0, 1, 0, 0, 0]), CORNER_SIZES, "hits in exactly half"),
+        (np.zeros(12), CORNER_SIZES, "no hits at all: the worst-case bound already says so"),
+    ],
+)
 def test_no_weak_corner_warning_without_both_signs(total, size, why):
     assert not weak_corner(total, size), why
     assert "as well" not in recommend(total, size).reason, why

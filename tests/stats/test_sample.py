@@ -1,4 +1,5 @@
 """ClusterStats: 0/1 outcomes read off the sums; drawing K documents (uniform over K-subsets, FPC set)."""
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -75,9 +76,11 @@ def test_k_outside_the_population_is_refused_by_name(k):
 
 
 def test_document_rates_are_hits_over_chunks_per_document():
-    sample = ClusterStats(np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]),
-                           np.array([1.0, 3.0, 0.0]))
+    sample = ClusterStats(
+        np.array(["a", "b", "c"]), np.array([1.0, 3.0, 0.0]), np.array([2, 4, 2]), np.array([1.0, 3.0, 0.0])
+    )
     np.testing.assert_array_equal(document_rates(sample), [0.5, 0.75, 0.0])
+
 
 # Three documents of scores in [0, 1]: mean 0.5, chunk variance (4 * 0.3**2 + 2 * 0) / 6 = 0.06.
 SCORES = {"a": [0.2, 0.8], "b": [0.5, 0.5], "c": [0.8, 0.2]}
@@ -85,8 +88,12 @@ SCORES = {"a": [0.2, 0.8], "b": [0.5, 0.5], "c": [0.8, 0.2]}
 
 def _sample(docs: dict[str, list[float]]) -> ClusterStats:
     ys = [np.asarray(v, dtype=float) for v in docs.values()]
-    return ClusterStats(np.array(list(docs)), np.array([y.sum() for y in ys]), np.array([y.size for y in ys]),
-                         np.array([(y**2).sum() for y in ys]))
+    return ClusterStats(
+        np.array(list(docs)),
+        np.array([y.sum() for y in ys]),
+        np.array([y.size for y in ys]),
+        np.array([(y**2).sum() for y in ys]),
+    )
 
 
 def test_binary_is_derived_from_the_sums():
@@ -94,8 +101,9 @@ def test_binary_is_derived_from_the_sums():
     assert _sample({"a": [0, 0], "b": [0]}).binary  # no hits at all is still 0/1
     assert not _sample(SCORES).binary
     assert not _sample({"a": [1, 0], "b": [1, 0.999]}).binary  # one score off 0/1 is enough
-    np.testing.assert_array_equal(zero_one(np.array([[2.0, 1.0], [0.5, 1.0]]), np.array([[2.0, 1.0], [0.25, 1.0]])),
-                                  [True, False])
+    np.testing.assert_array_equal(
+        zero_one(np.array([[2.0, 1.0], [0.5, 1.0]]), np.array([[2.0, 1.0], [0.25, 1.0]])), [True, False]
+    )
 
 
 def test_binary_cannot_be_declared():
@@ -116,8 +124,9 @@ def test_scores_built_without_a_flag_get_the_chunk_variance_not_the_binomial_one
 
 def test_each_row_of_a_batch_is_judged_on_its_own_sums():
     scores, hits = _sample(SCORES), _sample({"a": [1, 0], "b": [1, 1], "c": [0, 0]})
-    arr = interval_arrays(np.stack([scores.sum_y, hits.sum_y]), np.stack([scores.n, hits.n]),
-                          np.stack([scores.sum_y2, hits.sum_y2]))
+    arr = interval_arrays(
+        np.stack([scores.sum_y, hits.sum_y]), np.stack([scores.n, hits.n]), np.stack([scores.sum_y2, hits.sum_y2])
+    )
     np.testing.assert_allclose(arr.binomial_variance, [0.06 / 6, 0.5 * 0.5 / 6])
     # sumsq omitted means 0/1 y (sumsq = total)
     assert interval_arrays(hits.sum_y, hits.n).binomial_variance == pytest.approx(0.25 / 6)
@@ -129,14 +138,33 @@ def test_the_old_names_still_work_for_a_release_and_warn():
             old = module.ClusterSample
         assert issubclass(old, ClusterStats)
     sample = draw_sample(POPULATION, 4, rng=0)
-    with_type = ClusterStats(sample.cluster_id, sample.sum_y, sample.n, sample.sum_y2, sample.sum_y2 / 2,
-                             sample.sum_y, sample.sum_y, np.array(list("xyxy")), population_docs=10)
-    built = old(doc_id=with_type.cluster_id, total=with_type.sum_y, size=with_type.n, sumsq=with_type.sum_y2,
-                lag_cross=with_type.sum_y_next, first=with_type.first_y, last=with_type.last_y,
-                doc_type=with_type.label, population_docs=10)
+    with_type = ClusterStats(
+        sample.cluster_id,
+        sample.sum_y,
+        sample.n,
+        sample.sum_y2,
+        sample.sum_y2 / 2,
+        sample.sum_y,
+        sample.sum_y,
+        np.array(list("xyxy")),
+        population_docs=10,
+    )
+    built = old(
+        doc_id=with_type.cluster_id,
+        total=with_type.sum_y,
+        size=with_type.n,
+        sumsq=with_type.sum_y2,
+        lag_cross=with_type.sum_y_next,
+        first=with_type.first_y,
+        last=with_type.last_y,
+        doc_type=with_type.label,
+        population_docs=10,
+    )
     assert len(RENAMED_FIELDS) == 8
     for old_name, new_name in RENAMED_FIELDS.items():
-        with pytest.warns(DeprecationWarning, match=rf"ClusterStats\.{old_name} is deprecated .*; use ClusterStats\.{new_name}$"):
+        with pytest.warns(
+            DeprecationWarning, match=rf"ClusterStats\.{old_name} is deprecated .*; use ClusterStats\.{new_name}$"
+        ):
             value = getattr(with_type, old_name)
         assert value is getattr(with_type, new_name)
         np.testing.assert_array_equal(getattr(built, new_name), value)

@@ -1,4 +1,5 @@
 """ragunc.synth and ``ragunc synth``: realized p, ICC, autocorrelation, sizes and strata against theory."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,17 @@ def test_same_seed_same_frame_other_seed_other_frame():
 )
 def test_every_population_is_a_valid_contract_file(n_docs, mean_chunks, size_cv, p, autocorr, doc_types, seed):
     size_cv = 0.0 if mean_chunks == 1 else size_cv
-    frame = synthesize(n_docs=n_docs, mean_chunks=mean_chunks, size_cv=size_cv, p=p, icc=0.02,
-                       autocorr=autocorr, doc_types=doc_types, doc_type_share=0.2, rng=seed)
+    frame = synthesize(
+        n_docs=n_docs,
+        mean_chunks=mean_chunks,
+        size_cv=size_cv,
+        p=p,
+        icc=0.02,
+        autocorr=autocorr,
+        doc_types=doc_types,
+        doc_type_share=0.2,
+        rng=seed,
+    )
     assert list(frame.columns) == ["doc_id", "chunk_id", "chunk_index", "config", "doc_type", "y"]
     assert frame["doc_id"].nunique() == n_docs
     assert frame["y"].isin([0, 1]).all()
@@ -64,8 +74,18 @@ def test_every_population_is_a_valid_contract_file(n_docs, mean_chunks, size_cv,
     sample = results_from_frame(frame).population("100w")  # the loader's checks all pass
     assert sample.n_chunks == len(frame)
     # The same draw, per document without a frame: what the loader aggregates, field by field.
-    (cut,) = synthesize_chunk_sizes((100,), n_docs=n_docs, mean_chunks=mean_chunks, size_cv=size_cv, p=p, icc=0.02,
-                                    autocorr=autocorr, doc_types=doc_types, doc_type_share=0.2, rng=seed).values()
+    (cut,) = synthesize_chunk_sizes(
+        (100,),
+        n_docs=n_docs,
+        mean_chunks=mean_chunks,
+        size_cv=size_cv,
+        p=p,
+        icc=0.02,
+        autocorr=autocorr,
+        doc_types=doc_types,
+        doc_type_share=0.2,
+        rng=seed,
+    ).values()
     for field in ("cluster_id", "sum_y", "n", "sum_y2", "sum_y_next", "first_y", "last_y", "label"):
         np.testing.assert_array_equal(getattr(cut, field), getattr(sample, field), err_msg=field)
 
@@ -113,8 +133,17 @@ def test_residual_autocorrelation_matches_theory_for_centred_chains():
 
 def test_doc_types_carry_their_share_of_the_rate_variance():
     p, icc, share, types = 0.3, 0.25, 0.4, 4
-    frame = synthesize(n_docs=40_000, mean_chunks=8, size_cv=0.5, p=p, icc=icc, autocorr=0.1,
-                       doc_types=types, doc_type_share=share, rng=10)
+    frame = synthesize(
+        n_docs=40_000,
+        mean_chunks=8,
+        size_cv=0.5,
+        p=p,
+        icc=icc,
+        autocorr=0.1,
+        doc_types=types,
+        doc_type_share=share,
+        rng=10,
+    )
     doc_rate = frame.groupby("doc_id").agg(rate=("y", "mean"), doc_type=("doc_type", "first"))
     # Each doc's observed rate is unbiased for p_d, so stratum means estimate the stratum rates.
     by_type = doc_rate.groupby("doc_type")["rate"].mean().sort_index().to_numpy()
@@ -147,15 +176,36 @@ def test_impossible_parameters_are_refused(kwargs, message):
 
 def test_cli_writes_the_contract_file_and_its_truth(tmp_path, capsys):
     out, meta = tmp_path / "pop.parquet", tmp_path / "pop.json"
-    args = ["synth", "--docs", "80", "--mean-chunks", "12", "--size-cv", "1.0", "--p", "0.2", "--icc", "0.25",
-            "--autocorr", "0.1", "--doc-types", "3", "--config", "50w", "--seed", "4"]
+    args = [
+        "synth",
+        "--docs",
+        "80",
+        "--mean-chunks",
+        "12",
+        "--size-cv",
+        "1.0",
+        "--p",
+        "0.2",
+        "--icc",
+        "0.25",
+        "--autocorr",
+        "0.1",
+        "--doc-types",
+        "3",
+        "--config",
+        "50w",
+        "--seed",
+        "4",
+    ]
     assert main([*args, "--out", str(out), "--metadata", str(meta), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload == json.loads(meta.read_text())
     frame = pd.read_parquet(out)
     pd.testing.assert_frame_equal(
-        frame, synthesize(n_docs=80, mean_chunks=12, size_cv=1.0, p=0.2, icc=0.25, autocorr=0.1, doc_types=3,
-                          config="50w", rng=4),
+        frame,
+        synthesize(
+            n_docs=80, mean_chunks=12, size_cv=1.0, p=0.2, icc=0.25, autocorr=0.1, doc_types=3, config="50w", rng=4
+        ),
         check_dtype=False,
     )
     assert payload["counts"]["chunks"] == len(frame) and payload["counts"]["hits"] == int(frame["y"].sum())
@@ -213,8 +263,9 @@ def test_finer_sizes_keep_the_documents_rates_and_their_icc():
     # Equal sizes, no neighbour correlation: each size has the generative ICC, and its design effect is
     # 1 + (m - 1) icc (the seed's formula), so finer chunks raise DEFF, not the information.
     icc, p = 0.3, 0.18
-    cuts = synthesize_chunk_sizes((100, 10), base_words=100, n_docs=3000, mean_chunks=20, size_cv=0, p=p, icc=icc,
-                                  autocorr=0, doc_types=1, rng=11)
+    cuts = synthesize_chunk_sizes(
+        (100, 10), base_words=100, n_docs=3000, mean_chunks=20, size_cv=0, p=p, icc=icc, autocorr=0, doc_types=1, rng=11
+    )
     for w, m in ((100, 20), (10, 200)):
         d = diagnostics(cuts[w])
         assert cuts[w].sum_y.sum() / cuts[w].n_chunks == pytest.approx(p, abs=0.01)

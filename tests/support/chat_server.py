@@ -6,6 +6,7 @@ a question, a raw (possibly malformed) body, an HTTP error with headers, a delay
 connection dropped without an answer. Every request is recorded (time, messages, the hash
 ragunc's journal gives the same messages, the Authorization header) so a test can count calls.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -56,16 +57,27 @@ def prompt_hash(messages: list[dict]) -> str:
 
 def completion(text: str, model: str = "scripted") -> dict:
     return {
-        "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
     }
 
 
 def quota_error() -> Reply:
-    return Reply(status=429, body={"error": {
-        "message": "You exceeded your current quota, please check your plan and billing details.",
-        "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}})
+    return Reply(
+        status=429,
+        body={
+            "error": {
+                "message": "You exceeded your current quota, please check your plan and billing details.",
+                "type": "insufficient_quota",
+                "param": None,
+                "code": "insufficient_quota",
+            }
+        },
+    )
 
 
 def passage(request: Request) -> str:
@@ -125,8 +137,9 @@ class ChatServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 messages = body.get("messages", [])
-                request = Request(time.monotonic(), messages, prompt_hash(messages),
-                                  self.headers.get("Authorization"), body)
+                request = Request(
+                    time.monotonic(), messages, prompt_hash(messages), self.headers.get("Authorization"), body
+                )
                 with server._lock:
                     index = len(server.requests)
                     server.requests.append(request)

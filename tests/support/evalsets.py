@@ -1,4 +1,5 @@
 """Frozen evaluation sets written by hand for tests: questions on one chunk each, and a run over them."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,16 @@ from ragunc.evalset.store import FORMAT
 
 def question(i: int, doc: str) -> dict:
     """Factual question ``q{i}`` made from chunk ``{doc}#0``, its one relevant chunk."""
-    return {"question_id": f"q{i}", "question": "?", "type": "factual", "origin": "synthetic",
-            "relevant_chunk_ids": [f"{doc}#0"], "relevant_doc_ids": [doc], "source_chunk_ids": [f"{doc}#0"],
-            "source_doc_id": doc}
+    return {
+        "question_id": f"q{i}",
+        "question": "?",
+        "type": "factual",
+        "origin": "synthetic",
+        "relevant_chunk_ids": [f"{doc}#0"],
+        "relevant_doc_ids": [doc],
+        "source_chunk_ids": [f"{doc}#0"],
+        "source_doc_id": doc,
+    }
 
 
 def write_set(folder: Path, questions: list[dict], run: list[tuple]) -> Path:

@@ -1,4 +1,5 @@
 """Judged samples summed the slow, obvious way from rows (for tests of ragunc.stats.judged)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,16 @@ def judged_from_rows(doc, judge, gold, audited, *, audit: str | None = None, pop
     gold = np.where(audited, gold, 0.0)
     size = np.bincount(doc, minlength=k)
     count = np.bincount(doc, weights=audited, minlength=k).astype(int)
-    sample = ClusterStats(np.arange(k).astype(str), total(judge), size, total(judge**2),
-                           population_docs=population_docs)
-    return JudgedSample(sample, count, total(gold), total(gold**2), total(judge * audited),
-                        total(judge**2 * audited), total(gold * judge), audit=audit or audit_unit(size, count))
+    sample = ClusterStats(
+        np.arange(k).astype(str), total(judge), size, total(judge**2), population_docs=population_docs
+    )
+    return JudgedSample(
+        sample,
+        count,
+        total(gold),
+        total(gold**2),
+        total(judge * audited),
+        total(judge**2 * audited),
+        total(gold * judge),
+        audit=audit or audit_unit(size, count),
+    )

@@ -5,6 +5,7 @@ uniformly with replacement (numpy's own ``Generator.integers``, not the engine's
 sums each column over them.  No pair table, no packing, no stream of its own: the tests
 compare the engine with it in distribution, where the engine's speed-ups must not show.
 """
+
 from __future__ import annotations
 
 import numpy as np
