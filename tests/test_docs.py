@@ -1,5 +1,6 @@
 """The README and docs/: short enough to read in ten minutes, every relative link resolves, and the
 README's test command is the one CI runs."""
+
 from __future__ import annotations
 
 import re
@@ -60,7 +61,9 @@ def broken_links(path: Path) -> list[str]:
             file_part, _, anchor = target.partition("#")
             linked = (path.parent / file_part).resolve() if file_part else path
             if not linked.exists():
-                broken.append(f"{target} (no file {linked.relative_to(ROOT) if linked.is_relative_to(ROOT) else linked})")
+                broken.append(
+                    f"{target} (no file {linked.relative_to(ROOT) if linked.is_relative_to(ROOT) else linked})"
+                )
             elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
                 broken.append(f"{target} (no heading #{anchor} in {linked.name})")
     return broken
@@ -68,7 +71,9 @@ def broken_links(path: Path) -> list[str]:
 
 def test_readme_reads_in_ten_minutes():
     words = len(README.read_text(encoding="utf-8").split())  # as `wc -w` counts them
-    assert words <= MAX_README_WORDS, f"README.md has {words:,} words; move detail to docs/ (limit {MAX_README_WORDS:,})"
+    assert words <= MAX_README_WORDS, (
+        f"README.md has {words:,} words; move detail to docs/ (limit {MAX_README_WORDS:,})"
+    )
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -96,4 +101,7 @@ def test_ci_runs_the_readme_test_command():
     blocks = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf-8"), flags=re.S)
     tests = [b for b in blocks if "pytest" in b and "requirements-test.txt" in b]
     assert len(tests) == 1, "the README shows one command that installs and runs the test suite"
-    assert tests[0] in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert tests[0] in lines
+    ruff = next(i for i, line in enumerate(lines) if "ruff check ." in line and "ruff format --check ." in line)
+    assert ruff < lines.index(tests[0]), "ruff runs before the tests"
