@@ -104,7 +104,7 @@ def _language_label(code: str) -> str:
 def _corpus_source() -> sources.DataSource | None:
     upload = st.file_uploader(
         "Your corpus: JSON lines or CSV (doc_id, text[, doc_type]), or a .zip of .txt, .md or .html files",
-        type=list(sources.CORPUS_SUFFIXES),
+        type=None,  # as for results: the hint of seven extensions is cut in the sidebar; the loader names them
         key="corpus_file",
         max_upload_size=sources.CORPUS_MAX_MB,
         help="Each row, or each file of the .zip, is a document; documents are the clusters. The corpus is "

@@ -155,7 +155,7 @@ JUDGED_SAMPLE = "stdlib_judged_100w.csv.gz"  # gold and a lenient judge on every
 
 
 def _judged_results() -> Results:
-    return load_results(SAMPLE_DIR / JUDGED_SAMPLE)
+    return replace(load_results(SAMPLE_DIR / JUDGED_SAMPLE), source=JUDGED_SAMPLE)  # its name, as the others say
 
 
 def judged_sample_source() -> DataSource:
@@ -369,6 +369,12 @@ def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
 
     Empty and binary files raise :class:`~ragunc.data.DataError` saying so.
     """
+    suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if suffix not in CORPUS_SUFFIXES:
+        raise DataError(
+            f"{name}: not a corpus file; upload JSON lines or CSV (doc_id, text[, doc_type]), or a .zip of "
+            f".txt, .md or .html files (accepted endings: {', '.join('.' + s for s in CORPUS_SUFFIXES)})"
+        )
     if not data:
         raise DataError(f"{name}: the file is empty")
     with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:

@@ -75,7 +75,7 @@ def test_an_uploaded_corpus_is_read_by_the_format_its_name_gives():
     rows = b'{"doc_id": "a", "text": "one two"}\n{"doc_id": "b", "text": "three"}\n'
     corpus = sources.uploaded_corpus("docs.jsonl.gz", gzip.compress(rows))
     assert list(corpus.doc_ids) == ["a", "b"]
-    with pytest.raises(DataError, match="unknown corpus format"):
+    with pytest.raises(DataError, match="docs.xlsx: not a corpus file"):
         sources.uploaded_corpus("docs.xlsx", rows)
 
 

@@ -104,6 +104,7 @@ def test_a_zip_of_japanese_files_is_detected_and_its_language_can_be_set(open_ap
         ),
         ("images.zip", _zip({"a.png": "\x89PNG", "b.jpg": "x"}), "the archive holds no .txt, .md or .html file"),
         ("broken.zip", b"PK\x03\x04 not really", "not a readable .zip archive"),
+        ("report.pdf", b"%PDF-1.7 text", "not a corpus file; upload JSON lines or CSV"),
     ],
 )
 def test_a_bad_corpus_gets_a_clear_error_in_place_and_the_controls_stay(open_app, name, data, message):

@@ -521,10 +521,15 @@ def test_the_server_log_is_free_of_file_watcher_noise(browser):
     assert "Local URL" in log or "You can now view" in log  # the log is the server's own
 
 
-def test_the_sidebar_uploader_says_what_it_takes_without_cutting_it(app_url, browser):
-    # Its type hint read "CSV, TSV, PARQUE…": eight extensions do not fit the sidebar's width.
+@pytest.mark.parametrize(
+    "source, kinds",
+    [("upload", ("CSV", "TSV", "Parquet", "JSON", ".gz")), ("corpus", ("JSON lines", "CSV", ".zip", ".txt", ".html"))],
+)
+def test_the_sidebar_uploader_says_what_it_takes_without_cutting_it(app_url, browser, source, kinds):
+    # Its type hint read "CSV, TSV, PARQUE…" (results) and "JSONL, NDJSON, J…" (a corpus): the extensions
+    # do not fit the sidebar's width.
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{app_url}/?source=upload&sim=0", timeout=TIMEOUT_MS)
+    page.goto(f"{app_url}/?source={source}&sim=0", timeout=TIMEOUT_MS)
     _wait_idle(page)
     cut = page.evaluate("""() => [...document.querySelectorAll(
         '[data-testid="stSidebar"] [data-testid="stFileUploader"] *')]
@@ -532,5 +537,5 @@ def test_the_sidebar_uploader_says_what_it_takes_without_cutting_it(app_url, bro
         .map((e) => e.textContent)""")
     assert cut == []
     label = page.locator('[data-testid="stSidebar"] [data-testid="stFileUploader"] [data-testid="stWidgetLabel"]')
-    assert all(kind in label.inner_text() for kind in ("CSV", "TSV", "Parquet", "JSON", ".gz"))
+    assert all(kind in label.inner_text() for kind in kinds)
     page.close()
