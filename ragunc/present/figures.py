@@ -576,7 +576,8 @@ def deff_curve_figure(
                 y=[d],
                 mode="markers+text",
                 text=[name],
-                textposition="top left",
+                textposition="middle left",  # above the point, the largest DEFF's label met the plot's top
+                cliponaxis=False,
                 marker={
                     "color": SERIES_COLORS[(i + 2) % len(SERIES_COLORS)],
                     "size": 12,

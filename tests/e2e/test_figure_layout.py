@@ -54,7 +54,7 @@ MEASURE = """async ([data, layout]) => {
       if (x >= area[0] && x <= area[2] && y >= area[1] && y <= area[3]) lines.push([x, y]);
     }
   }
-  const texts = [...div.querySelectorAll("g.barlayer text, g.funnellayer text")]
+  const texts = [...div.querySelectorAll("g.barlayer text, g.funnellayer text, g.scatterlayer g.textpoint text")]
     .map((t) => ({text: t.textContent, box: rect(t), area: areas[subplot(t)]}));
   const ticks = {};
   for (const t of div.querySelectorAll("g[class$='tick'] text")) {
