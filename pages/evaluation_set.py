@@ -254,12 +254,12 @@ def _show(out: Path) -> None:
         )
     else:
         low, high = r.recommended().ci
-        cluster = r.interval("cluster").ci
+        naive = r.interval("naive").ci
         st.markdown(
             f"**Recall@{report.k} = {r.recall:.3f}**, recommended {report.level:.0%} interval "
             f"**[{low:.3f}, {high:.3f}]** ({method_label(r.recommendation.method)}) over {r.n_groups} "
-            f"source documents; cluster (linearization) [{cluster.low:.3f}, {cluster.high:.3f}], "
-            f"DEFF {r.deff:.2f}; {r.n_queries} answerable questions."
+            f"source documents; with the questions taken as independent, [{naive.low:.3f}, {naive.high:.3f}] "
+            f"(DEFF {r.deff:.2f}); {r.n_queries} answerable questions."
         )
     if report.audit is not None:
         a = report.audit

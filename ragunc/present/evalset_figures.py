@@ -82,15 +82,14 @@ def type_mix_figure(by_type: Mapping[str, Mapping[str, int]]) -> go.Figure:
 
 
 def metric_intervals_figure(report: EvalsetReport) -> go.Figure:
-    """Each metric's mean with the recommended interval, then the naive (questions independent) and cluster
-    (source documents) ones; a metric without an interval (fewer than 2 source documents) shows its mean only."""
+    """Each metric's mean with the recommended interval beside the naive one (questions independent), as the
+    explorer shows them; a metric without an interval (fewer than 2 source documents) shows its mean only."""
     rows = [("recall", report.recall.recall, report.recall), *((m.name, m.mean, m) for m in report.metrics)]
     level = f"{report.level:.0%}"
     fig = go.Figure()
     for method, symbol, name in (
         (RECOMMENDED_METHOD, "square", f"recommended: {method_label(RECOMMENDED_METHOD)}"),
         ("naive", "circle", "naive: questions independent"),
-        ("cluster", "diamond", f"cluster: {report.recall.n_groups} source documents"),
     ):
         labels, means, plus, minus, texts = [], [], [], [], []
         for metric, mean, result in rows:
