@@ -158,7 +158,7 @@ def deff_note(design: Design, report: IntervalReport) -> str | None:
     sample = report.diagnostics.deff
     if not (math.isfinite(sample) and math.isfinite(design.deff)) or design.deff <= 0:
         return None
-    if sample < 1:
+    if round(sample, 2) < 1:  # below 1 as shown: 0.998 reads "1.00", and "1.00, below 1" would puzzle
         return (
             f"This sample's DEFF is {sample:.2f}, below 1: its {report.n_docs} documents happen to have alike "
             f"rates, so between them the rate varies less than independent chunks would make it. That is the "

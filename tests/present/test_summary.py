@@ -163,6 +163,10 @@ def test_a_sample_deff_below_one_is_explained(population):
     assert "below 1" in note and f"the design's DEFF is {values.deff:.1f}" in note
     near = dataclasses.replace(r, diagnostics=dataclasses.replace(r.diagnostics, deff=values.deff * 1.1))
     assert report.deff_note(values, near) is None
+    # Shown as 1.00 (the Japanese sample at 150 morphemes): not "1.00, below 1".
+    one = dataclasses.replace(values, deff=1.0)
+    shown_as_one = dataclasses.replace(r, diagnostics=dataclasses.replace(r.diagnostics, deff=0.998))
+    assert report.deff_note(one, shown_as_one) is None
 
 
 def test_why_this_interval_names_the_method_its_df_and_the_study(rep):
