@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from ..stats.judged import ESTIMATES, LABELS, JudgedCoverage, JudgedReport
 from ..stats.multiple import RankResult
-from .figures import OKABE_ITO, REFERENCE_COLOR
+from .figures import OKABE_ITO, REFERENCE_COLOR, reference_line
 
 # One colour per estimate, the same in every figure: the judge alone warns (vermillion), the
 # audited rows alone are the plain reference (grey), the corrected estimate the one to read (blue).
@@ -32,30 +32,6 @@ def _layout(title: str, x: str, height: int, **extra) -> dict:
         "showlegend": False,
         **extra,
     }
-
-
-def _reference(x: float, text: str, *, axis: str = "x") -> tuple[dict, dict]:
-    shape = {
-        "type": "line",
-        "xref": axis,
-        "yref": "paper",
-        "x0": x,
-        "x1": x,
-        "y0": 0,
-        "y1": 1,
-        "line": {"color": REFERENCE_COLOR, "dash": "dash", "width": 1.5},
-    }
-    label = {
-        "text": text,
-        "x": x,
-        "xref": axis,
-        "y": 1,
-        "yref": "paper",
-        "yanchor": "bottom",
-        "showarrow": False,
-        "font": {"color": REFERENCE_COLOR},
-    }
-    return shape, label
 
 
 def judged_figure(report: JudgedReport, *, truth: float | None = None, metric: str | None = None) -> go.Figure:
@@ -99,7 +75,7 @@ def judged_figure(report: JudgedReport, *, truth: float | None = None, metric: s
         )
     shapes, annotations = [], []
     if truth is not None:
-        shape, text = _reference(100 * truth, f"population {100 * truth:.1f}%")
+        shape, text = reference_line(100 * truth, f"population {100 * truth:.1f}%")
         shapes.append(shape)
         annotations.append(text)
     bias = report["judge_bias"]
@@ -137,7 +113,7 @@ def judged_coverage_figure(result: JudgedCoverage) -> go.Figure:
             "%{customdata[1]:.2f} pp<extra></extra>",
         )
     )
-    shape, text = _reference(100 * result.level, f"nominal {result.level:.0%}")
+    shape, text = reference_line(100 * result.level, f"nominal {result.level:.0%}")
     audit = (
         f"{result.audit_share:.0%} of the rows"
         if result.audit == "rows"
