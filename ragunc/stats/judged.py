@@ -106,8 +106,8 @@ _AUDIT_ARRAYS = {
 class JudgedSample:
     """Per-document sums of a judged sample: the judge's labels on every row, a person's on the audited ones.
 
-    ``judge`` is the judge's sample (``total`` = sum of f, ``size`` = rows, ``sumsq`` = sum of
-    f^2; its doc_id, population_docs and config are the sample's); the other arrays have one
+    ``judge`` is the judge's sample (``sum_y`` = sum of f, ``n`` = rows, ``sum_y2`` = sum of
+    f^2; its cluster_id, population_docs and config are the sample's); the other arrays have one
     entry per document, in the same order, summed over the document's audited rows.
     """
 
