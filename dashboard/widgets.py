@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from ragunc.data.results import Results
+from ragunc.present.summary import figures_html, json_text
 from ragunc.stats.linearization import ESTIMATORS
 from ragunc.stats.methods import interval_methods
 from ragunc.stats.sample import ClusterStats
@@ -177,3 +178,17 @@ def number(value: float | None, fmt: str) -> str:
     if value is None or math.isnan(value):
         return "—"
     return format(value, fmt) if math.isfinite(value) else "∞"
+
+
+def json_download(label: str, make: Callable[[], dict], file_name: str, *, where=st) -> None:
+    """A button that downloads ``make()`` as JSON; it is built only when clicked."""
+    where.download_button(
+        label, lambda: json_text(make()), file_name=file_name, mime="application/json", on_click="ignore"
+    )
+
+
+def figures_download(label: str, make: Callable[[], list | dict], title: str, file_name: str, *, where=st) -> None:
+    """A button that downloads the figures ``make()`` returns as one offline HTML page; built only when clicked."""
+    where.download_button(
+        label, lambda: figures_html(make(), title=title), file_name=file_name, mime="text/html", on_click="ignore"
+    )

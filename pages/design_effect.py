@@ -11,7 +11,7 @@ from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
-from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, figures_html, json_text
+from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles
 from ragunc.stats.coverage import coverage_experiment, iid_control
 from ragunc.stats.design import chunk_size_diagnostics, design
 from ragunc.stats.diagnostics import diagnostics, k_over_rho
@@ -186,18 +186,8 @@ elif population.binary:
 
 st.subheader("Export")
 cols = st.columns(2)
-cols[0].download_button(
-    "Results (JSON)",
-    lambda: json_text(exports["results"]),
-    file_name="ragunc_design_effect.json",
-    mime="application/json",
-    on_click="ignore",
-)
-cols[1].download_button(
-    "Figures (HTML)",
-    lambda: figures_html(exports["figures"], title="ragunc: design effect"),
-    file_name="ragunc_design_effect.html",
-    mime="text/html",
-    on_click="ignore",
+widgets.json_download("Results (JSON)", lambda: exports["results"], "ragunc_design_effect.json", where=cols[0])
+widgets.figures_download(
+    "Figures (HTML)", lambda: exports["figures"], "ragunc: design effect", "ragunc_design_effect.html", where=cols[1]
 )
 sync_url()

@@ -10,7 +10,7 @@ from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
 from ragunc.present import figures, judged_figures
-from ragunc.present.summary import comparison_reading, comparison_table, figures_html, json_text, rank_reading
+from ragunc.present.summary import comparison_reading, comparison_table, rank_reading
 from ragunc.stats.multiple import ADJUSTMENTS, adjustment, compare_configs, rank_configs
 from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_difference, plan_from_pilot
@@ -93,19 +93,9 @@ else:
             f"finite-population correction above."
         )
     cols = st.columns(2)
-    cols[0].download_button(
-        "Plan (JSON)",
-        lambda: json_text(plan.to_dict()),
-        file_name="ragunc_plan.json",
-        mime="application/json",
-        on_click="ignore",
-    )
-    cols[1].download_button(
-        "Plan figure (HTML)",
-        lambda: figures_html([plan_fig], title="ragunc: plan"),
-        file_name="ragunc_plan.html",
-        mime="text/html",
-        on_click="ignore",
+    widgets.json_download("Plan (JSON)", plan.to_dict, "ragunc_plan.json", where=cols[0])
+    widgets.figures_download(
+        "Plan figure (HTML)", lambda: [plan_fig], "ragunc: plan", "ragunc_plan.html", where=cols[1]
     )
 
 # ---------------------------------------------------------------- many configs
@@ -162,13 +152,7 @@ if len(configs) >= 2:
     else:
         st.plotly_chart(judged_figures.rank_figure(ranks), key="rank_chart")
         st.markdown(rank_reading(ranks))
-        st.download_button(
-            "Ranks (JSON)",
-            lambda: json_text(ranks.to_dict()),
-            file_name="ragunc_ranks.json",
-            mime="application/json",
-            on_click="ignore",
-        )
+        widgets.json_download("Ranks (JSON)", ranks.to_dict, "ragunc_ranks.json")
 
     st.subheader("How many documents to detect a difference?")
     cols = st.columns(4)
@@ -202,13 +186,7 @@ if len(configs) >= 2:
         )
         tiles[2].metric(f"Pilot difference {power_b} − {power_a}", f"{100 * dplan.pilot_difference:+.2f} pp")
         st.plotly_chart(figures.power_figure(dplan), key="power_chart")
-        st.download_button(
-            "Power plan (JSON)",
-            lambda: json_text(dplan.to_dict()),
-            file_name="ragunc_power.json",
-            mime="application/json",
-            on_click="ignore",
-        )
+        widgets.json_download("Power plan (JSON)", dplan.to_dict, "ragunc_power.json")
 
 # ---------------------------------------------------------------- comparison
 st.subheader("Paired comparison of two configs")
@@ -254,18 +232,12 @@ else:
             cmp_fig = figures.comparison_figure(cmp)
             st.plotly_chart(cmp_fig, key="comparison_chart")
             cols = st.columns(2)
-            cols[0].download_button(
-                "Comparison (JSON)",
-                lambda: json_text(cmp.to_dict()),
-                file_name="ragunc_comparison.json",
-                mime="application/json",
-                on_click="ignore",
-            )
-            cols[1].download_button(
+            widgets.json_download("Comparison (JSON)", cmp.to_dict, "ragunc_comparison.json", where=cols[0])
+            widgets.figures_download(
                 "Comparison figure (HTML)",
-                lambda: figures_html([cmp_fig], title="ragunc: paired comparison"),
-                file_name="ragunc_comparison.html",
-                mime="text/html",
-                on_click="ignore",
+                lambda: [cmp_fig],
+                "ragunc: paired comparison",
+                "ragunc_comparison.html",
+                where=cols[1],
             )
 sync_url()

@@ -309,12 +309,8 @@ def _explorer() -> None:
         mime="application/json",
         on_click="ignore",
     )
-    cols[2].download_button(
-        "Figures (HTML)",
-        lambda: report.figures_html(_figures(), title="ragunc: uncertainty explorer"),
-        file_name="ragunc_figures.html",
-        mime="text/html",
-        on_click="ignore",
+    widgets.figures_download(
+        "Figures (HTML)", _figures, "ragunc: uncertainty explorer", "ragunc_figures.html", where=cols[2]
     )
     cols[3].download_button(
         "One-page report (HTML)",

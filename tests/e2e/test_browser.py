@@ -6,6 +6,7 @@ where that is a failure.  Never downloads a browser.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -396,6 +397,27 @@ def _open_set(page, chunks: int, *, build: bool) -> str:
     page.keyboard.press("Escape")
     assert shown in options, f"the selector shows {shown!r}, not one of this set's lists {options}"
     return shown
+
+
+def test_the_plan_and_design_effect_downloads_hold_what_the_page_shows(app_url, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/planning_comparison?source=sample", timeout=TIMEOUT_MS)
+    _wait_idle(page, '[data-testid="stPlotlyChart"]')
+    needed = _tile(page, "Documents needed")
+    with page.expect_download(timeout=TIMEOUT_MS) as download:
+        page.get_by_role("button", name="Plan (JSON)", exact=True).click()
+    download.value.save_as(tmp_path / "plan.json")
+    plan = json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))
+    assert f"{plan['docs_needed']:,}" == needed
+
+    page.goto(f"{app_url}/design_effect?source=sample", timeout=TIMEOUT_MS)
+    _wait_idle(page, '[data-testid="stPlotlyChart"]')
+    with page.expect_download(timeout=TIMEOUT_MS) as download:
+        page.get_by_role("button", name="Figures (HTML)", exact=True).click()
+    download.value.save_as(tmp_path / "figures.html")
+    text = (tmp_path / "figures.html").read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "ragunc: design effect" in text and "plotly-graph-div" in text
+    page.close()
 
 
 def test_the_review_list_selector_shows_the_counts_of_the_set_on_screen(app_url, browser):
