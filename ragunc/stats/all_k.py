@@ -25,9 +25,10 @@ import numpy as np
 from scipy import special
 
 from .bootstrap_kernels import prefix_scan
-from .coverage import CoverageResult, coverage_experiment, predicted_variance
+from .coverage import CoverageResult, predicted_variance
+from .explore import explore
 from .diagnostics import design_effect, effective_n, icc_anova, k_over_rho
-from .intervals import IntervalReport, interval_report
+from .intervals import IntervalReport
 from .linearization import Linearized, check_options, chunk_variance, point_estimate
 from .methods import interval_methods
 from .proportion import ROUNDING_VARIANCE, korn_graubard_interval
@@ -50,13 +51,16 @@ ROW_METHODS = (
     "logit",
     "korn_graubard_bm",
 )
+# The methods whose coverage is decided by thresholds (:func:`_korn_graubard_holds`).  The
+# macro mean's Bell–McCaffrey df is K - 1, so its interval is R's.
+KORN_GRAUBARD = ("korn_graubard", "korn_graubard_bm")
 # Korn–Graubard's coverage: the grid of effective n on which its thresholds are found (ratio of
 # neighbours), the bisection's steps, and how far from a threshold an estimate is decided by it.
-N_GRID_RATIO = 1.01
+N_GRID_RATIO = 1.02
 DF_GRID_RATIO = 1.002
 BISECTION_STEPS = 36
 # The largest effective n the grid reaches: beyond it (a sample of near-equal rates) the bounds are computed.
-MAX_GRID_N = 1e9
+MAX_GRID_N = 1e7
 DECIDED_MARGIN = 1e-8
 
 
@@ -85,7 +89,11 @@ class KTable:
         return {name: float(values[i]) for name, values in self.columns.items()}
 
     def to_payload(self) -> dict:
-        """JSON-ready: the columns as lists of numbers rounded to 6 significant digits (null for NaN)."""
+        """JSON-ready: the columns as lists of numbers rounded to 6 significant digits.
+
+        JSON has no NaN or infinity: both are null (undefined, or unbounded as an effective n
+        without a design effect, K/rho at rho <= 0).
+        """
         return {
             "k": self.k.tolist(),
             "columns": {name: _rounded(values) for name, values in self.columns.items()},
@@ -112,22 +120,16 @@ def table_methods() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class _Prefixes:
-    """Each row's first K documents for K = 2..D: arrays (rows, D - 1)."""
+    """Each row's first K documents for K = 2..D: arrays (rows, D - 1), what the analytic kernels read."""
 
     k: np.ndarray  # (D - 1,)
-    hits: np.ndarray  # sum of y (for 0/1 y: hits)
     n_chunks: np.ndarray
-    sumsq: np.ndarray
-    sq_over_size: np.ndarray  # sum of y_d^2 / m_d (the ICC's between-document sum)
-    size_sq: np.ndarray  # sum of m_d^2
-    with_hits: np.ndarray  # documents with y > 0
-    with_misses: np.ndarray  # documents with y < m
     estimate: np.ndarray
     binomial_variance: np.ndarray
     cluster_variance: np.ndarray  # FPC 1 - K/D applied
     df: np.ndarray | None  # micro: Bell–McCaffrey df
 
-    def part(self, rows: slice, ks: slice) -> "_Prefixes":
+    def part(self, rows, ks: slice) -> "_Prefixes":
         """These ``rows`` at these K (``ks`` indexes ``k``)."""
         return _Prefixes(
             **{
@@ -149,20 +151,25 @@ class _Prefixes:
         )
 
 
+def _cumulative(values: np.ndarray) -> np.ndarray:
+    """Sums over each row's first K entries, K = 2..D."""
+    return np.cumsum(values, axis=-1)[..., 1:]
+
+
 def _prefixes(population: ClusterStats, orders: np.ndarray, estimator: str) -> _Prefixes:
     d = population.n_docs
-    y, m, s = (a[orders] for a in (population.sum_y, population.n.astype(float), population.sum_y2))
-
-    def cumulative(values):
-        return np.cumsum(values, axis=-1)[..., 1:]
-
+    y, m = population.sum_y[orders], population.n[orders].astype(float)
     k = np.arange(2, d + 1)
-    hits, chunks, sumsq = cumulative(y), cumulative(m), cumulative(s)
+    hits, chunks = _cumulative(y), _cumulative(m)
     micro = estimator == "micro"
-    estimate = hits / chunks if micro else cumulative(y / m) / k
-    binary = np.logical_and.accumulate(s == y, axis=-1)[..., 1:]  # every y so far 0 or 1 (zero_one)
-    spread = np.maximum(sumsq / chunks - (hits / chunks) ** 2, 0.0)
-    binomial = np.where(binary, estimate * (1 - estimate), spread) / chunks
+    estimate = hits / chunks if micro else _cumulative(y / m) / k
+    if population.binary:
+        pq = estimate * (1 - estimate)
+    else:  # chunk_variance: p(1 - p) while every y so far is 0 or 1, else the chunks' spread
+        s = population.sum_y2[orders]
+        binary = np.logical_and.accumulate(s == y, axis=-1)[..., 1:]
+        spread = np.maximum(_cumulative(s) / chunks - (hits / chunks) ** 2, 0.0)
+        pq = np.where(binary, estimate * (1 - estimate), spread)
     ss, df = prefix_scan(y, m, micro=micro)
     ss = ss[..., 1:]
     fpc = 1 - k / d
@@ -170,15 +177,9 @@ def _prefixes(population: ClusterStats, orders: np.ndarray, estimator: str) -> _
     cluster = fpc * (ss * k / (chunks**2 * (k - 1)) if micro else ss / (k * (k - 1)))
     return _Prefixes(
         k=k,
-        hits=hits,
         n_chunks=chunks,
-        sumsq=sumsq,
-        sq_over_size=cumulative(y * y / m),
-        size_sq=cumulative(m * m),
-        with_hits=cumulative(y > 0),
-        with_misses=cumulative(y < m),
         estimate=estimate,
-        binomial_variance=binomial,
+        binomial_variance=pq / chunks,
         cluster_variance=cluster,
         df=None if df is None else df[..., 1:],
     )
@@ -223,7 +224,7 @@ def k_table(
     value = float(point_estimate(total, size, estimator))
     pq = float(chunk_variance(total, size, sumsq, value))
     columns = {
-        **_sample_columns(prefixes, methods, level, estimator),
+        **_sample_columns(population, orders[0], prefixes, methods, level, estimator),
         **_design_columns(population, prefixes, value, pq, estimator),
         **_coverage_columns(prefixes, methods, level, estimator, value, pq / float(size.mean())),
     }
@@ -243,7 +244,7 @@ def k_table(
     )
 
 
-def _sample_columns(prefixes: _Prefixes, methods, level: float, estimator: str) -> dict[str, np.ndarray]:
+def _sample_columns(population, order, prefixes: _Prefixes, methods, level, estimator) -> dict[str, np.ndarray]:
     """Row 0 of the prefixes: the sample's intervals and diagnostics (as interval_estimates and diagnostics)."""
     p = prefixes.part(0, slice(None))
     lin = p.linearized(level, estimator)
@@ -256,10 +257,11 @@ def _sample_columns(prefixes: _Prefixes, methods, level: float, estimator: str) 
     columns["recommended_low"] = columns[f"{RECOMMENDED_METHOD}_low"]
     columns["recommended_high"] = columns[f"{RECOMMENDED_METHOD}_high"]
     columns["recommended_df"] = p.df if estimator == "micro" else (p.k - 1).astype(float)
+    y, m, s = population.sum_y[order], population.n[order].astype(float), population.sum_y2[order]
     k, n = p.k, p.n_chunks
     pq = p.binomial_variance * n
     deff = design_effect(p.cluster_variance, p.binomial_variance)
-    icc = _icc(p)
+    icc = _icc(k, n, _cumulative(y), _cumulative(s), _cumulative(y * y / m), _cumulative(m * m))
     with np.errstate(divide="ignore", invalid="ignore"):
         bernoulli_n = pq / p.cluster_variance
     return columns | {
@@ -270,19 +272,18 @@ def _sample_columns(prefixes: _Prefixes, methods, level: float, estimator: str) 
         "k_over_rho": k_over_rho(k, icc),
         "cluster_variance": p.cluster_variance,
         "binomial_variance": p.binomial_variance,
-        "documents_with_hits": p.with_hits.astype(float),
-        "documents_with_misses": p.with_misses.astype(float),
+        "documents_with_hits": _cumulative(y > 0).astype(float),
+        "documents_with_misses": _cumulative(y < m).astype(float),
     }
 
 
-def _icc(p: _Prefixes) -> np.ndarray:
-    """:func:`~ragunc.stats.diagnostics.icc_anova` of each prefix, from its sums."""
-    k, n = p.k, p.n_chunks
-    within = p.sumsq - p.sq_over_size
-    msb = (p.sq_over_size - p.hits**2 / n) / (k - 1)
+def _icc(k, n, hits, sumsq, sq_over_size, size_sq) -> np.ndarray:
+    """:func:`~ragunc.stats.diagnostics.icc_anova` of each prefix, from its sums (of y, y^2, y_d^2 / m_d, m_d^2)."""
+    within = sumsq - sq_over_size
+    msb = (sq_over_size - hits**2 / n) / (k - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         msw = np.where(n > k, within / np.where(n > k, n - k, 1), np.nan)
-        m0 = (n - p.size_sq / n) / (k - 1)
+        m0 = (n - size_sq / n) / (k - 1)
         return (msb - msw) / (msb + (m0 - 1) * msw)
 
 
@@ -328,12 +329,16 @@ def _coverage_columns(prefixes: _Prefixes, methods, level, estimator, value, pq_
     """
     reps = prefixes.part(slice(1, None), slice(None, -1))
     lin = reps.linearized(level, estimator)
+    chosen = interval_methods(methods)
+    korn_graubard = _korn_graubard_holds(
+        lin,
+        {m.name: reps.df if m.name == "korn_graubard_bm" else None for m in chosen if m.name in KORN_GRAUBARD},
+        value,
+    )
     columns = {}
-    for method in interval_methods(methods):
-        if method.name in ("korn_graubard", "korn_graubard_bm"):
-            df = reps.df if method.name == "korn_graubard_bm" and estimator == "micro" else None
-            held, defined = _korn_graubard_holds(lin, df, value)
-            se = None
+    for method in chosen:
+        if method.name in korn_graubard:
+            (held, defined), se = korn_graubard[method.name], None
         else:
             se, low, high = method.kernel(lin)
             defined = ~(np.isnan(low) | np.isnan(high))
@@ -361,18 +366,19 @@ def _last_nan(values) -> np.ndarray:
     return np.append(np.asarray(values, dtype=float), np.nan)
 
 
-def _korn_graubard_holds(lin: Linearized, df, value: float) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each row's Korn–Graubard interval holds ``value`` and is defined, as its bounds would say.
+def _korn_graubard_holds(lin: Linearized, dfs: dict[str, np.ndarray | None], value: float) -> dict[str, tuple]:
+    """``{method: (held, defined)}``: whether each row's Korn–Graubard interval holds ``value``, as its bounds say.
 
-    ``df`` None: K - 1, as R; else the Bell–McCaffrey df.  The interval holds ``value`` when the
-    estimate p lies between two thresholds that depend on the effective n only: the lower bound
-    ``Beta^-1(alpha/2; n p, n (1 - p) + 1)`` increases with p, so it is below ``value`` exactly
-    for p up to some p_L(n), and the upper bound is above it for p from some p_U(n).  Both are
-    found by bisection on a grid of n; an estimate farther than :data:`DECIDED_MARGIN` from the
-    thresholds of its grid cell (and its neighbours) is decided, the others get their bounds
-    from :func:`~ragunc.stats.proportion.korn_graubard_interval`.  With Bell–McCaffrey df the
-    effective n is known to lie between its values at the df grid's neighbours (the t quantile
-    is monotone in the df), which widens the cell.
+    ``dfs`` maps each method to its df (None: K - 1, as R; else the Bell–McCaffrey df).  The
+    interval holds ``value`` when the estimate p lies between two thresholds that depend on the
+    effective n only: the lower bound ``Beta^-1(alpha/2; n p, n (1 - p) + 1)`` increases with p, so
+    it is at most ``value`` exactly for p up to some p_L(n), and the upper bound is at least
+    ``value`` for p from some p_U(n).  Both are found by bisection on one grid of n
+    (:func:`_thresholds`); an estimate farther than :data:`DECIDED_MARGIN` from the thresholds of
+    its grid cell and its neighbours is decided, the others get their bounds from
+    :func:`~ragunc.stats.proportion.korn_graubard_interval`.  With a Bell–McCaffrey df the
+    effective n lies between its values at the df grid's neighbours (the t quantile is
+    monotone in the df), which widens the cell.
     """
     p, v, level = lin.estimate, lin.cluster_variance, lin.level
     k = np.broadcast_to(lin.n_docs, p.shape)
@@ -381,42 +387,50 @@ def _korn_graubard_holds(lin: Linearized, df, value: float) -> tuple[np.ndarray,
     inside = (p >= 0) & (p <= 1)
     pq = p * (1 - p)
     informative = (pq > 0) & (v > ROUNDING_VARIANCE * pq)
-    t_rows = _t_quantiles(rows - 1, alpha / 2)
     with np.errstate(divide="ignore", invalid="ignore"):
-        base = np.where(informative, pq / np.where(informative, v, 1.0) * t_rows**2, np.nan)
-    if df is None:
-        t_df = special.stdtrit(lin.n_docs - 1, alpha / 2)
-        n_lo = n_hi = np.where(informative, base / t_df**2, k)
-    else:
-        grid = _geometric_grid(df.min(), df.max(), DF_GRID_RATIO)
-        t_grid = special.stdtrit(grid, alpha / 2)
-        cell = np.clip(np.searchsorted(grid, df, side="right") - 1, 0, grid.size - 2)
-        # |t| falls as the df grows: n = base / t^2 lies between its values at the cell's ends
-        n_lo = np.where(informative, base / t_grid[cell] ** 2, k)
-        n_hi = np.where(informative, base / t_grid[cell + 1] ** 2, k)
-    n_grid = _geometric_grid(n_lo.min(), min(n_hi.max(), MAX_GRID_N), N_GRID_RATIO)
+        base = np.where(informative, pq / np.where(informative, v, 1.0) * _t_quantiles(rows - 1, alpha / 2) ** 2, k)
+    ranges = {}
+    for name, df in dfs.items():
+        if df is None:
+            n = np.where(informative, base / special.stdtrit(lin.n_docs - 1, alpha / 2) ** 2, k)
+            ranges[name] = (n, n)
+        else:
+            grid = _geometric_grid(df.min(), df.max(), DF_GRID_RATIO)
+            t2 = special.stdtrit(grid, alpha / 2) ** 2
+            cell = np.clip(np.searchsorted(grid, df, side="right") - 1, 0, grid.size - 2)
+            # |t| falls as the df grows: n = base / t^2 lies between its values at the cell's ends
+            ranges[name] = (np.where(informative, base / t2[cell], k), np.where(informative, base / t2[cell + 1], k))
+    lowest = min(float(n_lo.min()) for n_lo, _ in ranges.values())
+    highest = max(float(n_hi.max()) for _, n_hi in ranges.values())
+    n_grid = _geometric_grid(lowest, min(highest, MAX_GRID_N), N_GRID_RATIO)
     p_low, p_high = _thresholds(n_grid, value, alpha)
-    first = np.clip(np.searchsorted(n_grid, n_lo, side="right") - 2, 0, n_grid.size - 1)
-    last = np.clip(np.searchsorted(n_grid, n_hi, side="left") + 1, 0, n_grid.size - 1)
-    margin = DECIDED_MARGIN
     # p_L falls and p_U rises with n (checked on the grid, else nothing is decided here)
-    monotone = np.all(np.diff(p_low) <= 1e-12) and np.all(np.diff(p_high) >= -1e-12)
-    on_grid = (n_lo >= n_grid[1]) & (n_hi <= n_grid[-2])
-    lower_holds = (p == 0) | (p < p_low[last] - margin)
-    lower_fails = (p > 0) & (p > p_low[first] + margin)
-    upper_holds = (p == 1) | (p > p_high[last] + margin)
-    upper_fails = (p < 1) & (p < p_high[first] - margin)
-    decided = monotone & on_grid & inside & (lower_holds | lower_fails) & (upper_holds | upper_fails)
-    held = decided & lower_holds & upper_holds
-    todo = ~decided
-    if todo.any():
-        low, high = korn_graubard_interval(
-            p[todo], v[todo], rows[todo], k[todo], level, None if df is None else df[todo]
-        )
-        held[todo] = (low <= value) & (value <= high)
-        inside = inside.copy()
-        inside[todo] = ~(np.isnan(low) | np.isnan(high))
-    return held, inside
+    monotone = bool(np.all(np.diff(p_low) <= 1e-12) and np.all(np.diff(p_high) >= -1e-12))
+    out = {}
+    for name, (n_lo, n_hi) in ranges.items():
+        first = np.searchsorted(n_grid, n_lo, side="right") - 2
+        last = np.searchsorted(n_grid, n_hi, side="left") + 1
+        on_grid = (first >= 0) & (last < n_grid.size)
+        first, last = np.clip(first, 0, n_grid.size - 1), np.clip(last, 0, n_grid.size - 1)
+        lower_holds = (p == 0) | (p < p_low[last] - DECIDED_MARGIN)
+        lower_fails = (p > 0) & (p > p_low[first] + DECIDED_MARGIN)
+        upper_holds = (p == 1) | (p > p_high[last] + DECIDED_MARGIN)
+        upper_fails = (p < 1) & (p < p_high[first] - DECIDED_MARGIN)
+        decided = on_grid & inside & (lower_holds | lower_fails) & (upper_holds | upper_fails)
+        if not monotone:
+            decided[...] = False
+        held = decided & lower_holds & upper_holds
+        defined = inside.copy()
+        todo = ~decided
+        if todo.any():
+            df = dfs[name]
+            low, high = korn_graubard_interval(
+                p[todo], v[todo], rows[todo], k[todo], level, None if df is None else df[todo]
+            )
+            held[todo] = (low <= value) & (value <= high)
+            defined[todo] = ~(np.isnan(low) | np.isnan(high))
+        out[name] = held, defined
+    return out
 
 
 def _t_quantiles(df: np.ndarray, q: float) -> np.ndarray:
@@ -467,24 +481,10 @@ def nested_bootstrap(
 ) -> tuple[IntervalReport, CoverageResult | None]:
     """Every interval of the nested sample at K (``boot`` replicates) and coverage over the R nested repetitions.
 
-    The report is :func:`~ragunc.stats.intervals.interval_report` on :func:`nested_sample`; the
-    coverage is :func:`~ragunc.stats.coverage.coverage_experiment` on the first K documents of each
-    of the table's R repetitions, every method's (the analytic ones equal the table's); None
-    when ``reps`` is None or K = D.  Both resample with the one engine, seeded by ``seed``.
+    What has no closed form, at one K: :func:`~ragunc.stats.explore.explore`'s report of
+    :func:`~ragunc.stats.sample.nested_sample` and its coverage over the first K documents of each
+    of the table's R repetitions (every method's: the analytic ones equal the table's), None when
+    ``reps`` is None or K = D.  Both resample with the one engine, seeded by ``seed``.
     """
-    check_options(estimator, level)
-    sample = nested_sample(population, k, seed=seed)
-    report = interval_report(sample, estimator=estimator, level=level, boot=boot, rng=seed)
-    coverage = None
-    if reps is not None and k < population.n_docs:
-        coverage = coverage_experiment(
-            population,
-            k=k,
-            reps=reps,
-            boot=boot,
-            estimator=estimator,
-            level=level,
-            rng=seed,
-            samples=nested_orders(population.n_docs, 1 + reps, seed)[1:, :k],
-        )
-    return report, coverage
+    seen = explore(population, k=k, boot=boot, reps=reps, estimator=estimator, level=level, seed=seed)
+    return seen.report, seen.coverage

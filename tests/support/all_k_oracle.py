@@ -19,12 +19,17 @@ from ragunc.stats.recommend import RECOMMENDED_METHOD, recommend
 from ragunc.stats.sample import nested_orders
 
 
-def k_table_columns(population, *, estimator="micro", level=0.95, seed=0, reps=1000) -> dict[str, np.ndarray]:
-    """Every column of ``k_table`` for K = 2..D, one K at a time."""
+def k_table_columns(
+    population, *, estimator="micro", level=0.95, seed=0, reps=1000, ks=None, orders=None
+) -> dict[str, np.ndarray]:
+    """Every column of ``k_table`` at each K of ``ks`` (default 2..D), one K at a time.
+
+    ``orders`` (1 + R, D): the sample's permutation and the repetitions' (default: ``nested_orders``).
+    """
     d = population.n_docs
-    orders = nested_orders(d, 1 + reps, seed)
+    orders = nested_orders(d, 1 + reps, seed) if orders is None else orders
     methods = table_methods()
-    rows = [_row(population, k, orders, methods, estimator, level) for k in range(2, d + 1)]
+    rows = [_row(population, k, orders, methods, estimator, level) for k in (range(2, d + 1) if ks is None else ks)]
     return {name: np.array([row.get(name, np.nan) for row in rows], dtype=float) for name in rows[0]}
 
 
