@@ -23,7 +23,7 @@ from ragunc.present.figures import interval_label
 from ragunc.stats.design import design
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
-from ragunc.stats.sample import draw_sample
+from ragunc.stats.sample import nested_orders, nested_sample
 
 FAST = {"reps": "200", "boot": "200"}
 
@@ -142,8 +142,9 @@ def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
 def test_the_design_tiles_are_the_designs_values_and_this_samples_its_own(two_configs):
     at, frame = two_configs
     population = results_from_frame(frame).population("100w")
-    values = design(population, 20, rng=0)
-    own = interval_report(draw_sample(population, 20, rng=0), boot=200, rng=0).diagnostics
+    # the nested sample at K = 20, and the design measured on the R = 200 nested repetitions
+    values = design(population, 20, rng=0, samples=nested_orders(population.n_docs, 1 + 200, 0)[1:, :20])
+    own = interval_report(nested_sample(population, 20, seed=0), boot=200, rng=0).diagnostics
     assert _tiles(at, "DEFF") == [f"{values.deff:.1f}", f"{own.deff:.2f}"]
     assert _tiles(at, "Effective n") == [f"{values.n_eff:,.0f}", f"{own.n_eff:,.0f}"]
     assert _tiles(at, "ICC") == [f"{values.icc:.3f}", f"{own.icc:.3f}"]
@@ -246,7 +247,8 @@ def test_the_design_values_agree_with_the_coverage_experiment(open_app):
     """On the alike-documents sample at K = 20 the design's DEFF is what the coverage run's repetitions show."""
     at = open_app(reps="2000")
     population = load_results(sources.SAMPLE_DIR / "debian_copyright_100w.csv.gz").population("100w")
-    run = ragunc.stats.coverage.coverage_experiment(population, k=20, reps=2000, boot=1000, rng=0)
+    nested = nested_orders(population.n_docs, 1 + 2000, 0)[1:, :20]  # the explorer's nested repetitions
+    run = ragunc.stats.coverage.coverage_experiment(population, k=20, reps=2000, boot=1000, rng=0, samples=nested)
     deff = float(_tiles(at, "DEFF")[0])
     est = run.estimates
     m4 = ((est - est.mean()) ** 4).mean()
