@@ -26,8 +26,9 @@ from scipy import special
 
 from .bootstrap_kernels import prefix_scan
 from .coverage import CoverageResult, predicted_variance
+from .design import naive_coverage
+from .diagnostics import bernoulli_equivalent_n, design_effect, effective_n, icc_anova, k_over_rho
 from .explore import explore
-from .diagnostics import design_effect, effective_n, icc_anova, k_over_rho
 from .intervals import IntervalReport
 from .linearization import Linearized, check_options, chunk_variance, point_estimate
 from .methods import interval_methods
@@ -259,16 +260,13 @@ def _sample_columns(population, order, prefixes: _Prefixes, methods, level, esti
     columns["recommended_df"] = p.df if estimator == "micro" else (p.k - 1).astype(float)
     y, m, s = population.sum_y[order], population.n[order].astype(float), population.sum_y2[order]
     k, n = p.k, p.n_chunks
-    pq = p.binomial_variance * n
     deff = design_effect(p.cluster_variance, p.binomial_variance)
     icc = _icc(k, n, _cumulative(y), _cumulative(s), _cumulative(y * y / m), _cumulative(m * m))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bernoulli_n = pq / p.cluster_variance
     return columns | {
         "deff": deff,
         "icc": icc,
         "n_eff": effective_n(n, deff),
-        "bernoulli_n": bernoulli_n,
+        "bernoulli_n": bernoulli_equivalent_n(p.binomial_variance * n, p.cluster_variance),
         "k_over_rho": k_over_rho(k, icc),
         "cluster_variance": p.cluster_variance,
         "binomial_variance": p.binomial_variance,
@@ -298,15 +296,14 @@ def _design_columns(population: ClusterStats, prefixes: _Prefixes, value, pq, es
         variance = (1 - k / d) * float(rates.var(ddof=1)) / k
         draws, var_se = np.zeros(k.size), np.zeros(k.size)
     else:
-        estimates = prefixes.estimate[1:]
-        variance = estimates.var(axis=0, ddof=1)
-        m4 = ((estimates - estimates.mean(axis=0)) ** 4).mean(axis=0)
+        deviation = prefixes.estimate[1:] - prefixes.estimate[1:].mean(axis=0)
+        squared = deviation * deviation
+        variance = squared.sum(axis=0) / (reps - 1)
+        m4 = (squared * squared).mean(axis=0)
         var_se = np.sqrt(np.maximum(m4 - variance**2, 0.0) / reps)
         draws = np.full(k.size, float(reps))
         variance[-1], var_se[-1], draws[-1] = 0.0, 0.0, 0.0  # K = D: every sample is the population
     deff = design_effect(variance, binomial_var)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        naive = np.where(deff > 0, special.erf(1.959963984540054 / np.sqrt(2 * deff)), np.nan)
     # predicted_variance is (1 - K/D) c / K for one constant c (all chunks kept)
     linearization = predicted_variance(population.sum_y, population.n, 1, estimator) / (1 - 1 / d) * (1 - k / d) / k
     return {
@@ -316,7 +313,7 @@ def _design_columns(population: ClusterStats, prefixes: _Prefixes, value, pq, es
         "design_deff_mcse": design_effect(var_se, binomial_var),
         "design_n_eff": effective_n(expected, deff),
         "design_chunks": expected,
-        "design_naive_coverage": naive,
+        "design_naive_coverage": naive_coverage(deff),
         "design_draws": draws,
         "design_linearization_sd": np.sqrt(linearization),
     }
@@ -395,23 +392,24 @@ def _korn_graubard_holds(lin: Linearized, dfs: dict[str, np.ndarray | None], val
             n = np.where(informative, base / special.stdtrit(lin.n_docs - 1, alpha / 2) ** 2, k)
             ranges[name] = (n, n)
         else:
-            grid = _geometric_grid(df.min(), df.max(), DF_GRID_RATIO)
-            t2 = special.stdtrit(grid, alpha / 2) ** 2
-            cell = np.clip(np.searchsorted(grid, df, side="right") - 1, 0, grid.size - 2)
+            grid = _Grid(df.min(), df.max(), DF_GRID_RATIO)
+            t2 = special.stdtrit(grid.points, alpha / 2) ** 2
+            cell = grid.cell(df)
             # |t| falls as the df grows: n = base / t^2 lies between its values at the cell's ends
             ranges[name] = (np.where(informative, base / t2[cell], k), np.where(informative, base / t2[cell + 1], k))
     lowest = min(float(n_lo.min()) for n_lo, _ in ranges.values())
     highest = max(float(n_hi.max()) for _, n_hi in ranges.values())
-    n_grid = _geometric_grid(lowest, min(highest, MAX_GRID_N), N_GRID_RATIO)
-    p_low, p_high = _thresholds(n_grid, value, alpha)
+    n_grid = _Grid(lowest, min(highest, MAX_GRID_N), N_GRID_RATIO)
+    p_low, p_high = _thresholds(n_grid.points, value, alpha)
     # p_L falls and p_U rises with n (checked on the grid, else nothing is decided here)
     monotone = bool(np.all(np.diff(p_low) <= 1e-12) and np.all(np.diff(p_high) >= -1e-12))
     out = {}
     for name, (n_lo, n_hi) in ranges.items():
-        first = np.searchsorted(n_grid, n_lo, side="right") - 2
-        last = np.searchsorted(n_grid, n_hi, side="left") + 1
-        on_grid = (first >= 0) & (last < n_grid.size)
-        first, last = np.clip(first, 0, n_grid.size - 1), np.clip(last, 0, n_grid.size - 1)
+        # the grid points around [n_lo, n_hi], one more cell on each side (and one for rounding)
+        first, last = n_grid.position(n_lo) - 2, n_grid.position(n_hi) + 3
+        on_grid = (first >= 0) & (last < n_grid.points.size)
+        top = n_grid.points.size - 1
+        first, last = np.minimum(np.maximum(first, 0), top), np.minimum(np.maximum(last, 0), top)
         lower_holds = (p == 0) | (p < p_low[last] - DECIDED_MARGIN)
         lower_fails = (p > 0) & (p > p_low[first] + DECIDED_MARGIN)
         upper_holds = (p == 1) | (p > p_high[last] + DECIDED_MARGIN)
@@ -440,11 +438,22 @@ def _t_quantiles(df: np.ndarray, q: float) -> np.ndarray:
     return table[(df - lo).astype(np.int64)]
 
 
-def _geometric_grid(lo: float, hi: float, ratio: float) -> np.ndarray:
-    """Points from just below ``lo`` to just above ``hi``, neighbours ``ratio`` apart."""
-    lo, hi = lo / ratio, hi * ratio
-    steps = max(2, int(np.ceil(np.log(hi / lo) / np.log(ratio))) + 1)
-    return np.geomspace(lo, hi, steps)
+class _Grid:
+    """Points from just below ``lo`` to just above ``hi``, neighbours ``ratio`` apart: ``start * ratio**i``."""
+
+    def __init__(self, lo: float, hi: float, ratio: float):
+        self.start, self.step = lo / ratio, np.log(ratio)
+        self.points = self.start * np.exp(self.step * np.arange(int(np.log(hi / self.start) / self.step) + 3))
+
+    def position(self, x: np.ndarray) -> np.ndarray:
+        """The index of the last point at or below each ``x``, give or take one for rounding."""
+        return np.floor(np.log(x / self.start) / self.step).astype(np.int64)
+
+    def cell(self, x: np.ndarray) -> np.ndarray:
+        """The index i of the points with ``points[i] <= x <= points[i + 1]``, for x in [lo, hi]."""
+        i = np.minimum(np.maximum(self.position(x), 0), self.points.size - 2)
+        i -= self.points[i] > x
+        return i + (self.points[i + 1] < x)
 
 
 def _thresholds(n: np.ndarray, value: float, alpha: float) -> tuple[np.ndarray, np.ndarray]:

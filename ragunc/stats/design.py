@@ -14,9 +14,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from math import erf, sqrt
-
 import numpy as np
+from scipy import special
 
 from .coverage import random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
@@ -49,11 +48,21 @@ class Design:
 
     @property
     def naive_coverage(self) -> float:
-        """Coverage a normal-theory naive 95% interval would have at this DEFF: 2 Phi(1.96 / sqrt(DEFF)) - 1."""
-        return erf(1.959963984540054 / sqrt(2 * self.deff)) if self.deff > 0 else float("nan")
+        """Coverage a normal-theory naive 95% interval would have at this DEFF (:func:`naive_coverage`)."""
+        return float(naive_coverage(self.deff))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+def naive_coverage(deff):
+    """Coverage a normal-theory naive 95% interval has at design effect ``deff``: 2 Phi(1.96 / sqrt(DEFF)) - 1.
+
+    NaN where DEFF is not positive (no design variance to speak of).  Batch-wise.
+    """
+    deff = np.asarray(deff, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(deff > 0, special.erf(special.ndtri(0.975) / np.sqrt(2 * deff)), np.nan)[()]
 
 
 def design(

@@ -32,13 +32,14 @@ from tests.support.all_k_oracle import k_table_columns
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def synthetic(seed: int, d: int, *, scores: bool = False, giant: bool = False) -> ClusterStats:
-    """Beta-binomial documents of very unequal sizes; ``giant``: one holds most chunks; ``scores``: y in [0, 1]."""
+def synthetic(seed: int, d: int, *, scores: bool = False, giant: bool = False, rare: bool = False) -> ClusterStats:
+    """Beta-binomial documents of very unequal sizes; ``giant``: one holds most chunks; ``scores``: y in [0, 1];
+    ``rare``: most documents without a hit (many samples with none, or with one document holding them all)."""
     rng = np.random.default_rng(seed)
     size = np.maximum(1, np.rint(rng.lognormal(np.log(12), 0.9, d))).astype(int)
     if giant:
         size[3] = 20 * size.sum()
-    hits = rng.binomial(size, rng.beta(0.6, 2.4, d)).astype(float)
+    hits = rng.binomial(size, rng.beta(0.08, 4, d) if rare else rng.beta(0.6, 2.4, d)).astype(float)
     sumsq = hits
     if scores:  # graded y: a document's scores sum to hits * 0.7 plus a spread
         hits = hits * 0.7 + rng.uniform(0, 0.3, d) * size
@@ -61,8 +62,8 @@ def assert_columns_equal(table: KTable, expected: dict[str, np.ndarray], ks) -> 
 @pytest.mark.parametrize("level", [0.95, 0.8])
 @pytest.mark.parametrize(
     "population",
-    [synthetic(1, 45), synthetic(2, 40, giant=True), synthetic(3, 35, scores=True)],
-    ids=["unequal", "giant", "scores"],
+    [synthetic(1, 45), synthetic(2, 40, giant=True), synthetic(3, 35, scores=True), synthetic(4, 60, rare=True)],
+    ids=["unequal", "giant", "scores", "rare"],
 )
 def test_every_k_equals_the_single_k_functions_on_the_nested_samples(population, estimator, level):
     table = k_table(population, estimator=estimator, level=level, seed=4, reps=150)
