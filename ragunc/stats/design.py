@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .coverage import random_subsets
+from .coverage import check_samples, random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
 from .linearization import check_options, chunk_variance, point_estimate
 from .sample import ClusterStats
@@ -91,6 +91,7 @@ def design(
     understates the variance.  Effective n = n / DEFF.
     """
     _design_iv(population, k, estimator, draws)
+    check_samples(samples, population.n_docs, k)
     total, size, sumsq = population.sum_y, population.n, population.sum_y2
     d = population.n_docs
     value = float(point_estimate(total, size, estimator))

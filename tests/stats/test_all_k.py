@@ -21,6 +21,8 @@ from scipy import stats
 from ragunc.data.results import load_results
 from ragunc.stats import KTable, k_table, nested_bootstrap, nested_orders, nested_sample
 from ragunc.stats.bootstrap_kernels import prefix_scan
+from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.design import design
 from ragunc.stats.explore import explore
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.linearization import bell_mccaffrey_df, linearized_residuals
@@ -201,3 +203,11 @@ def test_bad_settings_are_named(kwargs, message):
         k_table(synthetic(12, 2))
     with pytest.raises(ValueError, match="k must be"):
         KTable.row(k_table(synthetic(12, 5), reps=2), 6)
+
+
+def test_the_documents_of_each_draw_are_checked_where_given():
+    population = synthetic(13, 20)
+    with pytest.raises(ValueError, match=r"shape \(5, 4\)"):
+        coverage_experiment(population, k=4, reps=5, boot=0, samples=np.zeros((5, 3), dtype=int))
+    with pytest.raises(ValueError, match="positions from 0 to 19"):
+        design(population, 3, samples=np.full((10, 3), 20))
