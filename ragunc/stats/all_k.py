@@ -213,8 +213,9 @@ def k_table(
       the R nested repetitions;
     * over the R nested repetitions (NaN at K = D): ``coverage_{m}``, ``coverage_{m}_mcse``,
       ``coverage_{m}_undefined`` for every covered method and the same under ``recommended``,
-      ``coverage_{m}_se_mean`` for a method with an SE, ``coverage_variance_ratio`` (the repetitions'
-      variance over the binomial one) and ``coverage_mean_chunks``.
+      ``coverage_{m}_se_mean`` for a method with an SE, ``coverage_sd`` (the estimate's SD over the
+      repetitions), ``coverage_variance_ratio`` (their variance over the binomial one) and
+      ``coverage_mean_chunks``.
     """
     _k_table_iv(population, estimator, level, seed, reps)
     d = population.n_docs
@@ -351,9 +352,10 @@ def _coverage_columns(prefixes: _Prefixes, methods, level, estimator, value, pq_
             columns[f"coverage_{method.name}_se_mean"] = _last_nan(np.broadcast_to(se, defined.shape).mean(axis=0))
     for field in ("", "_mcse", "_undefined"):
         columns[f"coverage_recommended{field}"] = columns[f"coverage_{RECOMMENDED_METHOD}{field}"]
+    variance = reps.estimate.var(axis=0, ddof=1)
+    columns["coverage_sd"] = _last_nan(np.sqrt(variance))
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = reps.estimate.var(axis=0, ddof=1) / (pq_per_doc / reps.k)
-    columns["coverage_variance_ratio"] = _last_nan(ratio)
+        columns["coverage_variance_ratio"] = _last_nan(variance / (pq_per_doc / reps.k))
     columns["coverage_mean_chunks"] = _last_nan(reps.n_chunks.mean(axis=0))
     return columns
 
