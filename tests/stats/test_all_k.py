@@ -75,6 +75,27 @@ def test_every_k_equals_the_single_k_functions_on_the_nested_samples(population,
     assert np.isnan(table.row(population.n_docs)["coverage_naive"])  # K = D: nothing to resample
 
 
+def degenerate(case: str) -> ClusterStats:
+    """Populations where the sample says nothing about the design (no hits, no misses, equal rates) or nearly."""
+    size = np.random.default_rng(14).integers(1, 9, 25) * 2
+    hits = {
+        "no hits": np.zeros(25),
+        "no misses": size.astype(float),
+        "equal rates": size / 2,
+        "one document with hits": np.r_[size[0], np.zeros(24)],
+        "one miss": np.r_[size[0] - 1, size[1:]].astype(float),
+    }[case]
+    return ClusterStats(np.arange(25).astype(str), hits, size, hits)
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+@pytest.mark.parametrize("case", ["no hits", "no misses", "equal rates", "one document with hits", "one miss"])
+def test_degenerate_populations_equal_the_single_k_functions(case, estimator):
+    population = degenerate(case)
+    table = k_table(population, estimator=estimator, seed=1, reps=60)
+    assert_columns_equal(table, k_table_columns(population, estimator=estimator, seed=1, reps=60), table.k)
+
+
 @pytest.mark.parametrize(("estimator", "level"), [("micro", 0.95), ("macro", 0.9), ("micro", 0.9)])
 @pytest.mark.parametrize("name", ["debian_copyright_100w", "stdlib_100w"])
 def test_bundled_samples_equal_the_single_k_functions_at_several_k(name, estimator, level):
