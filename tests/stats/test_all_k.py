@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import ragunc.stats.all_k
 from ragunc.data.results import load_results
 from ragunc.stats import KTable, k_table, nested_bootstrap, nested_orders, nested_sample
 from ragunc.stats.bootstrap_kernels import prefix_scan
@@ -232,3 +233,12 @@ def test_the_documents_of_each_draw_are_checked_where_given():
         coverage_experiment(population, k=4, reps=5, boot=0, samples=np.zeros((5, 3), dtype=int))
     with pytest.raises(ValueError, match="positions from 0 to 19"):
         design(population, 3, samples=np.full((10, 3), 20))
+
+
+def test_repetitions_in_batches_give_the_same_table(monkeypatch):
+    population = synthetic(15, 40)
+    whole = k_table(population, seed=6, reps=90)
+    monkeypatch.setattr(ragunc.stats.all_k, "BATCH_CELLS", 7 * population.n_docs)  # 13 batches of 7
+    batched = k_table(population, seed=6, reps=90)
+    for name, values in whole.columns.items():
+        np.testing.assert_allclose(batched.columns[name], values, rtol=1e-12, atol=1e-15, err_msg=name)
