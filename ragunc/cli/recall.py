@@ -178,6 +178,16 @@ def _table(d: dict) -> str:
     return "\n".join(lines)
 
 
+def clustering_sentence(name: str, groups: str, se: float, p: float, se_per_query: float, p_per_query: float) -> str:
+    """How much clustering the queries by ``groups`` changes comparison ``name``'s paired SE and p-value."""
+    size = f"{se / se_per_query:.2f}x" if se_per_query else "undefined against"
+    return (
+        f"{name}: clustered by {groups}, the paired SE is {size} the per-query one "
+        f"(p {_num(p, '.4g')} against {_num(p_per_query, '.4g')} with every query independent, "
+        "the paired t of ranx and scipy)."
+    )
+
+
 def _runs_table(d: dict) -> str:
     def ci(part: dict) -> str:
         low, high = part["ci"]
@@ -203,6 +213,18 @@ def _runs_table(d: dict) -> str:
         )
         for c in d["comparisons"]
     ]
+    clustering = [
+        clustering_sentence(
+            f"{c['b']} - {c['a']}",
+            d["group_col"],
+            c["paired"]["se"],
+            c["p_value"],
+            c["per_query"]["se"],
+            c["per_query"]["p_value"],
+        )
+        for c in d["comparisons"]
+        if c["per_query"] is not None
+    ]
     return "\n".join(
         [
             f"{ranking_metric(d['metric']).at(d['k'])} ({d['order']}, {d['estimator']}) of {len(d['runs'])} runs on the {d['n_queries']} "
@@ -213,5 +235,6 @@ def _runs_table(d: dict) -> str:
             "",
             f"adjustment: {adjust}",
             rows_text(comps),
+            *clustering,
         ]
     )
