@@ -20,6 +20,7 @@ from ..stats.linearization import ESTIMATORS
 from .options import (
     COMPARISON_FLAGS,
     DEFAULT_ADJUSTMENT,
+    column_mapping,
     adjustment_text,
     comparison_flags_need_baseline,
     comparison_options,
@@ -41,10 +42,14 @@ def configure(p: argparse.ArgumentParser) -> None:
         "run_files",
         metavar="RUN",
         nargs="+",
-        help="run: CSV/JSONL (query_id, rank|score, chunk_id, doc_id) or TREC run format; "
+        help="run: CSV/TSV/JSONL/Parquet (query_id, rank|score, chunk_id, doc_id), ranx JSON/Parquet or TREC; "
         "several with --baseline (each named by its file name without suffixes)",
     )
-    p.add_argument("qrels", help="qrels: CSV/JSONL (query_id, doc_id and/or chunk_id, relevance) or TREC qrels")
+    p.add_argument(
+        "qrels",
+        help="qrels: CSV/TSV/JSONL/Parquet (query_id, doc_id and/or chunk_id, relevance), BEIR qrels TSV, "
+        "ranx JSON/Parquet or TREC qrels",
+    )
     p.add_argument("--k", type=int, required=True, help="cutoff in chunks (>= 1)")
     p.add_argument("--chunk-map", help="CSV/JSONL chunk_id -> doc_id (needed when the run has no doc_id)")
     p.add_argument("--order", choices=ORDERS, default=TRUNCATE_DEDUP, help="default: %(default)s")
@@ -65,23 +70,33 @@ def configure(p: argparse.ArgumentParser) -> None:
         choices=ESTIMATORS,
         help="micro: mean over queries; macro: mean over groups of their queries' mean (default micro)",
     )
+    p.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        type=column_mapping,
+        metavar="NAME=COLUMN",
+        help="read contract column NAME (query_id, doc_id, chunk_id, rank, score, relevance) from the files' "
+        "COLUMN, e.g. --column query_id=qid (repeatable; BEIR's and ranx's names are read without it)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
     p.set_defaults(func=_recall)
 
 
 def _recall(args: argparse.Namespace) -> int:
-    chunk_map = load_chunk_map(args.chunk_map) if args.chunk_map else None
+    args.columns = dict(args.column) or None
+    chunk_map = load_chunk_map(args.chunk_map, columns=args.columns) if args.chunk_map else None
     if args.baseline is not None:
         return _compare_runs(args, chunk_map)
     comparison_flags_need_baseline(args, MANY_RUNS_ONLY, "run")
     if len(args.run_files) > 1 or args.runs_col:
-        runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
+        runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map, columns=args.columns)
         if len(runs) > 1:
             raise DataError(f"{len(runs)} runs ({listing(runs)}): compare them with --baseline RUN, or give one run")
         (run,) = runs.values()
     else:
-        run = load_run(args.run_files[0], chunk_map=chunk_map)
-    qrels = load_qrels(args.qrels, chunk_map=chunk_map)
+        run = load_run(args.run_files[0], chunk_map=chunk_map, columns=args.columns)
+    qrels = load_qrels(args.qrels, chunk_map=chunk_map, columns=args.columns)
     judged = judge(run, qrels)
     groups = query_groups(run, qrels, args.group_col, judged.query_id) if args.group_col else None
     report = recall_report(
@@ -96,7 +111,7 @@ def _recall(args: argparse.Namespace) -> int:
     )
     payload = report.to_dict()
     if args.compare:
-        judged_b = judge(load_run(args.compare, chunk_map=chunk_map), qrels)
+        judged_b = judge(load_run(args.compare, chunk_map=chunk_map, columns=args.columns), qrels)
         queries, a, b = align_scores(
             judged.query_id,
             recall(judged, args.k, order=args.order),
@@ -115,8 +130,8 @@ def _recall(args: argparse.Namespace) -> int:
 def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
     if args.compare:
         raise DataError("--compare compares two run files; with --baseline give every run as a RUN argument")
-    runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
-    qrels = load_qrels(args.qrels, chunk_map=chunk_map)
+    runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map, columns=args.columns)
+    qrels = load_qrels(args.qrels, chunk_map=chunk_map, columns=args.columns)
     result = compare_runs(
         runs,
         qrels,

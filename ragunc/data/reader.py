@@ -7,7 +7,8 @@ and bad input is one :class:`DataError` wording.
 
 - Kind, from the name first: ``.csv`` and ``.tsv`` are delimited text with a header,
   ``.parquet``/``.pq`` Parquet, ``.jsonl``/``.ndjson``/``.json`` JSON (one record per line,
-  or one array of records); ``.gz`` may follow any of them.  The content refines it:
+  or one array of records, or ranx's one object ``{query: {doc: score}}``, read as rows
+  ``q_id, doc_id, score``); ``.gz`` may follow any of them.  The content refines it:
   the Parquet magic number wins over the name, and for the loaders of runs and qrels
   a text file whose first line has no header (a number among its whitespace-separated
   fields, e.g. ``q1 Q0 c3 1 12.5 bm25``) is a TREC file, whatever its suffix.
@@ -450,6 +451,9 @@ def _json_records(text: str, name: str) -> list[dict]:
             records = list(_json_values(text))
     except json.JSONDecodeError as exc:
         raise DataError(f"{name}: line {exc.lineno} is not valid JSON ({exc.msg})") from None
+    if len(records) == 1 and records[0] and all(isinstance(v, dict) for v in records[0].values()):
+        # ranx's Run.save / Qrels.save: one object {query: {doc: score}}, read as ranx's own columns.
+        return [{"q_id": q, "doc_id": d, "score": v} for q, docs in records[0].items() for d, v in docs.items()]
     not_objects = np.array([not isinstance(r, dict) for r in records], dtype=bool)
     if not_objects.any():
         raise DataError(f"{name}: a record must be a JSON object; not in {rows_phrase(not_objects)}")
