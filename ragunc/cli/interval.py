@@ -38,6 +38,14 @@ def _run(args: argparse.Namespace) -> int:
     sample = with_population(args, results.population(args.config))
     report = interval_report(sample, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
     payload = report.to_dict()
+    recorded = results.recorded.get(sample.config)
+    if recorded is not None:  # what the tool that wrote the file recorded, beside ragunc's cluster SE
+        clustered_by = dict(args.column).get("doc_id", "the sample id's prefix")
+        se = payload["cluster"]["se"]
+        reading = recorded.reading(
+            se, estimator=args.estimator, fpc=sample.population_docs is not None, clustered_by=clustered_by
+        )
+        payload["recorded"] = {**recorded.to_dict(), "reading": reading}
     if results.judged:  # the report above is of the judge's labels; the audit's estimates join it
         judged = judged_sample(args, results, sample)
         payload |= judged_report(judged, estimator=args.estimator, level=args.level).to_dict()
@@ -71,6 +79,8 @@ def interval_table(d: dict) -> str:
         ("doc_type share", number_text(g["doc_type_share"], ".3f")),
     ]
     lines = [head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)]
+    if "recorded" in d:
+        lines += ["", d["recorded"]["reading"]]
     if "prediction_powered" in d:
         lines = [f"the judge's labels (y_judge) on every row: {lines[0]}", *lines[1:], "", _judged_table(d)]
     return "\n".join(lines)

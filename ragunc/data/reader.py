@@ -360,6 +360,11 @@ def _read_head(handle: BinaryIO, size: int, name: str) -> tuple[bytes, bool, boo
     return bytes(out), True, inflate.eof or not raw
 
 
+def head_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
+    """The first decompressed bytes of ``source`` (what :func:`detect` reads), e.g. to tell a tool's log by them."""
+    return _head(source, source_name(source))[0]
+
+
 def read_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
     """The whole content, decompressed when it is gzip."""
     name = source_name(source)

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,10 +23,11 @@ import pandas as pd
 
 from ..stats.judged import JudgedSample
 from ..stats.sample import ClusterStats, warn_renamed
-from . import duckdb_sql, per_document
+from . import duckdb_sql, inspect_log, per_document
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
-from .reader import DataError, detect, infer_file_type, listing, source_name
+from .inspect_log import RecordedStderr
+from .reader import DataError, detect, head_bytes, infer_file_type, listing, read_bytes, source_name
 
 __all__ = [
     "CONTRACT_COLUMNS",
@@ -58,6 +59,8 @@ class Results:
     n_rows: int
     source: str
     judged: dict[str, JudgedSample] = field(default_factory=dict)  # config -> judged sums; empty without y_judge
+    # config -> the standard error the tool that wrote the file recorded (an Inspect log's stderr)
+    recorded: dict[str, RecordedStderr] = field(default_factory=dict)
 
     @property
     def configs(self) -> list[str]:
@@ -126,7 +129,10 @@ def merge_results(parts: list[Results], *, source: str | None = None) -> Results
             populations[config] = population
     names = source if source is not None else ", ".join(p.source for p in parts)
     judged = {config: j for p in parts for config, j in p.judged.items()}
-    return Results(populations=populations, n_rows=sum(p.n_rows for p in parts), source=names, judged=judged)
+    recorded = {config: r for p in parts for config, r in p.recorded.items()}
+    return Results(
+        populations=populations, n_rows=sum(p.n_rows for p in parts), source=names, judged=judged, recorded=recorded
+    )
 
 
 def _results(stats, n_rows: int, source: str) -> Results:
@@ -141,14 +147,22 @@ def load_results(
     *,
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
+    scorer: str | None = None,  # an Inspect log's scorer giving y (default: its first)
 ) -> Results:
     """Validate and aggregate a per-chunk results file into one :class:`ClusterStats` per config.
 
     ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
-    to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  Raises
+    to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  An Inspect AI
+    log (``.eval`` or ``.json``) is read by :mod:`.inspect_log`, one row per sample and epoch,
+    and the stderr Inspect recorded is kept in :attr:`Results.recorded`.  Raises
     :class:`DataError` on bad input and ``FileNotFoundError`` when the path does not exist.
     """
     name = source_name(source)
+    if file_type is None and (hasattr(source, "read") or Path(os.fspath(source)).is_file()):
+        if inspect_log.is_inspect_log(head_bytes(source), name):
+            log = inspect_log.read_inspect_log(read_bytes(source), name, scorer=scorer, columns=columns)
+            results = results_from_frame(log.frame, columns=columns, source=name)
+            return replace(results, recorded={log.config: log.recorded} if log.recorded else {})
     fmt = detect(source, file_type)
     with ExitStack() as stack:
         if hasattr(source, "read"):
