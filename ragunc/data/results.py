@@ -23,11 +23,11 @@ import pandas as pd
 
 from ..stats.judged import JudgedSample
 from ..stats.sample import ClusterStats, warn_renamed
-from . import duckdb_sql, inspect_log, per_document
+from . import duckdb_sql, inspect_log, per_document, trec_eval
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
 from .inspect_log import RecordedStderr
-from .reader import DataError, detect, head_bytes, infer_file_type, listing, read_bytes, source_name
+from .reader import DataError, detect, head_bytes, infer_file_type, listing, read_bytes, read_text, source_name
 
 __all__ = [
     "CONTRACT_COLUMNS",
@@ -147,22 +147,29 @@ def load_results(
     *,
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
-    scorer: str | None = None,  # an Inspect log's scorer giving y (default: its first)
+    scorer: str | None = None,  # an Inspect log's scorer, a -q output's measure, giving y (default: the first)
 ) -> Results:
     """Validate and aggregate a per-chunk results file into one :class:`ClusterStats` per config.
 
     ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
     to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  An Inspect AI
     log (``.eval`` or ``.json``) is read by :mod:`.inspect_log`, one row per sample and epoch,
-    and the stderr Inspect recorded is kept in :attr:`Results.recorded`.  Raises
+    and the stderr Inspect recorded is kept in :attr:`Results.recorded`; trec_eval's and
+    ir_measures' per-query output (``-q``) by :mod:`.trec_eval`, one row per query.  Raises
     :class:`DataError` on bad input and ``FileNotFoundError`` when the path does not exist.
     """
     name = source_name(source)
     if file_type is None and (hasattr(source, "read") or Path(os.fspath(source)).is_file()):
-        if inspect_log.is_inspect_log(head_bytes(source), name):
+        head = head_bytes(source)
+        if inspect_log.is_inspect_log(head, name):
             log = inspect_log.read_inspect_log(read_bytes(source), name, scorer=scorer, columns=columns)
             results = results_from_frame(log.frame, columns=columns, source=name)
             return replace(results, recorded={log.config: log.recorded} if log.recorded else {})
+        if Path(name).suffix.lower() not in (".parquet", ".pq", ".json", ".jsonl", ".ndjson") and (
+            trec_eval.is_per_query_output(head)
+        ):
+            frame, _, _ = trec_eval.per_query_frame(read_text(source)[0], name, scorer=scorer)
+            return results_from_frame(frame, columns=columns, source=name)
     fmt = detect(source, file_type)
     with ExitStack() as stack:
         if hasattr(source, "read"):
