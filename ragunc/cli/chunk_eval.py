@@ -13,6 +13,7 @@ from ..data.serialize import json_text
 from ..retrieval.bm25 import Tokenizer
 from ..retrieval.known_item import SELECTIONS, QueryModel, read_query_file
 from ..retrieval.pipeline import chunk_eval_parts, qrels, top_k_run
+from .corpus_options import corpus_column_option, corpus_of
 from .output import emit, language_text, seed_arg
 from .progress import progress_bar
 
@@ -56,6 +57,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="QRELS",
         help="each query's relevant documents, for a queries file without chunk_id (BEIR qrels/test.tsv, TREC, ranx)",
     )
+    corpus_column_option(parser)
     parser.add_argument("--out", default=None, help="results file (.csv, .parquet, .jsonl; .gz allowed)")
     parser.add_argument("--metadata", default=None, help="also write the JSON summary to this file")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the query simulation (default 0)")
@@ -112,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("--relevant needs --queries")
     with progress_bar(f"chunk-eval {args.chunk_words}", enabled=not args.no_progress) as progress:
         parts = chunk_eval_parts(
-            args.corpus,
+            corpus_of(args),
             chunk_words=args.chunk_words,
             overlap=args.overlap,
             queries=read_query_file(args.queries, relevant=args.relevant) if args.relevant else args.queries,

@@ -201,3 +201,15 @@ def test_beir_corpus_queries_and_qrels(tmp_path, capsys):
     rows = pd.read_csv(out)
     assert sorted(rows["query_id"]) == [f"q{i}" for i in range(5)]
     assert rows["y"].eq(1).all()  # each query's word is only in its document: its top chunk is one of them
+
+
+def test_column_maps_the_corpus_table(tmp_path, capsys):
+    path = tmp_path / "docs.csv"
+    path.write_text("id,body\n" + "".join(f"n{i},{' '.join(f'w{i}x{j}' for j in range(30))}\n" for i in range(4)))
+    argv = ["chunk-eval", str(path), "--chunk-words", "10", "--no-progress"]
+    assert main(argv) == 2
+    assert "missing column 'doc_id'" in capsys.readouterr().err
+    assert main([*argv, "--column", "doc_id=id", "--column", "text=body", "--out", str(tmp_path / "r.csv")]) == 0
+    assert set(pd.read_csv(tmp_path / "r.csv")["doc_id"]) == {"n0", "n1", "n2", "n3"}
+    assert main([*argv, "--column", "title=head"]) == 2
+    assert "--column maps 'title'; a corpus has 'doc_id', 'text', 'doc_type'" in capsys.readouterr().err
