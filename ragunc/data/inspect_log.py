@@ -199,8 +199,10 @@ def _recorded(header: dict, scorer: str, n_rows: int) -> RecordedStderr | None:
 def _json_log(data: bytes, name: str) -> tuple[dict, list[dict]]:
     try:
         log = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{name}: not a readable Inspect JSON log ({getattr(exc, 'msg', 'not UTF-8 text')})") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{name}: an Inspect JSON log that is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{name}: line {exc.lineno} is not valid JSON (the log is cut short or damaged)") from None
     if not isinstance(log, dict) or "eval" not in log:
         raise DataError(f"{name}: not an Inspect log (a JSON object with 'eval' and 'samples')")
     return log, list(log.get("samples") or [])

@@ -64,7 +64,6 @@ _SNIFF_LINES = 6  # the header and five rows
 _PEEK_RECORDS = 1000  # JSON records whose keys the peek unites
 _SPACE = re.compile(r"\s*")
 _ARRAY_GAP = re.compile(r"\s*,?\s*")  # between the records of an array
-_DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 # What text holds rarely: control characters other than whitespace, and bytes that are not UTF-8.
 _NOT_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1f\ufffd]")
 _NOT_TEXT_SHARE = 0.3  # random bytes are mostly invalid UTF-8; Latin-1 text has only its accented letters
@@ -126,6 +125,42 @@ def rows_phrase(rows, n: int | None = None) -> str:
 def listing(items) -> str:
     """``'a', 'b'``: names as an error message quotes them."""
     return ", ".join(repr(i) for i in items)
+
+
+_LINE = re.compile(r"(?:on line|in line|line)[: ]+(\d+)", re.IGNORECASE)
+_COUNTS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+_KIND_WORDS = {"csv": "delimited text with a header", "parquet": "Parquet", "jsonl": "JSON", "trec": "a TREC file"}
+
+
+def unreadable(name: str, exc: BaseException, kind: str | None = None) -> DataError:
+    """What an engine's (DuckDB's, pyarrow's, pandas') failure to read ``name`` means, in our words.
+
+    Nothing of the engine's own text reaches the user: not its wording, nor a temporary path
+    it was handed (an upload spooled to disk); only the file's name as the user gave it and,
+    where the engine says it, the line.
+    """
+    # The offending line's own text (DuckDB quotes it) says nothing of the failure: left out.
+    text = "\n".join(part for part in str(exc).splitlines() if not part.strip().startswith("Original Line"))
+    low = text.lower()
+    line = _LINE.search(text)
+    at = f"line {line.group(1)}" if line else "a line"
+    if "utf-8" in low or "unicode" in low:
+        return DataError(f"{name}: {at} is not valid UTF-8 text (save the file as UTF-8)")
+    if "gzip" in low or "zlib" in low or "decompress" in low:
+        return DataError(f"{name}: not a readable gzip file (cut short or damaged)")
+    if kind == "parquet" or "parquet" in low or "footer" in low or "magic" in low:
+        return DataError(f"{name}: not a readable Parquet file (cut short, damaged, or not Parquet)")
+    counts = _COUNTS.search(text)
+    if counts:
+        return DataError(f"{name}: {at} has {counts.group(2)} fields where the header has {counts.group(1)}")
+    if "quote" in low or "eof inside string" in low:
+        return DataError(f"{name}: a quoted field opened near {at} is never closed")
+    if "json" in low:
+        return DataError(f"{name}: {at} is not valid JSON (a record cut short or damaged)")
+    what = _KIND_WORDS.get(kind or "", "a table")
+    return DataError(
+        f"{name}: cannot be read as {what}{f' ({at})' if line else ''}; the file is damaged or not in this format"
+    )
 
 
 # ---------------------------------------------------------------- kind
@@ -353,8 +388,8 @@ def _read_head(handle: BinaryIO, size: int, name: str) -> tuple[bytes, bool, boo
             raw = inflate.unconsumed_tail or _as_bytes(handle.read(size))
             if inflate.eof:
                 break
-    except zlib.error as exc:
-        raise DataError(f"{name}: not a readable gzip file ({exc})") from None
+    except zlib.error:
+        raise DataError(f"{name}: not a readable gzip file (cut short or damaged)") from None
     if not out and inflate.eof:
         raise DataError(f"{name} is an empty file")
     return bytes(out), True, inflate.eof or not raw
@@ -374,8 +409,8 @@ def read_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
         return raw
     try:
         return gzip.decompress(raw)
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:  # the last two: a cut or corrupt stream
-        raise DataError(f"{name}: not a readable gzip file ({exc})") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error):  # the last two: a cut or corrupt stream
+        raise DataError(f"{name}: not a readable gzip file (cut short or damaged)") from None
 
 
 def read_text(source: str | os.PathLike | BinaryIO, *, replace_invalid: bool = False) -> tuple[str, bool]:
@@ -417,7 +452,7 @@ def read_table(
         try:
             frame = pd.read_parquet(io.BytesIO(read_bytes(source)))
         except (OSError, ValueError, pa.ArrowException) as exc:
-            raise DataError(f"cannot read {name}: {exc}") from None
+            raise unreadable(name, exc, "parquet") from None
         return Table(frame, fmt, name)
     text, replaced = read_text(source, replace_invalid=replace_invalid)
     if fmt.kind == "jsonl":
@@ -435,8 +470,7 @@ def read_table(
                 na_values=[""],
             )
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            what = "a TREC file" if trec else f"{_DELIMITER_NAMES[fmt.delimiter]}-separated text"
-            raise DataError(f"{name}: cannot read as {what}: {exc}") from None
+            raise unreadable(name, exc, fmt.kind) from None
         if trec and frame.shape[1] != len(trec_columns):
             raise DataError(
                 f"{name}: a TREC file has {len(trec_columns)} whitespace-separated columns "
@@ -501,7 +535,7 @@ def peek_columns(source: str | os.PathLike | BinaryIO, file_type: str | None = N
             try:
                 return list(pq.read_schema(handle).names)
             except (OSError, pa.ArrowException) as exc:
-                raise DataError(f"cannot read {name}: {exc}") from None
+                raise unreadable(name, exc, "parquet") from None
     size = _HEAD_BYTES
     while True:
         with _binary(source) as handle:

@@ -197,11 +197,11 @@ def run_from_frame(frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = No
                 f"(load_runs(..., runs_col={col!r}); CLI: --runs-col {col})"
             )
     hint = "" if chunk_map is not None else "; without doc_id, give a chunk map (chunk_id -> doc_id)"
-    if "chunk_id" not in frame.columns and "doc_id" in frame.columns:  # a document-level run: documents are ranked
+    _require(frame, ("query_id",) + (() if "doc_id" in frame.columns else ("chunk_id",)), name)
+    if "chunk_id" not in frame.columns:  # a document-level run: documents are ranked
         frame = frame.assign(chunk_id=frame["doc_id"])
         if chunk_map is not None:  # the ranked ids are chunks whose documents the map gives
             frame = frame.drop(columns="doc_id")
-    _require(frame, ("query_id", "chunk_id"), name)
     if "rank" not in frame.columns and "score" not in frame.columns:
         raise DataError(f"{name}: missing column rank or score (one is needed to order the chunks)")
     if chunk_map is None:
