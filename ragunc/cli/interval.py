@@ -40,10 +40,8 @@ def _run(args: argparse.Namespace) -> int:
     payload = report.to_dict()
     recorded = results.recorded.get(sample.config)
     if recorded is not None:  # what the tool that wrote the file recorded, beside ragunc's cluster SE
-        clustered_by = dict(args.column).get("doc_id", "the sample id's prefix")
-        se = payload["cluster"]["se"]
         reading = recorded.reading(
-            se, estimator=args.estimator, fpc=sample.population_docs is not None, clustered_by=clustered_by
+            payload["cluster"]["se"], estimator=args.estimator, fpc=sample.population_docs is not None
         )
         payload["recorded"] = {**recorded.to_dict(), "reading": reading}
     if results.judged:  # the report above is of the judge's labels; the audit's estimates join it

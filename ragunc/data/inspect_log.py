@@ -24,7 +24,7 @@ import re
 import struct
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -45,8 +45,9 @@ class RecordedStderr:
     n_samples: int  # the samples it was computed on (epochs reduced first)
     epochs: int
     reducer: str | None  # how epochs were reduced to one score per sample ("mean" by default)
+    clustered_by: str = "the sample id's prefix"  # what ragunc's doc_id was read from
 
-    def reading(self, se: float, *, estimator: str, fpc: bool, clustered_by: str) -> str:
+    def reading(self, se: float, *, estimator: str, fpc: bool) -> str:
         """One sentence: Inspect's stderr beside ragunc's cluster SE ``se``, and why they differ when they do.
 
         They are one formula (the clustered sandwich with the C/(C-1) correction, Inspect's epochs
@@ -58,8 +59,8 @@ class RecordedStderr:
         reasons = []
         if self.cluster is None:
             reasons.append("Inspect's stderr has no cluster= and so ignores that samples of one document move together")
-        elif clustered_by != f"metadata.{self.cluster}":
-            reasons.append(f"ragunc clusters by {clustered_by}, Inspect by metadata.{self.cluster}")
+        elif self.clustered_by != f"metadata.{self.cluster}":
+            reasons.append(f"ragunc clusters by {self.clustered_by}, Inspect by metadata.{self.cluster}")
         if estimator != "micro":
             reasons.append("the macro estimate weighs documents equally where Inspect weighs samples")
         if fpc:
@@ -80,6 +81,7 @@ class RecordedStderr:
             "n_samples": self.n_samples,
             "epochs": self.epochs,
             "reducer": self.reducer,
+            "clustered_by": self.clustered_by,
         }
 
 
@@ -164,7 +166,10 @@ def read_inspect_log(data: bytes, name: str, *, scorer: str | None = None, colum
     if "doc_id" not in (columns or {}):
         frame["doc_id"] = [_prefix(i) for i in frame["sample_id"]]
     frame["config"] = config
-    return InspectLog(frame, config, chosen, scorers, _recorded(header, chosen, len(samples)))
+    recorded = _recorded(header, chosen, len(samples))
+    if recorded is not None and "doc_id" in (columns or {}):
+        recorded = replace(recorded, clustered_by=columns["doc_id"])
+    return InspectLog(frame, config, chosen, scorers, recorded)
 
 
 def _scalar(v) -> bool:
