@@ -91,7 +91,11 @@ def _upload_source() -> sources.DataSource | None:
             label=upload.name,
             error=f"{check.message}. Choose the column that holds each under “Column mapping” in the sidebar.",
         )
-    return sources.upload_source(upload.name, data, columns)
+    source = sources.upload_source(upload.name, data, columns)
+    for config in source.results.configs if source.results else ():  # an Inspect log: its own stderr beside ours
+        if (reading := source.results.recorded_reading(config)) is not None:
+            st.info(reading)
+    return source
 
 
 AUTO = "auto"

@@ -37,7 +37,7 @@ KINDS = {  # URL value -> label
     "seed": "The seed's example (manual / faq)",
     "upload": "Upload a run and qrels",
 }
-UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv"]
+UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv", "parquet", "pq"]
 UPLOADS_KEPT = 8
 
 # The seed's case (shared/seeds/002): hits manual, manual, manual, faq, terms; relevant {manual, faq}.
@@ -114,8 +114,12 @@ def load(kind: str) -> RunSource | None:
         judged = cached(_sample_runs, kept=1, spinner="Loading the sample runs…")
         return RunSource("runs", *judged, default_group="doc_id", default_k=5, default_baseline=SAMPLE_RUNS_BASELINE)
     left, middle, right = st.columns(3)
-    run_file = left.file_uploader("Run (query_id, rank or score, chunk_id, doc_id; or TREC run)", type=UPLOAD_TYPES)
-    qrels_file = middle.file_uploader("Qrels (query_id, doc_id/chunk_id, relevance; or TREC qrels)", type=UPLOAD_TYPES)
+    run_file = left.file_uploader(
+        "Run (query_id, rank or score, chunk_id, doc_id; or TREC, ranx JSON/Parquet)", type=UPLOAD_TYPES
+    )
+    qrels_file = middle.file_uploader(
+        "Qrels (query_id, doc_id/chunk_id, relevance; or TREC, BEIR TSV, ranx)", type=UPLOAD_TYPES
+    )
     map_file = right.file_uploader("Chunk map (chunk_id, doc_id), optional", type=["csv", "gz", "jsonl", "json"])
     runs_col = left.text_input(
         "Column naming the runs (several runs in one file), optional",

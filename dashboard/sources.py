@@ -21,10 +21,9 @@ import streamlit as st
 
 import ragunc.corpus
 import ragunc.retrieval
-from ragunc.data import reader
 from ragunc.corpus.language import UNIT_SUFFIXES
 from ragunc.data.per_document import DEFAULT_CONFIG
-from ragunc.data.results import DataError, Results, load_results, merge_results, results_from_frame
+from ragunc.data.results import DataError, Results, load_results, merge_results, result_columns, results_from_frame
 from ragunc.stats.sample import ClusterStats
 from ragunc.stats.synthetic import synthesize
 
@@ -228,7 +227,7 @@ def saved_upload(name: str, data: bytes, folder: Path) -> tuple[Path, str]:
 
 def peek_columns(name: str, data: bytes) -> list[str]:
     """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable)."""
-    return reader.peek_columns(named_buffer(name, data))
+    return result_columns(named_buffer(name, data))
 
 
 def current_source() -> DataSource:

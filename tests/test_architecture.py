@@ -42,6 +42,7 @@ CONFINED = {
     "anthropic": "evalset",
     "litellm": "evalset",
     "pyspark": "data",  # data/spark.py, an optional extra: imported inside its function (see below)
+    "zstandard": "data",  # data/inspect_log.py (extra inspect), for Zstandard members of .eval archives
     # The language analysers' segmenters (corpus/language.py; extras ja, zh), imported when one is loaded.
     "fugashi": "corpus",
     "unidic_lite": "corpus",
@@ -57,6 +58,7 @@ LATE_IMPORTS = {
     "stats/bootstrap_kernels.py": {"numba"},  # compiled on the first bootstrap
     "positional/__init__.py": {"ragunc.positional.*"},  # the names that need torch, with the positional extra
     "data/spark.py": {"pyspark"},  # optional extras, imported where they are used
+    "data/inspect_log.py": {"zstandard"},
     "evalset/generators.py": {"openai"},
     "retrieval/bm25.py": {"Stemmer", "nltk"},
     "corpus/language.py": {"fugashi", "unidic_lite", "jieba"},  # a segmenter, when its language's corpus needs it

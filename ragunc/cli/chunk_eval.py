@@ -11,8 +11,9 @@ from ..corpus.language import LANGUAGE_CODES
 from ..data.results import infer_file_type, write_results
 from ..data.serialize import json_text
 from ..retrieval.bm25 import Tokenizer
-from ..retrieval.known_item import SELECTIONS, QueryModel
+from ..retrieval.known_item import SELECTIONS, QueryModel, read_query_file
 from ..retrieval.pipeline import chunk_eval_parts, qrels, top_k_run
+from .corpus_options import corpus_column_option, corpus_of
 from .output import emit, language_text, seed_arg
 from .progress import progress_bar
 
@@ -48,8 +49,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--queries",
         default=None,
-        help="queries file (.csv/.jsonl: query, chunk_id[, query_id]) instead of simulated ones",
+        help="queries file (.csv/.jsonl: query, chunk_id[, query_id]; BEIR queries.jsonl with --relevant) "
+        "instead of simulated ones; a relevant doc_id stands for every chunk of it",
     )
+    parser.add_argument(
+        "--relevant",
+        metavar="QRELS",
+        help="each query's relevant documents, for a queries file without chunk_id (BEIR qrels/test.tsv, TREC, ranx)",
+    )
+    corpus_column_option(parser)
     parser.add_argument("--out", default=None, help="results file (.csv, .parquet, .jsonl; .gz allowed)")
     parser.add_argument("--metadata", default=None, help="also write the JSON summary to this file")
     parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the query simulation (default 0)")
@@ -102,12 +110,14 @@ def _run(args: argparse.Namespace) -> int:
             infer_file_type(path)  # an unknown extension fails before any work
     if args.qrels and not args.run:
         raise ValueError("--qrels needs --run")
+    if args.relevant and not args.queries:
+        raise ValueError("--relevant needs --queries")
     with progress_bar(f"chunk-eval {args.chunk_words}", enabled=not args.no_progress) as progress:
         parts = chunk_eval_parts(
-            args.corpus,
+            corpus_of(args),
             chunk_words=args.chunk_words,
             overlap=args.overlap,
-            queries=args.queries,
+            queries=read_query_file(args.queries, relevant=args.relevant) if args.relevant else args.queries,
             query_model=model,
             tokenizer=tokenizer,
             language=args.language,

@@ -137,7 +137,8 @@ def _two_table(d: dict) -> str:
         ),
         ("naive (unpaired chunks)", number_text(d["naive"]["se"]), interval_text(d["naive"]["ci"])),
     ]
-    return "\n".join([head, "", rows_text(rows)])
+    test = f"paired t test over documents: t = {number_text(d['t'], '.3f')}, {d['df']} df, p = {number_text(d['p_value'], '.4g')}"
+    return "\n".join([head, "", rows_text(rows), "", test])
 
 
 def _many_table(d: dict) -> str:

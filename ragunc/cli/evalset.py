@@ -22,6 +22,7 @@ from ..ranking.metrics import ranking_metric
 from ..stats.methods import interval_method
 from ..stats.recommend import RECOMMENDED_METHOD
 from .options import recommended_text
+from .corpus_options import corpus_column_option, corpus_of
 from .output import emit, language_text, seed_arg
 from .progress import progress_bar
 
@@ -64,6 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="'stdlib', a folder of .txt/.md/.html, or a .jsonl/.csv "
         "with doc_id, text[, doc_type] (anything chunk-eval accepts)",
     )
+    corpus_column_option(p)
     p.add_argument("--n", type=_positive, required=True, help="chunks to sample: raw question-chunk pairs")
     p.add_argument(
         "--generator",
@@ -181,13 +183,13 @@ def _build(args: argparse.Namespace) -> int:
         language=args.language,
     )
     if args.dry_run:
-        plan = plan_evalset(args.corpus, args.out, max_calls=args.max_calls, **options)
+        plan = plan_evalset(corpus_of(args), args.out, max_calls=args.max_calls, **options)
         emit(plan.to_dict(), as_json=args.json, table=_plan_table)
         return 0
     try:
         with progress_bar("evalset calls", enabled=not args.no_progress) as progress:
             result = build_evalset(
-                args.corpus,
+                corpus_of(args),
                 args.out,
                 max_calls=args.max_calls,
                 concurrency=args.concurrency,

@@ -38,6 +38,12 @@ def _run(args: argparse.Namespace) -> int:
     sample = with_population(args, results.population(args.config))
     report = interval_report(sample, estimator=args.estimator, level=args.level, boot=args.boot, rng=args.seed)
     payload = report.to_dict()
+    recorded = results.recorded.get(sample.config)
+    if recorded is not None:  # what the tool that wrote the file recorded, beside ragunc's cluster SE
+        reading = recorded.reading(
+            payload["cluster"]["se"], estimator=args.estimator, fpc=sample.population_docs is not None
+        )
+        payload["recorded"] = {**recorded.to_dict(), "reading": reading}
     if results.judged:  # the report above is of the judge's labels; the audit's estimates join it
         judged = judged_sample(args, results, sample)
         payload |= judged_report(judged, estimator=args.estimator, level=args.level).to_dict()
@@ -71,6 +77,8 @@ def interval_table(d: dict) -> str:
         ("doc_type share", number_text(g["doc_type_share"], ".3f")),
     ]
     lines = [head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)]
+    if "recorded" in d:
+        lines += ["", d["recorded"]["reading"]]
     if "prediction_powered" in d:
         lines = [f"the judge's labels (y_judge) on every row: {lines[0]}", *lines[1:], "", _judged_table(d)]
     return "\n".join(lines)

@@ -35,14 +35,14 @@ def results_options(p: argparse.ArgumentParser, *, config: bool = True, several:
             metavar="FILE",
             nargs="+",
             help="per-chunk results or per-document statistics (ragunc aggregate): CSV, Parquet or "
-            "JSONL (optionally .gz); several files are merged",
+            "JSONL (optionally .gz), or Inspect AI logs (.eval, .json); several files are merged",
         )
     else:
         p.add_argument(
             "file",
             metavar="FILE",
             help="per-chunk results or per-document statistics "
-            "(ragunc aggregate): CSV, Parquet or JSONL (optionally .gz)",
+            "(ragunc aggregate): CSV, Parquet or JSONL (optionally .gz), or an Inspect AI log (.eval, .json)",
         )
     p.add_argument("--estimator", choices=ESTIMATORS, default="micro", help="default: %(default)s")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default %(default)s)")
@@ -54,7 +54,11 @@ def results_options(p: argparse.ArgumentParser, *, config: bool = True, several:
         type=column_mapping,
         default=[],
         metavar="NAME=COLUMN",
-        help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable)",
+        help="read contract column NAME from the file's COLUMN, e.g. --column y=hit1 (repeatable); "
+        "an Inspect log's metadata fields are columns metadata.KEY, e.g. --column doc_id=metadata.doc_id",
+    )
+    p.add_argument(
+        "--scorer", metavar="NAME", help="an Inspect log's scorer whose values are y (default: the log's first)"
     )
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
 
@@ -96,7 +100,7 @@ def load_results_of(args: argparse.Namespace) -> Results:
     columns = dict(args.column)
     if getattr(args, "judge_col", None):
         columns[JUDGE] = args.judge_col
-    return merge_results([load_results(f, columns=columns or None) for f in files])
+    return merge_results([load_results(f, columns=columns or None, scorer=args.scorer) for f in files])
 
 
 def with_population(args: argparse.Namespace, sample: ClusterStats) -> ClusterStats:

@@ -20,6 +20,7 @@ from ..stats.linearization import ESTIMATORS
 from .options import (
     COMPARISON_FLAGS,
     DEFAULT_ADJUSTMENT,
+    column_mapping,
     adjustment_text,
     comparison_flags_need_baseline,
     comparison_options,
@@ -41,10 +42,14 @@ def configure(p: argparse.ArgumentParser) -> None:
         "run_files",
         metavar="RUN",
         nargs="+",
-        help="run: CSV/JSONL (query_id, rank|score, chunk_id, doc_id) or TREC run format; "
+        help="run: CSV/TSV/JSONL/Parquet (query_id, rank|score, chunk_id, doc_id), ranx JSON/Parquet or TREC; "
         "several with --baseline (each named by its file name without suffixes)",
     )
-    p.add_argument("qrels", help="qrels: CSV/JSONL (query_id, doc_id and/or chunk_id, relevance) or TREC qrels")
+    p.add_argument(
+        "qrels",
+        help="qrels: CSV/TSV/JSONL/Parquet (query_id, doc_id and/or chunk_id, relevance), BEIR qrels TSV, "
+        "ranx JSON/Parquet or TREC qrels",
+    )
     p.add_argument("--k", type=int, required=True, help="cutoff in chunks (>= 1)")
     p.add_argument("--chunk-map", help="CSV/JSONL chunk_id -> doc_id (needed when the run has no doc_id)")
     p.add_argument("--order", choices=ORDERS, default=TRUNCATE_DEDUP, help="default: %(default)s")
@@ -65,23 +70,33 @@ def configure(p: argparse.ArgumentParser) -> None:
         choices=ESTIMATORS,
         help="micro: mean over queries; macro: mean over groups of their queries' mean (default micro)",
     )
+    p.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        type=column_mapping,
+        metavar="NAME=COLUMN",
+        help="read contract column NAME (query_id, doc_id, chunk_id, rank, score, relevance) from the files' "
+        "COLUMN, e.g. --column query_id=qid (repeatable; BEIR's and ranx's names are read without it)",
+    )
     p.add_argument("--json", action="store_true", help="print the JSON contract instead of a table")
     p.set_defaults(func=_recall)
 
 
 def _recall(args: argparse.Namespace) -> int:
-    chunk_map = load_chunk_map(args.chunk_map) if args.chunk_map else None
+    args.columns = dict(args.column) or None
+    chunk_map = load_chunk_map(args.chunk_map, columns=args.columns) if args.chunk_map else None
     if args.baseline is not None:
         return _compare_runs(args, chunk_map)
     comparison_flags_need_baseline(args, MANY_RUNS_ONLY, "run")
     if len(args.run_files) > 1 or args.runs_col:
-        runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
+        runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map, columns=args.columns)
         if len(runs) > 1:
             raise DataError(f"{len(runs)} runs ({listing(runs)}): compare them with --baseline RUN, or give one run")
         (run,) = runs.values()
     else:
-        run = load_run(args.run_files[0], chunk_map=chunk_map)
-    qrels = load_qrels(args.qrels, chunk_map=chunk_map)
+        run = load_run(args.run_files[0], chunk_map=chunk_map, columns=args.columns)
+    qrels = load_qrels(args.qrels, chunk_map=chunk_map, columns=args.columns)
     judged = judge(run, qrels)
     groups = query_groups(run, qrels, args.group_col, judged.query_id) if args.group_col else None
     report = recall_report(
@@ -96,7 +111,7 @@ def _recall(args: argparse.Namespace) -> int:
     )
     payload = report.to_dict()
     if args.compare:
-        judged_b = judge(load_run(args.compare, chunk_map=chunk_map), qrels)
+        judged_b = judge(load_run(args.compare, chunk_map=chunk_map, columns=args.columns), qrels)
         queries, a, b = align_scores(
             judged.query_id,
             recall(judged, args.k, order=args.order),
@@ -115,8 +130,8 @@ def _recall(args: argparse.Namespace) -> int:
 def _compare_runs(args: argparse.Namespace, chunk_map) -> int:
     if args.compare:
         raise DataError("--compare compares two run files; with --baseline give every run as a RUN argument")
-    runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map)
-    qrels = load_qrels(args.qrels, chunk_map=chunk_map)
+    runs = load_runs(args.run_files, runs_col=args.runs_col, chunk_map=chunk_map, columns=args.columns)
+    qrels = load_qrels(args.qrels, chunk_map=chunk_map, columns=args.columns)
     result = compare_runs(
         runs,
         qrels,
@@ -178,6 +193,16 @@ def _table(d: dict) -> str:
     return "\n".join(lines)
 
 
+def clustering_sentence(name: str, groups: str, se: float, p: float, se_per_query: float, p_per_query: float) -> str:
+    """How much clustering the queries by ``groups`` changes comparison ``name``'s paired SE and p-value."""
+    size = f"{se / se_per_query:.2f}x" if se_per_query else "undefined against"
+    return (
+        f"{name}: clustered by {groups}, the paired SE is {size} the per-query one "
+        f"(p {_num(p, '.4g')} against {_num(p_per_query, '.4g')} with every query independent, "
+        "the paired t of ranx and scipy)."
+    )
+
+
 def _runs_table(d: dict) -> str:
     def ci(part: dict) -> str:
         low, high = part["ci"]
@@ -203,6 +228,18 @@ def _runs_table(d: dict) -> str:
         )
         for c in d["comparisons"]
     ]
+    clustering = [
+        clustering_sentence(
+            f"{c['b']} - {c['a']}",
+            d["group_col"],
+            c["paired"]["se"],
+            c["p_value"],
+            c["per_query"]["se"],
+            c["per_query"]["p_value"],
+        )
+        for c in d["comparisons"]
+        if c["per_query"] is not None
+    ]
     return "\n".join(
         [
             f"{ranking_metric(d['metric']).at(d['k'])} ({d['order']}, {d['estimator']}) of {len(d['runs'])} runs on the {d['n_queries']} "
@@ -213,5 +250,6 @@ def _runs_table(d: dict) -> str:
             "",
             f"adjustment: {adjust}",
             rows_text(comps),
+            *clustering,
         ]
     )

@@ -80,11 +80,20 @@ def load_folder(path: str | os.PathLike) -> Corpus:
 
 
 def load_table(path: str | os.PathLike, file_type: str | None = None, **columns) -> Corpus:
-    """A table file with columns ``doc_id, text[, doc_type]`` (or the names given): CSV, TSV, JSON lines, Parquet."""
+    """A table file with columns ``doc_id, text[, doc_type]`` (or the names given): CSV, TSV, JSON lines, Parquet.
+
+    BEIR's ``corpus.jsonl`` (``_id``, ``title``, ``text``) reads as it is: ``_id`` is the
+    ``doc_id`` and a title opens its document's text.
+    """
     table = read_table(path, file_type, replace_invalid=True)
     if table.n_decode_replaced:
         _warn_replaced([table.source])
-    return corpus_from_frame(table.frame, source=table.source, n_decode_replaced=table.n_decode_replaced, **columns)
+    frame = table.frame
+    if "_id" in frame.columns and "doc_id" not in frame.columns and "text" in frame.columns:  # BEIR
+        title = frame["title"].fillna("").astype(str) if "title" in frame.columns else ""
+        text = frame["text"].fillna("").astype(str)
+        frame = frame.assign(doc_id=frame["_id"], text=(title + "\n\n" + text).str.strip() if len(title) else text)
+    return corpus_from_frame(frame, source=table.source, n_decode_replaced=table.n_decode_replaced, **columns)
 
 
 def load_jsonl(path: str | os.PathLike, **columns) -> Corpus:

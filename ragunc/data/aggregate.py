@@ -28,7 +28,7 @@ from .duckdb_sql import (
     quote,
     relation_sql,
 )
-from .reader import DataError, FileFormat, detect, infer_file_type, listing
+from .reader import DataError, FileFormat, detect, infer_file_type, listing, unreadable
 
 # DuckDB's share of the memory: the per-document table never enters Python, so it may have
 # most of it (peak RSS per input size: bench/bench_load.py).
@@ -121,7 +121,7 @@ def aggregate(
                 f"SELECT config, count(*) FROM {DOCUMENTS} GROUP BY config ORDER BY config"
             ).fetchall()
         except duckdb.Error as exc:
-            raise DataError(f"cannot read {name}: {first_line(exc)}") from None
+            raise unreadable(name, exc) from None
         try:
             _write(con, Path(out), out_kind)
         except duckdb.Error as exc:

@@ -25,7 +25,7 @@ import numpy as np
 from . import per_document
 from .contract import CHECKS, JUDGE, resolve_columns
 from .per_document import DEFAULT_CONFIG
-from .reader import SHOWN_ROWS, DataError, FileFormat, rows_phrase
+from .reader import SHOWN_ROWS, DataError, FileFormat, rows_phrase, unreadable
 
 # DuckDB spills to disk beyond its memory limit.  A load keeps its arrays in Python as
 # well, so it gives DuckDB little, enough to keep a 10M-row load under bench/bench_load.py's
@@ -88,7 +88,7 @@ def columns_of(con: duckdb.DuckDBPyConnection, relation: str, name) -> dict[str,
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()
     except duckdb.Error as exc:
-        raise DataError(f"cannot read {name}: {first_line(exc)}") from None
+        raise unreadable(name, exc) from None
     return {row[0]: row[1] for row in described}
 
 
@@ -198,7 +198,7 @@ def read_statistics(
         try:
             raw = con.execute(f"SELECT * FROM {relation}").fetchnumpy()
         except duckdb.Error as exc:
-            raise DataError(f"cannot read {name}: {first_line(exc)}") from None
+            raise unreadable(name, exc) from None
         stats = per_document.validated(raw, name, mapping=columns)
         return stats, int(stats["chunks"].sum())
     # ---- chunk rows
@@ -206,7 +206,7 @@ def read_statistics(
     try:
         per_doc = con.execute(f"SELECT * FROM {DOCUMENTS} ORDER BY config, doc_id").fetchnumpy()
     except duckdb.Error as exc:
-        raise DataError(f"cannot read {name}: {first_line(exc)}") from None
+        raise unreadable(name, exc) from None
     return per_doc, n_rows
 
 
@@ -316,7 +316,7 @@ def aggregate_chunk_rows(
         if has_ci:
             passes.run(_neighbours_sql(rows, exact=exact, contiguous=gaps == 0))
     except duckdb.Error as exc:
-        raise DataError(f"cannot read {name}: {first_line(exc)}") from None
+        raise unreadable(name, exc) from None
 
     kept = ["config", "doc_id", "chunks", "sum_y", "sum_y2"]
     kept += ["coalesce(sum_y_next, 0) AS sum_y_next", "first_y", "last_y"] * has_ci + ["doc_type"] * has_type

@@ -7,7 +7,8 @@ and bad input is one :class:`DataError` wording.
 
 - Kind, from the name first: ``.csv`` and ``.tsv`` are delimited text with a header,
   ``.parquet``/``.pq`` Parquet, ``.jsonl``/``.ndjson``/``.json`` JSON (one record per line,
-  or one array of records); ``.gz`` may follow any of them.  The content refines it:
+  or one array of records, or ranx's one object ``{query: {doc: score}}``, read as rows
+  ``q_id, doc_id, score``); ``.gz`` may follow any of them.  The content refines it:
   the Parquet magic number wins over the name, and for the loaders of runs and qrels
   a text file whose first line has no header (a number among its whitespace-separated
   fields, e.g. ``q1 Q0 c3 1 12.5 bm25``) is a TREC file, whatever its suffix.
@@ -63,7 +64,6 @@ _SNIFF_LINES = 6  # the header and five rows
 _PEEK_RECORDS = 1000  # JSON records whose keys the peek unites
 _SPACE = re.compile(r"\s*")
 _ARRAY_GAP = re.compile(r"\s*,?\s*")  # between the records of an array
-_DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
 # What text holds rarely: control characters other than whitespace, and bytes that are not UTF-8.
 _NOT_TEXT = re.compile("[\x00-\x08\x0b\x0e-\x1f\ufffd]")
 _NOT_TEXT_SHARE = 0.3  # random bytes are mostly invalid UTF-8; Latin-1 text has only its accented letters
@@ -125,6 +125,42 @@ def rows_phrase(rows, n: int | None = None) -> str:
 def listing(items) -> str:
     """``'a', 'b'``: names as an error message quotes them."""
     return ", ".join(repr(i) for i in items)
+
+
+_LINE = re.compile(r"(?:on line|in line|line)[: ]+(\d+)", re.IGNORECASE)
+_COUNTS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+_KIND_WORDS = {"csv": "delimited text with a header", "parquet": "Parquet", "jsonl": "JSON", "trec": "a TREC file"}
+
+
+def unreadable(name: str, exc: BaseException, kind: str | None = None) -> DataError:
+    """What an engine's (DuckDB's, pyarrow's, pandas') failure to read ``name`` means, in our words.
+
+    Nothing of the engine's own text reaches the user: not its wording, nor a temporary path
+    it was handed (an upload spooled to disk); only the file's name as the user gave it and,
+    where the engine says it, the line.
+    """
+    # The offending line's own text (DuckDB quotes it) says nothing of the failure: left out.
+    text = "\n".join(part for part in str(exc).splitlines() if not part.strip().startswith("Original Line"))
+    low = text.lower()
+    line = _LINE.search(text)
+    at = f"line {line.group(1)}" if line else "a line"
+    if "utf-8" in low or "unicode" in low:
+        return DataError(f"{name}: {at} is not valid UTF-8 text (save the file as UTF-8)")
+    if "gzip" in low or "zlib" in low or "decompress" in low:
+        return DataError(f"{name}: not a readable gzip file (cut short or damaged)")
+    if kind == "parquet" or "parquet" in low or "footer" in low or "magic" in low:
+        return DataError(f"{name}: not a readable Parquet file (cut short, damaged, or not Parquet)")
+    counts = _COUNTS.search(text)
+    if counts:
+        return DataError(f"{name}: {at} has {counts.group(2)} fields where the header has {counts.group(1)}")
+    if "quote" in low or "eof inside string" in low:
+        return DataError(f"{name}: a quoted field opened near {at} is never closed")
+    if "json" in low:
+        return DataError(f"{name}: {at} is not valid JSON (a record cut short or damaged)")
+    what = _KIND_WORDS.get(kind or "", "a table")
+    return DataError(
+        f"{name}: cannot be read as {what}{f' ({at})' if line else ''}; the file is damaged or not in this format"
+    )
 
 
 # ---------------------------------------------------------------- kind
@@ -352,11 +388,16 @@ def _read_head(handle: BinaryIO, size: int, name: str) -> tuple[bytes, bool, boo
             raw = inflate.unconsumed_tail or _as_bytes(handle.read(size))
             if inflate.eof:
                 break
-    except zlib.error as exc:
-        raise DataError(f"{name}: not a readable gzip file ({exc})") from None
+    except zlib.error:
+        raise DataError(f"{name}: not a readable gzip file (cut short or damaged)") from None
     if not out and inflate.eof:
         raise DataError(f"{name} is an empty file")
     return bytes(out), True, inflate.eof or not raw
+
+
+def head_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
+    """The first decompressed bytes of ``source`` (what :func:`detect` reads), e.g. to tell a tool's log by them."""
+    return _head(source, source_name(source))[0]
 
 
 def read_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
@@ -368,8 +409,8 @@ def read_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
         return raw
     try:
         return gzip.decompress(raw)
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:  # the last two: a cut or corrupt stream
-        raise DataError(f"{name}: not a readable gzip file ({exc})") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error):  # the last two: a cut or corrupt stream
+        raise DataError(f"{name}: not a readable gzip file (cut short or damaged)") from None
 
 
 def read_text(source: str | os.PathLike | BinaryIO, *, replace_invalid: bool = False) -> tuple[str, bool]:
@@ -411,7 +452,7 @@ def read_table(
         try:
             frame = pd.read_parquet(io.BytesIO(read_bytes(source)))
         except (OSError, ValueError, pa.ArrowException) as exc:
-            raise DataError(f"cannot read {name}: {exc}") from None
+            raise unreadable(name, exc, "parquet") from None
         return Table(frame, fmt, name)
     text, replaced = read_text(source, replace_invalid=replace_invalid)
     if fmt.kind == "jsonl":
@@ -429,8 +470,7 @@ def read_table(
                 na_values=[""],
             )
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-            what = "a TREC file" if trec else f"{_DELIMITER_NAMES[fmt.delimiter]}-separated text"
-            raise DataError(f"{name}: cannot read as {what}: {exc}") from None
+            raise unreadable(name, exc, fmt.kind) from None
         if trec and frame.shape[1] != len(trec_columns):
             raise DataError(
                 f"{name}: a TREC file has {len(trec_columns)} whitespace-separated columns "
@@ -450,6 +490,9 @@ def _json_records(text: str, name: str) -> list[dict]:
             records = list(_json_values(text))
     except json.JSONDecodeError as exc:
         raise DataError(f"{name}: line {exc.lineno} is not valid JSON ({exc.msg})") from None
+    if len(records) == 1 and records[0] and all(isinstance(v, dict) for v in records[0].values()):
+        # ranx's Run.save / Qrels.save: one object {query: {doc: score}}, read as ranx's own columns.
+        return [{"q_id": q, "doc_id": d, "score": v} for q, docs in records[0].items() for d, v in docs.items()]
     not_objects = np.array([not isinstance(r, dict) for r in records], dtype=bool)
     if not_objects.any():
         raise DataError(f"{name}: a record must be a JSON object; not in {rows_phrase(not_objects)}")
@@ -492,7 +535,7 @@ def peek_columns(source: str | os.PathLike | BinaryIO, file_type: str | None = N
             try:
                 return list(pq.read_schema(handle).names)
             except (OSError, pa.ArrowException) as exc:
-                raise DataError(f"cannot read {name}: {exc}") from None
+                raise unreadable(name, exc, "parquet") from None
     size = _HEAD_BYTES
     while True:
         with _binary(source) as handle:

@@ -15,18 +15,31 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
 import pandas as pd
 
 from ..stats.judged import JudgedSample
-from ..stats.sample import ClusterStats, warn_renamed
-from . import duckdb_sql, per_document
+from ..stats.linearization import cluster_variance
+from ..stats.sample import ClusterStats, finite_population_correction, warn_renamed
+from . import duckdb_sql, inspect_log, per_document, trec_eval
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
-from .reader import DataError, detect, infer_file_type, listing, source_name
+from .inspect_log import RecordedStderr
+from .reader import (
+    DataError,
+    detect,
+    head_bytes,
+    infer_file_type,
+    listing,
+    peek_columns,
+    read_bytes,
+    read_text,
+    source_name,
+)
 
 __all__ = [
     "CONTRACT_COLUMNS",
@@ -39,9 +52,13 @@ __all__ = [
     "infer_file_type",
     "load_results",
     "merge_results",
+    "result_columns",
     "results_from_frame",
     "write_results",
 ]
+
+
+_TABLE_SUFFIXES = (".parquet", ".pq", ".json", ".jsonl", ".ndjson")  # never a trec_eval -q output
 
 
 @dataclass(frozen=True)
@@ -58,6 +75,8 @@ class Results:
     n_rows: int
     source: str
     judged: dict[str, JudgedSample] = field(default_factory=dict)  # config -> judged sums; empty without y_judge
+    # config -> the standard error the tool that wrote the file recorded (an Inspect log's stderr)
+    recorded: dict[str, RecordedStderr] = field(default_factory=dict)
 
     @property
     def configs(self) -> list[str]:
@@ -83,6 +102,16 @@ class Results:
                 "the between-document variance needs at least 2 documents"
             )
         return population
+
+    def recorded_reading(self, config: str, estimator: str = "micro") -> str | None:
+        """What the file's writer recorded for ``config`` beside ragunc's cluster SE on all its documents, or None."""
+        recorded = self.recorded.get(config)
+        if recorded is None:
+            return None
+        population = self.populations[config]
+        fpc = finite_population_correction(population.n_docs, population.population_docs)
+        se = float(np.sqrt(cluster_variance(population.sum_y, population.n, estimator, fpc)))
+        return recorded.reading(se, estimator=estimator, fpc=population.population_docs is not None)
 
     @property
     def samples(self) -> dict[str, ClusterStats]:
@@ -126,7 +155,10 @@ def merge_results(parts: list[Results], *, source: str | None = None) -> Results
             populations[config] = population
     names = source if source is not None else ", ".join(p.source for p in parts)
     judged = {config: j for p in parts for config, j in p.judged.items()}
-    return Results(populations=populations, n_rows=sum(p.n_rows for p in parts), source=names, judged=judged)
+    recorded = {config: r for p in parts for config, r in p.recorded.items()}
+    return Results(
+        populations=populations, n_rows=sum(p.n_rows for p in parts), source=names, judged=judged, recorded=recorded
+    )
 
 
 def _results(stats, n_rows: int, source: str) -> Results:
@@ -141,14 +173,27 @@ def load_results(
     *,
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
+    scorer: str | None = None,  # an Inspect log's scorer, a -q output's measure, giving y (default: the first)
 ) -> Results:
     """Validate and aggregate a per-chunk results file into one :class:`ClusterStats` per config.
 
     ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
-    to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  Raises
+    to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  An Inspect AI
+    log (``.eval`` or ``.json``) is read by :mod:`.inspect_log`, one row per sample and epoch,
+    and the stderr Inspect recorded is kept in :attr:`Results.recorded`; trec_eval's and
+    ir_measures' per-query output (``-q``) by :mod:`.trec_eval`, one row per query.  Raises
     :class:`DataError` on bad input and ``FileNotFoundError`` when the path does not exist.
     """
     name = source_name(source)
+    if file_type is None and (hasattr(source, "read") or Path(os.fspath(source)).is_file()):
+        head = head_bytes(source)
+        if inspect_log.is_inspect_log(head, name):
+            log = inspect_log.read_inspect_log(read_bytes(source), name, scorer=scorer, columns=columns)
+            results = results_from_frame(log.frame, columns=columns, source=name)
+            return replace(results, recorded={log.config: log.recorded} if log.recorded else {})
+        if Path(name).suffix.lower() not in _TABLE_SUFFIXES and trec_eval.is_per_query_output(head):
+            frame, _, _ = trec_eval.per_query_frame(read_text(source)[0], name, scorer=scorer)
+            return results_from_frame(frame, columns=columns, source=name)
     fmt = detect(source, file_type)
     with ExitStack() as stack:
         if hasattr(source, "read"):
@@ -158,6 +203,18 @@ def load_results(
         con = stack.enter_context(duckdb_sql.connection())
         stats, n_rows = duckdb_sql.read_statistics(con, duckdb_sql.relation_sql(con, path, fmt), columns, name)
     return _results(stats, n_rows, name)
+
+
+def result_columns(source: str | os.PathLike | BinaryIO) -> list[str]:
+    """The columns :func:`load_results` maps, for a mapping step (the dashboard's): the file's header,
+    or the columns an Inspect log's or a per-query output's rows have (``metadata.<key>`` among them)."""
+    name = source_name(source)
+    head = head_bytes(source)
+    if inspect_log.is_inspect_log(head, name):
+        return [c for c in inspect_log.read_inspect_log(read_bytes(source), name).frame.columns if c != "config"]
+    if Path(name).suffix.lower() not in _TABLE_SUFFIXES and trec_eval.is_per_query_output(head):
+        return ["doc_id", "chunk_id", "y"]
+    return peek_columns(source)
 
 
 def results_from_frame(

@@ -7,11 +7,23 @@ Files are read by :mod:`.reader`: a TREC file is told from a table by its conten
 (no header), whatever its suffix, or by ``file_type="trec"``.  Errors are
 :class:`DataError` naming the column and the first offending rows (1-based data rows
 of the file).
+
+The files other tools write are read as they are: BEIR's qrels TSV (``query-id corpus-id
+score``), ranx's ``Run.save``/``Qrels.save`` JSON (``{query: {doc: score}}``) and Parquet
+(``q_id, doc_id, score``).  Their column names are aliases of the contract's, used when the
+contract's own name is absent; ``columns={"query_id": "qid"}`` maps any other name.  A
+document-level run (``doc_id`` and no ``chunk_id``) ranks documents: each is its own chunk.
+
+Ties: without ranks, chunks are ordered by descending score and equal scores by descending
+``chunk_id`` (code-point order): trec_eval's rule, which ir_measures and pytrec_eval share.
+ranx orders equal scores by numba's quicksort, which keeps a list's order only below 16
+entries, so ranx has no rule of its own to follow; on untied runs the two agree exactly.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -22,7 +34,14 @@ from .reader import SHOWN_ROWS, DataError, listing, read_table, rows_phrase, sou
 
 TREC_RUN_COLUMNS = ("query_id", "q0", "chunk_id", "rank", "score", "tag")
 TREC_QRELS_COLUMNS = ("query_id", "iteration", "doc_id", "relevance")
-RUN_NAME_COLUMNS = ("tag", "run")  # columns that name a row's run: several values mean several runs in one table
+RUN_NAME_COLUMNS = ("tag", "run")
+# Other tools' names of contract columns (BEIR qrels, ranx DataFrames and Parquet), used when the contract's is absent.
+RUN_ALIASES = {"query_id": ("q_id", "query-id", "qid")}
+QRELS_ALIASES = {
+    "query_id": ("q_id", "query-id", "qid"),
+    "doc_id": ("corpus-id", "docno"),
+    "relevance": ("score", "rel"),
+}  # columns that name a row's run: several values mean several runs in one table
 
 
 @dataclass(frozen=True)
@@ -106,13 +125,37 @@ def _query_attrs(frame: pd.DataFrame, used: tuple[str, ...]) -> pd.DataFrame:
     )
 
 
+def with_columns(
+    frame: pd.DataFrame, columns: Mapping[str, str] | None, aliases: Mapping[str, tuple[str, ...]], name: str
+) -> pd.DataFrame:
+    """``frame`` with contract names: ``columns`` (contract name -> the file's column) first, then the aliases."""
+    rename = {}
+    for contract, given in (columns or {}).items():
+        if given in frame.columns and given != contract:
+            rename[given] = contract
+    for contract, others in aliases.items():
+        if contract in frame.columns or contract in rename.values():
+            continue
+        found = next((a for a in others if a in frame.columns and a not in rename), None)
+        if found is not None:
+            rename[found] = contract
+    clash = [c for c in rename.values() if c in frame.columns and c not in rename]
+    if clash:
+        raise DataError(
+            f"{name}: column {clash[0]} is in the file and also mapped from {next(k for k, v in rename.items() if v == clash[0])}"
+        )
+    return frame.rename(columns=rename)
+
+
 # -- chunk map -------------------------------------------------------------------------------------------------
 
 
-def load_chunk_map(source: str | os.PathLike | BinaryIO, *, file_type: str | None = None) -> dict[str, str]:
+def load_chunk_map(
+    source: str | os.PathLike | BinaryIO, *, file_type: str | None = None, columns: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """A chunk -> document mapping from a table (CSV, TSV, JSONL, Parquet) with columns ``chunk_id, doc_id``."""
     name = source_name(source)
-    frame = read_table(source, file_type).frame
+    frame = with_columns(read_table(source, file_type).frame, columns, {}, name)
     _require(frame, ("chunk_id", "doc_id"), name)
     _no_blanks(frame, ("chunk_id", "doc_id"), name)
     chunks = frame["chunk_id"].astype(str).to_numpy()
@@ -139,8 +182,9 @@ def _map_chunks(chunks: np.ndarray, chunk_map: dict[str, str], name: str) -> np.
 def run_from_frame(frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = None, source: str = "<run>") -> Run:
     """Validate a run table (``query_id``, ``rank`` or ``score``, ``chunk_id``, ``doc_id`` or a chunk map).
 
-    Ranks must be integers; without ranks, chunks are ordered by descending score and
-    equal scores are an error. Equal ranks are broken by score when scores are given.
+    Ranks must be integers; without ranks, chunks are ordered by descending score, equal
+    scores by descending chunk_id (trec_eval's rule).  Equal ranks are broken the same way
+    when scores are given, and are an error without them.
     """
     name = source
     frame = frame.reset_index(drop=True)
@@ -153,7 +197,11 @@ def run_from_frame(frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = No
                 f"(load_runs(..., runs_col={col!r}); CLI: --runs-col {col})"
             )
     hint = "" if chunk_map is not None else "; without doc_id, give a chunk map (chunk_id -> doc_id)"
-    _require(frame, ("query_id", "chunk_id"), name)
+    _require(frame, ("query_id",) + (() if "doc_id" in frame.columns else ("chunk_id",)), name)
+    if "chunk_id" not in frame.columns:  # a document-level run: documents are ranked
+        frame = frame.assign(chunk_id=frame["doc_id"])
+        if chunk_map is not None:  # the ranked ids are chunks whose documents the map gives
+            frame = frame.drop(columns="doc_id")
     if "rank" not in frame.columns and "score" not in frame.columns:
         raise DataError(f"{name}: missing column rank or score (one is needed to order the chunks)")
     if chunk_map is None:
@@ -182,23 +230,20 @@ def run_from_frame(frame: pd.DataFrame, *, chunk_map: dict[str, str] | None = No
         primary = rank
     else:
         primary = -score
-    # Tie detection on the sort key (rank, then -score when available).
     secondary = -score if (has_rank and score is not None) else np.zeros(len(frame))
-    order = np.lexsort((secondary, primary, codes))
-    same = (
-        (codes[order][1:] == codes[order][:-1])
-        & (primary[order][1:] == primary[order][:-1])
-        & (secondary[order][1:] == secondary[order][:-1])
-    )
-    if same.any():
-        tied = np.zeros(len(frame), dtype=bool)
-        tied[order[1:][same]] = tied[order[:-1][same]] = True
-        what = (
-            "ties without ranks: equal score"
-            if not has_rank
-            else ("ties without scores: equal rank" if score is None else "equal rank and equal score")
-        )
-        raise DataError(f"{name}: {what} within a query in {rows_phrase(tied)}; the order of these chunks is undefined")
+    if score is None:  # equal ranks and no score: nothing orders them
+        order = np.lexsort((primary, codes))
+        same = (codes[order][1:] == codes[order][:-1]) & (primary[order][1:] == primary[order][:-1])
+        if same.any():
+            tied = np.zeros(len(frame), dtype=bool)
+            tied[order[1:][same]] = tied[order[:-1][same]] = True
+            raise DataError(
+                f"{name}: ties without scores: equal rank within a query in {rows_phrase(tied)}; "
+                "the order of these chunks is undefined"
+            )
+    else:  # trec_eval's rule: equal scores by descending chunk id
+        _, by_id = np.unique(chunks, return_inverse=True)
+        order = np.lexsort((-by_id, secondary, primary, codes))
     dup = pd.DataFrame({"q": codes, "c": chunks}).duplicated(keep=False).to_numpy()
     if dup.any():
         raise DataError(f"{name}: the same chunk_id appears twice in one query's list in {rows_phrase(dup)}")
@@ -224,6 +269,7 @@ def load_run(
     *,
     chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
     file_type: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> Run:
     """Load a run from a table (``query_id, rank|score, chunk_id, doc_id``) or a TREC run file.
 
@@ -234,6 +280,7 @@ def load_run(
     if chunk_map is not None and not isinstance(chunk_map, dict):
         chunk_map = load_chunk_map(chunk_map)
     frame = read_table(source, file_type, trec_columns=TREC_RUN_COLUMNS).frame
+    frame = with_columns(frame, columns, RUN_ALIASES, source_name(source))
     return run_from_frame(frame, chunk_map=chunk_map, source=source_name(source))
 
 
@@ -273,6 +320,7 @@ def load_runs(
     runs_col: str | None = None,
     chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
     file_type: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> dict[str, Run]:
     """Runs by name from one or several files (a path or file-like, or a sequence of them).
 
@@ -286,8 +334,10 @@ def load_runs(
     runs: dict[str, Run] = {}
     origin: dict[str, str] = {}
     for source in sources:
-        frame = read_table(source, file_type, trec_columns=TREC_RUN_COLUMNS).frame
         name = source_name(source)
+        frame = with_columns(
+            read_table(source, file_type, trec_columns=TREC_RUN_COLUMNS).frame, columns, RUN_ALIASES, name
+        )
         found = (
             runs_from_frame(frame, runs_col, chunk_map=chunk_map, source=name)
             if runs_col
@@ -358,11 +408,13 @@ def load_qrels(
     *,
     chunk_map: dict[str, str] | str | os.PathLike | BinaryIO | None = None,
     file_type: str | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> Qrels:
     """Load judgments from a table or a TREC qrels file (``qid iter docno rel``, no header; ``docno`` a document id)."""
     if chunk_map is not None and not isinstance(chunk_map, dict):
         chunk_map = load_chunk_map(chunk_map)
     frame = read_table(source, file_type, trec_columns=TREC_QRELS_COLUMNS).frame
+    frame = with_columns(frame, columns, QRELS_ALIASES, source_name(source))
     return qrels_from_frame(frame, chunk_map=chunk_map, source=source_name(source))
 
 

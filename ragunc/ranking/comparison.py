@@ -7,6 +7,10 @@ per-chunk configs: ``micro`` is the mean over queries, ``macro`` the mean over c
 queries' mean; the paired SE is the cluster-level one; Holm or a max-|t| bootstrap that resamples
 the clusters once for all runs.
 
+With groups, the per-query answer (every query its own cluster: the paired t of ranx and
+``scipy.stats.ttest_rel``) is kept beside the clustered one, so a report can say how much
+clustering changes the SE and the p-value.
+
 Runs are compared on the queries they share: a query with relevant documents that one run does
 not list is dropped from every run (and counted), rather than scored 0 for that run, because a
 query missing from a run file more often means the run was not made on it than that it
@@ -41,6 +45,7 @@ class RunComparison:
     dropped: int  # queries with a defined score (relevant items) left out because some run does not list them
     query_id: np.ndarray  # (n_queries,) the queries compared
     comparison: MultipleComparison  # its ``configs`` are the runs; each ``dropped`` counts that run's queries
+    per_query: MultipleComparison | None = None  # with groups: the same pairs, every query its own cluster
 
     def to_dict(self) -> dict:
         """The JSON contract of ``ragunc recall RUN [RUN ...] QRELS --baseline``; NaN becomes None."""
@@ -70,7 +75,15 @@ class RunComparison:
                     }
                     for r in c.configs
                 ],
-                "comparisons": [d.to_dict() for d in c.comparisons],
+                "comparisons": [
+                    {
+                        **d.to_dict(),
+                        "per_query": None if q is None else {"se": q.interval("paired").se, "p_value": q.p_value},
+                    }
+                    for d, q in zip(
+                        c.comparisons, self.per_query.comparisons if self.per_query else [None] * len(c.comparisons)
+                    )
+                ],
             }
         )
 
@@ -127,9 +140,10 @@ def compare_runs(
             f"runs {chosen} share {shared.size} queries in {n_clusters} group(s)"
             f"{' of ' + group_col if group_col else ''}; a paired comparison needs at least 2 groups"
         )
+    dropped = [listed[r].size - shared.size for r in chosen]
     result = compare_aligned(
         samples,
-        dropped=[listed[r].size - shared.size for r in chosen],
+        dropped=dropped,
         all_pairs=all_pairs,
         adjust=adjust,
         estimator=estimator,
@@ -137,6 +151,15 @@ def compare_runs(
         boot=boot,
         rng=rng,
     )
+    per_query = None
+    if groups is not None:
+        per_query = compare_aligned(
+            {r: scores_sample(scores[r].reindex(shared).to_numpy(dtype=float), None, config=r) for r in chosen},
+            dropped=dropped,
+            all_pairs=all_pairs,
+            adjust="none",
+            level=level,
+        )
     return RunComparison(
         metric=metric,
         k=int(k),
@@ -147,4 +170,5 @@ def compare_runs(
         dropped=int(scorable.size - shared.size),
         query_id=shared,
         comparison=result,
+        per_query=per_query,
     )

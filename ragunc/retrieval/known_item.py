@@ -24,6 +24,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..data.reader import DataError, read_table, rows_phrase
+from ..data.runs import load_qrels
 
 SELECTIONS = ("popular", "discriminative", "random")
 
@@ -134,15 +135,32 @@ def simulate_known_item(
 # ------------------------------------------------------------------ user query files
 
 
-def read_query_file(path: str | os.PathLike) -> pd.DataFrame:
+def read_query_file(path: str | os.PathLike, *, relevant: str | os.PathLike | None = None) -> pd.DataFrame:
     """A user's queries: ``query`` and relevant ``chunk_id`` (several separated by ``|``, or a
     JSON list in JSONL), optional ``query_id``. Any table file the reader knows: CSV, TSV, JSON
-    lines, Parquet (``.gz`` allowed).
+    lines, Parquet (``.gz`` allowed).  A relevant id may be a ``doc_id``: every chunk of it.
+
+    BEIR's ``queries.jsonl`` (``_id``, ``text``) reads as ``query_id``, ``query``; its relevant
+    documents come from ``relevant``, a qrels file (BEIR's ``qrels/test.tsv``, TREC, ranx):
+    the queries it judges relevant documents for, the others left out.
 
     Returns ``query_id, query, chunk_ids`` (a list per row).
     """
     table = read_table(path)
     frame, file = table.frame, table.source
+    if "query" not in frame.columns and {"_id", "text"} <= set(frame.columns):  # BEIR
+        frame = frame.rename(columns={"_id": "query_id", "text": "query"})
+    if relevant is not None:
+        qrels = load_qrels(relevant)
+        judged = pd.DataFrame({"q": qrels.query_id, "d": qrels.doc_id})[qrels.relevance > 0]
+        docs = judged.groupby("q", sort=False)["d"].agg(list)
+        if "query_id" not in frame.columns:
+            raise DataError(f"{file}: relevant documents from {qrels.source} need the queries' column 'query_id'")
+        frame = frame.assign(query_id=frame["query_id"].astype(str))
+        frame = frame[frame["query_id"].isin(docs.index)].reset_index(drop=True)
+        if frame.empty:
+            raise DataError(f"{file}: no query of this file has a relevant document in {qrels.source}")
+        frame["chunk_ids"] = [docs[q] for q in frame["query_id"]]
     id_column = next((c for c in ("chunk_id", "chunk_ids", "relevant") if c in frame.columns), None)
     if "query" not in frame.columns or id_column is None:
         raise DataError(

@@ -127,16 +127,23 @@ def user_queries(retrieval: Retrieval, source: str | os.PathLike | pd.DataFrame)
     """A user's queries (file or frame with ``query_id, query, chunk_ids``) against this chunking."""
     frame = source if isinstance(source, pd.DataFrame) else read_query_file(source)
     position = pd.Index(retrieval.chunk_ids)
+    of_doc = pd.Series(np.arange(len(position))).groupby(retrieval.chunks.doc_ids).agg(list)
     relevant, unknown = [], []
     for ids in frame["chunk_ids"]:
         pos = position.get_indexer(list(ids))
-        unknown.extend(i for i, p in zip(ids, pos) if p < 0)
-        relevant.append(pos[pos >= 0])
+        found = [pos[pos >= 0]]
+        for i in np.asarray(ids, dtype=object)[pos < 0]:
+            chunks = of_doc.get(i)  # a document id: every chunk of it
+            if chunks is None:
+                unknown.append(i)
+            else:
+                found.append(np.asarray(chunks))
+        relevant.append(np.unique(np.concatenate(found)).astype(np.int64))
     if unknown:
         raise ValueError(
             f"queries: {len(unknown)} relevant chunk_id(s) are not chunks of this corpus at "
             f"{retrieval.chunks.chunk_words} {retrieval.chunks.language.language.unit}, e.g. {unknown[:3]} "
-            "(chunk ids are 'doc_id#chunk_index')"
+            "(chunk ids are 'doc_id#chunk_index'; a doc_id stands for every chunk of it)"
         )
     return QuerySet(
         query_ids=tuple(frame["query_id"].astype(str)),

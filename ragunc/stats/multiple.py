@@ -5,6 +5,10 @@ difficulty cancels in each difference.  A difference's SE comes from the per-doc
 difference of the two configs' linearized residuals through the one residual-variance
 function (as :func:`ragunc.stats.paired.paired_comparison` does for two configs).
 
+Each comparison's own test is the paired t: ``t = difference / paired SE`` with K - 1 degrees of
+freedom, K the clusters compared (the cluster intervals' df).  With one query per cluster and no
+FPC it is exactly the paired t of ``scipy.stats.ttest_rel`` and ranx's ``"Student's t-test"``.
+
 Simultaneous intervals and adjusted p-values across the comparisons:
 
 * ``holm``: Holm's step-down p-values (Holm 1979) and Bonferroni intervals (the intervals
@@ -64,8 +68,10 @@ class ConfigDifference(ByMethod):
     # "naive": unpaired binomial over chunks; "paired": document-level paired linearization, this comparison
     # alone; "simultaneous": covers every comparison jointly at the level (the adjustment's critical value)
     intervals: dict[str, IntervalEstimate]
-    p_value: float  # two-sided, paired z, unadjusted
+    p_value: float  # two-sided paired t with K - 1 df, unadjusted
     p_adjusted: float
+    t: float  # the paired t statistic, signed as the difference
+    df: int  # its degrees of freedom, K - 1
 
     def to_dict(self) -> dict:
         return {
@@ -77,6 +83,8 @@ class ConfigDifference(ByMethod):
             "simultaneous": {"ci": list(self.interval("simultaneous").ci)},
             "p_value": self.p_value,
             "p_adjusted": self.p_adjusted,
+            "t": self.t,
+            "df": self.df,
         }
 
 
@@ -123,7 +131,7 @@ class Differences:
     b: np.ndarray
     difference: np.ndarray  # (m,) b - a
     t: np.ndarray  # (m,) |difference| / its paired SE
-    p: np.ndarray  # (m,) two-sided unadjusted p-values
+    p: np.ndarray  # (m,) two-sided unadjusted p-values (paired t, K - 1 df)
     boot: int
     rng: np.random.Generator | int | None
 
@@ -207,7 +215,11 @@ def config_replicates(total, size, estimator: str, boot: int, rng) -> np.ndarray
     return np.stack(resampled_sums(list(total / size), boot, rng), axis=-1) / k
 
 
-def _shared(samples: Sequence[ClusterStats]) -> tuple[np.ndarray, list[ClusterStats]]:
+def align_shared(samples: Sequence[ClusterStats]) -> tuple[np.ndarray, list[ClusterStats]]:
+    """The documents every sample evaluated, and each sample cut to them in one order (that of the ids).
+
+    The one alignment of configs on shared documents: comparisons, ranks and difference plans use it.
+    """
     shared = samples[0].cluster_id
     for s in samples[1:]:
         shared = np.intersect1d(shared, s.cluster_id, assume_unique=True)
@@ -260,7 +272,7 @@ def compare_configs(
     config order with ``all_pairs``).  The FPC uses the first known population_docs.
     """
     names = comparison_names(samples, baseline, configs, adjust, estimator, level, boot)
-    shared, aligned = _shared([samples[c] for c in names])
+    shared, aligned = align_shared([samples[c] for c in names])
     k = shared.size
     if k < 2:
         raise ValueError(f"configs {names} share {k} document(s); a paired comparison needs at least 2")
@@ -314,7 +326,7 @@ def compare_aligned(
     se_naive = np.sqrt(chunk_var[ia] + chunk_var[ib])
     with np.errstate(divide="ignore", invalid="ignore"):
         t_obs = np.where(se > 0, np.abs(diff) / se, np.where(diff == 0, 0.0, np.inf))
-    p_raw = 2 * special.ndtr(-t_obs)
+    p_raw = 2 * special.stdtr(k - 1, -t_obs)
 
     crit, p_adj = adjustment(adjust).kernel(
         Differences(
@@ -352,6 +364,8 @@ def compare_aligned(
             },
             p_value=float(p_raw[n]),
             p_adjusted=float(p_adj[n]),
+            t=float(np.sign(diff[n]) * t_obs[n]),
+            df=k - 1,
         )
         for n, (i, j) in enumerate(pairs)
     )
@@ -474,7 +488,7 @@ def rank_configs(
         raise ValueError(f"config(s) {unknown} not among the configs {available}")
     if len(names) < 2:
         raise ValueError(f"ranking needs at least 2 configs, got {names} (the configs: {available})")
-    shared, aligned = _shared([samples[c] for c in names])
+    shared, aligned = align_shared([samples[c] for c in names])
     k = shared.size
     if k < 2:
         raise ValueError(f"configs {names} share {k} document(s); ranking them needs at least 2")

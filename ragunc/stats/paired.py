@@ -3,7 +3,8 @@
 Both configs are evaluated on the same sampled documents, so the difference's
 uncertainty comes from the per-document difference of linearized residuals
 (the documents' shared difficulty cancels), and the bootstrap resamples the
-same documents for both.
+same documents for both.  The paired SE, the naive interval and the paired t test
+(K - 1 df) are those of :func:`ragunc.stats.multiple.compare_aligned` for the pair.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from .bootstrap import sorted_quantile
-from .bootstrap_kernels import resampled_sums
-from .linearization import check_options, chunk_variance, linearized_residuals, residual_variance
+from .linearization import check_options
 from .methods import ByMethod, IntervalEstimate
-from .sample import ClusterStats, finite_population_correction
+from .multiple import align_shared, compare_aligned, config_replicates
+from .sample import ClusterStats
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,9 @@ class ComparisonResult(ByMethod):
     # "naive": unpaired binomial over chunks
     intervals: dict[str, IntervalEstimate]
     boot: int = 0  # bootstrap replicates
+    p_value: float = float("nan")  # two-sided paired t test of b = a, K - 1 df
+    t: float = float("nan")  # its statistic, difference / paired SE
+    df: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -52,6 +55,9 @@ class ComparisonResult(ByMethod):
             "paired": self.interval("paired").to_dict(),
             "bootstrap": {**self.interval("bootstrap").to_dict(), "reps": self.boot},
             "naive": self.interval("naive").to_dict(),
+            "p_value": self.p_value,
+            "t": self.t,
+            "df": self.df,
         }
 
 
@@ -66,60 +72,50 @@ def paired_comparison(
 ) -> ComparisonResult:
     """Difference b - a on the documents both configs evaluated, with paired and naive intervals.
 
-    The FPC uses population_docs of ``a`` (or ``b``) when known.
+    The FPC uses population_docs of ``a`` (or ``b``) when known.  With one query per
+    document and no FPC, ``p_value`` is that of ``scipy.stats.ttest_rel(b, a)``.
     """
     check_options(estimator, level)
     if boot < 2:
         raise ValueError(f"boot must be >= 2, got {boot}")
-    _, ia, ib = np.intersect1d(a.cluster_id, b.cluster_id, assume_unique=True, return_indices=True)
-    k = ia.size
+    shared, aligned = align_shared([a, b])
+    k = shared.size
     if k < 2:
         raise ValueError(
             f"configs {a.config!r} and {b.config!r} share {k} document(s); a paired comparison needs at least 2"
         )
-    dropped_a, dropped_b = a.n_docs - k, b.n_docs - k
-    a, b = a.subset(ia), b.subset(ib)
-    d = a.population_docs if a.population_docs is not None else b.population_docs
-    fpc = finite_population_correction(k, d)
-    est_a, res_a = linearized_residuals(a.sum_y, a.n, estimator)
-    est_b, res_b = linearized_residuals(b.sum_y, b.n, estimator)
-    diff = float(est_b - est_a)
-    z = special.ndtri(0.5 + level / 2)
-
-    se_paired = float(np.sqrt(residual_variance(res_b - res_a, fpc)))
-
-    if estimator == "micro":
-        ya, ma, yb, mb = resampled_sums([a.sum_y, a.n, b.sum_y, b.n], boot, rng)
-        reps = yb / mb - ya / ma
-    else:
-        (delta,) = resampled_sums([b.sum_y / b.n - a.sum_y / a.n], boot, rng)
-        reps = delta / k
-    reps.sort()
+    # Keyed by position: two configs may carry the same name.
+    pair = compare_aligned(
+        dict(zip("ab", aligned)), dropped=[a.n_docs - k, b.n_docs - k], adjust="none", estimator=estimator, level=level
+    )
+    (d,) = pair.comparisons
+    total = np.stack([s.sum_y for s in aligned])
+    size = np.stack([s.n for s in aligned])
+    reps = config_replicates(total, size, estimator, boot, rng)
+    reps = np.sort(reps[:, 1] - reps[:, 0])
     alpha = (1 - level) / 2
-
-    var_a = chunk_variance(a.sum_y, a.n, a.sum_y2, est_a) / a.n_chunks
-    var_b = chunk_variance(b.sum_y, b.n, b.sum_y2, est_b) / b.n_chunks
-    se_naive = float(np.sqrt(var_a + var_b))
-
     return ComparisonResult(
         config_a=a.config,
         config_b=b.config,
         estimator=estimator,
         level=level,
-        estimate_a=float(est_a),
-        estimate_b=float(est_b),
-        difference=diff,
+        estimate_a=pair.configs[0].estimate,
+        estimate_b=pair.configs[1].estimate,
+        difference=d.difference,
         n_docs=k,
-        dropped_a=dropped_a,
-        dropped_b=dropped_b,
+        dropped_a=a.n_docs - k,
+        dropped_b=b.n_docs - k,
         intervals={
-            "paired": IntervalEstimate("paired", se_paired, (float(diff - z * se_paired), float(diff + z * se_paired))),
+            "paired": d.interval("paired"),
             "bootstrap": IntervalEstimate(
                 "bootstrap",
                 float(reps.std(ddof=1)),
                 (float(sorted_quantile(reps, alpha)), float(sorted_quantile(reps, 1 - alpha))),
             ),
-            "naive": IntervalEstimate("naive", se_naive, (float(diff - z * se_naive), float(diff + z * se_naive))),
+            "naive": d.interval("naive"),
         },
         boot=boot,
+        p_value=d.p_value,
+        t=d.t,
+        df=d.df,
     )

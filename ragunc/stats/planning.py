@@ -14,6 +14,7 @@ import numpy as np
 from scipy import special
 
 from .linearization import check_options, chunk_variance, linearized_residuals
+from .multiple import align_shared
 from .sample import ClusterStats
 
 
@@ -212,10 +213,9 @@ def plan_difference(
         raise ValueError(f"difference must be a finite non-zero number, got {difference!r}")
     if not 0 < power < 1:
         raise ValueError(f"power must be strictly between 0 and 1, got {power!r}")
-    _, ia, ib = np.intersect1d(a.cluster_id, b.cluster_id, assume_unique=True, return_indices=True)
-    if ia.size < 2:
-        raise ValueError(f"configs {a.config!r} and {b.config!r} share {ia.size} document(s); planning needs 2")
-    a, b = a.subset(ia), b.subset(ib)
+    shared, (a, b) = align_shared([a, b])
+    if shared.size < 2:
+        raise ValueError(f"configs {a.config!r} and {b.config!r} share {shared.size} document(s); planning needs 2")
     d = a.population_docs if a.population_docs is not None else b.population_docs
     est_a, res_a = linearized_residuals(a.sum_y, a.n, estimator)
     est_b, res_b = linearized_residuals(b.sum_y, b.n, estimator)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import gzip
 import json
 import io
@@ -285,3 +287,14 @@ def test_a_synthetic_population_and_an_upload_without_configs_say_what_their_con
     shown = _shown(at)
     assert "default" not in shown, shown
     assert "mine.csv" in shown
+
+
+def test_an_inspect_log_upload_shows_inspects_stderr_beside_ours(open_app):
+    log = pathlib.Path(__file__).resolve().parents[1] / "data" / "fixtures" / "inspect" / "clustered.eval"
+    at = open_app(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value(("clustered.eval", log.read_bytes(), "application/zip"))
+    at.run()
+    assert not at.exception and not at.error
+    assert "metadata.doc_id" in at.selectbox(key="map_doc_id").options
+    (info,) = [i.value for i in at.sidebar.info if i.value.startswith("Inspect recorded stderr")]
+    assert "0.1279" in info and "the same formula, the same value" in info

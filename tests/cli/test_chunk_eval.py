@@ -178,3 +178,38 @@ def test_run_and_qrels_for_a_seeded_subset(corpus_file, tmp_path, capsys):
     capsys.readouterr()
     assert main(["chunk-eval", str(corpus_file), "--qrels", str(judged), "--no-progress"]) == 2
     assert "--qrels needs --run" in capsys.readouterr().err
+
+
+def test_beir_corpus_queries_and_qrels(tmp_path, capsys):
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps({"_id": f"d{i}", "title": f"Title {w}", "text": " ".join([w] * 15 + ["common"] * 10)}) + "\n"
+            for i, w in enumerate(words)
+        )
+    )
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(
+        "".join(json.dumps({"_id": f"q{i}", "text": f"{w} {w}", "metadata": {}}) + "\n" for i, w in enumerate(words))
+    )
+    qrels = tmp_path / "test.tsv"
+    qrels.write_text("query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(5)))  # q5 not judged
+    out = tmp_path / "res.csv"
+    argv = ["chunk-eval", str(corpus), "--chunk-words", "10", "--queries", str(queries), "--relevant", str(qrels)]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    rows = pd.read_csv(out)
+    assert sorted(rows["query_id"]) == [f"q{i}" for i in range(5)]
+    assert rows["y"].eq(1).all()  # each query's word is only in its document: its top chunk is one of them
+
+
+def test_column_maps_the_corpus_table(tmp_path, capsys):
+    path = tmp_path / "docs.csv"
+    path.write_text("id,body\n" + "".join(f"n{i},{' '.join(f'w{i}x{j}' for j in range(30))}\n" for i in range(4)))
+    argv = ["chunk-eval", str(path), "--chunk-words", "10", "--no-progress"]
+    assert main(argv) == 2
+    assert "missing column 'doc_id'" in capsys.readouterr().err
+    assert main([*argv, "--column", "doc_id=id", "--column", "text=body", "--out", str(tmp_path / "r.csv")]) == 0
+    assert set(pd.read_csv(tmp_path / "r.csv")["doc_id"]) == {"n0", "n1", "n2", "n3"}
+    assert main([*argv, "--column", "title=head"]) == 2
+    assert "--column maps 'title'; a corpus has 'doc_id', 'text', 'doc_type'" in capsys.readouterr().err

@@ -398,3 +398,14 @@ def test_one_run_of_a_runs_column_is_the_single_run_report(three_runs, capsys):
     )
     plain = run_json(capsys, "recall", path / "b.csv", path / "qrels.csv", "--k", 1, "--boot", 50)
     assert split == plain
+
+
+def test_column_maps_the_files_names(tmp_path, capsys):
+    (tmp_path / "run.csv").write_text("question,passage,sim\nq1,a,0.9\nq1,b,0.2\nq2,c,0.5\nq2,d,0.7\n")
+    (tmp_path / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\ta\t1\nq2\tc\t1\n")
+    argv = ["recall", str(tmp_path / "run.csv"), str(tmp_path / "qrels.tsv"), "--k", "1", "--json"]
+    assert main(argv) != 0
+    assert "missing columns query_id, chunk_id (found: question, passage, sim)" in capsys.readouterr().err
+    assert main([*argv, "--column", "query_id=question", "--column", "doc_id=passage", "--column", "score=sim"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [q["recall"] for q in out["per_query"]] == [1.0, 0.0]

@@ -182,7 +182,9 @@ def test_peek_refuses_what_the_loader_refuses_in_the_same_words(name, data):
 
 def test_peek_of_broken_json_or_parquet_names_the_file():
     assert error_of(peek_columns, named(b'{"doc_id": "a", "y": }\n', "bad.jsonl")).startswith("bad.jsonl: line 1")
-    assert error_of(peek_columns, named(b"PAR1 not really", "bad.parquet")).startswith("cannot read bad.parquet")
+    assert error_of(peek_columns, named(b"PAR1 not really", "bad.parquet")).startswith(
+        "bad.parquet: not a readable Parquet file"
+    )
 
 
 # ---------------------------------------------------------------- rows

@@ -52,10 +52,10 @@ def test_score_orders_descending_without_rank():
     assert list(run.position) == [0, 1]
 
 
-def test_ties_without_ranks_raise_naming_rows():
-    rows = [("q", 0.5, "a", "A"), ("q", 0.7, "b", "B"), ("q", 0.5, "c", "C")]
-    with pytest.raises(ValueError, match=r"ties without ranks.*rows 1, 3"):
-        run_from_frame(frame(rows, ("query_id", "score", "chunk_id", "doc_id")))
+def test_equal_scores_go_by_descending_chunk_id():
+    rows = [("q", 0.5, "a", "A"), ("q", 0.7, "b", "B"), ("q", 0.5, "c", "C"), ("q", 0.5, "a2", "A")]
+    run = run_from_frame(frame(rows, ("query_id", "score", "chunk_id", "doc_id")))
+    assert list(run.chunk_id) == ["b", "c", "a2", "a"]
 
 
 def test_equal_ranks_without_scores_raise_and_scores_break_them():
@@ -77,7 +77,9 @@ def test_non_integer_rank_names_the_row(bad):
 
 def test_missing_columns_are_named():
     with pytest.raises(ValueError, match="missing column chunk_id"):
-        run_from_frame(pd.DataFrame({"query_id": ["q"], "rank": [1], "doc_id": ["A"]}))
+        run_from_frame(pd.DataFrame({"query_id": ["q"], "rank": [1]}))
+    documents = run_from_frame(pd.DataFrame({"query_id": ["q"], "rank": [1], "doc_id": ["A"]}))
+    assert list(documents.chunk_id) == list(documents.doc_id) == ["A"]  # a document-level run
     with pytest.raises(ValueError, match="rank or score"):
         run_from_frame(pd.DataFrame({"query_id": ["q"], "chunk_id": ["a"], "doc_id": ["A"]}))
     with pytest.raises(ValueError, match="missing column doc_id.*chunk map"):

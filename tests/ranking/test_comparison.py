@@ -68,7 +68,8 @@ def test_hand_computed_three_runs_four_groups():
     # Naive: two independent binomial proportions over 8 queries.
     assert comp["B"].interval("naive").se == pytest.approx(math.sqrt((3 / 8 * 5 / 8 + 6 / 8 * 2 / 8) / 8))
     # Holm over two comparisons: 2 p for the smaller, max(2 p_min, p) for the larger; Bonferroni intervals.
-    p_ba = 2 * special.ndtr(-(3 / 8) / se_ba)
+    # The paired t over the 4 groups: 3 degrees of freedom.
+    p_ba = 2 * special.stdtr(3, -(3 / 8) / se_ba)
     assert comp["B"].p_value == pytest.approx(p_ba)
     assert comp["B"].p_adjusted == pytest.approx(2 * p_ba)
     assert comp["C"].p_value == pytest.approx(1.0) and comp["C"].p_adjusted == pytest.approx(1.0)
@@ -208,3 +209,40 @@ def test_bad_inputs_are_named():
             "A",
             group_col="source",
         )
+
+
+def ranx_case(n_queries: int = 30):
+    """Two document-level runs with distinct scores and two relevant documents per query, as ranx dicts."""
+    qrels = {f"q{i}": {f"d{i}": 1, f"d{i}x": 1} for i in range(n_queries)}
+
+    def scores(seed):
+        rng = np.random.default_rng(seed)
+        return {q: {d: float(rng.random()) for d in [*rel, *(f"n{j}" for j in range(6))]} for q, rel in qrels.items()}
+
+    return qrels, {"A": scores(1), "B": scores(2)}
+
+
+def test_per_query_paired_t_is_ranx_students_t():
+    import ranx
+
+    qrels, runs = ranx_case()
+    report = ranx.compare(ranx.Qrels(qrels), [ranx.Run(r, name=n) for n, r in runs.items()], ["recall@3"], "student")
+    frame = lambda r: pd.DataFrame(  # noqa: E731
+        [(q, d, d, s) for q, docs in r.items() for d, s in docs.items()],
+        columns=["query_id", "chunk_id", "doc_id", "score"],
+    )
+    qframe = pd.DataFrame(
+        [(q, d, 1, q[1:] if int(q[1:]) % 3 else "g") for q, docs in qrels.items() for d in docs],
+        columns=["query_id", "doc_id", "relevance", "source"],
+    )
+    ours = {n: run_from_frame(frame(r)) for n, r in runs.items()}
+    judged = qrels_from_frame(qframe)
+    r = compare_runs(ours, judged, None, 3, "A", metric="recall", adjust="none")
+    (c,) = r.comparison.comparisons
+    want = report.comparisons["A", "B"]["recall@3"]["p_value"]
+    assert c.p_value == pytest.approx(want, rel=1e-12)
+    assert c.df == 29
+    # Queries grouped (every third query in one group): the per-query answer kept beside is still ranx's.
+    g = compare_runs(ours, judged, None, 3, "A", metric="recall", adjust="none", group_col="source")
+    assert g.per_query.comparisons[0].p_value == pytest.approx(want, rel=1e-12)
+    assert g.comparison.comparisons[0].df == g.n_clusters - 1 < 29

@@ -86,3 +86,18 @@ def test_only_shared_documents_count():
     assert r.interval("paired").se == pytest.approx(ref.interval("paired").se)
     with pytest.raises(ValueError, match="share 0 document"):
         paired_comparison(a, extra)
+
+
+def test_one_query_per_document_is_scipys_paired_t():
+    rng = np.random.default_rng(5)
+    ya, yb = rng.random(25), rng.random(25)
+    one = np.ones(25)
+
+    def sample(y, name):
+        return ClusterStats(np.arange(25).astype(str), y, one, y**2, config=name)
+
+    r = paired_comparison(sample(ya, "a"), sample(yb, "b"), boot=200, rng=0)
+    t = stats.ttest_rel(yb, ya)
+    assert r.t == pytest.approx(t.statistic, rel=1e-12)
+    assert r.p_value == pytest.approx(t.pvalue, rel=1e-12)
+    assert r.df == 24
