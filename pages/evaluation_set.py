@@ -1,8 +1,9 @@
 """Page "Evaluation set": build a frozen question set from a corpus, read what the filters dropped, measure BM25 on it.
 
 Controls → ``ragunc.evalset`` (build, load, evaluate) → figures from ``ragunc.present``; the evaluation
-goes through the dashboard's one cached-call helper. The API key field is a password widget bound to
-no URL parameter; the key goes to the generator and nowhere else.
+goes through the dashboard's one cached-call helper. The endpoint is the operator's (``dashboard.operator``:
+its key goes to its base URL and nowhere else) or, where the operator allows it, the visitor's own: typed
+URL, model and key, in a password widget bound to no URL parameter, and never with the operator's key.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from dashboard import operator
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.sources import saved_upload
@@ -36,9 +37,14 @@ from ragunc.present.summary import judged_reading
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
-WORK = Path(tempfile.gettempdir()) / "ragunc-evalset"  # sets and uploaded corpora; a rebuild resumes from here
+WORK = operator.visitor_folder("evalset")  # this visitor's sets and uploaded corpora; a rebuild resumes from here
 CORPORA = {"stdlib": "Python standard library documentation", "upload": "Upload a corpus"}
-GENERATORS = {"offline": "Offline templates (no model, no network)", "openai": "OpenAI-compatible endpoint"}
+ENDPOINT = operator.endpoint()
+GENERATORS = {
+    "offline": "Offline templates (no model, no network)",
+    **({"operator": f"The server's endpoint ({ENDPOINT.model})"} if ENDPOINT else {}),
+    **({"openai": "Your OpenAI-compatible endpoint"} if operator.visitor_endpoints() else {}),
+}
 SET_FILES = ("questions.jsonl", "manifest.json")
 BUILDING = "es_building"  # session state: the set folder whose build started and has not finished
 NOTICE = "es_notice"  # session state: what the last build said, shown by the run after it
@@ -108,6 +114,7 @@ def _settings():
             key="es_api_key",
             help="Kept in this browser session only: never shown, never put in the URL or the set's files.",
         )
+    if kind != "offline":
         c, d = st.columns(2)
         endpoint["concurrency"] = c.number_input("Calls in flight", 1, 32, 4, key="es_concurrency")
         endpoint["max_calls"] = d.number_input(
@@ -127,6 +134,8 @@ def _settings():
 def _generator(settings: dict):
     if settings["generator"] == "offline":
         return "offline"
+    if settings["generator"] == "operator":
+        return OpenAIGenerator(ENDPOINT.model, base_url=ENDPOINT.base_url, api_key=ENDPOINT.api_key)
     if not settings["model"].strip():
         raise ValueError("give the model name the endpoint serves")
     return OpenAIGenerator(
