@@ -74,6 +74,14 @@ def encoder_folders() -> dict[str, Path]:
     return _listed(ENCODER_FOLDERS)
 
 
+def named(message: str) -> str:
+    """``message`` with each path the operator listed replaced by the name a visitor knows it by."""
+    text = str(message)
+    for name, path in sorted({**corpus_folders(), **encoder_folders()}.items(), key=lambda i: -len(str(i[1]))):
+        text = text.replace(str(path), name)
+    return text
+
+
 def endpoint() -> Endpoint | None:
     """The operator's LLM endpoint, or None when the operator set no model."""
     model = os.environ.get(LLM_MODEL, "").strip()

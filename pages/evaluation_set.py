@@ -21,7 +21,10 @@ import streamlit as st
 from dashboard import operator
 from dashboard.cache import cached
 from dashboard.routing import require_app
-from dashboard.sources import saved_upload
+from dashboard.sources import named_buffer, saved_upload
+from dashboard.uploads import CORPUS_LIMITS, TABLE_LIMITS, limits_help
+from ragunc.data import DataError
+from ragunc.data.reader import check_limits
 from ragunc.evalset import (
     DEFAULT_MIX,
     QUESTION_TYPES,
@@ -63,11 +66,23 @@ def _corpus() -> tuple[str | None, str | None]:
         "Documents: JSON lines or CSV with doc_id, text[, doc_type] (.gz allowed)",
         type=["jsonl", "ndjson", "csv", "gz"],
         key="es_upload",
+        help=limits_help(CORPUS_LIMITS),
     )
     if upload is None:
         st.info("Upload a corpus file to build a set from it.")
         return None, None
-    path, digest = saved_upload(upload.name, upload.getvalue(), WORK / "corpora")
+    return _saved(upload, CORPUS_LIMITS, "corpora")
+
+
+def _saved(upload, limits, folder: str) -> tuple[str | None, str | None]:
+    """(the upload's path in this visitor's folder, its digest), or (None, None) after saying what it passes."""
+    data = upload.getvalue()
+    try:
+        check_limits(named_buffer(upload.name, data), limits)  # before the bytes are written or read whole
+    except DataError as exc:
+        st.error(f"Cannot use {upload.name}: {str(exc).removeprefix(f'{upload.name}: ')}")
+        return None, None
+    path, digest = saved_upload(upload.name, data, WORK / folder)
     return str(path), digest
 
 
@@ -78,12 +93,11 @@ def _audit(where) -> tuple[str | None, str | None]:
         type=["csv", "jsonl", "tsv", "gz"],
         key="es_audit",
         help="Corrects the judge's relevant sets: recall is then estimated from the judge's sets on every "
-        "question and the person's on the audited ones (prediction-powered).",
+        "question and the person's on the audited ones (prediction-powered). " + limits_help(TABLE_LIMITS),
     )
     if upload is None:
         return None, None
-    path, digest = saved_upload(upload.name, upload.getvalue(), WORK / "audits")
-    return str(path), digest
+    return _saved(upload, TABLE_LIMITS, "audits")
 
 
 def _settings():

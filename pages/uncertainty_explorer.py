@@ -11,6 +11,7 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
 from ragunc.present import figures, judged_figures
 from ragunc.present import summary as report
+from ragunc.present.export import csv_text
 from ragunc.stats.explore import explore
 from ragunc.stats.judged import AUDIT_LABELS, AUDIT_UNITS, judged_coverage, judged_report, simulated_audit
 from ragunc.stats.linearization import estimate
@@ -297,7 +298,7 @@ def _explorer() -> None:
     cols = st.columns(4)
     cols[0].download_button(
         "Summary (CSV)",
-        lambda: report.summary_table(rep, result).to_csv(index=False),
+        lambda: csv_text(report.summary_table(rep, result)),
         file_name="ragunc_summary.csv",
         mime="text/csv",
         on_click="ignore",

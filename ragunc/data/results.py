@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -26,7 +26,16 @@ from ..stats.sample import ClusterStats, warn_renamed
 from . import duckdb_sql, per_document
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
-from .reader import DataError, detect, infer_file_type, listing, source_name
+from .reader import (
+    DataError,
+    ReadLimits,
+    check_parquet_limits,
+    copy_limited,
+    detect,
+    infer_file_type,
+    listing,
+    source_name,
+)
 
 __all__ = [
     "CONTRACT_COLUMNS",
@@ -141,17 +150,25 @@ def load_results(
     *,
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
+    limits: ReadLimits | None = None,  # caps on what the file unpacks to (a dashboard upload); None: any size
 ) -> Results:
     """Validate and aggregate a per-chunk results file into one :class:`ClusterStats` per config.
 
     ``source`` is a path or a binary file-like (e.g. a Streamlit upload, spooled
     to a temporary file); :func:`ragunc.data.reader.detect` says what it is.  Raises
     :class:`DataError` on bad input and ``FileNotFoundError`` when the path does not exist.
+    With ``limits`` the file is decompressed as a stream into the temporary file and refused
+    the moment it passes them (:class:`~ragunc.data.reader.ReadLimits`).
     """
     name = source_name(source)
     fmt = detect(source, file_type)
     with ExitStack() as stack:
-        if hasattr(source, "read"):
+        if limits is not None:
+            path = stack.enter_context(_spooled(source, Path(name).name, limits))
+            if fmt.kind == "parquet":
+                check_parquet_limits(path, name, limits)
+            fmt = replace(fmt, gzip=False)
+        elif hasattr(source, "read"):
             path = stack.enter_context(_spooled(source, Path(name).name))
         else:
             path = Path(os.fspath(source))
@@ -189,12 +206,16 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike, *, file_type: st
 
 
 @contextmanager
-def _spooled(stream: BinaryIO, name: str) -> Iterator[Path]:
-    """The stream copied to a named temporary file (DuckDB reads paths), removed afterwards."""
+def _spooled(stream, name: str, limits: ReadLimits | None = None) -> Iterator[Path]:
+    """The stream copied to a named temporary file (DuckDB reads paths), removed afterwards; with ``limits``,
+    decompressed on the way and refused past them."""
     with tempfile.TemporaryDirectory(prefix="ragunc-upload-") as tmp:
         path = Path(tmp) / (name or "upload")
-        if hasattr(stream, "seek"):
-            stream.seek(0)
         with open(path, "wb") as out:
-            shutil.copyfileobj(stream, out, length=1 << 20)
+            if limits is not None:
+                copy_limited(stream, out, limits)
+            else:
+                if hasattr(stream, "seek"):
+                    stream.seek(0)
+                shutil.copyfileobj(stream, out, length=1 << 20)
         yield path

@@ -101,3 +101,95 @@ def test_each_visitor_builds_in_a_folder_of_their_own(canary, tmp_path):
         assert not at.exception and not at.error, [e.value for e in at.error]
     sets = sorted(p.parent for p in tmp_path.rglob("questions.jsonl"))
     assert len(sets) == 2 and sets[0].name == sets[1].name  # the same settings, two folders
+
+
+# ------------------------------------------------------------------ the server's files
+
+
+def positional_page() -> AppTest:
+    return AppTest.from_file(str(PAGES / "positional_bias.py"), default_timeout=120).run()
+
+
+def test_no_path_a_visitor_types_reaches_the_file_system(canary):
+    at = positional_page()
+    assert not at.exception
+    assert not at.text_input  # neither a corpus path nor an encoder folder can be typed
+    assert at.radio(key="pb_corpus").options == [
+        "Python standard library docs (embedded)",
+        "Upload a corpus (.jsonl / .csv)",
+    ]
+    assert at.selectbox(key="pb_model").options == ["all-MiniLM-L6-v2, packaged"]
+
+
+def test_the_operators_folders_are_chosen_by_name_and_their_paths_never_shown(canary, monkeypatch, tmp_path):
+    private = tmp_path / "private"
+    (private / "notes").mkdir(parents=True)
+    (private / "notes" / "a.txt").write_text("only one document")  # a corpus needs two: the loader refuses it
+    models = tmp_path / "models" / "tiny-encoder"
+    models.mkdir(parents=True)
+    monkeypatch.setenv("RAGUNC_CORPUS_FOLDERS", str(private))
+    monkeypatch.setenv("RAGUNC_ENCODER_FOLDERS", str(models))
+    at = positional_page()
+    assert at.selectbox(key="pb_model").options == ["all-MiniLM-L6-v2, packaged", "tiny-encoder"]
+    at.radio(key="pb_corpus").set_value("server").run()
+    assert at.selectbox(key="pb_server_corpus").options == ["private"]
+    assert not at.exception
+    assert at.error and str(tmp_path) not in shown(at), shown(at)
+
+
+def test_malformed_uploads_show_no_temporary_path(canary, open_app, tmp_path):
+    import io
+    import zipfile
+
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("a.txt", "   ")
+        z.writestr("b.txt", " ")
+    cases = [
+        ("upload", "upload_file", "r.jsonl", b'{"doc_id": "a", "y": 1}\n{"doc_id": "b", "y": \n'),
+        ("upload", "upload_file", "r.parquet", b"PAR1 not parquet PAR1"),
+        ("corpus", "corpus_file", "c.zip", archive.getvalue()),
+        ("corpus", "corpus_file", "c.jsonl", b'{"doc_id": "a"}\n{"doc_id": "b"}\n'),
+    ]
+    for source, key, name, data in cases:
+        at = open_app(source=source, sim="0")
+        at.file_uploader(key=key).set_value((name, data, "application/octet-stream")).run()
+        assert not at.exception
+        assert at.error, name
+        text = shown(at) + "".join(e.value for e in at.sidebar.caption)
+        assert tempfile.gettempdir() not in text and "/tmp/" not in text, text
+
+
+# ------------------------------------------------------------------ uploads
+
+
+def test_a_gzip_bomb_upload_is_refused_with_a_clear_message(canary, open_app, monkeypatch):
+    import gzip
+
+    from dashboard import sources
+    from ragunc.data import ReadLimits
+
+    monkeypatch.setattr(sources, "TABLE_LIMITS", ReadLimits(max_bytes=4 * 2**20, max_rows=10**9, max_line_bytes=2**20))
+    rows = b"".join(b"doc%d,%d\n" % (i % 997, i % 2) for i in range(40_000))
+    data = gzip.compress(b"doc_id,y\n") + gzip.compress(rows) * 200  # valid rows, about 60 MB unpacked
+    at = open_app(source="upload", sim="0")
+    at.file_uploader(key="upload_file").set_value(("bomb.csv.gz", data, "application/gzip")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "Could not use bomb.csv.gz: unpacks to more than 4 MB, the most this reader takes here"
+    ]
+    assert at.sidebar.selectbox(key="source")  # the controls stay
+
+
+def test_every_uploader_states_its_limits(canary, open_app):
+    helps = {}
+    for source, key in (("upload", "upload_file"), ("corpus", "corpus_file")):
+        at = open_app(source=source, sim="0")
+        helps[key] = at.file_uploader(key=key).proto.help
+    at = evaluation_set_page()
+    helps["es_upload"] = at.file_uploader(key="es_upload").proto.help
+    at = positional_page()
+    at.radio(key="pb_corpus").set_value("upload").run()
+    helps["pb_upload"] = at.file_uploader(key="pb_upload").proto.help
+    for key, text in helps.items():
+        assert "MB per file" in text and "may unpack to at most" in text, (key, text)
