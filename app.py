@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import routing, sources
+from dashboard import routing, sources, work
 from dashboard.uploads import CORPUS_LIMITS, TABLE_LIMITS, limits_help
 from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
 from ragunc.corpus.language import LANGUAGE_CODES, language
@@ -159,9 +159,12 @@ def _synthetic_source() -> sources.DataSource:
     )
     doc_types = st.number_input("Document types", 1, 20, key=bind("syn_types", 4, parse=int, fix=clamp(1, 20)))
     seed = st.number_input("Seed", 0, 2**31 - 1, key=bind("syn_seed", 0, parse=int, fix=clamp(0, 2**31 - 1)))
+    n_docs, note = work.synthetic_docs(int(n_docs), float(mean_chunks))  # what a link may make the server hold
+    if note:
+        st.caption(note)
     return sources.synthetic_source(
         seed=int(seed),
-        n_docs=int(n_docs),
+        n_docs=n_docs,
         mean_chunks=float(mean_chunks),
         size_cv=float(size_cv),
         p=float(p),

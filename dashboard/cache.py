@@ -26,6 +26,8 @@ from typing import TypeVar
 
 import streamlit as st
 
+from . import work
+
 T = TypeVar("T")
 KEPT = 64  # results kept per computing function, the least recently used dropped first
 FIGURES_KEPT = 128
@@ -120,9 +122,12 @@ def prefetch(compute: Callable, /, *args, key: Hashable = None, kept: int = KEPT
 
         def run():
             try:
-                if request <= _LATEST[0] - PREFETCH_KEPT:
+                if request <= _LATEST[0] - PREFETCH_KEPT or not work.try_slot():  # a busy server skips it
                     raise _Stale
-                value = compute(*args, **options)
+                try:
+                    value = compute(*args, **options)
+                finally:
+                    work.release()
                 _keep(store, lock, entry, value, kept)
                 return value
             finally:
@@ -142,6 +147,11 @@ class _Stale(Exception):
 
 
 def _compute(compute, args, options, spinner, progress_label):
+    with work.slot():  # shared by every session: heavy work queues, with its place shown
+        return _compute_now(compute, args, options, spinner, progress_label)
+
+
+def _compute_now(compute, args, options, spinner, progress_label):
     if progress_label is not None:
         progress = LazyProgress(st.empty(), progress_label)
         try:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboard import operator
+from dashboard import operator, work
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.sources import named_buffer, saved_upload
@@ -171,18 +171,19 @@ def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> tup
             bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} calls (questions, rephrasings, judgments)")
 
     budget = settings.get("max_calls") or None
-    result = build_evalset(
-        corpus,
-        out,
-        n=settings["n"],
-        generator=_generator(settings),
-        chunk_words=settings["chunk_words"],
-        types=settings["types"],
-        seed=settings["seed"],
-        max_calls=0 if journal_only else budget,
-        concurrency=settings.get("concurrency", 1),
-        progress=progress,
-    )
+    with work.slot():  # the build's chunking, index and calls queue with every session's heavy work
+        result = build_evalset(
+            corpus,
+            out,
+            n=settings["n"],
+            generator=_generator(settings),
+            chunk_words=settings["chunk_words"],
+            types=settings["types"],
+            seed=settings["seed"],
+            max_calls=0 if journal_only else budget,
+            concurrency=settings.get("concurrency", 1),
+            progress=progress,
+        )
     bar.empty()
     if result.calls["stopped"] and not journal_only:
         return "error", (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import operator
+from dashboard import operator, work
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.sources import uploaded_corpus
@@ -132,13 +132,16 @@ def run_section() -> None:
         max_seq_length=options.pop("max_seq_length"),
     )
     bar = st.progress(0.0, text="Choosing passages and queries…")
-    sweep = positional.positional_sweep(
-        corpus,
-        encoder=model,
-        settings=settings,
-        **options,
-        progress=lambda done, total: bar.progress(min(1.0, done / total), text=f"Encoded {done:,} of {total:,} texts"),
-    )
+    with work.slot():  # minutes of encoding: queued with every session's heavy work
+        sweep = positional.positional_sweep(
+            corpus,
+            encoder=model,
+            settings=settings,
+            **options,
+            progress=lambda done, total: bar.progress(
+                min(1.0, done / total), text=f"Encoded {done:,} of {total:,} texts"
+            ),
+        )
     bar.empty()
     st.session_state.pop(RUNNING, None)
     st.session_state[RESULT] = sweep

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import sources, widgets
+from dashboard import sources, widgets, work
 from dashboard.cache import cached, coverage_progress, figure, prefetch
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
@@ -70,6 +70,9 @@ def _explorer() -> None:
         k = widgets.k_slider(n_docs, n_docs)
         boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="boot", default=1000)
         reps = widgets.choice_slider("R: repetitions (coverage)", REPS, key="reps", default=1000)
+        reps, boot, budget_note = work.within_budget(reps, boot, k)  # a shared server's work per computation
+        if budget_note:
+            st.caption(budget_note)
         level = widgets.level_slider()
         estimator = widgets.estimator_radio(
             help="micro: hits / chunks (ratio estimator); macro: mean of per-document rates."

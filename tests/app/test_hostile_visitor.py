@@ -193,3 +193,26 @@ def test_every_uploader_states_its_limits(canary, open_app):
     helps["pb_upload"] = at.file_uploader(key="pb_upload").proto.help
     for key, text in helps.items():
         assert "MB per file" in text and "may unpack to at most" in text, (key, text)
+
+
+# ------------------------------------------------------------------ a link cannot stall the room
+
+
+def test_a_link_asking_for_a_huge_simulation_runs_within_the_budget(canary, open_app):
+    from dashboard import cache, work
+
+    at = open_app(source="synthetic", syn_docs="400", k="300", reps="5000", boot="5000")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("this one runs R =" in c.value for c in at.sidebar.caption)
+    stores, _ = cache._stores()
+    runs = [dict(options) for _, options in stores["ragunc.stats.explore.explore"]]
+    assert runs and all(o["reps"] * o["boot"] * o["k"] <= work.WORK_BUDGET for o in runs if o["reps"]), runs
+
+
+def test_a_link_asking_for_a_huge_synthetic_population_gets_one_within_memory(canary, open_app):
+    from dashboard import work
+
+    at = open_app(source="synthetic", syn_docs="200000", syn_chunks="500", sim="0")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    (note,) = [c.value for c in at.sidebar.caption if "this server generates up to" in c.value]
+    assert f"so {work.SYNTHETIC_MAX_CHUNKS // 500:,} documents" in note
