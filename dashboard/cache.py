@@ -122,12 +122,9 @@ def prefetch(compute: Callable, /, *args, key: Hashable = None, kept: int = KEPT
 
         def run():
             try:
-                if request <= _LATEST[0] - PREFETCH_KEPT or not work.try_slot():  # a busy server skips it
+                if request <= _LATEST[0] - PREFETCH_KEPT:
                     raise _Stale
-                try:
-                    value = compute(*args, **options)
-                finally:
-                    work.release()
+                value = compute(*args, **options)
                 _keep(store, lock, entry, value, kept)
                 return value
             finally:
@@ -147,7 +144,9 @@ class _Stale(Exception):
 
 
 def _compute(compute, args, options, spinner, progress_label):
-    with work.slot():  # shared by every session: heavy work queues, with its place shown
+    if spinner is None and progress_label is None:  # quick work (a figure, a small simulation) never queues
+        return _compute_now(compute, args, options, spinner, progress_label)
+    with work.slot():  # slow work, shared by every session: it queues, with its place shown
         return _compute_now(compute, args, options, spinner, progress_label)
 
 

@@ -1,10 +1,12 @@
 """Heavy work on a shared server: a budget per computation, a bounded pool of work slots for all sessions.
 
-Every computation the dashboard caches (``dashboard.cache``), every evaluation-set build and every
-positional sweep runs inside a :func:`slot`: at most :data:`WORKERS` at once over all sessions,
-first come first served, the others waiting with their place in the queue on screen. A session's
-script runs one request at a time, and a rerun (a widget moved) leaves the queue at once. Cheap
-reruns (a cached result redrawn) take no slot, so the room stays responsive while heavy work queues.
+Every slow computation the dashboard caches (one it shows a spinner or a progress bar for,
+``dashboard.cache``), every evaluation-set build and every positional sweep runs inside a
+:func:`slot`: at most :data:`WORKERS` at once over all sessions, first come first served, the
+others waiting with their place in the queue on screen. A session's script runs one request at a
+time, and a rerun (a widget moved) leaves the queue at once. Quick work (a cached result redrawn,
+a figure, the explorer's prefetch in its one background thread) takes no slot, so the room stays
+responsive while heavy work queues.
 
 A link can ask for any R, B and K within the widgets' ranges: :func:`within_budget` lowers R and B
 of one coverage experiment to :data:`WORK_BUDGET` document draws, with a note saying so.
@@ -88,22 +90,6 @@ def slot(waiting: Callable[[int], None] | None = None) -> Iterator[None]:
         with _condition:
             _running[0] -= 1
             _condition.notify_all()
-
-
-def try_slot() -> bool:
-    """Take a slot without waiting (for background work that may be skipped); True when taken, then :func:`release`."""
-    with _condition:
-        if _queue or _running[0] >= WORKERS:
-            return False
-        _running[0] += 1
-        return True
-
-
-def release() -> None:
-    """Give back a slot taken by :func:`try_slot`."""
-    with _condition:
-        _running[0] -= 1
-        _condition.notify_all()
 
 
 def within_budget(reps: int, boot: int, k: int) -> tuple[int, int, str | None]:

@@ -1,6 +1,5 @@
 """The shared pool of work slots: at most WORKERS at once, first come first served, the place in the queue
-reported while waiting, a computation inside another taking no second slot, background work skipped when busy;
-and the work budget of a coverage experiment."""
+reported while waiting, a computation inside another taking no second slot; and the work budget of a coverage experiment."""
 
 from __future__ import annotations
 
@@ -38,7 +37,7 @@ def test_requests_wait_their_turn_in_order_and_see_their_place(one_worker):
     for thread in threads:
         thread.join(5)
     assert order == ["first", "second", "third"]
-    assert not work.try_slot() or work.release() is None  # every slot given back
+    assert work._running == [0] and work._queue == []  # every slot given back
 
 
 def test_a_computation_inside_another_takes_no_second_slot_and_an_error_frees_the_slot(one_worker):
@@ -48,9 +47,7 @@ def test_a_computation_inside_another_takes_no_second_slot_and_an_error_frees_th
     with pytest.raises(RuntimeError):
         with work.slot(waiting=pytest.fail):
             raise RuntimeError
-    assert work.try_slot()
-    assert not work.try_slot()  # background work is skipped while the slot is taken
-    work.release()
+    assert work._running == [0]
 
 
 def test_a_request_interrupted_while_waiting_leaves_the_queue(one_worker):
@@ -73,9 +70,7 @@ def test_a_request_interrupted_while_waiting_leaves_the_queue(one_worker):
         thread = threading.Thread(target=wait)
         thread.start()
         thread.join(5)
-    assert outcome == ["left"] and work._queue == []
-    assert work.try_slot()
-    work.release()
+    assert outcome == ["left"] and work._queue == [] and work._running == [0]
 
 
 @pytest.mark.parametrize(
