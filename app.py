@@ -10,7 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import routing, sources
+from dashboard import routing, sources, work
+from dashboard.uploads import CORPUS_LIMITS, TABLE_LIMITS, limits_help
 from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
 from ragunc.corpus.language import LANGUAGE_CODES, language
 from ragunc.data import (
@@ -56,7 +57,7 @@ def _upload_source() -> sources.DataSource | None:
             type=None,
             key="upload_file",
             help="One row per chunk: doc_id and y (0/1 hit or a score in [0, 1]) are required. "
-            "Or one row per document, as `ragunc aggregate` or Spark writes it.",
+            "Or one row per document, as `ragunc aggregate` or Spark writes it. " + limits_help(TABLE_LIMITS),
         )
     )
     if upload is None:
@@ -112,7 +113,8 @@ def _corpus_source() -> sources.DataSource | None:
         key="corpus_file",
         max_upload_size=sources.CORPUS_MAX_MB,
         help="Each row, or each file of the .zip, is a document; documents are the clusters. The corpus is "
-        "chunked, given one simulated query per chunk and ranked with BM25 here, in its language.",
+        "chunked, given one simulated query per chunk and ranked with BM25 here, in its language. "
+        + limits_help(CORPUS_LIMITS, sources.CORPUS_MAX_MB),
     )
     st.caption(
         f"Up to {sources.CORPUS_MAX_MB} MB and {sources.CORPUS_MAX_DOCS:,} documents. Read on this "
@@ -161,9 +163,12 @@ def _synthetic_source() -> sources.DataSource:
     )
     doc_types = st.number_input("Document types", 1, 20, key=bind("syn_types", 4, parse=int, fix=clamp(1, 20)))
     seed = st.number_input("Seed", 0, 2**31 - 1, key=bind("syn_seed", 0, parse=int, fix=clamp(0, 2**31 - 1)))
+    n_docs, note = work.synthetic_docs(int(n_docs), float(mean_chunks))  # what a link may make the server hold
+    if note:
+        st.caption(note)
     return sources.synthetic_source(
         seed=int(seed),
-        n_docs=int(n_docs),
+        n_docs=n_docs,
         mean_chunks=float(mean_chunks),
         size_cv=float(size_cv),
         p=float(p),

@@ -26,6 +26,8 @@ from typing import TypeVar
 
 import streamlit as st
 
+from . import work
+
 T = TypeVar("T")
 KEPT = 64  # results kept per computing function, the least recently used dropped first
 FIGURES_KEPT = 128
@@ -142,6 +144,13 @@ class _Stale(Exception):
 
 
 def _compute(compute, args, options, spinner, progress_label):
+    if spinner is None and progress_label is None:  # quick work (a figure, a small simulation) never queues
+        return _compute_now(compute, args, options, spinner, progress_label)
+    with work.slot():  # slow work, shared by every session: it queues, with its place shown
+        return _compute_now(compute, args, options, spinner, progress_label)
+
+
+def _compute_now(compute, args, options, spinner, progress_label):
     if progress_label is not None:
         progress = LazyProgress(st.empty(), progress_label)
         try:

@@ -23,8 +23,11 @@ from ragunc.data.runs import (
 )
 from ragunc.ranking.metrics import JudgedRun, judge
 
+from ragunc.data.reader import check_limits
+
 from .cache import cached
 from .sources import SAMPLE_DIR, named_buffer
+from .uploads import TABLE_LIMITS, limits_help, public_message
 
 SAMPLE_RUN = SAMPLE_DIR / "stdlib_run_100w.csv.gz"
 SAMPLE_QRELS = SAMPLE_DIR / "stdlib_qrels_100w.csv.gz"
@@ -84,6 +87,9 @@ def _seed_example() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
 
 def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, str, str | None], runs_col: str | None):
     run_name, qrels_name, map_name = names
+    for name, content in zip(names, data):
+        if name:  # what each file unpacks to, read through before any loader holds it whole
+            check_limits(named_buffer(name, content), TABLE_LIMITS)
     chunk_map = load_chunk_map(named_buffer(map_name, data[2])) if map_name else None
     runs = load_runs(named_buffer(run_name, data[0]), runs_col=runs_col, chunk_map=chunk_map)
     return _judged(runs, load_qrels(named_buffer(qrels_name, data[1]), chunk_map=chunk_map))
@@ -114,13 +120,16 @@ def load(kind: str) -> RunSource | None:
         judged = cached(_sample_runs, kept=1, spinner="Loading the sample runs…")
         return RunSource("runs", *judged, default_group="doc_id", default_k=5, default_baseline=SAMPLE_RUNS_BASELINE)
     left, middle, right = st.columns(3)
+    limits = limits_help(TABLE_LIMITS)
     run_file = left.file_uploader(
-        "Run (query_id, rank or score, chunk_id, doc_id; or TREC, ranx JSON/Parquet)", type=UPLOAD_TYPES
+        "Run (query_id, rank or score, chunk_id, doc_id; or TREC, ranx JSON/Parquet)", type=UPLOAD_TYPES, help=limits
     )
     qrels_file = middle.file_uploader(
-        "Qrels (query_id, doc_id/chunk_id, relevance; or TREC, BEIR TSV, ranx)", type=UPLOAD_TYPES
+        "Qrels (query_id, doc_id/chunk_id, relevance; or TREC, BEIR TSV, ranx)", type=UPLOAD_TYPES, help=limits
     )
-    map_file = right.file_uploader("Chunk map (chunk_id, doc_id), optional", type=["csv", "gz", "jsonl", "json"])
+    map_file = right.file_uploader(
+        "Chunk map (chunk_id, doc_id), optional", type=["csv", "gz", "jsonl", "json"], help=limits
+    )
     runs_col = left.text_input(
         "Column naming the runs (several runs in one file), optional",
         help="A TREC run's 6th column is tag; a table may have a column such as run.",
@@ -142,6 +151,6 @@ def load(kind: str) -> RunSource | None:
             runs_col=runs_col or None,
         )
     except ValueError as exc:
-        st.error(f"Cannot use this upload: {exc}")
+        st.error(f"Cannot use this upload: {public_message(exc, 'the upload')}")
         return None
     return RunSource(f"upload:{digest[:16]}", *judged, default_group=None, default_k=5)

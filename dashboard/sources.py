@@ -15,12 +15,13 @@ import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import streamlit as st
 
 import ragunc.corpus
 import ragunc.retrieval
+from ragunc.data import reader
 from ragunc.corpus.language import UNIT_SUFFIXES
 from ragunc.data.per_document import DEFAULT_CONFIG
 from ragunc.data.results import DataError, Results, load_results, merge_results, result_columns, results_from_frame
@@ -28,6 +29,7 @@ from ragunc.stats.sample import ClusterStats
 from ragunc.stats.synthetic import synthesize
 
 from .cache import cached
+from .uploads import CORPUS_LIMITS, TABLE_LIMITS, public_message
 from .url_state import stop
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,7 +193,7 @@ def synthetic_source(*, seed: int, **params) -> DataSource:
 
 
 def _uploaded_results(data: bytes, *, name: str, columns: tuple[tuple[str, str], ...]) -> Results:
-    return load_results(named_buffer(name, data), columns=dict(columns) or None)
+    return load_results(named_buffer(name, data), columns=dict(columns) or None, limits=TABLE_LIMITS)
 
 
 def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None) -> DataSource:
@@ -210,7 +212,7 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
             columns=mapping,
         )
     except (DataError, ValueError) as exc:
-        message = str(exc)  # the loader names the file first; the page's "Could not use <name>:" already does
+        message = public_message(exc, name)  # the loader names the file first; "Could not use <name>:" already does
         return DataSource(key=key, label=name, error=message.removeprefix(f"{name}: "))
     return DataSource(key=key, label=name, results=results)
 
@@ -225,9 +227,22 @@ def saved_upload(name: str, data: bytes, folder: Path) -> tuple[Path, str]:
     return path, digest
 
 
+def _peek(data: bytes, *, name: str) -> tuple[list[str], str | None]:
+    try:
+        reader.check_limits(named_buffer(name, data), TABLE_LIMITS)
+        return result_columns(named_buffer(name, data)), None
+    except DataError as exc:
+        return [], str(exc)
+
+
 def peek_columns(name: str, data: bytes) -> list[str]:
-    """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable)."""
-    return result_columns(named_buffer(name, data))
+    """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable,
+    or when it unpacks past :data:`~dashboard.uploads.TABLE_LIMITS`, which the peek of a header alone would
+    not see). Once per upload, a refusal included: a rerun does not read the file again."""
+    columns, error = cached(_peek, data, key=hashlib.sha1(data).hexdigest(), kept=LOADED_KEPT, name=name)
+    if error is not None:
+        raise DataError(error)
+    return columns
 
 
 def current_source() -> DataSource:
@@ -347,7 +362,6 @@ CORPUS_SUFFIXES = ("jsonl", "ndjson", "json", "csv", "tsv", "zip", "gz")
 CORPUS_MAX_MB = 25  # an upload's size: what the pipeline chunks, queries and ranks in seconds here
 CORPUS_MAX_DOCS = 20_000
 MAX_DOC_SHARE = 0.5  # documents are the clusters: one holding more of the text than this decides every interval
-_ZIP_MAX_RATIO = 20  # text a .zip may unpack to, per byte uploaded (a zip bomb unpacks to far more)
 
 
 def _text_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
@@ -362,11 +376,35 @@ def _text_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     ]
 
 
+def _extract(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], folder: Path, name: str) -> None:
+    """The members written under ``folder``, decompressed as streams; refused once they pass ``CORPUS_LIMITS``
+    (a member's declared size is not trusted: a zip bomb lies about it)."""
+    if len(members) > CORPUS_MAX_DOCS:
+        raise DataError(f"{name}: {len(members):,} files; the dashboard takes up to {CORPUS_MAX_DOCS:,} documents")
+    left = CORPUS_LIMITS.max_bytes
+    for member in members:
+        # As zipfile's extract: no absolute path and no "..", so every member stays inside the folder.
+        parts = [p for p in PurePosixPath(member.filename.replace("\\", "/")).parts if p not in ("/", ".", "..")]
+        target = folder.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(member) as source, open(target, "wb") as out:
+            while chunk := source.read(min(left + 1, 1 << 20)):
+                left -= len(chunk)
+                if left < 0:
+                    raise DataError(
+                        f"{name}: the archive unpacks to more than {CORPUS_LIMITS.max_bytes // 2**20:,} MB, "
+                        "the most the dashboard takes"
+                    )
+                out.write(chunk)
+
+
 def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
     """An uploaded corpus: a table file (read through a temporary file whose name gives the loaders its
-    format) or a ``.zip`` of ``.txt``/``.md``/``.html`` files (each a document, as a folder is read).
+    format, under :data:`~dashboard.uploads.CORPUS_LIMITS`) or a ``.zip`` of ``.txt``/``.md``/``.html``
+    files (each a document, as a folder is read).
 
-    Empty and binary files raise :class:`~ragunc.data.DataError` saying so.
+    Empty and binary files raise :class:`~ragunc.data.DataError` saying so; no message names a
+    temporary path.
     """
     suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
     if suffix not in CORPUS_SUFFIXES:
@@ -376,34 +414,38 @@ def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
         )
     if not data:
         raise DataError(f"{name}: the file is empty")
-    with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:
-        if name.lower().endswith(".zip"):
-            try:
-                archive = zipfile.ZipFile(io.BytesIO(data))
-            except zipfile.BadZipFile:
-                raise DataError(f"{name}: not a readable .zip archive") from None
-            with archive:
-                members = _text_members(archive)
-                if not members:
-                    raise DataError(f"{name}: the archive holds no .txt, .md or .html file")
-                if sum(m.file_size for m in members) > _ZIP_MAX_RATIO * len(data):
-                    raise DataError(f"{name}: the archive unpacks to more than {_ZIP_MAX_RATIO}x its size")
-                archive.extractall(folder, members)  # zipfile keeps every member inside the folder
-            return ragunc.corpus.load_corpus(Path(folder))
-        head = data[:65536]
-        if name.lower().endswith(".gz"):
-            try:
-                head = gzip.GzipFile(fileobj=io.BytesIO(data)).read(65536)
-            except (OSError, EOFError):
-                raise DataError(f"{name}: not a readable .gz file") from None
-        if b"\x00" in head:
-            raise DataError(
-                f"{name}: binary data, not text (JSON lines or CSV with doc_id, text[, doc_type], "
-                "or a .zip of text files)"
-            )
-        file = Path(folder) / name
-        file.write_bytes(data)
-        return ragunc.corpus.load_corpus(file)
+    try:
+        with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:
+            return replace(_read_corpus(name, data, Path(folder)), source=name)
+    except (DataError, ValueError, OSError) as exc:
+        raise DataError(public_message(exc, name)) from None
+
+
+def _read_corpus(name: str, data: bytes, folder: Path) -> ragunc.corpus.Corpus:
+    if name.lower().endswith(".zip"):
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+        except zipfile.BadZipFile:
+            raise DataError(f"{name}: not a readable .zip archive") from None
+        with archive:
+            members = _text_members(archive)
+            if not members:
+                raise DataError(f"{name}: the archive holds no .txt, .md or .html file")
+            _extract(archive, members, folder, name)
+        return ragunc.corpus.load_corpus(folder)
+    head = data[:65536]
+    if name.lower().endswith(".gz"):
+        try:
+            head = gzip.GzipFile(fileobj=io.BytesIO(data)).read(65536)
+        except (OSError, EOFError):
+            raise DataError(f"{name}: not a readable .gz file") from None
+    if b"\x00" in head:
+        raise DataError(
+            f"{name}: binary data, not text (JSON lines or CSV with doc_id, text[, doc_type], or a .zip of text files)"
+        )
+    file = folder / name
+    file.write_bytes(data)
+    return ragunc.corpus.load_corpus(file, limits=CORPUS_LIMITS)
 
 
 def check_corpus_size(corpus: ragunc.corpus.Corpus) -> None:
@@ -459,7 +501,7 @@ def corpus_source(name: str, data: bytes, language: str | None = None) -> DataSo
         source = DataSource(key=key, label=f"{name} ({_language_label(tokens)})", tokens=lambda: tokens)
         results = _size_results(source, DEFAULT_SIZE, tokens.language.language.unit)
     except (DataError, ValueError) as exc:  # MissingAnalyser is a ValueError naming the extra to install
-        return DataSource(key=key, label=name, error=str(exc).removeprefix(f"{name}: "))
+        return DataSource(key=key, label=name, error=public_message(exc, name).removeprefix(f"{name}: "))
     return DataSource(key=key, label=source.label, results=results, tokens=source.tokens)
 
 

@@ -1,8 +1,9 @@
 """Page "Evaluation set": build a frozen question set from a corpus, read what the filters dropped, measure BM25 on it.
 
 Controls → ``ragunc.evalset`` (build, load, evaluate) → figures from ``ragunc.present``; the evaluation
-goes through the dashboard's one cached-call helper. The API key field is a password widget bound to
-no URL parameter; the key goes to the generator and nowhere else.
+goes through the dashboard's one cached-call helper. The endpoint is the operator's (``dashboard.operator``:
+its key goes to its base URL and nowhere else) or, where the operator allows it, the visitor's own: typed
+URL, model and key, in a password widget bound to no URL parameter, and never with the operator's key.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -18,9 +18,13 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from dashboard import operator, work
 from dashboard.cache import cached
 from dashboard.routing import require_app
-from dashboard.sources import saved_upload
+from dashboard.sources import named_buffer, saved_upload
+from dashboard.uploads import CORPUS_LIMITS, TABLE_LIMITS, limits_help
+from ragunc.data import DataError
+from ragunc.data.reader import check_limits
 from ragunc.evalset import (
     DEFAULT_MIX,
     QUESTION_TYPES,
@@ -36,9 +40,14 @@ from ragunc.present.summary import judged_reading
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
-WORK = Path(tempfile.gettempdir()) / "ragunc-evalset"  # sets and uploaded corpora; a rebuild resumes from here
+WORK = operator.visitor_folder("evalset")  # this visitor's sets and uploaded corpora; a rebuild resumes from here
 CORPORA = {"stdlib": "Python standard library documentation", "upload": "Upload a corpus"}
-GENERATORS = {"offline": "Offline templates (no model, no network)", "openai": "OpenAI-compatible endpoint"}
+ENDPOINT = operator.endpoint()
+GENERATORS = {
+    "offline": "Offline templates (no model, no network)",
+    **({"operator": f"The server's endpoint ({ENDPOINT.model})"} if ENDPOINT else {}),
+    **({"openai": "Your OpenAI-compatible endpoint"} if operator.visitor_endpoints() else {}),
+}
 SET_FILES = ("questions.jsonl", "manifest.json")
 BUILDING = "es_building"  # session state: the set folder whose build started and has not finished
 NOTICE = "es_notice"  # session state: what the last build said, shown by the run after it
@@ -57,11 +66,23 @@ def _corpus() -> tuple[str | None, str | None]:
         "Documents: JSON lines or CSV with doc_id, text[, doc_type] (.gz allowed)",
         type=["jsonl", "ndjson", "csv", "gz"],
         key="es_upload",
+        help=limits_help(CORPUS_LIMITS),
     )
     if upload is None:
         st.info("Upload a corpus file to build a set from it.")
         return None, None
-    path, digest = saved_upload(upload.name, upload.getvalue(), WORK / "corpora")
+    return _saved(upload, CORPUS_LIMITS, "corpora")
+
+
+def _saved(upload, limits, folder: str) -> tuple[str | None, str | None]:
+    """(the upload's path in this visitor's folder, its digest), or (None, None) after saying what it passes."""
+    data = upload.getvalue()
+    try:
+        check_limits(named_buffer(upload.name, data), limits)  # before the bytes are written or read whole
+    except DataError as exc:
+        st.error(f"Cannot use {upload.name}: {str(exc).removeprefix(f'{upload.name}: ')}")
+        return None, None
+    path, digest = saved_upload(upload.name, data, WORK / folder)
     return str(path), digest
 
 
@@ -72,12 +93,11 @@ def _audit(where) -> tuple[str | None, str | None]:
         type=["csv", "jsonl", "tsv", "gz"],
         key="es_audit",
         help="Corrects the judge's relevant sets: recall is then estimated from the judge's sets on every "
-        "question and the person's on the audited ones (prediction-powered).",
+        "question and the person's on the audited ones (prediction-powered). " + limits_help(TABLE_LIMITS),
     )
     if upload is None:
         return None, None
-    path, digest = saved_upload(upload.name, upload.getvalue(), WORK / "audits")
-    return str(path), digest
+    return _saved(upload, TABLE_LIMITS, "audits")
 
 
 def _settings():
@@ -108,6 +128,7 @@ def _settings():
             key="es_api_key",
             help="Kept in this browser session only: never shown, never put in the URL or the set's files.",
         )
+    if kind != "offline":
         c, d = st.columns(2)
         endpoint["concurrency"] = c.number_input("Calls in flight", 1, 32, 4, key="es_concurrency")
         endpoint["max_calls"] = d.number_input(
@@ -127,6 +148,8 @@ def _settings():
 def _generator(settings: dict):
     if settings["generator"] == "offline":
         return "offline"
+    if settings["generator"] == "operator":
+        return OpenAIGenerator(ENDPOINT.model, base_url=ENDPOINT.base_url, api_key=ENDPOINT.api_key)
     if not settings["model"].strip():
         raise ValueError("give the model name the endpoint serves")
     return OpenAIGenerator(
@@ -148,18 +171,19 @@ def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> tup
             bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} calls (questions, rephrasings, judgments)")
 
     budget = settings.get("max_calls") or None
-    result = build_evalset(
-        corpus,
-        out,
-        n=settings["n"],
-        generator=_generator(settings),
-        chunk_words=settings["chunk_words"],
-        types=settings["types"],
-        seed=settings["seed"],
-        max_calls=0 if journal_only else budget,
-        concurrency=settings.get("concurrency", 1),
-        progress=progress,
-    )
+    with work.slot():  # the build's chunking, index and calls queue with every session's heavy work
+        result = build_evalset(
+            corpus,
+            out,
+            n=settings["n"],
+            generator=_generator(settings),
+            chunk_words=settings["chunk_words"],
+            types=settings["types"],
+            seed=settings["seed"],
+            max_calls=0 if journal_only else budget,
+            concurrency=settings.get("concurrency", 1),
+            progress=progress,
+        )
     bar.empty()
     if result.calls["stopped"] and not journal_only:
         return "error", (

@@ -8,13 +8,16 @@ and loads it only when a new one runs.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 
+from dashboard import operator, work
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.sources import uploaded_corpus
+from dashboard.uploads import CORPUS_LIMITS, limits_help, public_message
 from ragunc import positional
 from ragunc.corpus import load_corpus
 from ragunc.present import positional_figures as figures
@@ -28,13 +31,16 @@ LAMBDAS = (0.25, 0.5, 0.75, 1.0)
 CORPORA = {
     "stdlib": "Python standard library docs (embedded)",
     "upload": "Upload a corpus (.jsonl / .csv)",
-    "path": "A folder or file on this machine",
+    "server": "A corpus the server offers",
 }
+PACKAGED = "all-MiniLM-L6-v2, packaged"
 
 
 def _corpus():
-    """The corpus the user chose, or None after saying what is missing."""
-    kind = st.radio("Corpus", list(CORPORA), format_func=CORPORA.get, key="pb_corpus", horizontal=True)
+    """The corpus the visitor chose, or None after saying what is missing."""
+    offered = operator.corpus_folders()
+    kinds = [k for k in CORPORA if k != "server" or offered]
+    kind = st.radio("Corpus", kinds, format_func=CORPORA.get, key="pb_corpus", horizontal=True)
     if kind == "stdlib":
         return "stdlib"
     if kind == "upload":
@@ -42,23 +48,28 @@ def _corpus():
             "Corpus: JSON lines or CSV with doc_id, text[, doc_type]",
             type=["jsonl", "ndjson", "csv", "gz"],
             key="pb_upload",
+            help=limits_help(CORPUS_LIMITS),
         )
         if upload is None:
             st.info("Upload a corpus to run on it.")
             return None
         data = upload.getvalue()
         return cached(uploaded_corpus, upload.name, data, key=(upload.name, hashlib.sha1(data).hexdigest()), kept=2)
-    path = st.text_input("Folder of .txt/.md/.html files, or a .jsonl/.csv file", key="pb_path")
-    if not path:
-        st.info("Give a folder or a file on this machine.")
-        return None
-    return load_corpus(path)
+    # Only what the operator listed (dashboard/operator.py), by name: a visitor types no path.
+    name = st.selectbox("Corpus on the server", list(offered), key="pb_server_corpus")
+    path = offered[name]
+    corpus = cached(
+        load_corpus, str(path), key=(str(path), path.stat().st_mtime), kept=2, spinner="Reading the corpus…"
+    )
+    return replace(corpus, source=name)  # the sweep records and shows the name, not the server's path
 
 
 def _settings_form():
     """The run controls: ``(run options, calibration settings)``."""
     left, middle, right = st.columns(3)
-    model = left.text_input("Encoder folder (empty: all-MiniLM-L6-v2, packaged)", key="pb_model").strip() or None
+    encoders = operator.encoder_folders()
+    name = left.selectbox("Encoder", [PACKAGED, *encoders], key="pb_model")
+    model = str(encoders[name]) if name in encoders else None
     pooling = left.selectbox("Pooling", ["model's own", *positional.POOLINGS], key="pb_pooling")
     max_len = left.number_input("max_seq_length", 16, 8192, 512, step=64, key="pb_msl")
     lams = middle.multiselect("λ (0 = stock is always run)", LAMBDAS, default=[0.5], key="pb_lams")
@@ -121,13 +132,16 @@ def run_section() -> None:
         max_seq_length=options.pop("max_seq_length"),
     )
     bar = st.progress(0.0, text="Choosing passages and queries…")
-    sweep = positional.positional_sweep(
-        corpus,
-        encoder=model,
-        settings=settings,
-        **options,
-        progress=lambda done, total: bar.progress(min(1.0, done / total), text=f"Encoded {done:,} of {total:,} texts"),
-    )
+    with work.slot():  # minutes of encoding: queued with every session's heavy work
+        sweep = positional.positional_sweep(
+            corpus,
+            encoder=model,
+            settings=settings,
+            **options,
+            progress=lambda done, total: bar.progress(
+                min(1.0, done / total), text=f"Encoded {done:,} of {total:,} texts"
+            ),
+        )
     bar.empty()
     st.session_state.pop(RUNNING, None)
     st.session_state[RESULT] = sweep
@@ -215,4 +229,6 @@ with st.expander("Run a new setting", expanded=sweep is not None):
         run_section()
     except (ValueError, OSError, ImportError) as exc:
         st.session_state.pop(RUNNING, None)
-        st.error(f"Could not run: {exc}")
+        # Named as the visitor knows them: the operator's corpora and encoders by their names, an upload by its own.
+        upload = st.session_state.get("pb_upload")
+        st.error(f"Could not run: {operator.named(public_message(exc, upload.name if upload else 'the file'))}")

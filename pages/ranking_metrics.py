@@ -13,6 +13,7 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, sync_url
 from ragunc.data.serialize import json_text
 from ragunc.present import ranking_figures
+from ragunc.present.export import csv_text
 from ragunc.present.figures import method_label
 from ragunc.present.summary import comparison_table
 from ragunc.ranking import metrics
@@ -306,7 +307,7 @@ if len(table):
 st.subheader("Downloads")
 download = overview.per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")
 left, right = st.columns(2)
-left.download_button("Per-query table (CSV)", download.to_csv(index=False), f"ranking_k{k}.csv", "text/csv")
+left.download_button("Per-query table (CSV)", csv_text(download), f"ranking_k{k}.csv", "text/csv")
 right.download_button(
     "Report (JSON, as `ragunc recall --json`)", json_text(report.to_dict()), f"recall_k{k}.json", "application/json"
 )

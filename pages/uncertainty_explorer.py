@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import sources, widgets
+from dashboard import sources, widgets, work
 from dashboard.cache import cached, coverage_progress, figure, prefetch
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
 from ragunc.present import figures, judged_figures
 from ragunc.present import summary as report
+from ragunc.present.export import csv_text
 from ragunc.stats.explore import explore
 from ragunc.stats.judged import AUDIT_LABELS, AUDIT_UNITS, judged_coverage, judged_report, simulated_audit
 from ragunc.stats.linearization import estimate
@@ -69,6 +70,9 @@ def _explorer() -> None:
         k = widgets.k_slider(n_docs, n_docs)
         boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="boot", default=1000)
         reps = widgets.choice_slider("R: repetitions (coverage)", REPS, key="reps", default=1000)
+        reps, boot, budget_note = work.within_budget(reps, boot, k)  # a shared server's work per computation
+        if budget_note:
+            st.caption(budget_note)
         level = widgets.level_slider()
         estimator = widgets.estimator_radio(
             help="micro: hits / chunks (ratio estimator); macro: mean of per-document rates."
@@ -297,7 +301,7 @@ def _explorer() -> None:
     cols = st.columns(4)
     cols[0].download_button(
         "Summary (CSV)",
-        lambda: report.summary_table(rep, result).to_csv(index=False),
+        lambda: csv_text(report.summary_table(rep, result)),
         file_name="ragunc_summary.csv",
         mime="text/csv",
         on_click="ignore",

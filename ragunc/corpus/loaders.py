@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..data.reader import DataError, infer_file_type, read_table, read_text
+from ..data.reader import DataError, ReadLimits, infer_file_type, read_table, read_text
 from .html import html_to_text
 from .model import Corpus, corpus_from_frame
 from .stdlib import stdlib_corpus
@@ -20,9 +20,12 @@ from .stdlib import stdlib_corpus
 TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
 
 
-def load_corpus(source: str | os.PathLike | Corpus | pd.DataFrame, **kwargs) -> Corpus:
+def load_corpus(
+    source: str | os.PathLike | Corpus | pd.DataFrame, *, limits: ReadLimits | None = None, **kwargs
+) -> Corpus:
     """A corpus from ``"stdlib"``, a folder, a ``.jsonl``, ``.csv``, ``.tsv`` or ``.parquet`` file (``.gz``
-    allowed), or a frame."""
+    allowed), or a frame.  ``limits`` caps what a table file unpacks to (an upload; see
+    :class:`~ragunc.data.reader.ReadLimits`); None reads any size."""
     if isinstance(source, Corpus):
         return source
     if isinstance(source, pd.DataFrame):
@@ -41,7 +44,7 @@ def load_corpus(source: str | os.PathLike | Corpus | pd.DataFrame, **kwargs) -> 
             f"{path}: unknown corpus format (expected a folder, .jsonl, .ndjson, .json, .csv, .tsv or .parquet, "
             "optionally .gz)"
         ) from None
-    return load_table(path, file_type, **kwargs)
+    return load_table(path, file_type, limits=limits, **kwargs)
 
 
 def _warn_replaced(paths: list[str]) -> None:
@@ -79,13 +82,15 @@ def load_folder(path: str | os.PathLike) -> Corpus:
     return corpus_from_frame(frame, source=str(root), n_decode_replaced=len(replaced))
 
 
-def load_table(path: str | os.PathLike, file_type: str | None = None, **columns) -> Corpus:
+def load_table(
+    path: str | os.PathLike, file_type: str | None = None, *, limits: ReadLimits | None = None, **columns
+) -> Corpus:
     """A table file with columns ``doc_id, text[, doc_type]`` (or the names given): CSV, TSV, JSON lines, Parquet.
 
     BEIR's ``corpus.jsonl`` (``_id``, ``title``, ``text``) reads as it is: ``_id`` is the
     ``doc_id`` and a title opens its document's text.
     """
-    table = read_table(path, file_type, replace_invalid=True)
+    table = read_table(path, file_type, replace_invalid=True, limits=limits)
     if table.n_decode_replaced:
         _warn_replaced([table.source])
     frame = table.frame

@@ -18,6 +18,10 @@ and bad input is one :class:`DataError` wording.
 - Header: the first line's names, trimmed, an empty name given its position (``column0``)
   and a repeated one a suffix (``y_1``), as DuckDB's own sniffer names them; DuckDB is
   then handed these names and the delimiter instead of sniffing its own.
+- Limits (:class:`ReadLimits`, for a file someone else sent, e.g. a dashboard upload): the
+  content is decompressed as a stream and refused as soon as it passes a cap on bytes, rows
+  or the length of one line, before it fills memory or disk.  Without limits (the CLI, run by
+  the file's owner) a file of any size is read.
 """
 
 from __future__ import annotations
@@ -82,6 +86,19 @@ class FileFormat:
     delimiter: str | None = None  # csv: the field separator
     header: tuple[str, ...] = ()  # csv: the column names, as every loader names them
     json_array: bool = False  # jsonl: one JSON array of records rather than one record per line
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """Caps on what a file unpacks to: bytes, rows (lines of a text file, each row at least one) and one line's bytes."""
+
+    max_bytes: int
+    max_rows: int
+    max_line_bytes: int
+
+    def __post_init__(self) -> None:
+        if min(self.max_bytes, self.max_rows, self.max_line_bytes) < 1:
+            raise ValueError(f"every limit must be >= 1, got {self}")
 
 
 @dataclass(frozen=True)
@@ -400,9 +417,97 @@ def head_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
     return _head(source, source_name(source))[0]
 
 
-def read_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
-    """The whole content, decompressed when it is gzip."""
+_CHUNK = 1 << 20  # bytes decompressed at a time under limits
+
+
+def _size_phrase(n: int) -> str:
+    return f"{n / 2**20:,.0f} MB" if n >= 2**20 else f"{n:,} bytes"
+
+
+def _inflated(handle: BinaryIO, raw: bytes, size: int, name: str) -> Iterator[bytes]:
+    """The decompressed pieces (at most ``size`` bytes each) of the gzip stream that ``raw`` starts; concatenated
+    members are read one after another, as gzip does."""
+    inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    while True:
+        try:
+            piece = inflate.decompress(raw, size)
+        except zlib.error:
+            raise DataError(f"{name}: not a readable gzip file (the stream is corrupt)") from None
+        if inflate.eof:
+            if piece:
+                yield piece
+            raw = inflate.unused_data or _as_bytes(handle.read(size))
+            if not raw.strip(b"\0"):
+                return
+            if not raw.startswith(_GZIP_MAGIC):
+                raise DataError(f"{name}: not a readable gzip file (data after the end of the stream)")
+            inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            continue
+        raw = inflate.unconsumed_tail
+        if piece:
+            yield piece
+        if not raw:
+            raw = _as_bytes(handle.read(size))
+            if not raw and not piece:
+                raise DataError(f"{name}: not a readable gzip file (the stream is cut short)")
+
+
+def _limited_chunks(handle: BinaryIO, name: str, limits: ReadLimits) -> Iterator[bytes]:
+    """The decompressed content of ``handle`` in chunks, checked against ``limits`` as they come.
+
+    A :class:`DataError` ends the stream the moment a cap is passed: never more than one
+    chunk past it is held.  A chunk is no longer than a line may be, so only the line that
+    runs across chunks needs counting.
+    """
+    size = min(_CHUNK, limits.max_line_bytes)
+    raw = _as_bytes(handle.read(size))
+    if raw.startswith(_GZIP_MAGIC):
+        chunks = _inflated(handle, raw, size, name)
+    else:
+        chunks = itertools.chain([raw] if raw else [], iter(lambda: _as_bytes(handle.read(size)), b""))
+    total = rows = line = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > limits.max_bytes:
+            raise DataError(
+                f"{name}: unpacks to more than {_size_phrase(limits.max_bytes)}, the most this reader takes here"
+            )
+        first = chunk.find(b"\n")
+        if line + (len(chunk) if first < 0 else first) > limits.max_line_bytes:
+            raise DataError(
+                f"{name}: line {rows + 1:,} is longer than {_size_phrase(limits.max_line_bytes)}, "
+                "the most this reader takes here"
+            )
+        if first >= 0:
+            rows += chunk.count(b"\n")
+            line = len(chunk) - chunk.rfind(b"\n") - 1
+            if rows > limits.max_rows:
+                raise DataError(f"{name}: more than {limits.max_rows:,} rows, the most this reader takes here")
+        else:
+            line += len(chunk)
+        yield chunk
+
+
+def check_limits(source: str | os.PathLike | BinaryIO, limits: ReadLimits) -> None:
+    """Read ``source`` through (decompressed as a stream, nothing kept); :class:`DataError` when it passes ``limits``."""
+    with _binary(source) as handle:
+        for _ in _limited_chunks(handle, source_name(source), limits):
+            pass
+
+
+def copy_limited(source: str | os.PathLike | BinaryIO, out: BinaryIO, limits: ReadLimits) -> None:
+    """The decompressed content of ``source`` written to ``out``, refused (:class:`DataError`) past ``limits``."""
+    with _binary(source) as handle:
+        for chunk in _limited_chunks(handle, source_name(source), limits):
+            out.write(chunk)
+
+
+def read_bytes(source: str | os.PathLike | BinaryIO, limits: ReadLimits | None = None) -> bytes:
+    """The whole content, decompressed when it is gzip; with ``limits``, refused as soon as it passes them."""
     name = source_name(source)
+    if limits is not None:
+        with _binary(source) as handle:
+            return b"".join(_limited_chunks(handle, name, limits))
     with _binary(source) as handle:
         raw = _as_bytes(handle.read())
     if not raw.startswith(_GZIP_MAGIC):
@@ -413,13 +518,15 @@ def read_bytes(source: str | os.PathLike | BinaryIO) -> bytes:
         raise DataError(f"{name}: not a readable gzip file (cut short or damaged)") from None
 
 
-def read_text(source: str | os.PathLike | BinaryIO, *, replace_invalid: bool = False) -> tuple[str, bool]:
+def read_text(
+    source: str | os.PathLike | BinaryIO, *, replace_invalid: bool = False, limits: ReadLimits | None = None
+) -> tuple[str, bool]:
     """The content as UTF-8 text (a byte-order mark dropped) and whether invalid bytes were replaced.
 
     Invalid UTF-8 is a :class:`DataError` naming the line, unless ``replace_invalid``
-    (corpora), where it becomes U+FFFD and the flag says so.
+    (corpora), where it becomes U+FFFD and the flag says so.  ``limits``: see :func:`read_bytes`.
     """
-    raw = read_bytes(source)
+    raw = read_bytes(source, limits)
     try:
         return raw.decode("utf-8-sig"), False
     except UnicodeDecodeError as exc:
@@ -438,23 +545,27 @@ def read_table(
     *,
     trec_columns: tuple[str, ...] | None = None,
     replace_invalid: bool = False,
+    limits: ReadLimits | None = None,
 ) -> Table:
     """Every row of a file, for the loaders that validate in pandas (runs, qrels, corpora, queries).
 
     Delimited text and TREC fields stay text (ids like ``007`` or ``NA`` stay ids);
     only a blank field is missing.  JSON values keep their JSON types.  A TREC file
     (allowed when ``trec_columns`` names its columns) must have exactly that many
-    whitespace-separated fields.
+    whitespace-separated fields.  ``limits`` caps what the file unpacks to (:class:`ReadLimits`).
     """
     name = source_name(source)
     fmt = detect(source, file_type, trec=trec_columns is not None)
     if fmt.kind == "parquet":
+        raw = io.BytesIO(read_bytes(source, limits))
+        if limits is not None:
+            check_parquet_limits(raw, name, limits)
         try:
-            frame = pd.read_parquet(io.BytesIO(read_bytes(source)))
+            frame = pd.read_parquet(raw)
         except (OSError, ValueError, pa.ArrowException) as exc:
             raise unreadable(name, exc, "parquet") from None
         return Table(frame, fmt, name)
-    text, replaced = read_text(source, replace_invalid=replace_invalid)
+    text, replaced = read_text(source, replace_invalid=replace_invalid, limits=limits)
     if fmt.kind == "jsonl":
         frame = pd.DataFrame(_json_records(text, name), dtype=object)
     else:
@@ -479,6 +590,23 @@ def read_table(
         if trec:
             frame.columns = list(trec_columns)
     return Table(frame, fmt, name, n_decode_replaced=int(replaced))
+
+
+def check_parquet_limits(source: str | os.PathLike | BinaryIO, name: str, limits: ReadLimits) -> None:
+    """A Parquet file's rows and unpacked bytes, from its footer, against ``limits`` (a column of one repeated
+    value packs millions of rows into a few bytes)."""
+    with _binary(source) as handle:
+        try:
+            meta = pq.ParquetFile(handle).metadata
+        except (OSError, pa.ArrowException):
+            raise DataError(f"{name}: not a readable Parquet file") from None
+    if meta.num_rows > limits.max_rows:
+        raise DataError(f"{name}: more than {limits.max_rows:,} rows, the most this reader takes here")
+    unpacked = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    if unpacked > limits.max_bytes:
+        raise DataError(
+            f"{name}: unpacks to more than {_size_phrase(limits.max_bytes)}, the most this reader takes here"
+        )
 
 
 def _json_records(text: str, name: str) -> list[dict]:

@@ -31,6 +31,9 @@ from .per_document import DEFAULT_CONFIG
 from .inspect_log import RecordedStderr
 from .reader import (
     DataError,
+    ReadLimits,
+    check_parquet_limits,
+    copy_limited,
     detect,
     head_bytes,
     infer_file_type,
@@ -174,6 +177,7 @@ def load_results(
     columns: dict[str, str] | None = None,  # contract name -> name in the file, e.g. {"y": "hit1"}
     file_type: str | None = None,  # "csv" | "tsv" | "parquet" | "jsonl"; from the name and content when None
     scorer: str | None = None,  # an Inspect log's scorer, a -q output's measure, giving y (default: the first)
+    limits: ReadLimits | None = None,  # caps on what the file unpacks to (a dashboard upload); None: any size
 ) -> Results:
     """Validate and aggregate a per-chunk results file into one :class:`ClusterStats` per config.
 
@@ -183,20 +187,27 @@ def load_results(
     and the stderr Inspect recorded is kept in :attr:`Results.recorded`; trec_eval's and
     ir_measures' per-query output (``-q``) by :mod:`.trec_eval`, one row per query.  Raises
     :class:`DataError` on bad input and ``FileNotFoundError`` when the path does not exist.
+    With ``limits`` the file is decompressed as a stream into the temporary file and refused
+    the moment it passes them (:class:`~ragunc.data.reader.ReadLimits`).
     """
     name = source_name(source)
     if file_type is None and (hasattr(source, "read") or Path(os.fspath(source)).is_file()):
         head = head_bytes(source)
         if inspect_log.is_inspect_log(head, name):
-            log = inspect_log.read_inspect_log(read_bytes(source), name, scorer=scorer, columns=columns)
+            log = inspect_log.read_inspect_log(read_bytes(source, limits), name, scorer=scorer, columns=columns)
             results = results_from_frame(log.frame, columns=columns, source=name)
             return replace(results, recorded={log.config: log.recorded} if log.recorded else {})
         if Path(name).suffix.lower() not in _TABLE_SUFFIXES and trec_eval.is_per_query_output(head):
-            frame, _, _ = trec_eval.per_query_frame(read_text(source)[0], name, scorer=scorer)
+            frame, _, _ = trec_eval.per_query_frame(read_text(source, limits=limits)[0], name, scorer=scorer)
             return results_from_frame(frame, columns=columns, source=name)
     fmt = detect(source, file_type)
     with ExitStack() as stack:
-        if hasattr(source, "read"):
+        if limits is not None:
+            path = stack.enter_context(_spooled(source, Path(name).name, limits))
+            if fmt.kind == "parquet":
+                check_parquet_limits(path, name, limits)
+            fmt = replace(fmt, gzip=False)
+        elif hasattr(source, "read"):
             path = stack.enter_context(_spooled(source, Path(name).name))
         else:
             path = Path(os.fspath(source))
@@ -246,12 +257,16 @@ def write_results(frame: pd.DataFrame, path: str | os.PathLike, *, file_type: st
 
 
 @contextmanager
-def _spooled(stream: BinaryIO, name: str) -> Iterator[Path]:
-    """The stream copied to a named temporary file (DuckDB reads paths), removed afterwards."""
+def _spooled(stream, name: str, limits: ReadLimits | None = None) -> Iterator[Path]:
+    """The stream copied to a named temporary file (DuckDB reads paths), removed afterwards; with ``limits``,
+    decompressed on the way and refused past them."""
     with tempfile.TemporaryDirectory(prefix="ragunc-upload-") as tmp:
         path = Path(tmp) / (name or "upload")
-        if hasattr(stream, "seek"):
-            stream.seek(0)
         with open(path, "wb") as out:
-            shutil.copyfileobj(stream, out, length=1 << 20)
+            if limits is not None:
+                copy_limited(stream, out, limits)
+            else:
+                if hasattr(stream, "seek"):
+                    stream.seek(0)
+                shutil.copyfileobj(stream, out, length=1 << 20)
         yield path

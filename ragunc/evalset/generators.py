@@ -9,9 +9,10 @@ llama.cpp server, vLLM, LM Studio, a hosted API) through the official ``openai``
 attempts after the first on 429 (honouring Retry-After), 5xx, timeouts, dropped
 connections and malformed bodies; a quota error (``insufficient_quota``, HTTP 402) or a
 rejected key / unknown model stops the whole run at once (:class:`GenerationStopped`),
-since every further call would fail the same way. The API key is read from an
-environment variable and never leaves the client: every message this module produces
-has it replaced by ``[redacted]``.
+since every further call would fail the same way. The API key is given, or read from an
+environment variable the caller names (never from one by default: a key in the environment
+goes only where its owner sends it), and never leaves the client: every message this module
+produces has it replaced by ``[redacted]``.
 
 :class:`OfflineGenerator` needs no model and no network: it fills question templates with
 a chunk's most salient terms (tf-idf), and "rephrases" by swapping chunk terms for terms
@@ -149,9 +150,10 @@ def _is_quota(exc) -> bool:
 class OpenAIGenerator:
     """Questions from an OpenAI-compatible chat-completions endpoint (see the module docstring).
 
-    ``api_key_env`` names the environment variable holding the key; ``api_key`` gives it
-    directly instead (a dashboard field); with neither, a placeholder is sent (local servers
-    need none). ``retries`` is the number of attempts
+    ``api_key_env`` names the environment variable holding the key (the CLI's ``--api-key-env``);
+    ``api_key`` gives it directly instead (a dashboard's setting); with neither, no environment
+    variable is read and a placeholder is sent (local servers need none), so that a caller who
+    passes a ``base_url`` it did not choose never sends a key it did not mean to. ``retries`` is the number of attempts
     after the first; waits are ``backoff * 2**attempt`` seconds unless the server says
     otherwise, capped at ``max_wait``.
     """
@@ -163,7 +165,7 @@ class OpenAIGenerator:
         model: str,
         *,
         base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str | None = None,
         api_key: str | None = None,
         temperature: float = 0.7,
         timeout: float = 60.0,
@@ -179,15 +181,17 @@ class OpenAIGenerator:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
         if int(retries) != retries or retries < 0:
             raise ValueError(f"retries must be an integer >= 0, got {retries!r}")
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", api_key_env or ""):
+        if api_key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", api_key_env):
             raise ValueError(f"api_key_env must name an environment variable, got {api_key_env!r}")
+        if api_key and api_key_env is not None:
+            raise ValueError("give api_key or api_key_env, not both")
         self._openai = _openai()
-        key = api_key or os.environ.get(api_key_env) or None
+        key = api_key or (os.environ.get(api_key_env) if api_key_env else None) or None
         query = urlsplit(base_url or "").query
         url_secrets = [*re.findall(r"//([^@/]+)@", base_url or ""), *(v for _, v in parse_qsl(query))]
         self._secrets = tuple(s for s in {key, *url_secrets} if s)
         self.model = model
-        self.api_key_env = api_key_env if not api_key else None  # the manifest names where the key came from
+        self.api_key_env = api_key_env  # the manifest names where the key came from
         self.has_key = key is not None
         self.temperature = float(temperature)
         self.timeout = float(timeout)

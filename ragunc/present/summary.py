@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
@@ -555,10 +556,27 @@ def figures_html(figures: Sequence[go.Figure] | Mapping[str, go.Figure], *, titl
     return _page(title, f"<h1>{html.escape(title)}</h1>{_plots(figs)}")
 
 
+# plotly.js turns these tags of a figure's text into a live link or styling; the builders write neither, so one
+# in a figure came from a name in the data (a config, a document id) and is shown as typed.
+_ACTIVE_TAG = re.compile(r"<(/?)(a|span)\b", re.IGNORECASE)
+
+
+def _inert_text(value):
+    if isinstance(value, str):
+        return _ACTIVE_TAG.sub(r"&lt;\1\2", value)
+    if isinstance(value, dict):
+        return {k: _inert_text(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_inert_text(v) for v in value]
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return [_inert_text(v) for v in value.tolist()]
+    return value
+
+
 def _plots(figs: Sequence[go.Figure]) -> str:
     # A light template on a copy: the file is read outside Streamlit, whose theme no longer applies.
     return "".join(
-        go.Figure(fig)
+        go.Figure(_inert_text(fig.to_plotly_json()))
         .update_layout(template="plotly_white")
         .to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
         for fig in figs

@@ -82,10 +82,11 @@ def test_a_build_cut_short_can_be_stopped_and_the_stop_keeps_the_replies_receive
     assert at.button(key="es_stop").disabled
 
 
-def test_an_endpoint_build_never_shows_the_key(page, tmp_path):
+def test_an_endpoint_build_never_shows_the_key(page, tmp_path, monkeypatch):
     canary = f"sk-canary-{uuid.uuid4().hex}"
+    monkeypatch.setenv("RAGUNC_LLM_VISITOR_URL", "1")  # the operator lets visitors call their own endpoint
     with ChatServer() as server:
-        at = page
+        at = page.run()
         at.radio(key="es_generator").set_value("openai").run()
         at.text_input(key="es_base_url").set_value(server.url)
         at.text_input(key="es_model").set_value("scripted")
@@ -109,7 +110,7 @@ def test_an_audit_file_corrects_recall_and_a_bad_one_is_named(page, tmp_path):
 
     at = page.button(key="es_build").click().run()
     assert not at.exception and not at.error
-    folder = next((tmp_path / "ragunc-evalset" / "sets").iterdir())
+    folder = next(tmp_path.glob("ragunc-visitors/*/evalset/sets/*"))
     questions = [json.loads(line) for line in (folder / "questions.jsonl").read_text().splitlines()]
     answerable = [q for q in questions if q["relevant_doc_ids"]]
     rows = [(q["question_id"], q["relevant_chunk_ids"][0], 1) for q in answerable[:4]]

@@ -61,15 +61,18 @@ def test_a_small_run_replaces_the_bundled_results(tmp_path, monkeypatch):
     corpus.write_text(
         "".join(json.dumps({"doc_id": f"d{i}", "text": " ".join(rng.choice(words, 160))}) + "\n" for i in range(12))
     )
+    monkeypatch.setenv("RAGUNC_CORPUS_FOLDERS", str(corpus))  # the operator offers it
     at = page()
-    at.radio(key="pb_corpus").set_value("path").run()
-    at.text_input(key="pb_path").input(str(corpus)).run()
+    at.radio(key="pb_corpus").set_value("server").run()
     at.number_input(key="pb_passages").set_value(10)
     at.slider(key="pb_tokens").set_value((100, 150))
     at.selectbox(key="pb_reps").set_value(500)
     at.button(key="pb_run").click().run()
     assert not at.exception and not at.error
-    assert any("Your run" in c.value and "10 passages" in c.value for c in at.caption)
+    assert any(
+        "Your run" in c.value and "10 passages" in c.value and "from corpus.jsonl" in c.value for c in at.caption
+    )
+    assert not any(str(tmp_path) in c.value for c in at.caption)
     assert len(at.dataframe[0].value) == 2  # stock and lambda = 0.5
     at.button(key="pb_back").click().run()
     assert any("Bundled results" in c.value for c in at.caption)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -294,3 +295,18 @@ def test_credentials_in_the_base_url_stay_out_of_the_manifest_and_messages():
     gen = OpenAIGenerator("m", base_url="http://user:pa55word@127.0.0.1:9/v1?api-key=q5ecret", api_key_env=KEY_ENV)
     assert gen.describe()["base_url"].rstrip("/") == "http://127.0.0.1:9/v1"  # no user, password or query
     assert gen.redact("refused user:pa55word and q5ecret") == "refused [redacted] and [redacted]"
+
+
+def test_a_key_in_the_environment_goes_only_where_its_variable_is_named(monkeypatch):
+    canary = f"sk-canary-{uuid.uuid4().hex}"
+    monkeypatch.setenv("OPENAI_API_KEY", canary)
+    with ChatServer(sequence(Reply(text="How?"))) as server:
+        gen = OpenAIGenerator("m", base_url=server.url, retries=0)  # a URL the caller did not choose
+        assert ask(gen) == "How?"
+        assert canary not in (server.requests[0].authorization or "")
+        assert not gen.describe()["api_key_set"]
+        named = OpenAIGenerator("m", base_url=server.url, api_key_env="OPENAI_API_KEY", retries=0)
+        ask(named)
+        assert server.requests[1].authorization == f"Bearer {canary}"
+    with pytest.raises(ValueError, match="not both"):
+        OpenAIGenerator("m", api_key="k", api_key_env="OPENAI_API_KEY")
