@@ -9,6 +9,7 @@ prediction-powered estimates), synthetic populations and the registry of interva
 nothing else of ragunc: it knows no files, retrieval, ranking or presentation.
 """
 
+from .all_k import KTable, k_table, nested_bootstrap
 from .coverage import CoverageResult, coverage_experiment, iid_control, predicted_variance
 from .diagnostics import Diagnostics, deff_equal_size, deff_kish, diagnostics, icc_anova, k_over_rho
 from .intervals import IntervalReport, interval_arrays, interval_estimates, interval_report
@@ -19,7 +20,7 @@ from .multiple import MultipleComparison, RankResult, compare_configs, rank_conf
 from .paired import ComparisonResult, paired_comparison
 from .planning import DifferencePlan, PlanResult, plan_difference, plan_documents
 from . import sample
-from .sample import ClusterStats, draw_sample, finite_population_correction
+from .sample import ClusterStats, draw_sample, finite_population_correction, nested_orders, nested_sample
 from .synthetic import synthesize, synthesize_chunk_sizes, synthesize_judged
 
 

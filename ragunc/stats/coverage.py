@@ -239,6 +239,7 @@ def coverage_experiment(
     rng: np.random.Generator | int | None = None,
     progress: Callable[[int, int], None] | None = None,
     studentized: bool = True,
+    samples: np.ndarray | None = None,
 ) -> CoverageResult:
     """Draw K documents without replacement R times and compute every interval each time.
 
@@ -256,7 +257,9 @@ def coverage_experiment(
     the ratio estimator's own small-K bias).  ``control="iid"`` first
     permutes y across all chunks once (see :func:`iid_control`).  Both need 0/1 y.
     ``boot=0`` skips the bootstrap methods; ``studentized=False`` skips only the
-    studentized bootstrap (about 2.5x cheaper, percentile and BCa kept).
+    studentized bootstrap (about 2.5x cheaper, percentile and BCa kept).  ``samples``
+    (reps, K), the documents of each repetition, replaces the random draws (e.g. nested
+    samples, :func:`~ragunc.stats.sample.nested_orders`); ``rng`` then seeds the bootstrap only.
 
     Examples
     --------
@@ -292,7 +295,7 @@ def coverage_experiment(
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         sl = slice(start, stop)
-        idx = random_subsets(rng, d, k, stop - start)
+        idx = random_subsets(rng, d, k, stop - start) if samples is None else samples[sl]
         y, m, s = total[idx], size[idx], sumsq[idx]
         if two_stage_fraction is not None:
             keep = np.maximum(1, np.rint(two_stage_fraction * m)).astype(np.int64)

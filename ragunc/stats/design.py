@@ -63,6 +63,7 @@ def design(
     estimator: str = "micro",
     draws: int | None = None,
     rng: np.random.Generator | int | None = None,
+    samples: np.ndarray | None = None,
 ) -> Design:
     """The SD of the estimate, the design effect and the effective n over repeated samples of ``k`` documents.
 
@@ -72,7 +73,9 @@ def design(
     real one at K = 20 when a few long documents hold most chunks, so the SD is measured
     on ``draws`` samples of K documents (default: 20,000, fewer for large K, never below
     2,000), with its Monte Carlo SE.  These are what the coverage experiment measures
-    on its R repetitions, with more draws and no intervals.
+    on its R repetitions, with more draws and no intervals.  ``samples`` (draws, K), the
+    documents of each draw, replaces the random ones (e.g. nested samples,
+    :func:`~ragunc.stats.sample.nested_orders`).
 
     DEFF is the variance of the estimate over the binomial variance p(1 - p)/n of the
     n = K N / D chunks a sample holds on average: how many times the naive interval
@@ -90,8 +93,11 @@ def design(
     elif k == d:
         variance, n_draws, var_se = 0.0, 0, 0.0
     else:
-        n_draws = draws or int(np.clip(DESIGN_WORK // k, MIN_DESIGN_DRAWS, DESIGN_DRAWS))
-        idx = random_subsets(np.random.default_rng(rng), d, k, n_draws)
+        if samples is None:
+            n_draws = draws or int(np.clip(DESIGN_WORK // k, MIN_DESIGN_DRAWS, DESIGN_DRAWS))
+            idx = random_subsets(np.random.default_rng(rng), d, k, n_draws)
+        else:
+            idx, n_draws = samples, len(samples)
         estimates = total[idx].sum(1) / size[idx].sum(1)
         variance = float(estimates.var(ddof=1))
         # SE of a sample variance: sqrt((m4 - variance^2) / draws), m4 the fourth central moment.

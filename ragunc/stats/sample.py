@@ -179,6 +179,28 @@ def draw_sample(population: ClusterStats, k: int, rng: np.random.Generator | int
     return population.subset(np.sort(chosen)).with_population(d)
 
 
+def nested_orders(d: int, reps: int, rng: np.random.Generator | int | None = None) -> np.ndarray:
+    """``reps`` uniform permutations of range(d), one per row (seeded by ``rng``): nested samples and repetitions.
+
+    A row's first K documents are a uniform K-subset and its first K + 1 add one document to
+    them.  The rows are nested too: the stream fills them one after another, so the first r
+    rows are those ``reps=r`` gives.
+    """
+    return np.random.default_rng(rng).permuted(np.broadcast_to(np.arange(d), (reps, d)), axis=1)
+
+
+def nested_sample(population: ClusterStats, k: int, *, seed: int = 0) -> ClusterStats:
+    """The first K documents of the seeded permutation ``nested_orders(D, 1, seed)[0]`` (population_docs = D).
+
+    A larger K adds documents to a smaller one's sample; otherwise as :func:`draw_sample`
+    (uniform over K-subsets, the documents in the population's order).
+    """
+    d = population.n_docs
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
+        raise ValueError(f"k must be a whole number of documents from 1 to the population's {d}, got {k!r}")
+    return population.subset(np.sort(nested_orders(d, 1, seed)[0, :k])).with_population(d)
+
+
 def document_rates(sample: ClusterStats) -> np.ndarray:
     """Each document's rate: the mean of y over its chunks (its hit rate for 0/1 y)."""
     return sample.sum_y / sample.n
