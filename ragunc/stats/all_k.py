@@ -7,8 +7,13 @@ too: repetition r at K is the first K documents of permutation r, and a smaller 
 first R repetitions.  Each row holds what the single-K functions give on that sample
 (:func:`~ragunc.stats.intervals.interval_estimates`, :func:`~ragunc.stats.diagnostics.diagnostics`,
 :func:`~ragunc.stats.design.design` and :func:`~ragunc.stats.coverage.coverage_experiment` on the
-same nested repetitions) for every analytic interval method; the bootstrap, which has no
-closed form, is :func:`nested_bootstrap` at one K.
+same nested repetitions), computed for every K in one pass: cumulative sums along each
+permutation, and a compiled scan for the residual sums of squares and the Bell–McCaffrey
+degrees of freedom (:func:`~ragunc.stats.bootstrap_kernels.prefix_scan`), which have no
+cumulative form.  The analytic interval kernels of the registry run on every (repetition, K)
+at once; Korn–Graubard's coverage decides most repetitions from its thresholds on the
+estimate (:func:`_korn_graubard_holds`) and computes the others' bounds.  The bootstrap,
+which has no closed form, is :func:`nested_bootstrap` at one K.
 """
 
 from __future__ import annotations
@@ -17,20 +22,46 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
-from .coverage import CoverageResult, coverage_experiment, predicted_variance
-from .design import design
-from .diagnostics import diagnostics
-from .intervals import IntervalReport, interval_estimates, interval_report
-from .linearization import check_options, estimate
-from .methods import CLUSTER_BOOTSTRAP, interval_methods
-from .recommend import RECOMMENDED_METHOD, recommend
+from .bootstrap_kernels import prefix_scan
+from .coverage import CoverageResult, predicted_variance
+from .explore import explore
+from .diagnostics import design_effect, effective_n, icc_anova, k_over_rho
+from .intervals import IntervalReport
+from .linearization import Linearized, check_options, chunk_variance, point_estimate
+from .methods import interval_methods
+from .proportion import ROUNDING_VARIANCE, korn_graubard_interval
+from .recommend import RECOMMENDED_METHOD
 from .sample import ClusterStats, nested_orders, nested_sample
 
 __all__ = ["KTable", "k_table", "nested_bootstrap", "nested_sample"]
 
 # Significant digits of the table's numbers in the payload the browser receives.
 PAYLOAD_DIGITS = 6
+# The analytic methods whose kernels read only a row's sums (and the Bell–McCaffrey df), so that
+# every K is one row of a batch.
+ROW_METHODS = (
+    "naive",
+    "wilson",
+    "cluster",
+    "cluster_t",
+    "cluster_wilson",
+    "korn_graubard",
+    "logit",
+    "korn_graubard_bm",
+)
+# The methods whose coverage is decided by thresholds (:func:`_korn_graubard_holds`).  The
+# macro mean's Bell–McCaffrey df is K - 1, so its interval is R's.
+KORN_GRAUBARD = ("korn_graubard", "korn_graubard_bm")
+# Korn–Graubard's coverage: the grid of effective n on which its thresholds are found (ratio of
+# neighbours), the bisection's steps, and how far from a threshold an estimate is decided by it.
+N_GRID_RATIO = 1.02
+DF_GRID_RATIO = 1.002
+BISECTION_STEPS = 36
+# The largest effective n the grid reaches: beyond it (a sample of near-equal rates) the bounds are computed.
+MAX_GRID_N = 1e7
+DECIDED_MARGIN = 1e-8
 
 
 @dataclass(frozen=True)
@@ -58,7 +89,11 @@ class KTable:
         return {name: float(values[i]) for name, values in self.columns.items()}
 
     def to_payload(self) -> dict:
-        """JSON-ready: the columns as lists of numbers rounded to 6 significant digits (null for NaN)."""
+        """JSON-ready: the columns as lists of numbers rounded to 6 significant digits.
+
+        JSON has no NaN or infinity: both are null (undefined, or unbounded as an effective n
+        without a design effect, K/rho at rho <= 0).
+        """
         return {
             "k": self.k.tolist(),
             "columns": {name: _rounded(values) for name, values in self.columns.items()},
@@ -78,19 +113,86 @@ def _rounded(values: np.ndarray) -> list:
     return [None if not math.isfinite(v) else float(f"{v:.{PAYLOAD_DIGITS}g}") for v in values.tolist()]
 
 
-def analytic_methods() -> tuple[str, ...]:
-    """The registered methods with a closed form (every family but the cluster bootstrap), in display order."""
-    return tuple(m.name for m in interval_methods() if m.family != CLUSTER_BOOTSTRAP)
+def table_methods() -> tuple[str, ...]:
+    """The registered analytic methods the table covers, in display order."""
+    return tuple(m.name for m in interval_methods(resampling=False) if m.name in ROW_METHODS)
+
+
+@dataclass(frozen=True)
+class _Prefixes:
+    """Each row's first K documents for K = 2..D: arrays (rows, D - 1), what the analytic kernels read."""
+
+    k: np.ndarray  # (D - 1,)
+    n_chunks: np.ndarray
+    estimate: np.ndarray
+    binomial_variance: np.ndarray
+    cluster_variance: np.ndarray  # FPC 1 - K/D applied
+    df: np.ndarray | None  # micro: Bell–McCaffrey df
+
+    def part(self, rows, ks: slice) -> "_Prefixes":
+        """These ``rows`` at these K (``ks`` indexes ``k``)."""
+        return _Prefixes(
+            **{
+                name: value[ks] if name == "k" else None if value is None else value[rows, ks]
+                for name, value in vars(self).items()
+            }
+        )
+
+    def linearized(self, level: float, estimator: str) -> Linearized:
+        return Linearized(
+            estimate=self.estimate,
+            n_chunks=self.n_chunks,
+            n_docs=self.k,
+            binomial_variance=self.binomial_variance,
+            cluster_variance=self.cluster_variance,
+            level=level,
+            estimator=estimator,
+            df_bell_mccaffrey=self.df,
+        )
+
+
+def _cumulative(values: np.ndarray) -> np.ndarray:
+    """Sums over each row's first K entries, K = 2..D."""
+    return np.cumsum(values, axis=-1)[..., 1:]
+
+
+def _prefixes(population: ClusterStats, orders: np.ndarray, estimator: str) -> _Prefixes:
+    d = population.n_docs
+    y, m = population.sum_y[orders], population.n[orders].astype(float)
+    k = np.arange(2, d + 1)
+    hits, chunks = _cumulative(y), _cumulative(m)
+    micro = estimator == "micro"
+    estimate = hits / chunks if micro else _cumulative(y / m) / k
+    if population.binary:
+        pq = estimate * (1 - estimate)
+    else:  # chunk_variance: p(1 - p) while every y so far is 0 or 1, else the chunks' spread
+        s = population.sum_y2[orders]
+        binary = np.logical_and.accumulate(s == y, axis=-1)[..., 1:]
+        spread = np.maximum(_cumulative(s) / chunks - (hits / chunks) ** 2, 0.0)
+        pq = np.where(binary, estimate * (1 - estimate), spread)
+    ss, df = prefix_scan(y, m, micro=micro)
+    ss = ss[..., 1:]
+    fpc = 1 - k / d
+    # micro: residuals (y_d - p m_d) K / N, so sum e^2 = SS K^2 / N^2; macro: r_d - mean(r)
+    cluster = fpc * (ss * k / (chunks**2 * (k - 1)) if micro else ss / (k * (k - 1)))
+    return _Prefixes(
+        k=k,
+        n_chunks=chunks,
+        estimate=estimate,
+        binomial_variance=pq / chunks,
+        cluster_variance=cluster,
+        df=None if df is None else df[..., 1:],
+    )
 
 
 def _k_table_iv(population: ClusterStats, estimator: str, level: float, seed, reps) -> None:
     check_options(estimator, level)
     if population.n_docs < 3:
         raise ValueError(f"the population needs at least 3 documents for a table of K = 2..D, got {population.n_docs}")
-    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
-        raise ValueError(f"reps must be a whole number >= 1, got {reps!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be a whole number, got {seed!r}")
+    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 2:
+        raise ValueError(f"reps must be a whole number >= 2, got {reps!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
 
 
 def k_table(
@@ -100,7 +202,7 @@ def k_table(
 
     Columns, each aligned with ``k`` (NaN where undefined):
 
-    * this sample: ``n_chunks``, ``estimate``; for every analytic method m ``{m}_low``, ``{m}_high``
+    * this sample: ``n_chunks``, ``estimate``; for every covered method m ``{m}_low``, ``{m}_high``
       and ``{m}_se`` (when it has an SE); ``recommended_low``, ``recommended_high``, ``recommended_df``;
       ``deff``, ``icc``, ``n_eff``, ``bernoulli_n``, ``k_over_rho``, ``cluster_variance``,
       ``binomial_variance``, ``documents_with_hits``, ``documents_with_misses``;
@@ -109,24 +211,30 @@ def k_table(
       ``design_linearization_sd`` (what the linearization predicts); the micro design's SD is measured on
       the R nested repetitions;
     * over the R nested repetitions (NaN at K = D): ``coverage_{m}``, ``coverage_{m}_mcse``,
-      ``coverage_{m}_undefined`` for every analytic method and the same under ``recommended``,
+      ``coverage_{m}_undefined`` for every covered method and the same under ``recommended``,
       ``coverage_{m}_se_mean`` for a method with an SE, ``coverage_variance_ratio`` (the repetitions'
       variance over the binomial one) and ``coverage_mean_chunks``.
     """
     _k_table_iv(population, estimator, level, seed, reps)
     d = population.n_docs
     orders = nested_orders(d, 1 + reps, seed)
-    methods = analytic_methods()
-    rows = [_row(population, k, orders, methods, estimator, level) for k in range(2, d + 1)]
-    columns = {name: np.array([row.get(name, np.nan) for row in rows], dtype=float) for name in rows[0]}
-    values = design(population, 2, estimator=estimator, samples=orders[1:, :2])
+    prefixes = _prefixes(population, orders, estimator)
+    methods = table_methods()
+    total, size, sumsq = population.sum_y, population.n, population.sum_y2
+    value = float(point_estimate(total, size, estimator))
+    pq = float(chunk_variance(total, size, sumsq, value))
+    columns = {
+        **_sample_columns(population, orders[0], prefixes, methods, level, estimator),
+        **_design_columns(population, prefixes, value, pq, estimator),
+        **_coverage_columns(prefixes, methods, level, estimator, value, pq / float(size.mean())),
+    }
     return KTable(
-        k=np.arange(2, d + 1),
+        k=prefixes.k,
         columns=columns,
         methods=methods,
         recommended=RECOMMENDED_METHOD,
-        population_value=values.population_value,
-        population_icc=values.icc,
+        population_value=value,
+        population_icc=icc_anova(total, size, sumsq),
         n_docs=d,
         reps=int(reps),
         estimator=estimator,
@@ -136,58 +244,229 @@ def k_table(
     )
 
 
-def _row(population, k, orders, methods, estimator, level) -> dict[str, float]:
-    d = population.n_docs
-    sample = population.subset(np.sort(orders[0, :k])).with_population(d)
-    intervals = interval_estimates(sample, methods, estimator=estimator, level=level)
-    diag = diagnostics(sample, estimator=estimator)
-    rec = recommend(sample.sum_y, sample.n, estimator=estimator, binary=sample.binary)
-    row = {"n_chunks": sample.n_chunks, "estimate": estimate(sample, estimator)}
-    for name, est in intervals.items():
-        row[f"{name}_low"], row[f"{name}_high"] = est.ci
-        if est.se is not None:
-            row[f"{name}_se"] = est.se
-    row["recommended_low"], row["recommended_high"] = intervals[rec.method].ci
-    row["recommended_df"] = rec.df
-    row |= {
-        "deff": diag.deff,
-        "icc": diag.icc,
-        "n_eff": diag.n_eff,
-        "bernoulli_n": diag.bernoulli_n,
-        "k_over_rho": diag.k_over_rho,
-        "cluster_variance": diag.cluster_variance,
-        "binomial_variance": diag.binomial_variance,
-        "documents_with_hits": rec.documents_with_hits,
-        "documents_with_misses": rec.documents_with_misses,
+def _sample_columns(population, order, prefixes: _Prefixes, methods, level, estimator) -> dict[str, np.ndarray]:
+    """Row 0 of the prefixes: the sample's intervals and diagnostics (as interval_estimates and diagnostics)."""
+    p = prefixes.part(0, slice(None))
+    lin = p.linearized(level, estimator)
+    columns = {"n_chunks": p.n_chunks, "estimate": p.estimate}
+    for method in interval_methods(methods):
+        se, low, high = method.kernel(lin)
+        columns[f"{method.name}_low"], columns[f"{method.name}_high"] = low, high
+        if method.has_se:
+            columns[f"{method.name}_se"] = se
+    columns["recommended_low"] = columns[f"{RECOMMENDED_METHOD}_low"]
+    columns["recommended_high"] = columns[f"{RECOMMENDED_METHOD}_high"]
+    columns["recommended_df"] = p.df if estimator == "micro" else (p.k - 1).astype(float)
+    y, m, s = population.sum_y[order], population.n[order].astype(float), population.sum_y2[order]
+    k, n = p.k, p.n_chunks
+    pq = p.binomial_variance * n
+    deff = design_effect(p.cluster_variance, p.binomial_variance)
+    icc = _icc(k, n, _cumulative(y), _cumulative(s), _cumulative(y * y / m), _cumulative(m * m))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bernoulli_n = pq / p.cluster_variance
+    return columns | {
+        "deff": deff,
+        "icc": icc,
+        "n_eff": effective_n(n, deff),
+        "bernoulli_n": bernoulli_n,
+        "k_over_rho": k_over_rho(k, icc),
+        "cluster_variance": p.cluster_variance,
+        "binomial_variance": p.binomial_variance,
+        "documents_with_hits": _cumulative(y > 0).astype(float),
+        "documents_with_misses": _cumulative(y < m).astype(float),
     }
-    values = design(population, k, estimator=estimator, samples=orders[1:, :k])
-    row |= {
-        "design_sd": values.sd,
-        "design_binomial_sd": values.binomial_sd,
-        "design_deff": values.deff,
-        "design_deff_mcse": values.deff_mcse,
-        "design_n_eff": values.n_eff,
-        "design_chunks": values.expected_chunks,
-        "design_naive_coverage": values.naive_coverage,
-        "design_draws": values.draws,
-        "design_linearization_sd": np.sqrt(predicted_variance(population.sum_y, population.n, k, estimator)),
+
+
+def _icc(k, n, hits, sumsq, sq_over_size, size_sq) -> np.ndarray:
+    """:func:`~ragunc.stats.diagnostics.icc_anova` of each prefix, from its sums (of y, y^2, y_d^2 / m_d, m_d^2)."""
+    within = sumsq - sq_over_size
+    msb = (sq_over_size - hits**2 / n) / (k - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        msw = np.where(n > k, within / np.where(n > k, n - k, 1), np.nan)
+        m0 = (n - size_sq / n) / (k - 1)
+        return (msb - msw) / (msb + (m0 - 1) * msw)
+
+
+def _design_columns(population: ClusterStats, prefixes: _Prefixes, value, pq, estimator) -> dict[str, np.ndarray]:
+    """:func:`~ragunc.stats.design.design` at every K, the micro SD measured on the R nested repetitions."""
+    k, d = prefixes.k, population.n_docs
+    expected = k * population.n_chunks / d
+    binomial_var = pq / expected
+    reps = prefixes.estimate.shape[0] - 1
+    if estimator == "macro":
+        rates = population.sum_y / population.n
+        variance = (1 - k / d) * float(rates.var(ddof=1)) / k
+        draws, var_se = np.zeros(k.size), np.zeros(k.size)
+    else:
+        estimates = prefixes.estimate[1:]
+        variance = estimates.var(axis=0, ddof=1)
+        m4 = ((estimates - estimates.mean(axis=0)) ** 4).mean(axis=0)
+        var_se = np.sqrt(np.maximum(m4 - variance**2, 0.0) / reps)
+        draws = np.full(k.size, float(reps))
+        variance[-1], var_se[-1], draws[-1] = 0.0, 0.0, 0.0  # K = D: every sample is the population
+    deff = design_effect(variance, binomial_var)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        naive = np.where(deff > 0, special.erf(1.959963984540054 / np.sqrt(2 * deff)), np.nan)
+    # predicted_variance is (1 - K/D) c / K for one constant c (all chunks kept)
+    linearization = predicted_variance(population.sum_y, population.n, 1, estimator) / (1 - 1 / d) * (1 - k / d) / k
+    return {
+        "design_sd": np.sqrt(variance),
+        "design_binomial_sd": np.sqrt(binomial_var),
+        "design_deff": deff,
+        "design_deff_mcse": design_effect(var_se, binomial_var),
+        "design_n_eff": effective_n(expected, deff),
+        "design_chunks": expected,
+        "design_naive_coverage": naive,
+        "design_draws": draws,
+        "design_linearization_sd": np.sqrt(linearization),
     }
-    reps = orders.shape[0] - 1
-    coverage = None
-    if k < d:
-        coverage = coverage_experiment(
-            population, k=k, reps=reps, boot=0, estimator=estimator, level=level, samples=orders[1:, :k]
-        )
-    for name in (*methods, "recommended"):
-        m = None if coverage is None else coverage.methods[RECOMMENDED_METHOD if name == "recommended" else name]
-        row[f"coverage_{name}"] = np.nan if m is None else m.coverage
-        row[f"coverage_{name}_mcse"] = np.nan if m is None else m.mcse
-        row[f"coverage_{name}_undefined"] = np.nan if m is None else m.undefined
-        if name in intervals and intervals[name].se is not None:
-            row[f"coverage_{name}_se_mean"] = np.nan if m is None else m.se_mean
-    row["coverage_variance_ratio"] = np.nan if coverage is None else coverage.variance_ratio
-    row["coverage_mean_chunks"] = np.nan if coverage is None else coverage.mean_chunks
-    return row
+
+
+def _coverage_columns(prefixes: _Prefixes, methods, level, estimator, value, pq_per_doc) -> dict[str, np.ndarray]:
+    """Coverage of every covered method over the R nested repetitions (as coverage_experiment), NaN at K = D.
+
+    ``pq_per_doc``: the population's chunk variance over its mean chunks per document.
+    """
+    reps = prefixes.part(slice(1, None), slice(None, -1))
+    lin = reps.linearized(level, estimator)
+    chosen = interval_methods(methods)
+    korn_graubard = _korn_graubard_holds(
+        lin,
+        {m.name: reps.df if m.name == "korn_graubard_bm" else None for m in chosen if m.name in KORN_GRAUBARD},
+        value,
+    )
+    columns = {}
+    for method in chosen:
+        if method.name in korn_graubard:
+            (held, defined), se = korn_graubard[method.name], None
+        else:
+            se, low, high = method.kernel(lin)
+            defined = ~(np.isnan(low) | np.isnan(high))
+            held = defined & (low <= value) & (value <= high)
+        n = defined.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = held.sum(axis=0) / n
+            mcse = np.sqrt(share * (1 - share) / n)
+        columns[f"coverage_{method.name}"] = _last_nan(share)
+        columns[f"coverage_{method.name}_mcse"] = _last_nan(mcse)
+        columns[f"coverage_{method.name}_undefined"] = _last_nan(defined.shape[0] - n)
+        if method.has_se:
+            columns[f"coverage_{method.name}_se_mean"] = _last_nan(np.broadcast_to(se, defined.shape).mean(axis=0))
+    for field in ("", "_mcse", "_undefined"):
+        columns[f"coverage_recommended{field}"] = columns[f"coverage_{RECOMMENDED_METHOD}{field}"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = reps.estimate.var(axis=0, ddof=1) / (pq_per_doc / reps.k)
+    columns["coverage_variance_ratio"] = _last_nan(ratio)
+    columns["coverage_mean_chunks"] = _last_nan(reps.n_chunks.mean(axis=0))
+    return columns
+
+
+def _last_nan(values) -> np.ndarray:
+    """The values for K = 2..D - 1 and NaN at K = D (nothing to resample)."""
+    return np.append(np.asarray(values, dtype=float), np.nan)
+
+
+def _korn_graubard_holds(lin: Linearized, dfs: dict[str, np.ndarray | None], value: float) -> dict[str, tuple]:
+    """``{method: (held, defined)}``: whether each row's Korn–Graubard interval holds ``value``, as its bounds say.
+
+    ``dfs`` maps each method to its df (None: K - 1, as R; else the Bell–McCaffrey df).  The
+    interval holds ``value`` when the estimate p lies between two thresholds that depend on the
+    effective n only: the lower bound ``Beta^-1(alpha/2; n p, n (1 - p) + 1)`` increases with p, so
+    it is at most ``value`` exactly for p up to some p_L(n), and the upper bound is at least
+    ``value`` for p from some p_U(n).  Both are found by bisection on one grid of n
+    (:func:`_thresholds`); an estimate farther than :data:`DECIDED_MARGIN` from the thresholds of
+    its grid cell and its neighbours is decided, the others get their bounds from
+    :func:`~ragunc.stats.proportion.korn_graubard_interval`.  With a Bell–McCaffrey df the
+    effective n lies between its values at the df grid's neighbours (the t quantile is
+    monotone in the df), which widens the cell.
+    """
+    p, v, level = lin.estimate, lin.cluster_variance, lin.level
+    k = np.broadcast_to(lin.n_docs, p.shape)
+    rows = np.broadcast_to(lin.design_rows, p.shape)
+    alpha = 1 - level
+    inside = (p >= 0) & (p <= 1)
+    pq = p * (1 - p)
+    informative = (pq > 0) & (v > ROUNDING_VARIANCE * pq)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        base = np.where(informative, pq / np.where(informative, v, 1.0) * _t_quantiles(rows - 1, alpha / 2) ** 2, k)
+    ranges = {}
+    for name, df in dfs.items():
+        if df is None:
+            n = np.where(informative, base / special.stdtrit(lin.n_docs - 1, alpha / 2) ** 2, k)
+            ranges[name] = (n, n)
+        else:
+            grid = _geometric_grid(df.min(), df.max(), DF_GRID_RATIO)
+            t2 = special.stdtrit(grid, alpha / 2) ** 2
+            cell = np.clip(np.searchsorted(grid, df, side="right") - 1, 0, grid.size - 2)
+            # |t| falls as the df grows: n = base / t^2 lies between its values at the cell's ends
+            ranges[name] = (np.where(informative, base / t2[cell], k), np.where(informative, base / t2[cell + 1], k))
+    lowest = min(float(n_lo.min()) for n_lo, _ in ranges.values())
+    highest = max(float(n_hi.max()) for _, n_hi in ranges.values())
+    n_grid = _geometric_grid(lowest, min(highest, MAX_GRID_N), N_GRID_RATIO)
+    p_low, p_high = _thresholds(n_grid, value, alpha)
+    # p_L falls and p_U rises with n (checked on the grid, else nothing is decided here)
+    monotone = bool(np.all(np.diff(p_low) <= 1e-12) and np.all(np.diff(p_high) >= -1e-12))
+    out = {}
+    for name, (n_lo, n_hi) in ranges.items():
+        first = np.searchsorted(n_grid, n_lo, side="right") - 2
+        last = np.searchsorted(n_grid, n_hi, side="left") + 1
+        on_grid = (first >= 0) & (last < n_grid.size)
+        first, last = np.clip(first, 0, n_grid.size - 1), np.clip(last, 0, n_grid.size - 1)
+        lower_holds = (p == 0) | (p < p_low[last] - DECIDED_MARGIN)
+        lower_fails = (p > 0) & (p > p_low[first] + DECIDED_MARGIN)
+        upper_holds = (p == 1) | (p > p_high[last] + DECIDED_MARGIN)
+        upper_fails = (p < 1) & (p < p_high[first] - DECIDED_MARGIN)
+        decided = on_grid & inside & (lower_holds | lower_fails) & (upper_holds | upper_fails)
+        if not monotone:
+            decided[...] = False
+        held = decided & lower_holds & upper_holds
+        defined = inside.copy()
+        todo = ~decided
+        if todo.any():
+            df = dfs[name]
+            low, high = korn_graubard_interval(
+                p[todo], v[todo], rows[todo], k[todo], level, None if df is None else df[todo]
+            )
+            held[todo] = (low <= value) & (value <= high)
+            defined[todo] = ~(np.isnan(low) | np.isnan(high))
+        out[name] = held, defined
+    return out
+
+
+def _t_quantiles(df: np.ndarray, q: float) -> np.ndarray:
+    """``special.stdtrit(df, q)`` for whole-number df, through a table over their range."""
+    lo, hi = int(df.min()), int(df.max())
+    table = special.stdtrit(np.arange(lo, hi + 1), q)
+    return table[(df - lo).astype(np.int64)]
+
+
+def _geometric_grid(lo: float, hi: float, ratio: float) -> np.ndarray:
+    """Points from just below ``lo`` to just above ``hi``, neighbours ``ratio`` apart."""
+    lo, hi = lo / ratio, hi * ratio
+    steps = max(2, int(np.ceil(np.log(hi / lo) / np.log(ratio))) + 1)
+    return np.geomspace(lo, hi, steps)
+
+
+def _thresholds(n: np.ndarray, value: float, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(p_L, p_U)`` at each effective n: the estimates whose lower (upper) Korn–Graubard bound is ``value``.
+
+    The lower bound is at most ``value`` exactly when ``I_value(n p, n (1 - p) + 1) >= alpha / 2``
+    (the Beta CDF at ``value``), which falls as p grows; the upper bound is at least ``value``
+    exactly when ``I_value(n p + 1, n (1 - p)) <= 1 - alpha / 2``, which falls too.
+    """
+
+    def bisect(still_below):
+        lo, hi = np.zeros(n.shape), np.ones(n.shape)
+        for _ in range(BISECTION_STEPS):
+            mid = (lo + hi) / 2
+            below = still_below(mid)
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        return (lo + hi) / 2
+
+    with np.errstate(invalid="ignore"):
+        p_low = bisect(lambda p: special.betainc(np.maximum(n * p, 1e-300), n - n * p + 1, value) >= alpha / 2)
+        p_high = bisect(lambda p: special.betainc(n * p + 1, np.maximum(n - n * p, 1e-300), value) > 1 - alpha / 2)
+    return p_low, p_high
 
 
 def nested_bootstrap(
@@ -202,24 +481,10 @@ def nested_bootstrap(
 ) -> tuple[IntervalReport, CoverageResult | None]:
     """Every interval of the nested sample at K (``boot`` replicates) and coverage over the R nested repetitions.
 
-    The report is :func:`~ragunc.stats.intervals.interval_report` on :func:`nested_sample`; the
-    coverage is :func:`~ragunc.stats.coverage.coverage_experiment` on the first K documents of each
-    of the table's R repetitions, every method's (the analytic ones equal the table's); None
-    when ``reps`` is None or K = D.  Both resample with the one engine, seeded by ``seed``.
+    What has no closed form, at one K: :func:`~ragunc.stats.explore.explore`'s report of
+    :func:`~ragunc.stats.sample.nested_sample` and its coverage over the first K documents of each
+    of the table's R repetitions (every method's: the analytic ones equal the table's), None when
+    ``reps`` is None or K = D.  Both resample with the one engine, seeded by ``seed``.
     """
-    check_options(estimator, level)
-    sample = nested_sample(population, k, seed=seed)
-    report = interval_report(sample, estimator=estimator, level=level, boot=boot, rng=seed)
-    coverage = None
-    if reps is not None and k < population.n_docs:
-        coverage = coverage_experiment(
-            population,
-            k=k,
-            reps=reps,
-            boot=boot,
-            estimator=estimator,
-            level=level,
-            rng=seed,
-            samples=nested_orders(population.n_docs, 1 + reps, seed)[1:, :k],
-        )
-    return report, coverage
+    seen = explore(population, k=k, boot=boot, reps=reps, estimator=estimator, level=level, seed=seed)
+    return seen.report, seen.coverage

@@ -487,3 +487,116 @@ def pivots(
 def sort_rows(x: np.ndarray) -> None:
     """Sort each row of the 2-D ``x`` in place, row blocks on the thread pool (numpy's sort releases the GIL)."""
     _on_row_blocks(lambda block: block.sort(-1), x.shape[0], x.size, (x,))
+
+
+# Powers of m / N summed in the Bell–McCaffrey sums of documents holding at most a quarter of the
+# chunks: the most the series needs (its next term is below 1e-18 of its first).
+SERIES_TERMS = 36
+
+
+@_kernel(inline="always", error_model="numpy")
+def _add_powers(powers, x):
+    """Add x**i to powers[i] for i = 2..SERIES_TERMS, while it is not negligible beside x**2 (x <= 1/2)."""
+    x2 = x * x
+    xi = x2
+    for i in range(2, powers.size):
+        powers[i] += xi
+        xi *= x
+        if xi < 1e-19 * x2:
+            break
+
+
+@_kernel(nogil=True, cache=True, error_model="numpy")
+def _prefix_scan(y, m, micro, ss_out, df_out):
+    """Each row's residual sum of squares and (micro) Bell–McCaffrey df after each of its first K documents.
+
+    micro: ``sum_d (y_d - p m_d)^2`` with ``p`` the prefix's ratio, updated as Welford updates a
+    variance (the old documents' residuals shift by the change of ``p``: ``SS - 2 dp A + dp^2 Q``,
+    with ``A = sum m_d (y_d - p m_d)`` and ``Q = sum m_d^2``), so it never subtracts raw sums;
+    macro: Welford's sum of squares of the rates ``y / m``.  The df is ``1 / (T1 + T2^2)`` with
+    ``T1 = sum pi^2 (1 - 2 pi) / (1 - pi)^2`` and ``T2 = sum pi^2 / (1 - pi)``, ``pi = m_d / N``:
+    the (at most three) documents above N / 4 directly, the others by their power sums
+    ``T1 = sum_i (3 - i) S_i``, ``T2 = sum_i S_i`` (``S_i = sum pi^i``, i >= 2), kept relative
+    to a reference ``N0`` with ``N0 <= N <= 2 N0``.  NaN at K = 1.
+    """
+    rows, d = y.shape
+    terms = SERIES_TERMS + 1
+    for r in range(rows):
+        sy, n, q, a, ss, p = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        powers = np.zeros(terms)
+        large = np.zeros(4)
+        n_large, n_ref = 0, 0.0
+        for k in range(d):
+            yk, mk = y[r, k], m[r, k]
+            if micro:
+                sy += yk
+                n += mk
+                p_new = sy / n
+                dp = p_new - p
+                ss = ss - 2.0 * dp * a + dp * dp * q
+                a = a - dp * q
+                e = yk - p_new * mk
+                ss += e * e
+                a += mk * e
+                q += mk * mk
+                p = p_new
+            else:
+                rate = yk / mk
+                dp = rate - p
+                p += dp / (k + 1)
+                ss += dp * (rate - p)
+            ss_out[r, k] = max(ss, 0.0)
+            if not micro:
+                continue
+            if n > 2.0 * n_ref:  # a new reference: rescale the power sums
+                f = n_ref / n
+                fi = f * f
+                for i in range(2, terms):
+                    powers[i] *= fi
+                    fi *= f
+                n_ref = n
+            if 4.0 * mk > n:
+                large[n_large] = mk
+                n_large += 1
+            else:
+                _add_powers(powers, mk / n_ref)
+            j = 0
+            while j < n_large:  # N grew: documents below N / 4 join the series
+                if 4.0 * large[j] <= n:
+                    _add_powers(powers, large[j] / n_ref)
+                    n_large -= 1
+                    large[j] = large[n_large]
+                else:
+                    j += 1
+            if k == 0:
+                df_out[r, k] = np.nan
+                continue
+            t1, t2 = 0.0, 0.0
+            f = n_ref / n
+            fi = f * f
+            for i in range(2, terms):
+                term = powers[i] * fi
+                t1 += (3 - i) * term
+                t2 += term
+                if term < 1e-19 * t2:  # each term is below a quarter of the last: the rest is negligible
+                    break
+                fi *= f
+            for j in range(n_large):
+                share = large[j] / n
+                scaled = share / (1.0 - share)
+                t1 += scaled * scaled * (1.0 - 2.0 * share)
+                t2 += scaled * share
+            df_out[r, k] = 1.0 / (t1 + t2 * t2)
+
+
+def prefix_scan(y: np.ndarray, m: np.ndarray, *, micro: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(residual sum of squares, Bell–McCaffrey df or None)`` of each row's first K documents, (rows, D) each.
+
+    ``y``, ``m``: (rows, D), a row's documents in sampling order; entry ``[r, K - 1]`` describes the
+    first K of row r.  See :func:`_prefix_scan`.
+    """
+    compile_kernels()
+    y, m = np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(m, dtype=np.float64)
+    ss, df = np.empty(y.shape), np.empty(y.shape if micro else (y.shape[0], 0))
+    _on_row_blocks(lambda *block: _prefix_scan(*block[:2], micro, *block[2:]), y.shape[0], y.size, (y, m, ss, df))
+    return ss, (df if micro else None)

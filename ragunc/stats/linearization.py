@@ -123,12 +123,13 @@ class Linearized:
 
     estimate: np.ndarray
     n_chunks: np.ndarray
-    n_docs: int  # K, documents per row
+    n_docs: int | np.ndarray  # K, documents per row (an array on the last axis when rows differ in K)
     binomial_variance: np.ndarray  # chunk variance / N
     cluster_variance: np.ndarray  # linearization variance, FPC applied
     level: float
     estimator: str = "micro"
     size: np.ndarray | None = None  # (..., K) chunks per document (the Bell–McCaffrey df reads them)
+    df_bell_mccaffrey: np.ndarray | None = None  # its df when computed already (else read off size)
 
     @property
     def z(self) -> float:
@@ -138,6 +139,11 @@ class Linearized:
     def t(self) -> float:
         """The t(K - 1) critical value."""
         return special.stdtrit(self.n_docs - 1, 0.5 + self.level / 2)
+
+    @property
+    def bell_mccaffrey_df(self):
+        """:func:`bell_mccaffrey_df` of the sizes (the micro ratio's)."""
+        return bell_mccaffrey_df(self.size) if self.df_bell_mccaffrey is None else self.df_bell_mccaffrey
 
     @property
     def design_rows(self):
@@ -230,7 +236,7 @@ def korn_graubard_bell_mccaffrey(lin: Linearized):
     return (
         None,
         *korn_graubard_interval(
-            lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs, lin.level, bell_mccaffrey_df(lin.size)
+            lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs, lin.level, lin.bell_mccaffrey_df
         ),
     )
 
