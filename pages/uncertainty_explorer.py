@@ -18,12 +18,11 @@ from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
 from ragunc.present import explorer as view_text
 from ragunc.present import figures, judged_figures
 from ragunc.present import summary as report
-from ragunc.stats.all_k import k_table, nested_bootstrap
-from ragunc.stats.design import design
+from ragunc.stats.all_k import k_table
+from ragunc.stats.explore import explore
 from ragunc.stats.judged import AUDIT_LABELS, AUDIT_UNITS, judged_coverage, judged_report, simulated_audit
 from ragunc.stats.linearization import estimate
 from ragunc.stats.multiple import compare_configs
-from ragunc.stats.sample import nested_orders
 from ragunc.stats.recommend import RECOMMENDED_METHOD
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
@@ -91,9 +90,10 @@ try:
         boots=BOOTS,
         reps_options=REPS,
     )
-    rep, result = cached(nested_bootstrap, population, key=population_key, k=k, boot=boot, reps=reps, **settings)
+    seen = cached(explore, population, key=population_key, k=k, boot=boot, reps=reps, **settings)
 except ValueError as exc:
     stop(f"Cannot compute intervals for this sample: {exc}")
+rep, the_design, result = seen.report, seen.design, seen.coverage
 answer = view_text.bootstrap_answer(rep, result, methods=shown, plain=plain, table=table, boot=boot, reps=reps)
 explorer(view, answer, k=k, boot=boot, reps=reps, on_change=_released)
 if source.key in sources.SAMPLE_NOTES:
@@ -101,18 +101,6 @@ if source.key in sources.SAMPLE_NOTES:
     left, right = st.columns([3, 1], vertical_alignment="center")
     left.caption(note)
     right.button(other_label, on_click=sources.choose_source, args=(other,), key="other_sample")
-
-
-def _design():
-    # The design's values at K for the downloads, on the table's nested repetitions (what the view shows).
-    return cached(
-        design,
-        population,
-        key=(*population_key, "nested", reps, seed),
-        k=k,
-        estimator=estimator,
-        samples=nested_orders(n_docs, 1 + reps, seed)[1:, :k],
-    )
 
 
 # ---------------------------------------------------------------- the repetitions, on demand (at the released K)
@@ -280,7 +268,7 @@ def _one_page_report() -> str:
             level=level,
             rng=seed,
         )
-    return report.summary_page(rep, _figures(), coverage=result, design=_design(), comparison=many, context=context)
+    return report.summary_page(rep, _figures(), coverage=result, design=the_design, comparison=many, context=context)
 
 
 cols = st.columns(4)
@@ -293,7 +281,7 @@ cols[0].download_button(
 )
 cols[1].download_button(
     "Summary (JSON)",
-    lambda: report.summary_json(rep, result, design=_design(), **context),
+    lambda: report.summary_json(rep, result, design=the_design, **context),
     file_name="ragunc_summary.json",
     mime="application/json",
     on_click="ignore",

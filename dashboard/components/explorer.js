@@ -84,7 +84,7 @@ export default function (component) {
     const { k, boot, reps } = state.controls;
     // A new table (new R, chunk size, level...) keeps the K the reader is on when it is in range.
     const keep = previous ? +previous.controls.k.value : data.k;
-    k.value = Math.min(Math.max(keep, view.k.min), view.k.max);
+    k.value = keep >= view.k.min && keep <= view.k.max ? keep : data.k;
     boot.value = view.choices.boot.indexOf(data.boot);
     reps.value = view.choices.reps.indexOf(data.reps);
     const sent = { k: data.k, boot: data.boot, reps: data.reps };
@@ -139,6 +139,12 @@ function draw(state, now) {
     const slot = el.dataset.slot;
     const i = view.slots.indexOf(slot);
     if (i >= 0) el.textContent = texts[i];
+  }
+  for (const el of root.querySelectorAll("[data-template]")) {
+    el.textContent = view.templates[el.dataset.template].replace(
+      /\{(\w+)\}/g,
+      (_, name) => texts[view.slots.indexOf(name)],
+    );
   }
   const extra = fresh ? answer.text : view.pending.text;
   for (const [slot, text] of Object.entries(extra)) {

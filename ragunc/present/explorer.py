@@ -21,7 +21,7 @@ from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
 from . import numbers
-from .figures import REFERENCE_COLOR, _layout, interval_label, method_color, reference_line
+from .figures import REFERENCE_COLOR, interval_label, method_color, reference_line
 
 PENDING = "computing…"
 CONTROL_LABELS = {
@@ -47,7 +47,7 @@ def _finite(x: float) -> bool:
 
 def _pct(x: float) -> float | None:
     """A proportion in percent for a figure (null where undefined)."""
-    return round(100 * x, 4) if _finite(x) else None
+    return round(100 * x, 3) if _finite(x) else None
 
 
 def _design_sentence(row: dict, k: int) -> str:
@@ -78,28 +78,16 @@ def _coverage_sentence(row: dict, k: int, table: KTable, metric: str) -> str:
     )
 
 
-def _why_text(row: dict, k: int) -> str:
-    """Why the sample's design effect, the repetitions' and the design's differ, with the numbers on screen."""
-    parts = [
-        f"The design's {numbers.deff(row['design_deff'])} is the one to read: it is how much more the estimate "
-        f"varies over repeated samples of {k} documents than if their chunks were independent."
-    ]
-    if _finite(row["deff"]):
-        parts.append(
-            f"This sample's own estimate of it is {numbers.deff(row['deff'])}: measured from the spread between "
-            f"just {k} documents, it moves a lot from one sample to the next."
-        )
-    if _finite(row["coverage_variance_ratio"]):
-        parts.append(
-            f"The repetitions of the coverage experiment measure {numbers.deff(row['coverage_variance_ratio'])}: "
-            "the same quantity with their own sampling noise."
-        )
-    if _finite(row["icc"]):
-        parts.append(
-            f"Within this sample chunks of one document correlate {numbers.icc(row['icc'])} (ICC); documents "
-            "of very different lengths make the design effect larger than equal sizes would."
-        )
-    return " ".join(parts)
+# Why the sample's design effect, the repetitions' and the design's differ, with the numbers on screen:
+# the browser fills the {fields} from the row of the K shown.
+WHY = (
+    "The design's {design_deff} is the one to read: it is how much more the estimate varies over repeated samples "
+    "of {k} documents than if their chunks were independent. This sample's own estimate of it is {deff}: "
+    "measured from the spread between just {k} documents, it moves a lot from one sample to the next. The "
+    "repetitions of the coverage experiment measure {variance_ratio}: the same quantity with their own sampling "
+    "noise. Within this sample chunks of one document correlate {icc} (ICC); documents of very different lengths "
+    "make the design effect larger than equal sizes would."
+)
 
 
 def _shown(methods: Sequence[str], table: KTable, plain: bool) -> list[tuple[str, str, bool]]:
@@ -111,17 +99,25 @@ def _tick(label: str, recommended: bool = False) -> str:
     return f"<b>★ {label}</b>" if recommended else label
 
 
-def _figure(data: list[dict], layout: dict, labels: Sequence[str]) -> dict:
+def _figure(data: list[dict], *, x: str, labels: Sequence[str], reference: tuple[dict, dict]) -> dict:
+    """A figure of one row per label, its title in the page (a text slot) and a dashed ``reference`` line."""
     # Fixed margins wide enough for the row labels: Plotly.js's automargin would redraw every figure twice
     # on every move of K (an axis' labels measured, then the plot laid out again).
     widest = max((len(label) for label in labels), default=0)
-    layout["margin"] = {"l": 16 + 7 * widest, "r": 16, "t": 24, "b": 48}
-    for axis in ("xaxis", "yaxis"):
-        layout[axis]["automargin"] = False
+    layout = {
+        "xaxis": {"title": {"text": x}, "automargin": False},
+        "yaxis": {"autorange": "reversed", "automargin": False},
+        "height": max(200, 100 + 32 * len(labels)),
+        "margin": {"l": 16 + 7 * widest, "r": 16, "t": 24, "b": 48},
+        "hovermode": "closest",
+        "showlegend": False,
+        "shapes": [reference[0]],
+        "annotations": [reference[1]],
+    }
     return {"data": data, "layout": layout}
 
 
-def _interval_traces(shown, level: float) -> list[dict]:
+def _interval_traces(shown) -> list[dict]:
     traces = []
     for name, label, _ in shown:
         color = method_color(name)
@@ -143,25 +139,21 @@ def _interval_traces(shown, level: float) -> list[dict]:
                     "thickness": 4,
                     "width": 8,
                 },
-                "customdata": [[None, None]],
-                "hovertemplate": (
-                    f"<b>{html.escape(label)}</b><br>estimate %{{x:{PERCENT}}}%<br>{numbers.level(level)} interval "
-                    f"%{{customdata[0]:{PERCENT}}}% to %{{customdata[1]:{PERCENT}}}%<extra></extra>"
-                ),
+                "hovertemplate": f"<b>{html.escape(label)}</b><br>estimate %{{x:{PERCENT}}}%<extra></extra>",
             }
         )
     return traces
 
 
 def _bounds(estimate: float, low: float, high: float) -> list:
-    """Values of one interval trace's paths: x, error bars, hover bounds (all in percent)."""
+    """Values of one interval trace's paths: the estimate and its error bars to the bounds (in percent)."""
     if not (_finite(estimate) and _finite(low) and _finite(high)):
-        return [[None], [0], [0], [[None, None]]]
-    return [[_pct(estimate)], [_pct(high - estimate)], [_pct(estimate - low)], [[_pct(low), _pct(high)]]]
+        return [[None], [0], [0]]
+    return [[_pct(estimate)], [_pct(high - estimate)], [_pct(estimate - low)]]
 
 
 def _trace_paths(i: int) -> list[str]:
-    return [f"data.{i}.x", f"data.{i}.error_x.array", f"data.{i}.error_x.arrayminus", f"data.{i}.customdata"]
+    return [f"data.{i}.x", f"data.{i}.error_x.array", f"data.{i}.error_x.arrayminus"]
 
 
 def explorer_view(
@@ -195,7 +187,10 @@ def explorer_view(
         "sample_estimate",
         "sample_interval",
         "sample_chunks",
-        "why",
+        "k",
+        "deff",
+        "variance_ratio",
+        "icc",
         "intervals_title",
         "coverage_title",
     ]
@@ -213,7 +208,10 @@ def explorer_view(
                 numbers.percent(row["estimate"]),
                 numbers.interval(row["recommended_low"], row["recommended_high"]),
                 numbers.count(row["n_chunks"]),
-                _why_text(row, k),
+                str(k),
+                numbers.deff(row["deff"]),
+                numbers.deff(row["coverage_variance_ratio"]),
+                numbers.icc(row["icc"]),
                 f"{level} intervals for {metric}: {k} documents, {numbers.count(row['n_chunks'])} chunks",
                 (
                     f"Coverage over {table.reps:,} samples of K = {k} documents (±1.96 Monte Carlo SE)"
@@ -224,22 +222,11 @@ def explorer_view(
         )
 
     # ---- the intervals figure: one trace per method, the analytic ones' values per K
-    shape, label = reference_line(100 * table.population_value, f"population {numbers.percent(table.population_value)}")
     labels = [label for _, label, _ in shown]
     ticks = [_tick(lab, name == recommended) for name, lab, _ in shown]
-    interval_base = _figure(
-        _interval_traces(shown, table.level),
-        _layout(
-            title="",
-            x=f"{metric} (%)",
-            y="",
-            height=max(230, 130 + 32 * len(shown)),
-            shapes=[shape],
-            annotations=[label],
-        ),
-        ticks,
-    )
-    interval_base["layout"]["yaxis"].update(autorange="reversed", tickmode="array", tickvals=labels, ticktext=ticks)
+    population = reference_line(100 * table.population_value, f"population {numbers.percent(table.population_value)}")
+    interval_base = _figure(_interval_traces(shown), x=f"{metric} (%)", labels=ticks, reference=population)
+    interval_base["layout"]["yaxis"].update(tickmode="array", tickvals=labels, ticktext=ticks)
     paths = []
     for i, (name, _, analytic) in enumerate(shown):
         if analytic:
@@ -276,17 +263,10 @@ def explorer_view(
                 "hovertemplate": f"%{{y}}<br>coverage %{{x:{PERCENT}}}%<extra></extra>",
             }
         ],
-        _layout(
-            title="",
-            x="coverage (%)",
-            y="",
-            height=max(230, 130 + 28 * len(shown)),
-            shapes=[nominal[0]],
-            annotations=[nominal[1]],
-        ),
-        labels,
+        x="coverage (%)",
+        labels=labels,
+        reference=nominal,
     )
-    coverage_base["layout"]["yaxis"]["autorange"] = "reversed"
     coverage_paths = ["data.0.x", "data.0.error_x.array"]
     coverage_values, lowest = [], 100 * table.level
     for k, row in zip(ks, rows):
@@ -315,6 +295,7 @@ def explorer_view(
         },
         "reps": table.reps,
         "slots": slots,
+        "templates": {"why": WHY},
         "rows": texts,
         "figures": {
             "intervals": {"base": interval_base, "paths": paths, "values": interval_values},
@@ -407,7 +388,7 @@ def _skeleton(table: KTable, boots: Sequence[int], reps_options: Sequence[int]) 
         + _tile("sample_interval", f"Recommended {numbers.level(table.level)} interval")
         + _tile("sample_chunks", "Its chunks")
         + "</div></div></div>"
-        '<details><summary>Why these design effects differ</summary><p data-slot="why"></p></details>'
+        '<details><summary>Why these design effects differ</summary><p data-template="why"></p></details>'
         '<h4 data-slot="intervals_title"></h4>'
         '<div data-figure="intervals" role="img" aria-label="The intervals of this sample"></div>'
         '<p data-slot="boot_status" data-pending-part></p>'
