@@ -1,6 +1,7 @@
 """The explorer's K-dependent view as one Streamlit component drawn in the browser (``components/explorer.js``).
 
-The component receives the view of every K once (:func:`ragunc.present.explorer.explorer_view`) and
+The component receives the view of every K once (:func:`ragunc.present.explorer.explorer_view`, published as
+a JSON file the browser fetches once and keeps, so a rerun re-sends only its name) and
 redraws from it on every move of its K, B and R controls without asking the server; on release it
 sends the values back (``result.k``, ``result.boot``, ``result.reps``), and the server answers with
 the bootstrap's parts for that setting (:func:`ragunc.present.explorer.bootstrap_answer`).
@@ -12,6 +13,11 @@ asset route, ``/_stcore/bidi-components/<name>/<file>``, so nothing is fetched f
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,11 +28,38 @@ from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentM
 
 NAME = "ragunc.explorer"
 KEY = "explorer"  # its key in st.session_state
-# (package root, component, asset folder under that root): the explorer's files and Plotly.js
+VIEWS = Path(tempfile.mkdtemp(prefix="ragunc-views-"))  # the published views, one JSON file each
+VIEWS_KEPT = 64
+# (package root, component, asset folder under that root): the explorer's files, Plotly.js, the views
 _ASSETS = (
     (Path(__file__).resolve().parent, "explorer", "components"),
     (Path(plotly.__file__).resolve().parent, "plotly", "package_data"),
+    (VIEWS.parent, "views", VIEWS.name),
 )
+_published: OrderedDict[int, tuple[dict, str]] = OrderedDict()  # id(view) -> (the view, its file's name)
+_lock = threading.Lock()
+
+
+def publish(view: dict) -> str:
+    """The name of ``view``'s JSON file among the served views, written once per view (named by its content)."""
+    with _lock:
+        if id(view) in _published:
+            _published.move_to_end(id(view))
+            return _published[id(view)][1]
+    text = json.dumps(view, allow_nan=False, separators=(",", ":"))
+    name = hashlib.sha256(text.encode()).hexdigest()[:24] + ".json"
+    path = VIEWS / name
+    if not path.exists():
+        partial = path.with_suffix(".part")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(path)  # whole or absent: a browser never fetches half a view
+    with _lock:
+        _published[id(view)] = (view, name)  # holding the view keeps its id from being reused
+        while len(_published) > VIEWS_KEPT:
+            _, (_, old) = _published.popitem(last=False)
+            if old not in {n for _, n in _published.values()}:
+                (VIEWS / old).unlink(missing_ok=True)
+    return name
 
 
 def _register_assets() -> None:
@@ -55,4 +88,5 @@ def explorer(
     mount = st.components.v2.component(NAME, js="explorer.js", css="explorer.css", isolate_styles=False)
     values = {"k": k, "boot": boot, "reps": reps}
     callbacks = {f"on_{name}_change": functools.partial(on_change, name) for name in CONTROLS}
-    return mount(key=key, data={"view": view, "answer": answer, **values}, default=values, **callbacks)
+    data = {"view": publish(view), "answer": answer, **values}
+    return mount(key=key, data=data, default=values, **callbacks)

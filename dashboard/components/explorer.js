@@ -7,6 +7,13 @@
 // control is released) and are shown pending until an answer for the K, B and R on screen arrives.
 
 const PLOTLY_URL = new URL("../ragunc.plotly/plotly.min.js", import.meta.url).href;
+const VIEWS_URL = new URL("../ragunc.views/", import.meta.url).href;
+const views = new Map(); // file name -> the view's promise: each view is fetched once per page
+
+function loadView(name) {
+  if (!views.has(name)) views.set(name, fetch(VIEWS_URL + name).then((response) => response.json()));
+  return views.get(name);
+}
 
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
@@ -22,7 +29,7 @@ function loadPlotly() {
   return window.__raguncPlotly;
 }
 
-const KEY_RELEASE_MS = 300;
+const KEY_RELEASE_MS = 150;
 
 function setPath(target, path, value) {
   const keys = path.split(".");
@@ -68,57 +75,69 @@ function build(root, view) {
 }
 
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
-  const view = data.view;
-  let state = parentElement.__ragunc;
-  if (!state || state.id !== view.id) {
-    let root = parentElement.querySelector('[data-testid="ragunc-explorer"]');
-    if (!root) {
-      root = document.createElement("section");
-      root.dataset.testid = "ragunc-explorer";
-      parentElement.appendChild(root);
-    }
-    const previous = state;
-    state = { id: view.id, root, view, answer: null, drawing: 0 };
-    state.controls = build(root, view);
-    const { k, boot, reps } = state.controls;
-    // A new table (new R, chunk size, level...) keeps the K the reader is on when it is in range.
-    const keep = previous ? +previous.controls.k.value : data.k;
-    k.value = keep >= view.k.min && keep <= view.k.max ? keep : data.k;
-    boot.value = view.choices.boot.indexOf(data.boot);
-    reps.value = view.choices.reps.indexOf(data.reps);
-    const sent = { k: data.k, boot: data.boot, reps: data.reps };
-    const current = () => ({
-      k: +k.value,
-      boot: view.choices.boot[+boot.value],
-      reps: view.choices.reps[+reps.value],
-    });
-    const release = () => {
-      const now = current();
-      for (const name of Object.keys(now)) {
-        if (now[name] !== sent[name]) {
-          sent[name] = now[name];
-          setStateValue(name, now[name]);
-        }
-      }
-    };
-    // A pointer releases the control once; arrow keys release it on every press, so the server hears
-    // of the K the keys stop on, not of each K on the way.
-    let byKey = false;
-    let timer = 0;
-    for (const input of [k, boot, reps]) {
-      input.addEventListener("keydown", () => (byKey = true));
-      input.addEventListener("pointerdown", () => (byKey = false));
-      input.addEventListener("input", () => draw(state, current()));
-      input.addEventListener("change", () => {
-        clearTimeout(timer);
-        if (byKey) timer = setTimeout(release, KEY_RELEASE_MS);
-        else release();
-      });
-    }
-    state.current = current;
-    parentElement.__ragunc = state;
+  const { data, parentElement } = component;
+  const state = parentElement.__ragunc;
+  if (state && state.name === data.view) return update(state, data);
+  loadView(data.view).then((view) => {
+    const now = parentElement.__ragunc;
+    if (now && now.name === data.view) return update(now, data);
+    mount(component, view, data);
+  });
+}
+
+function mount(component, view, data) {
+  const { parentElement, setStateValue } = component;
+  const previous = parentElement.__ragunc;
+  let root = parentElement.querySelector('[data-testid="ragunc-explorer"]');
+  if (!root) {
+    root = document.createElement("section");
+    root.dataset.testid = "ragunc-explorer";
+    parentElement.appendChild(root);
   }
+  const state = { name: data.view, root, view, answer: null, drawing: 0 };
+  state.controls = build(root, view);
+  const { k, boot, reps } = state.controls;
+  // A new table (new R, chunk size, level...) keeps the K the reader is on when it is in range.
+  const keep = previous ? +previous.controls.k.value : data.k;
+  k.value = keep >= view.k.min && keep <= view.k.max ? keep : data.k;
+  boot.value = view.choices.boot.indexOf(data.boot);
+  reps.value = view.choices.reps.indexOf(data.reps);
+  const sent = { k: data.k, boot: data.boot, reps: data.reps };
+  const current = () => ({
+    k: +k.value,
+    boot: view.choices.boot[+boot.value],
+    reps: view.choices.reps[+reps.value],
+  });
+  const release = () => {
+    const now = current();
+    for (const name of Object.keys(now)) {
+      if (now[name] !== sent[name]) {
+        sent[name] = now[name];
+        setStateValue(name, now[name]);
+      }
+    }
+  };
+  // A pointer releases the control once; arrow keys release it on every press, so the server hears
+  // of the K the keys stop on, not of each K on the way.
+  let byKey = false;
+  let timer = 0;
+  for (const input of [k, boot, reps]) {
+    input.addEventListener("keydown", () => (byKey = true));
+    input.addEventListener("pointerdown", () => (byKey = false));
+    input.addEventListener("input", () => draw(state, current()));
+    input.addEventListener("change", () => {
+      clearTimeout(timer);
+      if (byKey) timer = setTimeout(release, KEY_RELEASE_MS);
+      else release();
+    });
+  }
+  state.current = current;
+  parentElement.__ragunc = state;
+  release(); // the K kept from the previous table, when the server has another
+  update(state, data);
+}
+
+function update(state, data) {
   const now = state.current();
   const matches = (answer) =>
     answer && answer.k === now.k && answer.boot === now.boot && answer.reps === now.reps;
@@ -129,15 +148,30 @@ export default function (component) {
 }
 
 function draw(state, now) {
+  const ticket = ++state.drawing;
+  // Synchronously once Plotly.js is loaded, the figures first: Plotly measures the page while the
+  // page's layout is still clean, and the text written after costs one layout at the next paint.
+  if (window.Plotly) paint(state, now, ticket, window.Plotly);
+  else loadPlotly().then((Plotly) => ticket === state.drawing && paint(state, now, ticket, Plotly));
+}
+
+function paint(state, now, ticket, Plotly) {
   const { root, view, answer } = state;
-  const colors = theme(root); // read before the text changes below, so no style is recomputed twice
+  const colors = theme(root);
   const row = now.k - view.k.min;
   const texts = view.rows[row];
   const fresh = answer && answer.k === now.k && answer.boot === now.boot && answer.reps === now.reps;
   const tableReps = now.reps === view.reps;
+  const drawn = Object.entries(view.figures).map(([name, spec]) => {
+    const figure = structuredClone(spec.base);
+    patch(figure, { paths: spec.paths, values: spec.values[row] });
+    const later = fresh ? answer.figures[name] : view.pending.figures[name];
+    if (later) patch(figure, later);
+    const el = root.querySelector(`[data-figure="${name}"]`);
+    return Plotly.react(el, figure.data, themed(figure.layout, colors), { displayModeBar: false, responsive: true });
+  });
   for (const el of root.querySelectorAll("[data-slot]")) {
-    const slot = el.dataset.slot;
-    const i = view.slots.indexOf(slot);
+    const i = view.slots.indexOf(el.dataset.slot);
     if (i >= 0) el.textContent = texts[i];
   }
   for (const el of root.querySelectorAll("[data-template]")) {
@@ -158,22 +192,10 @@ function draw(state, now) {
   const pending = (fresh ? 0 : view.pending.parts) + (tableReps ? 0 : 1);
   root.classList.toggle("ragunc-stale-reps", !tableReps);
   setQuery(now);
-  const ticket = ++state.drawing;
-  loadPlotly().then((Plotly) => {
+  Promise.all(drawn).then(() => {
     if (ticket !== state.drawing) return;
-    const drawn = Object.entries(view.figures).map(([name, spec]) => {
-      const figure = structuredClone(spec.base);
-      patch(figure, { paths: spec.paths, values: spec.values[row] });
-      const later = fresh ? answer.figures[name] : view.pending.figures[name];
-      if (later) patch(figure, later);
-      const el = root.querySelector(`[data-figure="${name}"]`);
-      return Plotly.react(el, figure.data, themed(figure.layout, colors), { displayModeBar: false, responsive: true });
-    });
-    return Promise.all(drawn).then(() => {
-      if (ticket !== state.drawing) return;
-      state.drawn = true;
-      root.dataset.k = String(now.k);
-      root.dataset.pending = String(pending);
-    });
+    state.drawn = true;
+    root.dataset.k = String(now.k);
+    root.dataset.pending = String(pending);
   });
 }

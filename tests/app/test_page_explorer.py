@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 import ragunc.corpus
 import ragunc.retrieval
-from dashboard import cache, sources
+from dashboard import cache, explorer_view, sources
 from ragunc.data.results import load_results, results_from_frame
 from ragunc.present import explorer, numbers
 from ragunc.stats.all_k import k_table, nested_bootstrap
@@ -29,7 +29,9 @@ METHODS = ("naive", "korn_graubard_bm", "bootstrap")
 def _data(at: AppTest) -> dict:
     """What the page sent the explorer component: its view of every K, the server's answer, K, B and R."""
     (component,) = [e for e in at.get("bidi_component") if e.proto.component_name == "ragunc.explorer"]
-    return json.loads(component.proto.json)
+    data = json.loads(component.proto.json)
+    data["view"] = json.loads((explorer_view.VIEWS / data["view"]).read_text(encoding="utf-8"))  # as fetched
+    return data
 
 
 def _text(at: AppTest, slot: str, k: int | None = None) -> str:
