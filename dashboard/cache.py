@@ -72,9 +72,22 @@ def cached(
         if entry in store:
             store.move_to_end(entry)
             return store[entry]
-    value = _compute(compute, args, options, spinner, progress_label)
-    _keep(store, lock, entry, value, kept)
+        running = _RUNNING.setdefault((name, entry), threading.Lock())
+    # Sessions asking for one entry at once (a classroom opening the same view) wait for one computation.
+    with running:
+        with lock:
+            if entry in store:
+                return store[entry]
+        try:
+            value = _compute(compute, args, options, spinner, progress_label)
+            _keep(store, lock, entry, value, kept)
+        finally:
+            with lock:
+                _RUNNING.pop((name, entry), None)
     return value
+
+
+_RUNNING: dict[tuple, threading.Lock] = {}  # (store, entry) -> held while that entry is being computed
 
 
 def _keep(store: OrderedDict, lock: threading.Lock, entry, value, kept: int) -> None:
