@@ -110,7 +110,11 @@ def served(script: str):
         yield url, server
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def wait_for(page, predicate: str, timeout_s: float = 60.0):
