@@ -26,8 +26,9 @@ from scipy import special
 
 from .bootstrap_kernels import prefix_scan
 from .coverage import CoverageResult, predicted_variance
+from .design import naive_coverage
+from .diagnostics import bernoulli_equivalent_n, design_effect, effective_n, icc_anova, k_over_rho
 from .explore import explore
-from .diagnostics import design_effect, effective_n, icc_anova, k_over_rho
 from .intervals import IntervalReport
 from .linearization import Linearized, check_options, chunk_variance, point_estimate
 from .methods import interval_methods
@@ -54,6 +55,8 @@ ROW_METHODS = (
 # The methods whose coverage is decided by thresholds (:func:`_korn_graubard_holds`).  The
 # macro mean's Bell–McCaffrey df is K - 1, so its interval is R's.
 KORN_GRAUBARD = ("korn_graubard", "korn_graubard_bm")
+# Cells (repetitions x K) of one batch of repetitions: bounds the memory a table holds at once.
+BATCH_CELLS = 1 << 21
 # Korn–Graubard's coverage: the grid of effective n on which its thresholds are found (ratio of
 # neighbours), the bisection's steps, and how far from a threshold an estimate is decided by it.
 N_GRID_RATIO = 1.02
@@ -212,24 +215,29 @@ def k_table(
       the R nested repetitions;
     * over the R nested repetitions (NaN at K = D): ``coverage_{m}``, ``coverage_{m}_mcse``,
       ``coverage_{m}_undefined`` for every covered method and the same under ``recommended``,
-      ``coverage_{m}_se_mean`` for a method with an SE, ``coverage_variance_ratio`` (the repetitions'
-      variance over the binomial one) and ``coverage_mean_chunks``.
+      ``coverage_{m}_se_mean`` for a method with an SE, ``coverage_sd`` (the estimate's SD over the
+      repetitions), ``coverage_variance_ratio`` (their variance over the binomial one) and
+      ``coverage_mean_chunks``.
     """
     _k_table_iv(population, estimator, level, seed, reps)
     d = population.n_docs
     orders = nested_orders(d, 1 + reps, seed)
-    prefixes = _prefixes(population, orders, estimator)
     methods = table_methods()
     total, size, sumsq = population.sum_y, population.n, population.sum_y2
     value = float(point_estimate(total, size, estimator))
     pq = float(chunk_variance(total, size, sumsq, value))
+    sample = _prefixes(population, orders[:1], estimator).part(0, slice(None))
+    tally = _Tally(methods, sample.k[:-1], value, level, estimator)
+    batch = max(1, BATCH_CELLS // d)
+    for start in range(1, 1 + reps, batch):  # batches of repetitions: the memory held at once is bounded
+        tally.add(_prefixes(population, orders[start : start + batch], estimator).part(slice(None), slice(None, -1)))
     columns = {
-        **_sample_columns(population, orders[0], prefixes, methods, level, estimator),
-        **_design_columns(population, prefixes, value, pq, estimator),
-        **_coverage_columns(prefixes, methods, level, estimator, value, pq / float(size.mean())),
+        **_sample_columns(population, orders[0], sample, methods, level, estimator),
+        **_design_columns(population, sample.k, tally, pq, estimator),
+        **tally.columns(pq / float(size.mean())),
     }
     return KTable(
-        k=prefixes.k,
+        k=sample.k,
         columns=columns,
         methods=methods,
         recommended=RECOMMENDED_METHOD,
@@ -244,9 +252,8 @@ def k_table(
     )
 
 
-def _sample_columns(population, order, prefixes: _Prefixes, methods, level, estimator) -> dict[str, np.ndarray]:
-    """Row 0 of the prefixes: the sample's intervals and diagnostics (as interval_estimates and diagnostics)."""
-    p = prefixes.part(0, slice(None))
+def _sample_columns(population, order, p: _Prefixes, methods, level, estimator) -> dict[str, np.ndarray]:
+    """The sample's intervals and diagnostics at every K (as interval_estimates and diagnostics); ``p``: its prefixes."""
     lin = p.linearized(level, estimator)
     columns = {"n_chunks": p.n_chunks, "estimate": p.estimate}
     for method in interval_methods(methods):
@@ -259,16 +266,13 @@ def _sample_columns(population, order, prefixes: _Prefixes, methods, level, esti
     columns["recommended_df"] = p.df if estimator == "micro" else (p.k - 1).astype(float)
     y, m, s = population.sum_y[order], population.n[order].astype(float), population.sum_y2[order]
     k, n = p.k, p.n_chunks
-    pq = p.binomial_variance * n
     deff = design_effect(p.cluster_variance, p.binomial_variance)
     icc = _icc(k, n, _cumulative(y), _cumulative(s), _cumulative(y * y / m), _cumulative(m * m))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bernoulli_n = pq / p.cluster_variance
     return columns | {
         "deff": deff,
         "icc": icc,
         "n_eff": effective_n(n, deff),
-        "bernoulli_n": bernoulli_n,
+        "bernoulli_n": bernoulli_equivalent_n(p.binomial_variance * n, p.cluster_variance),
         "k_over_rho": k_over_rho(k, icc),
         "cluster_variance": p.cluster_variance,
         "binomial_variance": p.binomial_variance,
@@ -287,26 +291,20 @@ def _icc(k, n, hits, sumsq, sq_over_size, size_sq) -> np.ndarray:
         return (msb - msw) / (msb + (m0 - 1) * msw)
 
 
-def _design_columns(population: ClusterStats, prefixes: _Prefixes, value, pq, estimator) -> dict[str, np.ndarray]:
+def _design_columns(population: ClusterStats, k: np.ndarray, tally: "_Tally", pq, estimator) -> dict[str, np.ndarray]:
     """:func:`~ragunc.stats.design.design` at every K, the micro SD measured on the R nested repetitions."""
-    k, d = prefixes.k, population.n_docs
+    d = population.n_docs
     expected = k * population.n_chunks / d
     binomial_var = pq / expected
-    reps = prefixes.estimate.shape[0] - 1
     if estimator == "macro":
         rates = population.sum_y / population.n
         variance = (1 - k / d) * float(rates.var(ddof=1)) / k
         draws, var_se = np.zeros(k.size), np.zeros(k.size)
-    else:
-        estimates = prefixes.estimate[1:]
-        variance = estimates.var(axis=0, ddof=1)
-        m4 = ((estimates - estimates.mean(axis=0)) ** 4).mean(axis=0)
-        var_se = np.sqrt(np.maximum(m4 - variance**2, 0.0) / reps)
-        draws = np.full(k.size, float(reps))
-        variance[-1], var_se[-1], draws[-1] = 0.0, 0.0, 0.0  # K = D: every sample is the population
+    else:  # K = D: every sample is the population
+        variance = np.append(tally.variance(), 0.0)
+        var_se = np.append(np.sqrt(np.maximum(tally.fourth_moment() - tally.variance() ** 2, 0.0) / tally.count), 0.0)
+        draws = np.append(np.full(k.size - 1, float(tally.count)), 0.0)
     deff = design_effect(variance, binomial_var)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        naive = np.where(deff > 0, special.erf(1.959963984540054 / np.sqrt(2 * deff)), np.nan)
     # predicted_variance is (1 - K/D) c / K for one constant c (all chunks kept)
     linearization = predicted_variance(population.sum_y, population.n, 1, estimator) / (1 - 1 / d) * (1 - k / d) / k
     return {
@@ -316,49 +314,86 @@ def _design_columns(population: ClusterStats, prefixes: _Prefixes, value, pq, es
         "design_deff_mcse": design_effect(var_se, binomial_var),
         "design_n_eff": effective_n(expected, deff),
         "design_chunks": expected,
-        "design_naive_coverage": naive,
+        "design_naive_coverage": naive_coverage(deff),
         "design_draws": draws,
         "design_linearization_sd": np.sqrt(linearization),
     }
 
 
-def _coverage_columns(prefixes: _Prefixes, methods, level, estimator, value, pq_per_doc) -> dict[str, np.ndarray]:
-    """Coverage of every covered method over the R nested repetitions (as coverage_experiment), NaN at K = D.
+class _Tally:
+    """What the coverage columns and the micro design need of the repetitions, summed batch by batch, at K = 2..D - 1.
 
-    ``pq_per_doc``: the population's chunk variance over its mean chunks per document.
+    Coverage as :func:`~ragunc.stats.coverage.coverage_experiment` counts it (a repetition whose
+    interval has a NaN bound is undefined, not a miss); the estimates' moments as power sums of
+    their deviations from the population value (close to their mean, so nothing cancels).
     """
-    reps = prefixes.part(slice(1, None), slice(None, -1))
-    lin = reps.linearized(level, estimator)
-    chosen = interval_methods(methods)
-    korn_graubard = _korn_graubard_holds(
-        lin,
-        {m.name: reps.df if m.name == "korn_graubard_bm" else None for m in chosen if m.name in KORN_GRAUBARD},
-        value,
-    )
-    columns = {}
-    for method in chosen:
-        if method.name in korn_graubard:
-            (held, defined), se = korn_graubard[method.name], None
-        else:
-            se, low, high = method.kernel(lin)
-            defined = ~(np.isnan(low) | np.isnan(high))
-            held = defined & (low <= value) & (value <= high)
-        n = defined.sum(axis=0)
+
+    def __init__(self, methods, k: np.ndarray, value: float, level: float, estimator: str):
+        self.methods, self.k, self.value = interval_methods(methods), k, value
+        self.level, self.estimator = level, estimator
+        self.held = {m.name: np.zeros(k.size) for m in self.methods}
+        self.defined = {m.name: np.zeros(k.size) for m in self.methods}
+        self.se = {m.name: np.zeros(k.size) for m in self.methods if m.has_se}
+        self.powers = np.zeros((4, k.size))  # sums of (estimate - value)^j, j = 1..4
+        self.chunks = np.zeros(k.size)
+        self.count = 0
+
+    def add(self, reps: _Prefixes) -> None:
+        """Count these repetitions (their prefixes at K = 2..D - 1)."""
+        lin = reps.linearized(self.level, self.estimator)
+        dfs = {
+            m.name: reps.df if m.name == "korn_graubard_bm" else None for m in self.methods if m.name in KORN_GRAUBARD
+        }
+        korn_graubard = _korn_graubard_holds(lin, dfs, self.value)
+        for method in self.methods:
+            if method.name in korn_graubard:
+                held, defined = korn_graubard[method.name]
+            else:
+                se, low, high = method.kernel(lin)
+                defined = ~(np.isnan(low) | np.isnan(high))
+                held = defined & (low <= self.value) & (self.value <= high)
+                if method.has_se:
+                    self.se[method.name] += np.broadcast_to(se, defined.shape).sum(axis=0)
+            self.held[method.name] += held.sum(axis=0)
+            self.defined[method.name] += defined.sum(axis=0)
+        deviation = reps.estimate - self.value
+        squared = deviation * deviation
+        for j, power in enumerate((deviation, squared, squared * deviation, squared * squared)):
+            self.powers[j] += power.sum(axis=0)
+        self.chunks += reps.n_chunks.sum(axis=0)
+        self.count += reps.estimate.shape[0]
+
+    def variance(self) -> np.ndarray:
+        """The estimates' variance over the repetitions (ddof 1), at each K."""
+        n, (s1, s2, _, _) = self.count, self.powers
+        return (s2 - s1 * s1 / n) / (n - 1)
+
+    def fourth_moment(self) -> np.ndarray:
+        """The estimates' fourth central moment over the repetitions, at each K."""
+        n, (s1, s2, s3, s4) = self.count, self.powers
+        m = s1 / n
+        return (s4 - 4 * m * s3 + 6 * m * m * s2 - 3 * n * m**4) / n
+
+    def columns(self, pq_per_doc: float) -> dict[str, np.ndarray]:
+        """The coverage columns (NaN at K = D); ``pq_per_doc``: the population's chunk variance over its mean chunks."""
+        columns = {}
+        for method in self.methods:
+            name, n = method.name, self.defined[method.name]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = self.held[name] / n
+                columns[f"coverage_{name}"] = _last_nan(share)
+                columns[f"coverage_{name}_mcse"] = _last_nan(np.sqrt(share * (1 - share) / n))
+            columns[f"coverage_{name}_undefined"] = _last_nan(self.count - n)
+            if name in self.se:
+                columns[f"coverage_{name}_se_mean"] = _last_nan(self.se[name] / self.count)
+        for field in ("", "_mcse", "_undefined"):
+            columns[f"coverage_recommended{field}"] = columns[f"coverage_{RECOMMENDED_METHOD}{field}"]
+        variance = self.variance()
+        columns["coverage_sd"] = _last_nan(np.sqrt(variance))
         with np.errstate(divide="ignore", invalid="ignore"):
-            share = held.sum(axis=0) / n
-            mcse = np.sqrt(share * (1 - share) / n)
-        columns[f"coverage_{method.name}"] = _last_nan(share)
-        columns[f"coverage_{method.name}_mcse"] = _last_nan(mcse)
-        columns[f"coverage_{method.name}_undefined"] = _last_nan(defined.shape[0] - n)
-        if method.has_se:
-            columns[f"coverage_{method.name}_se_mean"] = _last_nan(np.broadcast_to(se, defined.shape).mean(axis=0))
-    for field in ("", "_mcse", "_undefined"):
-        columns[f"coverage_recommended{field}"] = columns[f"coverage_{RECOMMENDED_METHOD}{field}"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = reps.estimate.var(axis=0, ddof=1) / (pq_per_doc / reps.k)
-    columns["coverage_variance_ratio"] = _last_nan(ratio)
-    columns["coverage_mean_chunks"] = _last_nan(reps.n_chunks.mean(axis=0))
-    return columns
+            columns["coverage_variance_ratio"] = _last_nan(variance / (pq_per_doc / self.k))
+        columns["coverage_mean_chunks"] = _last_nan(self.chunks / self.count)
+        return columns
 
 
 def _last_nan(values) -> np.ndarray:
@@ -395,23 +430,24 @@ def _korn_graubard_holds(lin: Linearized, dfs: dict[str, np.ndarray | None], val
             n = np.where(informative, base / special.stdtrit(lin.n_docs - 1, alpha / 2) ** 2, k)
             ranges[name] = (n, n)
         else:
-            grid = _geometric_grid(df.min(), df.max(), DF_GRID_RATIO)
-            t2 = special.stdtrit(grid, alpha / 2) ** 2
-            cell = np.clip(np.searchsorted(grid, df, side="right") - 1, 0, grid.size - 2)
+            grid = _Grid(df.min(), df.max(), DF_GRID_RATIO)
+            t2 = special.stdtrit(grid.points, alpha / 2) ** 2
+            cell = grid.cell(df)
             # |t| falls as the df grows: n = base / t^2 lies between its values at the cell's ends
             ranges[name] = (np.where(informative, base / t2[cell], k), np.where(informative, base / t2[cell + 1], k))
     lowest = min(float(n_lo.min()) for n_lo, _ in ranges.values())
     highest = max(float(n_hi.max()) for _, n_hi in ranges.values())
-    n_grid = _geometric_grid(lowest, min(highest, MAX_GRID_N), N_GRID_RATIO)
-    p_low, p_high = _thresholds(n_grid, value, alpha)
+    n_grid = _Grid(lowest, min(highest, MAX_GRID_N), N_GRID_RATIO)
+    p_low, p_high = _thresholds(n_grid.points, value, alpha)
     # p_L falls and p_U rises with n (checked on the grid, else nothing is decided here)
     monotone = bool(np.all(np.diff(p_low) <= 1e-12) and np.all(np.diff(p_high) >= -1e-12))
     out = {}
     for name, (n_lo, n_hi) in ranges.items():
-        first = np.searchsorted(n_grid, n_lo, side="right") - 2
-        last = np.searchsorted(n_grid, n_hi, side="left") + 1
-        on_grid = (first >= 0) & (last < n_grid.size)
-        first, last = np.clip(first, 0, n_grid.size - 1), np.clip(last, 0, n_grid.size - 1)
+        # the grid points around [n_lo, n_hi], one more cell on each side (and one for rounding)
+        first, last = n_grid.position(n_lo) - 2, n_grid.position(n_hi) + 3
+        on_grid = (first >= 0) & (last < n_grid.points.size)
+        top = n_grid.points.size - 1
+        first, last = np.minimum(np.maximum(first, 0), top), np.minimum(np.maximum(last, 0), top)
         lower_holds = (p == 0) | (p < p_low[last] - DECIDED_MARGIN)
         lower_fails = (p > 0) & (p > p_low[first] + DECIDED_MARGIN)
         upper_holds = (p == 1) | (p > p_high[last] + DECIDED_MARGIN)
@@ -440,11 +476,22 @@ def _t_quantiles(df: np.ndarray, q: float) -> np.ndarray:
     return table[(df - lo).astype(np.int64)]
 
 
-def _geometric_grid(lo: float, hi: float, ratio: float) -> np.ndarray:
-    """Points from just below ``lo`` to just above ``hi``, neighbours ``ratio`` apart."""
-    lo, hi = lo / ratio, hi * ratio
-    steps = max(2, int(np.ceil(np.log(hi / lo) / np.log(ratio))) + 1)
-    return np.geomspace(lo, hi, steps)
+class _Grid:
+    """Points from just below ``lo`` to just above ``hi``, neighbours ``ratio`` apart: ``start * ratio**i``."""
+
+    def __init__(self, lo: float, hi: float, ratio: float):
+        self.start, self.step = lo / ratio, np.log(ratio)
+        self.points = self.start * np.exp(self.step * np.arange(int(np.log(hi / self.start) / self.step) + 3))
+
+    def position(self, x: np.ndarray) -> np.ndarray:
+        """The index of the last point at or below each ``x``, give or take one for rounding."""
+        return np.floor(np.log(x / self.start) / self.step).astype(np.int64)
+
+    def cell(self, x: np.ndarray) -> np.ndarray:
+        """The index i of the points with ``points[i] <= x <= points[i + 1]``, for x in [lo, hi]."""
+        i = np.minimum(np.maximum(self.position(x), 0), self.points.size - 2)
+        i -= self.points[i] > x
+        return i + (self.points[i + 1] < x)
 
 
 def _thresholds(n: np.ndarray, value: float, alpha: float) -> tuple[np.ndarray, np.ndarray]:

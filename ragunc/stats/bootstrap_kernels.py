@@ -10,7 +10,9 @@ one packing of integer columns into words (:func:`_packing`) and one random stre
 split across threads, nor on what is computed from the draws.
 :mod:`ragunc.stats.bootstrap` keeps every formula above the replicate (quantiles, BCa,
 bounds); here are only the loops numpy cannot fuse: drawing documents, summing their
-statistics, each replicate's estimate and SE, and its studentized pivot.  The kernels release the GIL
+statistics, each replicate's estimate and SE, and its studentized pivot; and, for the table of
+every K (:mod:`ragunc.stats.all_k`), the one scan along nested samples that has no cumulative
+form (:func:`prefix_scan`).  The kernels release the GIL
 and run on row blocks in a small thread pool (numba's own parallel layer is not safe
 when a dashboard calls it from several threads at once).  ``cache=True``: compiled once
 per installation, later processes load them from ``__pycache__``.

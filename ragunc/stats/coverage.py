@@ -127,6 +127,18 @@ def _check(population: ClusterStats, k: int, reps: int, boot: int, control, two_
         raise ValueError("control='iid' and two_stage_fraction need 0/1 y; this population has non-binary scores")
 
 
+def check_samples(samples, d: int, k: int, draws: int | None = None) -> None:
+    """Raise ``ValueError`` unless ``samples`` is None or ``(draws, k)`` document positions in range(d)."""
+    if samples is None:
+        return
+    shape = np.shape(samples)
+    if len(shape) != 2 or shape[1] != k or (shape[0] != draws if draws is not None else shape[0] < 2):
+        want = f"({draws}, {k})" if draws is not None else f"(draws >= 2, {k})"
+        raise ValueError(f"samples must hold the documents of each draw, shape {want}, got {shape}")
+    if np.min(samples) < 0 or np.max(samples) >= d:
+        raise ValueError(f"samples must be document positions from 0 to {d - 1}")
+
+
 def interval_coverage(lower: np.ndarray, upper: np.ndarray, value: float) -> tuple[float, float, int, float]:
     """``(coverage, Monte Carlo SE, undefined, mean width)`` of per-repetition bounds against ``value``.
 
@@ -273,6 +285,7 @@ def coverage_experiment(
     """
     check_options(estimator, level)
     _check(population, k, reps, boot, control, two_stage_fraction)
+    check_samples(samples, population.n_docs, k, reps)
     rng = np.random.default_rng(rng)
     if control == "iid":
         population = iid_control(population, rng)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from math import erf, sqrt
 
 import numpy as np
+from scipy import special
 
-from .coverage import random_subsets
+from .coverage import check_samples, random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
 from .linearization import check_options, chunk_variance, point_estimate
 from .sample import ClusterStats
@@ -49,11 +49,21 @@ class Design:
 
     @property
     def naive_coverage(self) -> float:
-        """Coverage a normal-theory naive 95% interval would have at this DEFF: 2 Phi(1.96 / sqrt(DEFF)) - 1."""
-        return erf(1.959963984540054 / sqrt(2 * self.deff)) if self.deff > 0 else float("nan")
+        """Coverage a normal-theory naive 95% interval would have at this DEFF (:func:`naive_coverage`)."""
+        return float(naive_coverage(self.deff))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+def naive_coverage(deff):
+    """Coverage a normal-theory naive 95% interval has at design effect ``deff``: 2 Phi(1.96 / sqrt(DEFF)) - 1.
+
+    NaN where DEFF is not positive (no design variance to speak of).  Batch-wise.
+    """
+    deff = np.asarray(deff, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(deff > 0, special.erf(special.ndtri(0.975) / np.sqrt(2 * deff)), np.nan)[()]
 
 
 def design(
@@ -82,6 +92,7 @@ def design(
     understates the variance.  Effective n = n / DEFF.
     """
     _design_iv(population, k, estimator, draws)
+    check_samples(samples, population.n_docs, k)
     total, size, sumsq = population.sum_y, population.n, population.sum_y2
     d = population.n_docs
     value = float(point_estimate(total, size, estimator))

@@ -18,9 +18,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import ragunc.stats.all_k
 from ragunc.data.results import load_results
 from ragunc.stats import KTable, k_table, nested_bootstrap, nested_orders, nested_sample
 from ragunc.stats.bootstrap_kernels import prefix_scan
+from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.design import design
 from ragunc.stats.explore import explore
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.linearization import bell_mccaffrey_df, linearized_residuals
@@ -32,13 +35,14 @@ from tests.support.all_k_oracle import k_table_columns
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def synthetic(seed: int, d: int, *, scores: bool = False, giant: bool = False) -> ClusterStats:
-    """Beta-binomial documents of very unequal sizes; ``giant``: one holds most chunks; ``scores``: y in [0, 1]."""
+def synthetic(seed: int, d: int, *, scores: bool = False, giant: bool = False, rare: bool = False) -> ClusterStats:
+    """Beta-binomial documents of very unequal sizes; ``giant``: one holds most chunks; ``scores``: y in [0, 1];
+    ``rare``: most documents without a hit (many samples with none, or with one document holding them all)."""
     rng = np.random.default_rng(seed)
     size = np.maximum(1, np.rint(rng.lognormal(np.log(12), 0.9, d))).astype(int)
     if giant:
         size[3] = 20 * size.sum()
-    hits = rng.binomial(size, rng.beta(0.6, 2.4, d)).astype(float)
+    hits = rng.binomial(size, rng.beta(0.08, 4, d) if rare else rng.beta(0.6, 2.4, d)).astype(float)
     sumsq = hits
     if scores:  # graded y: a document's scores sum to hits * 0.7 plus a spread
         hits = hits * 0.7 + rng.uniform(0, 0.3, d) * size
@@ -61,8 +65,8 @@ def assert_columns_equal(table: KTable, expected: dict[str, np.ndarray], ks) -> 
 @pytest.mark.parametrize("level", [0.95, 0.8])
 @pytest.mark.parametrize(
     "population",
-    [synthetic(1, 45), synthetic(2, 40, giant=True), synthetic(3, 35, scores=True)],
-    ids=["unequal", "giant", "scores"],
+    [synthetic(1, 45), synthetic(2, 40, giant=True), synthetic(3, 35, scores=True), synthetic(4, 60, rare=True)],
+    ids=["unequal", "giant", "scores", "rare"],
 )
 def test_every_k_equals_the_single_k_functions_on_the_nested_samples(population, estimator, level):
     table = k_table(population, estimator=estimator, level=level, seed=4, reps=150)
@@ -70,6 +74,27 @@ def test_every_k_equals_the_single_k_functions_on_the_nested_samples(population,
     assert_columns_equal(table, expected, table.k)
     np.testing.assert_array_equal(table.k, np.arange(2, population.n_docs + 1))
     assert np.isnan(table.row(population.n_docs)["coverage_naive"])  # K = D: nothing to resample
+
+
+def degenerate(case: str) -> ClusterStats:
+    """Populations where the sample says nothing about the design (no hits, no misses, equal rates) or nearly."""
+    size = np.random.default_rng(14).integers(1, 9, 25) * 2
+    hits = {
+        "no hits": np.zeros(25),
+        "no misses": size.astype(float),
+        "equal rates": size / 2,
+        "one document with hits": np.r_[size[0], np.zeros(24)],
+        "one miss": np.r_[size[0] - 1, size[1:]].astype(float),
+    }[case]
+    return ClusterStats(np.arange(25).astype(str), hits, size, hits)
+
+
+@pytest.mark.parametrize("estimator", ["micro", "macro"])
+@pytest.mark.parametrize("case", ["no hits", "no misses", "equal rates", "one document with hits", "one miss"])
+def test_degenerate_populations_equal_the_single_k_functions(case, estimator):
+    population = degenerate(case)
+    table = k_table(population, estimator=estimator, seed=1, reps=60)
+    assert_columns_equal(table, k_table_columns(population, estimator=estimator, seed=1, reps=60), table.k)
 
 
 @pytest.mark.parametrize(("estimator", "level"), [("micro", 0.95), ("macro", 0.9), ("micro", 0.9)])
@@ -200,3 +225,20 @@ def test_bad_settings_are_named(kwargs, message):
         k_table(synthetic(12, 2))
     with pytest.raises(ValueError, match="k must be"):
         KTable.row(k_table(synthetic(12, 5), reps=2), 6)
+
+
+def test_the_documents_of_each_draw_are_checked_where_given():
+    population = synthetic(13, 20)
+    with pytest.raises(ValueError, match=r"shape \(5, 4\)"):
+        coverage_experiment(population, k=4, reps=5, boot=0, samples=np.zeros((5, 3), dtype=int))
+    with pytest.raises(ValueError, match="positions from 0 to 19"):
+        design(population, 3, samples=np.full((10, 3), 20))
+
+
+def test_repetitions_in_batches_give_the_same_table(monkeypatch):
+    population = synthetic(15, 40)
+    whole = k_table(population, seed=6, reps=90)
+    monkeypatch.setattr(ragunc.stats.all_k, "BATCH_CELLS", 7 * population.n_docs)  # 13 batches of 7
+    batched = k_table(population, seed=6, reps=90)
+    for name, values in whole.columns.items():
+        np.testing.assert_allclose(batched.columns[name], values, rtol=1e-12, atol=1e-15, err_msg=name)

@@ -82,6 +82,7 @@ def _row(population, k, orders, methods, estimator, level) -> dict[str, float]:
         row[f"coverage_{name}_undefined"] = np.nan if m is None else m.undefined
         if name in intervals and intervals[name].se is not None:
             row[f"coverage_{name}_se_mean"] = np.nan if m is None else m.se_mean
+    row["coverage_sd"] = np.nan if coverage is None else coverage.sd_empirical
     row["coverage_variance_ratio"] = np.nan if coverage is None else coverage.variance_ratio
     row["coverage_mean_chunks"] = np.nan if coverage is None else coverage.mean_chunks
     return row
