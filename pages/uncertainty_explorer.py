@@ -71,7 +71,8 @@ with st.sidebar:
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 n_docs = population.n_docs
 if n_docs < 3:
-    stop(f"The explorer needs at least 3 documents to draw samples from; these data hold {n_docs}.")
+    st.info(f"The explorer draws samples of 2 or more documents from at least 3; these data hold {n_docs}.")
+    stop()
 k = st.session_state[bind("k", min(20, n_docs), parse=int, fix=clamp(2, n_docs))]
 boot = st.session_state[bind("boot", 1000, parse=int, fix=one_of(BOOTS, 1000))]
 reps = st.session_state[bind("reps", 1000, parse=int, fix=one_of(REPS, 1000))]
