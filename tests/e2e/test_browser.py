@@ -548,7 +548,7 @@ def test_the_app_asks_nothing_outside_the_machine(app_url, browser):
     asked = []
     page.on("request", lambda request: asked.append(request.url))
     pages = [
-        ("/?sim=0", '[data-testid="stMetric"]'),
+        ("/", SETTLED),  # the explorer: its component, its Plotly.js and its view, all from this server
         ("/design_effect?sim=0&de_reps=200", '[data-testid="stMetric"]'),
         ("/planning_comparison", '[data-testid="stMetric"]'),
         ("/ranking_metrics", '[data-testid="stMetric"]'),
