@@ -1,28 +1,28 @@
-"""Slider moves of the dashboard in a real browser, until the view has settled, against Streamlit's own floor.
+"""K moves of the explorer in a real browser, against a bare Streamlit slider measured in the same run.
 
 Starts ``streamlit run app.py`` and ``streamlit run bench/browser_floor.py`` (one slider, one line of
-text) on loopback, drives Debian's chromium through Playwright at 1400x1000 and times each kind of
-move from the key press to the moment the view has settled: the run that used the new value has
-ended (the URL, or the floor's text, shows it) and the page has made no DOM change for
-``--quiet`` ms (new numbers and figures drawn, Streamlit idle).  The settle time is the last DOM
-change after the key press.
+text) on loopback and drives Debian's chromium through Playwright at 1400x1000.  Times are from the
+key press or pointer down (a capturing listener in the page) to the last DOM change of the drawn view:
 
-Kinds of move, on the app's landing view (B = R = 1,000, coverage simulation on):
-  K seen       K to a value this session has already shown or prefetched: arrow keys (target: <= 150 ms p50)
-  K new        K to a value never shown nor prefetched: a click on the slider's track (<= 300 ms p50)
-  size new     chunk size to a size not bundled, on the stdlib sample (<= 1 s each)
-  floor        the floor page's slider: what a Streamlit rerun costs at the least
+  explorer     the explorer's K control (drawn in the browser): the moment its root's ``data-k`` names
+               the new K, set once its numbers and figures are drawn (a MutationObserver records it).
+               10 arrow-key moves to new K, 10 back, 10 clicks far along the track.
+  floor        the floor page's slider: the last DOM change before the page has been quiet for
+               ``--quiet`` ms with the new value shown (what a Streamlit rerun costs at the least).
+  drag         a one-second drag across 40% of the K track: how many K values get drawn on the way.
+  bootstrap    10 stops on a new K (one arrow key press each, below the landing K = 20): from the press
+               until ``data-pending`` is 0 for that K, i.e. the server's bootstrap intervals and their
+               coverage at (K, B) are drawn, at B = R = 1,000 (the far clicks' stops are printed too).
 
-Prints p50/p95 in ms per kind and the ratio of each p50 to the floor's p50 measured in the same run.
+Prints p50/p95 in ms, the ratio of the explorer's p50 to the floor's, and the targets.
 
-    python bench/bench_browser.py [--moves 15] [--quiet 300]
+    python bench/bench_browser.py [--quiet 300]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -44,16 +44,26 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-TARGETS_MS = {"K seen": 150.0, "K new": 300.0, "size new": 1000.0}
-# Where the clicks jump: far enough apart (on a 230-pixel slider of some 600 documents) that none is a neighbour
-# of another, around the default K = 20.
-NEW_K = (40, 60, 30, 80, 50, 100, 35, 70, 45, 90, 55, 120, 65, 110, 75)
-# Records the time of the page's last DOM change (performance.now(), ms).
-OBSERVER = """
-window.__lastChange = performance.now();
-new MutationObserver(() => { window.__lastChange = performance.now(); })
-  .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+EXPLORER = '[data-testid="ragunc-explorer"]'
+# Records the time of the last input (key press or pointer down), of every DOM change, and of every
+# data-k / data-pending value the explorer's root takes (performance.now(), ms).
+INSTRUMENT = """
+window.__input = 0; window.__lastChange = performance.now(); window.__drawn = []; window.__settled = [];
+for (const type of ["keydown", "pointerdown"]) {
+  document.addEventListener(type, () => { window.__input = performance.now(); }, true);
+}
+new MutationObserver((records) => {
+  const now = performance.now();
+  window.__lastChange = now;
+  for (const r of records) {
+    if (r.type !== "attributes" || r.target.dataset.testid !== "ragunc-explorer") continue;
+    if (r.attributeName === "data-k") window.__drawn.push([now, +r.target.dataset.k]);
+    if (r.attributeName === "data-pending" && r.target.dataset.pending === "0")
+      window.__settled.push([now, +r.target.dataset.k]);
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 """
+TARGETS = {"p50": 50.0, "p95": 100.0, "floor ratio": 0.5, "drag": 15, "bootstrap p50": 500.0}
 
 
 def _free_port() -> int:
@@ -64,7 +74,7 @@ def _free_port() -> int:
 
 @contextmanager
 def served(script: str):
-    """``streamlit run script`` on a free loopback port; yields its URL once healthy."""
+    """``streamlit run script`` on a free loopback port; yields (its URL, its process) once healthy."""
     port = _free_port()
     server = subprocess.Popen(
         [
@@ -97,161 +107,179 @@ def served(script: str):
                 time.sleep(0.3)
         else:
             raise RuntimeError(f"streamlit run {script} did not start")
-        yield url
+        yield url, server
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
-def _running(page) -> bool:
-    return page.evaluate(
-        "() => { const w = document.querySelector('[data-testid=stStatusWidget]');"
-        " return !!w && /Stop|Running/.test(w.innerText || ''); }"
-    )
-
-
-def settle(page, done, quiet_ms: float, timeout_s: float = 120.0) -> float:
-    """Wait until ``done(page)`` holds, Streamlit is idle and the DOM has been quiet for ``quiet_ms``;
-    return ``performance.now()`` of the last DOM change."""
+def wait_for(page, predicate: str, timeout_s: float = 60.0):
+    """Poll the page until the JavaScript expression ``predicate`` is truthy; return its value."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if done(page) and not _running(page):
-            last = page.evaluate("window.__lastChange")
-            if page.evaluate("performance.now()") - last >= quiet_ms:
-                return last
-        page.wait_for_timeout(20)
-    raise TimeoutError("the view did not settle")
+        value = page.evaluate(predicate)
+        if value:
+            return value
+        page.wait_for_timeout(10)
+    raise TimeoutError(predicate)
 
 
-def _thumb(page, label: str):
-    return page.locator('[data-testid="stSlider"]').filter(has_text=label).locator('input[type="range"]').first
+def explorer_k(page) -> int:
+    return int(page.get_attribute(EXPLORER, "data-k"))
 
 
-def move(page, label: str, key: str, done, quiet_ms: float) -> float:
-    """Press ``key`` on the slider labelled ``label``; ms from the press until the view settled."""
-    thumb = _thumb(page, label)
-    thumb.focus()
-    t0 = page.evaluate("performance.now()")
-    page.keyboard.press(key)
-    return settle(page, done, quiet_ms) - t0
-
-
-def click_to(page, label: str, value: int, low: int, high: int, quiet_ms: float) -> tuple[float, int]:
-    """Click the slider labelled ``label`` (range ``low``..``high``) where ``value`` lies, as a reader jumps there;
-    returns (ms until the view settled, the value the URL then holds)."""
-    box = (
-        page.locator('[data-testid="stSlider"]')
-        .filter(has_text=label)
-        .locator('[role="group"] > [data-orientation="horizontal"]')
-        .first
+def _since_input(page, records: str, k: int, timeout_s: float = 60.0) -> float:
+    return wait_for(
+        page,
+        f"(() => {{ const s = window.{records}.filter(([t, k]) => k === {k} && t >= window.__input).pop();"
+        " return s ? s[0] - window.__input : 0; })()",
+        timeout_s,
     )
-    rect = box.bounding_box()
-    before = re.search(r"[?&]k=(\d+)", page.url)
-    x = rect["x"] + rect["width"] * (value - low) / (high - low)
-    t0 = page.evaluate("performance.now()")
-    page.mouse.click(x, rect["y"] + rect["height"] / 2)
-
-    def moved(pg) -> bool:
-        now = re.search(r"[?&]k=(\d+)", pg.url)
-        return bool(now) and (before is None or now.group(1) != before.group(1))
-
-    ms = settle(page, moved, quiet_ms) - t0
-    return ms, int(re.search(r"[?&]k=(\d+)", page.url).group(1))
 
 
-def _url_has(name: str, value) -> callable:
-    pattern = re.compile(rf"[?&]{name}={re.escape(str(value))}(&|$)")
-    return lambda page: bool(pattern.search(page.url))
+def drawn_after(page, k: int) -> float:
+    """ms from the last input until the explorer's root named ``k`` as drawn."""
+    return _since_input(page, "__drawn", k)
 
 
-def _k_moves(page, label: str, start: int, steps: list[int], quiet_ms: float, done_for) -> list[float]:
-    out, k = [], start
-    for step in steps:
-        k += step
-        out.append(move(page, label, "ArrowRight" if step > 0 else "ArrowLeft", done_for(k), quiet_ms))
+def settled_after(page, k: int) -> float:
+    """ms from the last input until every part of the view (the bootstrap's too) was drawn for ``k``."""
+    return _since_input(page, "__settled", k)
+
+
+def key_moves(page, key: str, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        target = explorer_k(page) + (1 if key == "ArrowRight" else -1)
+        page.keyboard.press(key)
+        out.append(drawn_after(page, target))
+        page.wait_for_timeout(120)  # a reader's pause between presses
+    return out
+
+
+def track(page):
+    return page.locator(f'{EXPLORER} input[name="k"]').bounding_box()
+
+
+def stops(page, n: int) -> list[float]:
+    """``n`` presses of ArrowLeft, each waited out until every part of the view is drawn for the new K."""
+    out = []
+    for _ in range(n):
+        target = explorer_k(page) - 1
+        page.keyboard.press("ArrowLeft")
+        out.append(settled_after(page, target))
+    return out
+
+
+def click_moves(page, targets: list[int], low: int, high: int) -> tuple[list[float], list[float]]:
+    """Clicks on the K track where each target lies: (ms until drawn, ms until the bootstrap parts were drawn)."""
+    box = track(page)
+    drawn, settled = [], []
+    for target in targets:
+        x = box["x"] + 8 + (box["width"] - 16) * (target - low) / (high - low)
+        page.mouse.click(x, box["y"] + box["height"] / 2)
+        k = wait_for(page, "(window.__drawn.filter(([t]) => t >= window.__input).pop() || [0, 0])[1]")
+        drawn.append(drawn_after(page, k))
+        settled.append(settled_after(page, k))
+    return drawn, settled
+
+
+def drag(page, share: float = 0.4, seconds: float = 1.0, steps: int = 60) -> int:
+    """Drag the K thumb across ``share`` of the track in ``seconds``; the number of K values drawn on the way."""
+    box = track(page)
+    start = page.evaluate("window.__drawn.length")
+    low, high = (
+        int(page.get_attribute(f'{EXPLORER} input[name="k"]', "min")),
+        int(page.get_attribute(f'{EXPLORER} input[name="k"]', "max")),
+    )
+    k = explorer_k(page)
+    x0 = box["x"] + 8 + (box["width"] - 16) * (k - low) / (high - low)
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(x0, y)
+    page.mouse.down()
+    began = time.perf_counter()
+    for i in range(1, steps + 1):
+        page.mouse.move(x0 + box["width"] * share * i / steps, y)
+        wait = began + seconds * i / steps - time.perf_counter()
+        if wait > 0:
+            page.wait_for_timeout(1000 * wait)
+    page.mouse.up()
+    page.wait_for_timeout(300)
+    return len({k for _, k in page.evaluate("window.__drawn")[start:]})
+
+
+def floor_moves(page, n: int, quiet_ms: float) -> list[float]:
+    out, k = [], 20
+    page.locator('[data-testid="stSlider"] input[type="range"]').first.focus()
+    for i in range(n):
+        k += 1 if i % 2 == 0 else -1
+        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+        wait_for(page, f"/K = {k}(?!\\d)/.test(document.body.innerText)")
+        while page.evaluate("performance.now() - window.__lastChange") < quiet_ms:
+            page.wait_for_timeout(20)
+        out.append(page.evaluate("window.__lastChange - window.__input"))
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=15, help="moves timed per kind")
     parser.add_argument("--quiet", type=float, default=300.0, help="ms without a DOM change that count as settled")
-    parser.add_argument(
-        "--sizes",
-        type=int,
-        nargs="+",
-        default=[75, 150, 300, 25, 400],
-        help="chunk sizes not bundled, in words (reached from 100 words by the slider)",
-    )
+    parser.add_argument("--moves", type=int, default=10, help="moves per kind")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    times: dict[str, list[float]] = {}
-    with served("app.py") as app, served("bench/browser_floor.py") as floor, sync_playwright() as p:
+    with served("bench/browser_floor.py") as (floor, _), served("app.py") as (app, _), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.add_init_script(OBSERVER)
+        page.add_init_script(INSTRUMENT)
 
         page.goto(floor, timeout=120_000)
-        settle(page, lambda pg: pg.get_by_text("K = 20").count() > 0, args.quiet)
-        label = "K: documents per sample"
-        steps = [1, -1] * (args.moves // 2 + 1)
-        floor_done = lambda k: lambda pg: pg.get_by_text(f"K = {k}", exact=True).count() > 0  # noqa: E731
-        times["floor"] = _k_moves(page, label, 20, steps[: args.moves], args.quiet, floor_done)
+        wait_for(page, "document.body.innerText.includes('K = 20')")
+        times = {"floor": floor_moves(page, args.moves, args.quiet)}
 
-        page.goto(app, timeout=120_000)
-        settle(page, _url_has("k", 20), args.quiet)
-        high = int(_thumb(page, label).get_attribute("max"))
-        # New K: a click on the track, a jump to a K neither shown nor prefetched (K +- 1) before;
-        # then K seen: back and forth with the arrow keys over K already shown.
-        shown = []
-        for target in NEW_K[: args.moves]:
-            ms, k = click_to(page, label, target, 2, high, args.quiet)
-            times.setdefault("K new", []).append(ms)
-            shown.append(k)
-        times["K seen"] = _k_moves(
-            page,
-            label,
-            shown[-1],
-            [-1, 1] * (args.moves // 2) + [-1] * (args.moves % 2),
-            args.quiet,
-            lambda k: _url_has("k", k),
-        )
-
-        page.goto(f"{app}/?source=sample&sim=0", timeout=120_000)
-        settle(page, _url_has("config", "100w"), args.quiet)
-        grid = [25, 50, 75, 100, 150, 200, 300, 400]  # dashboard.sources.SIZE_GRID; 50, 100, 200 are bundled
-        at, seen, sized = grid.index(100), {50, 100, 200}, []
-        for words in args.sizes:
-            while grid[at] != words:
-                step = 1 if grid.index(words) > at else -1
-                at += step
-                ms = move(
-                    page,
-                    "Chunk size",
-                    "ArrowRight" if step > 0 else "ArrowLeft",
-                    _url_has("config", f"{grid[at]}w"),
-                    args.quiet,
-                )
-                if grid[at] not in seen:  # the first time this size is shown: chunked, queried and ranked
-                    sized.append(ms)
-                    seen.add(grid[at])
-        times["size new"] = sized
+        began = time.perf_counter()
+        page.goto(app, timeout=600_000)
+        page.wait_for_selector(f'{EXPLORER}[data-pending="0"]', timeout=600_000)
+        load_s = time.perf_counter() - began
+        page.locator(f'{EXPLORER} input[name="k"]').focus()
+        times["explorer"] = key_moves(page, "ArrowRight", args.moves) + key_moves(page, "ArrowLeft", args.moves)
+        page.wait_for_selector(f'{EXPLORER}[data-pending="0"]', timeout=60_000)
+        times["bootstrap"] = stops(page, args.moves)
+        high = int(page.get_attribute(f'{EXPLORER} input[name="k"]', "max"))
+        targets = [int(t) for t in np.linspace(60, min(high, 560), args.moves)[::-1]]
+        targets = targets[::2] + targets[1::2]  # far apart: every click jumps hundreds of K
+        clicked, settled = click_moves(page, targets, 2, high)
+        times["explorer"] += clicked
+        times["far stop"] = settled
+        page.locator(f'{EXPLORER} input[name="k"]').focus()
+        page.keyboard.press("Home")
+        page.wait_for_timeout(500)
+        drawn_on_drag = drag(page)
         browser.close()
 
-    floor_p50 = float(np.percentile(times["floor"], 50))
-    load = os.getloadavg()[0]
+    p50 = {kind: float(np.percentile(v, 50)) for kind, v in times.items()}
+    p95 = {kind: float(np.percentile(v, 95)) for kind, v in times.items()}
+    ratio = p50["explorer"] / p50["floor"]
     print(
-        f"bench_browser: chromium 1400x1000, settled = run ended + {args.quiet:.0f} ms without a DOM change; "
-        f"load average {load:.1f}"
+        f"bench_browser: chromium 1400x1000, load average {os.getloadavg()[0]:.1f}; landing view loaded in "
+        f"{load_s:.1f} s"
     )
-    print(f"{'move':<10} {'n':>3} {'p50 ms':>8} {'p95 ms':>8} {'p50/floor':>10} {'target p50':>11}")
-    for kind in ("floor", "K seen", "K new", "size new"):
-        values = np.array(times[kind])
-        p50, p95 = np.percentile(values, [50, 95])
-        target = TARGETS_MS.get(kind)
-        verdict = "" if target is None else f"{target:>8.0f} ms {'met' if p50 <= target else 'missed'}"
-        print(f"{kind:<10} {values.size:>3} {p50:>8.0f} {p95:>8.0f} {p50 / floor_p50:>9.1f}x {verdict}")
+    print(f"{'kind':<10} {'n':>3} {'p50 ms':>8} {'p95 ms':>8}")
+    for kind, values in times.items():
+        print(f"{kind:<10} {len(values):>3} {p50[kind]:>8.0f} {p95[kind]:>8.0f}")
+    verdict = [
+        ("explorer p50 <= 50 ms", p50["explorer"] <= TARGETS["p50"]),
+        ("explorer p95 <= 100 ms", p95["explorer"] <= TARGETS["p95"]),
+        (f"explorer p50 / floor p50 = {ratio:.2f} <= 0.5", ratio <= TARGETS["floor ratio"]),
+        (f"drag drew {drawn_on_drag} K values >= 15", drawn_on_drag >= TARGETS["drag"]),
+        ("bootstrap parts p50 <= 500 ms", p50["bootstrap"] <= TARGETS["bootstrap p50"]),
+    ]
+    for text, met in verdict:
+        print(f"  {'met   ' if met else 'MISSED'} {text}")
 
 
 if __name__ == "__main__":

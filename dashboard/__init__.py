@@ -5,6 +5,7 @@
 ``run_sources``  the runs and qrels of the Ranking metrics page (bundled sample run and runs, the seed's example,
                  upload)
 ``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through, and ``figure(...)``
+``explorer_view`` the explorer's component (drawn in the browser from the view of every K) and its served assets
 ``url_state``    controls bound to the URL's query parameters (``bind``, ``sync_url``, ``clamp``, ``one_of``, ...)
 ``routing``      every page under app.py's router, also for a first visitor's deep link
 ``widgets``      controls shared by pages (confidence level, seed, K, estimator, config, B/R choices), page intro

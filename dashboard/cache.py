@@ -16,11 +16,9 @@ the progress bar are drawn here, around the computation.
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -76,15 +74,22 @@ def cached(
         if entry in store:
             store.move_to_end(entry)
             return store[entry]
-        running = _IN_FLIGHT.get((name, entry))
-    if running is not None:  # being prefetched: wait for it rather than compute it twice
+        running = _RUNNING.setdefault((name, entry), threading.Lock())
+    # Sessions asking for one entry at once (a classroom opening the same view) wait for one computation.
+    with running:
+        with lock:
+            if entry in store:
+                return store[entry]
         try:
-            return running.result()
-        except Exception:  # the foreground computes again, and shows the error
-            pass
-    value = _compute(compute, args, options, spinner, progress_label)
-    _keep(store, lock, entry, value, kept)
+            value = _compute(compute, args, options, spinner, progress_label)
+            _keep(store, lock, entry, value, kept)
+        finally:
+            with lock:
+                _RUNNING.pop((name, entry), None)
     return value
+
+
+_RUNNING: dict[tuple, threading.Lock] = {}  # (store, entry) -> held while that entry is being computed
 
 
 def _keep(store: OrderedDict, lock: threading.Lock, entry, value, kept: int) -> None:
@@ -93,54 +98,6 @@ def _keep(store: OrderedDict, lock: threading.Lock, entry, value, kept: int) -> 
         store.move_to_end(entry)
         while len(store) > kept:
             store.popitem(last=False)
-
-
-# Prefetching: what the next slider move will likely ask, computed in one background thread.
-_PREFETCHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragunc-prefetch")
-_IN_FLIGHT: dict[tuple, Future] = {}
-_REQUESTS = itertools.count()
-_LATEST = [0]
-PREFETCH_KEPT = 4  # requests that may still wait; older ones are dropped (the user has moved on)
-
-
-def prefetch(compute: Callable, /, *args, key: Hashable = None, kept: int = KEPT, **options) -> None:
-    """Compute ``cached(compute, *args, key=key, **options)`` in a background thread, unless kept already.
-
-    For the values the next slider move will likely ask for (the neighbouring K).  Only the
-    latest ``PREFETCH_KEPT`` requests are computed; a foreground ``cached`` call for an entry
-    being prefetched waits for it.  Nothing is drawn: ``compute`` runs without a progress bar,
-    and an error is left for the foreground call to raise and show.
-    """
-    name = f"{compute.__module__}.{compute.__qualname__}"
-    entry = (key, tuple(sorted(options.items())))
-    stores, lock = _stores()
-    with lock:
-        store = stores.setdefault(name, OrderedDict())
-        if entry in store or (name, entry) in _IN_FLIGHT:
-            return
-        request = _LATEST[0] = next(_REQUESTS)
-
-        def run():
-            try:
-                if request <= _LATEST[0] - PREFETCH_KEPT:
-                    raise _Stale
-                value = compute(*args, **options)
-                _keep(store, lock, entry, value, kept)
-                return value
-            finally:
-                with lock:
-                    _IN_FLIGHT.pop((name, entry), None)
-
-        _IN_FLIGHT[(name, entry)] = _PREFETCHER.submit(run)
-
-
-def wait_for_prefetch() -> None:
-    """Block until every prefetch request made so far has run (for tests and benchmarks)."""
-    _PREFETCHER.submit(lambda: None).result()
-
-
-class _Stale(Exception):
-    """A prefetch request overtaken by newer ones before it started."""
 
 
 def _compute(compute, args, options, spinner, progress_label):

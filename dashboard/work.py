@@ -104,7 +104,7 @@ def within_budget(reps: int, boot: int, k: int) -> tuple[int, int, str | None]:
     note = (
         f"R = {reps:,} and B = {boot:,} at K = {k} would take {work:,} document draws; this shared server does "
         f"up to {WORK_BUDGET:,} per computation, so this one runs R = {low_reps:,}, B = {low_boot:,}. "
-        "`ragunc coverage` on your own machine runs any R and B."
+        "`ragunc simulate` on your own machine runs any R and B."
     )
     return low_reps, low_boot, note
 

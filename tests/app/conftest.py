@@ -3,6 +3,7 @@ a tile's value."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,3 +100,18 @@ def tile() -> Callable[[AppTest, str], str]:
 def switch_page() -> Callable[[AppTest, str], AppTest]:
     """``switch_page(at, page)``: the app switched to ``page`` (a file in pages/) as by its sidebar link, and rerun."""
     return lambda at, page: at.switch_page(str(PAGES / page)).run()
+
+
+@pytest.fixture()
+def explorer_text() -> Callable[[AppTest, str], str]:
+    """``explorer_text(at, slot)``: what the explorer component shows in ``slot`` at the page's K (its view
+    read as the browser fetches it)."""
+    from dashboard import explorer_view
+
+    def text(at: AppTest, slot: str) -> str:
+        (component,) = [e for e in at.get("bidi_component") if e.proto.component_name == "ragunc.explorer"]
+        data = json.loads(component.proto.json)
+        view = json.loads((explorer_view.VIEWS / data["view"]).read_text(encoding="utf-8"))
+        return view["rows"][data["k"] - view["k"]["min"]][view["slots"].index(slot)]
+
+    return text

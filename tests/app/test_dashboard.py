@@ -7,8 +7,6 @@ import gzip
 import io
 from pathlib import Path
 
-import threading
-import time
 
 import numpy as np
 import pandas as pd
@@ -181,51 +179,3 @@ def test_coverage_runs_of_default_size_get_no_progress_bar():
     assert cache.coverage_progress("sim", reps=2000, boot=1000, k=50) is None
     assert cache.coverage_progress("sim", reps=5000, boot=5000, k=100) == "sim"
     assert cache.coverage_progress("sim", reps=5000, boot=0, k=30_000) == "sim"  # no bootstrap, huge K
-
-
-_PREFETCHED = []
-
-
-def _slow_square(x: float) -> float:
-    _PREFETCHED.append(x)
-    time.sleep(0.05)
-    return x * x
-
-
-def _failing(x: float) -> float:
-    raise ValueError(f"bad {x}")
-
-
-def test_prefetch_computes_in_the_background_and_the_foreground_takes_its_result():
-    _PREFETCHED.clear()
-    cache.prefetch(_slow_square, key="p", x=3.0)
-    cache.prefetch(_slow_square, key="p", x=3.0)  # asked twice while in flight: computed once
-    assert cache.cached(_slow_square, key="p", x=3.0) == 9.0  # waits for the prefetch rather than computing it
-    assert _PREFETCHED == [3.0]
-    cache.prefetch(_slow_square, key="p", x=3.0)  # kept already: nothing to do
-    cache.wait_for_prefetch()
-    assert _PREFETCHED == [3.0]
-
-
-_RELEASE = threading.Event()
-
-
-def _held(x: float) -> float:
-    _RELEASE.wait(10)
-    return x
-
-
-def test_prefetch_keeps_only_the_latest_requests_and_leaves_errors_to_the_foreground():
-    _PREFETCHED.clear()
-    _RELEASE.clear()
-    cache.prefetch(_held, key="q", x=0.5)  # occupies the worker while the others queue
-    for x in range(1, 8):
-        cache.prefetch(_slow_square, key="q", x=float(x))
-    _RELEASE.set()
-    cache.wait_for_prefetch()
-    # of the seven queued behind the first, only the latest PREFETCH_KEPT were computed
-    assert _PREFETCHED == [*map(float, range(8 - cache.PREFETCH_KEPT, 8))]
-    cache.prefetch(_failing, key="r", x=1.0)
-    cache.wait_for_prefetch()
-    with pytest.raises(ValueError, match="bad 1.0"):
-        cache.cached(_failing, key="r", x=1.0)

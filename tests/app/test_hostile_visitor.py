@@ -203,7 +203,7 @@ def test_a_link_asking_for_a_huge_simulation_runs_within_the_budget(canary, open
 
     at = open_app(source="synthetic", syn_docs="400", k="300", reps="5000", boot="5000")
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert any("this one runs R =" in c.value for c in at.sidebar.caption)
+    assert any("this one runs R =" in c.value for c in at.caption)
     stores, _ = cache._stores()
     runs = [dict(options) for _, options in stores["ragunc.stats.explore.explore"]]
     assert runs and all(o["reps"] * o["boot"] * o["k"] <= work.WORK_BUDGET for o in runs if o["reps"]), runs

@@ -1,39 +1,45 @@
-"""AppTest of the Uncertainty explorer page: K, B and chunk size move the figures; simulations are cached."""
+"""AppTest of the Uncertainty explorer page: the view of every K sent once, the bootstrap at the released K,
+the downloads of what is on screen; chunk sizes computed when chosen."""
 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import platform
 from collections.abc import Iterator
 
 import numpy as np
-
+import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 import ragunc.corpus
 import ragunc.retrieval
-import ragunc.stats.coverage
-import ragunc.stats.explore
-from dashboard import cache, sources
+from dashboard import cache, explorer_view, sources
 from ragunc.data.results import load_results, results_from_frame
-from ragunc.present import summary
-from ragunc.present.figures import interval_label
-from ragunc.stats.design import design
-from ragunc.stats.intervals import interval_report
-from ragunc.stats.methods import METHODS
-from ragunc.stats.sample import nested_orders, nested_sample
+from ragunc.present import explorer, numbers
+from ragunc.stats.all_k import k_table, nested_bootstrap
 
 FAST = {"reps": "200", "boot": "200"}
+METHODS = ("naive", "korn_graubard_bm", "bootstrap")
 
 
-def _charts(at: AppTest) -> dict[str, dict]:
-    return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+def _data(at: AppTest) -> dict:
+    """What the page sent the explorer component: its view of every K, the server's answer, K, B and R."""
+    (component,) = [e for e in at.get("bidi_component") if e.proto.component_name == "ragunc.explorer"]
+    data = json.loads(component.proto.json)
+    data["view"] = json.loads((explorer_view.VIEWS / data["view"]).read_text(encoding="utf-8"))  # as fetched
+    return data
 
 
-def _interval_chart(at: AppTest) -> dict:
-    return next(spec for spec in _charts(at).values() if "intervals for" in spec["layout"]["title"]["text"])
+def _text(at: AppTest, slot: str, k: int | None = None) -> str:
+    """The text the browser shows in ``slot`` at ``k`` (default: the page's K)."""
+    data = _data(at)
+    view = data["view"]
+    row = (data["k"] if k is None else k) - view["k"]["min"]
+    return view["rows"][row][view["slots"].index(slot)]
 
 
 def _array(value) -> np.ndarray:
@@ -43,12 +49,18 @@ def _array(value) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
-def _bounds(spec: dict) -> dict[str, tuple[float, float]]:
-    out = {}
-    for trace in spec["data"]:
-        est = trace["x"][0]
-        out[trace["y"][0]] = (est - trace["error_x"]["arrayminus"][0], est + trace["error_x"]["array"][0])
-    return out
+@pytest.fixture()
+def downloads(monkeypatch) -> dict:
+    """The deferred download callables of the runs, by file name (what a click in the browser would run)."""
+    made = {}
+    real = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, *args, **kwargs):
+        made[file_name] = data_callable
+        return real(self, data_callable, mimetype, coordinates, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return made
 
 
 @pytest.fixture()
@@ -88,190 +100,119 @@ def pipeline(monkeypatch) -> Iterator[_Pipeline]:
     cache._stores.clear()
 
 
+def _move(at: AppTest, **values) -> AppTest:
+    """The explorer's controls released at ``values`` (what its callbacks write into the bound keys)."""
+    for name, value in values.items():
+        at.session_state[name] = value
+    return at.run()
+
+
 def test_page_loads_on_its_own_with_the_default_data(open_page):
     at = open_page("uncertainty_explorer.py", **FAST)
     assert not at.exception
     assert at.title[0].value == "Uncertainty explorer"
-    assert len(at.get("plotly_chart")) == 2  # intervals, coverage
+    data = _data(at)
+    assert (data["k"], data["boot"], data["reps"]) == (20, 200, 200)
+    assert data["answer"]["k"] == 20  # the bootstrap at the page's K, sent with the view
     at.toggle(key="repetitions").set_value(True).run()  # on demand: the stacked repetitions and their spread
-    assert len(at.get("plotly_chart")) == 4 and at.query_params["repetitions"] in ("1", ["1"])
+    assert len(at.get("plotly_chart")) == 2 and at.query_params["repetitions"] in ("1", ["1"])
 
 
-def test_moving_k_changes_the_tiles_and_the_figures(two_configs, tile):
-    at, frame = two_configs
-    assert not at.exception and not at.error
-    before_deff, before = tile(at, "DEFF"), _interval_chart(at)
-    at.slider(key="k").set_value(60).run()
-    assert not at.exception
-    assert tile(at, "DEFF") != before_deff
-    after = _interval_chart(at)
-    assert "60 documents" in after["layout"]["title"]["text"]
-    assert _bounds(after) != _bounds(before)
-
-
-def _tiles(at: AppTest, label: str) -> list[str]:
-    """Every metric tile called ``label``, in page order: the design's first, then this sample's."""
-    return [m.value for m in at.metric if m.label == label]
-
-
-def _lead(at: AppTest) -> str:
-    """The page's plain headline (the first markdown that is a heading)."""
-    return next(m.value for m in at.markdown if m.value.startswith("#### "))
-
-
-NAIVE, RECOMMENDED, BOOTSTRAP = (interval_label(m, plain=True) for m in ("naive", "korn_graubard_bm", "bootstrap"))
-
-
-def test_tiles_and_intervals_are_the_librarys_numbers(two_configs):
-    at, frame = two_configs
-    at.slider(key="k").set_value(120).run()  # K = D: the whole population, no sampling left to reproduce
-    sample = results_from_frame(frame).population("100w")
-    expected = interval_report(sample.with_population(sample.n_docs), boot=200, rng=0)
-    assert _tiles(at, "DEFF") == ["0.0", f"{expected.diagnostics.deff:.2f}"]  # a census has no design variance
-    assert _tiles(at, "Chunks") == [f"{expected.n_chunks:,}"]
-    low, high = _bounds(_interval_chart(at))[NAIVE]
-    assert low == pytest.approx(100 * expected.interval("naive").ci[0]) and high == pytest.approx(
-        100 * expected.interval("naive").ci[1]
-    )
-    assert any("nothing to resample" in i.value for i in at.info)
-    assert summary.estimate_line(expected) in [m.value for m in at.markdown]
-    why = next(e for e in at.expander if e.label == "Why this interval")
-    assert why.markdown[0].value == summary.why_this_interval(expected)
-
-
-def test_the_design_tiles_are_the_designs_values_and_this_samples_its_own(two_configs):
+def test_the_view_is_the_engines_table_and_the_answer_its_bootstrap(two_configs):
     at, frame = two_configs
     population = results_from_frame(frame).population("100w")
-    # the nested sample at K = 20, and the design measured on the R = 200 nested repetitions
-    values = design(population, 20, rng=0, samples=nested_orders(population.n_docs, 1 + 200, 0)[1:, :20])
-    own = interval_report(nested_sample(population, 20, seed=0), boot=200, rng=0).diagnostics
-    assert _tiles(at, "DEFF") == [f"{values.deff:.1f}", f"{own.deff:.2f}"]
-    assert _tiles(at, "Effective n") == [f"{values.n_eff:,.0f}", f"{own.n_eff:,.0f}"]
-    assert _tiles(at, "ICC") == [f"{values.icc:.3f}", f"{own.icc:.3f}"]
-    assert _tiles(at, "SD (pp)") == [f"{100 * values.sd:.2f}"]
-    boxes = [m.value for m in at.markdown]
-    assert "**The design:** repeated samples of K = 20 documents" in boxes
-    assert "**This sample:** the 20 documents drawn" in boxes
+    table = k_table(population, reps=200, seed=0)
+    expected = explorer.explorer_view(
+        table,
+        methods=METHODS,
+        plain=True,
+        boots=(200, 500, 1000, 2000, 5000),
+        reps_options=(200, 500, 1000, 2000, 5000),
+    )
+    data = _data(at)
+    assert data["view"] == json.loads(json.dumps(expected))
+    _move(at, k=60)
+    data = _data(at)
+    assert data["k"] == 60 and data["view"] == json.loads(json.dumps(expected))  # the view is not recomputed
+    report, coverage = nested_bootstrap(population, k=60, boot=200, reps=200, seed=0)
+    answer = explorer.bootstrap_answer(report, coverage, methods=METHODS, plain=True, table=table, boot=200, reps=200)
+    assert data["answer"] == json.loads(json.dumps(answer))
+    assert at.query_params["k"] in ("60", ["60"])
 
 
-def test_the_page_leads_with_the_effect_and_labels_intervals_with_their_coverage(two_configs):
+def test_moving_b_asks_the_bootstrap_again_and_keeps_the_view(two_configs):
     at, _ = two_configs
+    before = _data(at)
+    _move(at, boot=2000)
+    after = _data(at)
+    assert after["view"] == before["view"]
+    assert after["answer"]["boot"] == 2000 and after["answer"]["figures"] != before["answer"]["figures"]
+    assert at.query_params["boot"] in ("2000", ["2000"])
+
+
+def test_moving_r_sends_the_table_of_that_r(two_configs):
+    at, _ = two_configs
+    _move(at, reps=500)
     assert not at.exception
-    lead = _lead(at)
-    assert lead.startswith("#### Chunks of one document are") and "the usual binomial 95% interval held" in lead
-    ticks = _interval_chart(at)["layout"]["yaxis"]["ticktext"]
-    assert len(ticks) == 3  # simple first: naive, recommended, one bootstrap
-    assert ticks[0].startswith(f"{NAIVE} · ") and ticks[0].endswith("% coverage here")
-    assert ticks[1].startswith(f"<b>★ {RECOMMENDED}</b> · ")
-    at.toggle(key="sim").set_value(False).run()  # no simulation: no coverage in the labels, the DEFF says it
-    assert not any("coverage here" in t for t in _interval_chart(at)["layout"]["yaxis"]["ticktext"])
-    assert "normal approximation" in _lead(at)
+    assert _data(at)["view"]["reps"] == 500 and "Over 500 fresh samples" in _text(at, "headline_coverage")
+
+
+def test_a_link_restores_k_b_and_r(open_app):
+    at = open_app(source="synthetic", syn_docs="150", k="33", boot="500", reps="200")
+    assert not at.exception
+    data = _data(at)
+    assert (data["k"], data["boot"], data["reps"]) == (33, 500, 200)
+    assert (data["answer"]["k"], data["answer"]["boot"]) == (33, 500)
+
+
+def test_the_downloads_describe_the_released_k(two_configs, downloads):
+    at, frame = two_configs
+    _move(at, k=45)
+    population = results_from_frame(frame).population("100w")
+    report, _ = nested_bootstrap(population, k=45, boot=200, reps=200, seed=0)
+    csv = pd.read_csv(io.StringIO(downloads["ragunc_summary.csv"]()))
+    assert set(csv["n_docs"]) == {45}
+    naive = csv.set_index("method").loc["naive"]
+    assert (naive["low"], naive["high"]) == pytest.approx(report.interval("naive").ci)
+    summary = json.loads(downloads["ragunc_summary.json"]())
+    assert summary["context"]["K"] == 45 and summary["interval"]["n_docs"] == 45
+    # and the screen says the same numbers at that K
+    assert _text(at, "sample_interval") == numbers.interval(*report.recommended().ci)
+    assert _text(at, "sample_chunks") == numbers.count(report.n_chunks)
 
 
 def test_all_methods_shows_the_twelve(two_configs):
     at, _ = two_configs
     at.toggle(key="all").set_value(True).run()
-    ticks = _interval_chart(at)["layout"]["yaxis"]["ticktext"]
-    assert len(ticks) == len(METHODS)
-    assert sum("★ Korn–Graubard, Bell–McCaffrey df (recommended)" in t for t in ticks) == 1
-    coverage = next(s for s in _charts(at).values() if s["layout"]["title"]["text"].startswith("Coverage over"))
-    assert len(coverage["data"][0]["y"]) == len(METHODS)
+    view = _data(at)["view"]
+    assert len(view["figures"]["intervals"]["base"]["data"]) == 12
     assert at.query_params["all"] in ("1", ["1"])
 
 
-def test_moving_b_changes_the_bootstrap_interval_only(two_configs):
-    at, _ = two_configs
-    before = _bounds(_interval_chart(at))
-    at.select_slider(key="boot").set_value(2000).run()
-    after = _bounds(_interval_chart(at))
-    assert after[BOOTSTRAP] != before[BOOTSTRAP]
-    assert after[NAIVE] == before[NAIVE]
-    assert after[RECOMMENDED] == before[RECOMMENDED]
-
-
-def test_changing_chunk_size_changes_the_figures(two_configs, tile):
+def test_changing_chunk_size_sends_a_new_view(two_configs):
     at, frame = two_configs
     # An upload keeps its own sizes (no computing), on a slider ordered by words.
     assert at.select_slider(key="config").options == ["50 words", "100 words"]
-    chunks_100 = tile(at, "Chunks")
-    before = _interval_chart(at)
+    chunks_100 = _text(at, "sample_chunks")
     at.select_slider(key="config").set_value("50w").run()
     assert not at.exception
-    assert tile(at, "Chunks") != chunks_100
-    assert _bounds(_interval_chart(at)) != _bounds(before)
+    assert _text(at, "sample_chunks") != chunks_100
     assert at.query_params["config"] in ("50w", ["50w"])
-
-
-def test_plot_only_control_never_reruns_the_simulation(two_configs, monkeypatch):
-    at, _ = two_configs
-    calls = []
-    real = ragunc.stats.explore.coverage_experiment
-
-    def counted(*args, **kwargs):
-        calls.append(kwargs["k"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(ragunc.stats.explore, "coverage_experiment", counted)
-    cache.wait_for_prefetch()
-    at.toggle(key="repetitions").set_value(True).run()
-    at.slider(key="stack").set_value(40).run()
-    assert not at.exception
-    assert calls == []
-    stacked = next(s for s in _charts(at).values() if "First 40 repetitions" in s["layout"]["title"]["text"])
-    assert stacked
-    at.slider(key="k").set_value(33).run()
-    assert calls.count(33) == 1
-    cache.wait_for_prefetch()
-    assert sorted(calls) == [32, 33, 34]  # and its neighbours, in the background
-    at.slider(key="k").set_value(34).run()  # a neighbour: computed already
-    at.slider(key="k").set_value(33).run()  # back to a simulated K: served from the cache
-    assert calls.count(33) == 1 and calls.count(34) == 1
 
 
 def test_the_landing_view_shows_the_naive_interval_failing(open_app):
     """No query parameters: the alike-documents sample at K = 20, with the defaults (B = R = 1,000)."""
     at = open_app()
     assert not at.exception and not at.error
-    assert at.selectbox(key="source").value == "alike" and at.slider(key="k").value == 20
-    coverage = next(s for s in _charts(at).values() if s["layout"]["title"]["text"].startswith("Coverage over 1,000"))
-    naive = dict(zip(coverage["data"][0]["y"], _array(coverage["data"][0]["x"])))[NAIVE]
-    assert naive <= 70
-    assert f"held the true hit@1 only {naive:.0f}% of the time" in _lead(at)
+    assert at.selectbox(key="source").value == "alike" and _data(at)["k"] == 20
+    population = load_results(sources.SAMPLE_DIR / "debian_copyright_100w.csv.gz").population("100w")
+    row = k_table(population, reps=1000, seed=0).row(20)
+    assert row["coverage_naive"] <= 0.7
+    assert f"only {numbers.percent(row['coverage_naive'])} of the time" in _text(at, "headline_coverage")
     # the stdlib sample is one click away, with its own honest sentence
     at.button(key="other_sample").click().run()
     assert at.selectbox(key="source").value == "sample" and not at.exception
-    assert "mildly alike" in _lead(at)
-
-
-def test_the_design_values_agree_with_the_coverage_experiment(open_app):
-    """On the alike-documents sample at K = 20 the design's DEFF is what the coverage run's repetitions show."""
-    at = open_app(reps="2000")
-    population = load_results(sources.SAMPLE_DIR / "debian_copyright_100w.csv.gz").population("100w")
-    nested = nested_orders(population.n_docs, 1 + 2000, 0)[1:, :20]  # the explorer's nested repetitions
-    run = ragunc.stats.coverage.coverage_experiment(population, k=20, reps=2000, boot=1000, rng=0, samples=nested)
-    deff = float(_tiles(at, "DEFF")[0])
-    est = run.estimates
-    m4 = ((est - est.mean()) ** 4).mean()
-    mc_se = np.sqrt((m4 - est.var() ** 2) / est.size) / run.binomial_sd**2  # of the run's variance ratio
-    assert abs(deff - run.variance_ratio) < 3 * mc_se + 0.05  # and the tile's rounding
-    assert f"varied {run.variance_ratio:.1f} times as much as the binomial variance" in " ".join(
-        m.value for m in at.markdown
-    )
-
-
-def test_simulation_off_shows_no_coverage(two_configs):
-    at, _ = two_configs
-    at.toggle(key="sim").set_value(False).run()
-    assert not at.exception
-    assert len(at.get("plotly_chart")) == 1
-    assert any("off" in i.value for i in at.info)
-
-
-def test_reading_updates_with_the_numbers(two_configs):
-    at, _ = two_configs
-    reading = next(m.value for m in at.markdown if "carry about as much information" in m.value)
-    at.slider(key="k").set_value(90).run()
-    assert next(m.value for m in at.markdown if "carry about as much information" in m.value) != reading
+    assert "mildly alike" in _text(at, "headline")
 
 
 def _bundled_stdlib(at: AppTest) -> None:
@@ -280,23 +221,23 @@ def _bundled_stdlib(at: AppTest) -> None:
 
 
 def test_the_slider_offers_the_size_grid_on_the_bundled_sample(pipeline, open_app):
-    at = open_app(source="sample", sim="0")
+    at = open_app(source="sample", reps="200")
     _bundled_stdlib(at)
     assert at.select_slider(key="config").options == [f"{w} words" for w in sources.SIZE_GRID]
     assert at.select_slider(key="config").value == "100w" and pipeline.calls == []  # bundled: nothing computed
 
 
-def test_moving_the_slider_to_a_new_size_computes_it_and_changes_the_figures(pipeline, chunk_rows, open_app, tile):
+def test_moving_the_slider_to_a_new_size_computes_it_and_changes_the_view(pipeline, chunk_rows, open_app):
     pipeline.frame = chunk_rows(n_docs=60, seed=9).assign(config="75w")
-    at = open_app(source="sample", sim="0")
+    at = open_app(source="sample", reps="200")
     _bundled_stdlib(at)
-    chunks_100, before = tile(at, "Chunks"), _interval_chart(at)
+    chunks_100 = _text(at, "sample_chunks")
     at.select_slider(key="config").set_value("75w").run()
     assert not at.exception and not at.error
     assert pipeline.calls == [("corpus", 75)]
     assert at.query_params["config"] in ("75w", ["75w"])  # the URL carries the size
-    assert tile(at, "Chunks") != chunks_100 and _bounds(_interval_chart(at)) != _bounds(before)
-    assert at.slider(key="k").max == 60  # the population is the computed size's
+    assert _text(at, "sample_chunks") != chunks_100
+    assert _data(at)["view"]["k"]["max"] == 60  # the population is the computed size's
     at.select_slider(key="config").set_value("100w").run()
     at.select_slider(key="config").set_value("75w").run()  # back again: cached for the session
     assert pipeline.calls == [("corpus", 75)] and not at.exception
@@ -306,33 +247,33 @@ def test_computed_size_survives_reruns_after_a_slow_run_drew_a_progress_bar(
     pipeline, chunk_rows, monkeypatch, open_app
 ):
     pipeline.frame = chunk_rows(n_docs=40, seed=4).assign(config="150w")
-    at = open_app(source="sample", sim="0")
+    at = open_app(source="sample", reps="200")
     _bundled_stdlib(at)
     monkeypatch.setattr(cache, "PROGRESS_AFTER_S", -1.0)  # every run counts as slow
     at.select_slider(key="config").set_value("150w").run()
     assert not at.exception
     assert pipeline.progress == [(1, 3), (2, 3), (3, 3)]
-    at.slider(key="k").set_value(12).run()
+    _move(at, k=12)
     assert not at.exception and at.select_slider(key="config").value == "150w"
 
 
 def test_a_link_with_a_size_not_computed_yet_computes_it(pipeline, chunk_rows, open_app):
     pipeline.frame = chunk_rows(n_docs=50, seed=5).assign(config="300w")
-    at = open_app(source="sample", sim="0", config="300w", k="17")
+    at = open_app(source="sample", reps="200", config="300w", k="17")
     _bundled_stdlib(at)
     assert not at.exception
     assert [words for _, words in pipeline.calls] == [300]
-    assert at.select_slider(key="config").value == "300w" and at.slider(key="k").value == 17
-    assert at.slider(key="k").max == 50
+    assert at.select_slider(key="config").value == "300w" and _data(at)["k"] == 17
+    assert _data(at)["view"]["k"]["max"] == 50
 
 
 def test_a_link_with_a_size_off_the_grid_opens_on_it(pipeline, chunk_rows, open_app):
     pipeline.frame = chunk_rows(n_docs=50, seed=6).assign(config="85w")
-    at = open_app(source="sample", sim="0", config="85w")
+    at = open_app(source="sample", reps="200", config="85w")
     _bundled_stdlib(at)
     assert [words for _, words in pipeline.calls] == [85]
     assert "85 words" in at.select_slider(key="config").options
-    at.slider(key="k").set_value(11).run()  # stays on the slider once computed
+    _move(at, k=11)  # stays on the slider once computed
     assert at.select_slider(key="config").value == "85w" and not at.exception
 
 
@@ -342,7 +283,7 @@ def test_the_design_effect_page_lists_every_size_computed_so_far(pipeline, chunk
         300: chunk_rows(n_docs=60, seed=3).assign(config="300w"),
     }
     pipeline.frame = lambda words: frames[words]
-    at = open_app(source="sample", sim="0")
+    at = open_app(source="sample", reps="200")
     _bundled_stdlib(at)
     for size in ("75w", "300w"):
         at.select_slider(key="config").set_value(size).run()

@@ -12,42 +12,58 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import sources
+from dashboard import explorer_view, sources
 from ragunc.data import DataError, check_columns, load_results
 
 
-def test_default_load_opens_the_explorer_on_the_alike_documents_sample(open_app, tile):
+def _explorer(at) -> dict:
+    """The explorer component's data, its view of every K read as the browser fetches it."""
+    (component,) = [e for e in at.get("bidi_component") if e.proto.component_name == "ragunc.explorer"]
+    data = json.loads(component.proto.json)
+    data["view"] = json.loads((explorer_view.VIEWS / data["view"]).read_text(encoding="utf-8"))
+    return data
+
+
+def _explorer_text(at, slot: str) -> str:
+    data = _explorer(at)
+    return data["view"]["rows"][data["k"] - data["view"]["k"]["min"]][data["view"]["slots"].index(slot)]
+
+
+def _k_max(at) -> int:
+    return _explorer(at)["view"]["k"]["max"]
+
+
+def test_default_load_opens_the_explorer_on_the_alike_documents_sample(open_app):
     at = open_app()
     assert not at.exception
     assert not at.error
     assert at.title[0].value == "Uncertainty explorer"
     assert at.selectbox(key="source").value == "alike"
     assert "Debian-copyright sample" in at.sidebar.caption[-1].value
-    assert float(tile(at, "DEFF")) > 1
+    assert float(_explorer_text(at, "design_deff")) > 1
 
 
 def test_query_parameters_restore_a_view(open_app, small_synthetic):
-    at = open_app(**small_synthetic, k="13", level="0.9", estimator="macro", seed="7", sim="0")
+    at = open_app(**small_synthetic, k="13", level="0.9", estimator="macro", seed="7")
     assert not at.exception
-    assert at.slider(key="k").value == 13
+    assert _explorer(at)["k"] == 13
     assert at.select_slider(key="level").value == 0.9
     assert at.radio(key="estimator").value == "macro"
     assert at.number_input(key="seed").value == 7
     assert at.number_input(key="syn_docs").value == 150
-    assert at.toggle(key="sim").value is False
-    title = at.get("plotly_chart")[0].proto.spec
-    assert "90% intervals" in title and "13 documents" in title and "(macro)" in title
+    title = _explorer_text(at, "intervals_title")
+    assert "90% intervals" in title and "13 documents" in title
     # and the URL is written back (a copied link reproduces the view)
     assert at.query_params["k"] == ["13"] or at.query_params["k"] == "13"
 
 
 def test_out_of_range_query_parameters_are_clamped_not_fatal(open_app, small_synthetic):
-    at = open_app(**{**small_synthetic, "boot": "abc"}, k="999999", level="0.42", estimator="bogus", sim="0")
+    at = open_app(**{**small_synthetic, "boot": "abc"}, k="999999", level="0.42", estimator="bogus")
     assert not at.exception
-    assert at.slider(key="k").value == 150
+    assert _explorer(at)["k"] == 150
     assert at.select_slider(key="level").value == 0.95
     assert at.radio(key="estimator").value == "micro"
-    assert at.select_slider(key="boot").value == 1000
+    assert _explorer(at)["boot"] == 1000
 
 
 def test_bad_upload_shows_the_column_and_rows_and_no_traceback(open_app, chunk_rows, upload):
@@ -86,7 +102,7 @@ def test_missing_column_error_points_to_the_mapping_step_once(open_app, chunk_ro
 def test_column_mapping_step_makes_an_upload_usable(open_app, chunk_rows):
     rows = chunk_rows(y="hit1")
     data = gzip.compress(rows.to_csv(index=False).encode())
-    at = open_app(source="upload", sim="0")
+    at = open_app(source="upload")
     at.file_uploader(key="upload_file").set_value(("mapped.csv.gz", data, "application/gzip"))
     at.run()
     assert at.error  # y is not there yet
@@ -95,25 +111,25 @@ def test_column_mapping_step_makes_an_upload_usable(open_app, chunk_rows):
     assert not at.exception and not at.error
     expected = rows.groupby("doc_id")["hit1"].agg(["sum", "size"])
     assert at.sidebar.caption[-1].value.startswith(f"mapped.csv.gz: {int(expected['size'].sum()):,} chunks")
-    assert at.slider(key="k").max == len(expected)
+    assert _k_max(at) == len(expected)
 
 
 def test_parquet_upload_is_read(open_app, chunk_rows):
     buffer = io.BytesIO()
     chunk_rows(n_docs=40).to_parquet(buffer)
-    at = open_app(source="upload", sim="0")
+    at = open_app(source="upload")
     at.file_uploader(key="upload_file").set_value(("r.parquet", buffer.getvalue(), "application/octet-stream"))
     at.run()
     assert not at.exception and not at.error
-    assert at.slider(key="k").max == 40
+    assert _k_max(at) == 40
 
 
 def test_synthetic_population_follows_its_parameters(open_app, small_synthetic):
-    at = open_app(**small_synthetic, sim="0")
+    at = open_app(**small_synthetic)
     assert not at.exception and not at.error
-    assert at.slider(key="k").max == 150
+    assert _k_max(at) == 150
     at.number_input(key="syn_docs").set_value(220).run()
-    assert at.slider(key="k").max == 220
+    assert _k_max(at) == 220
     assert at.query_params["syn_docs"] in ("220", ["220"])
 
 
@@ -128,7 +144,7 @@ def test_every_page_is_routed_and_loads(page, open_app, small_synthetic, switch_
 def test_jsonl_upload_offers_its_columns_for_mapping(open_app, chunk_rows):
     rows = chunk_rows(n_docs=30, y="hit")
     data = rows.to_json(orient="records", lines=True).encode()
-    at = open_app(source="upload", sim="0")
+    at = open_app(source="upload")
     at.file_uploader(key="upload_file").set_value(("r.jsonl", data, "application/json"))
     at.run()
     assert not at.exception
@@ -136,20 +152,18 @@ def test_jsonl_upload_offers_its_columns_for_mapping(open_app, chunk_rows):
     assert at.selectbox(key="map_doc_id").value == "doc_id"
     at.selectbox(key="map_y").set_value("hit").run()
     assert not at.exception and not at.error
-    assert at.slider(key="k").max == 30
+    assert _k_max(at) == 30
 
 
 def test_a_control_keeps_its_value_across_pages_that_do_not_show_it(open_app, small_synthetic, switch_page):
     at = open_app(**small_synthetic)
-    at.toggle(key="sim").set_value(False).run()
-    at.select_slider(key="reps").set_value(500).run()
+    at.session_state["reps"] = 500  # as the explorer's R control writes it when released
+    at.run()
     switch_page(at, "planning_comparison.py")
     assert not at.exception
-    for key in ("sim", "reps"):  # a browser's page switch drops the other page's parameters
-        del at.query_params[key]
+    del at.query_params["reps"]  # a browser's page switch drops the other page's parameters
     switch_page(at, "uncertainty_explorer.py")
-    assert at.toggle(key="sim").value is False
-    assert at.select_slider(key="reps").value == 500
+    assert _explorer(at)["reps"] == 500
 
 
 @pytest.mark.parametrize(
@@ -166,13 +180,13 @@ def test_an_upload_the_library_reads_loads(name, encode, open_app, chunk_rows):
     rows = chunk_rows(n_docs=30, seed=4)
     data = encode(rows)
     assert load_results(sources.named_buffer(name, data)).n_rows == len(rows)  # the library reads it
-    at = open_app(source="upload", sim="0")
+    at = open_app(source="upload")
     at.file_uploader(key="upload_file").set_value((name, data, "application/octet-stream"))
     at.run()
     assert not at.exception and not at.error
     assert at.selectbox(key="map_y").options == ["(none)", "doc_id", "chunk_id", "y"]
     assert at.sidebar.caption[-1].value.startswith(f"{name}: {len(rows):,} chunks")
-    assert at.slider(key="k").max == 30
+    assert _k_max(at) == 30
 
 
 def test_an_upload_the_peek_cannot_read_shows_the_loaders_words_once(open_app):
@@ -201,18 +215,18 @@ def test_an_upload_of_two_or_three_documents_runs_every_page(n_docs, page, open_
 
 
 def test_the_alike_sample_is_offered_and_says_what_it_shows(open_app):
-    at = open_app(source="alike", sim="0", k="20")
+    at = open_app(source="alike", k="20")
     assert not at.exception and not at.error
     assert "Debian-copyright sample" in at.sidebar.caption[-1].value
     assert at.select_slider(key="config").options == ["50 words", "100 words", "200 words"]  # its own sizes
     assert any("Debian packages' copyright files" in c.value for c in at.caption)
-    assert any("a binomial 95% interval over chunks would hold" in m.value for m in at.markdown)
-    at = open_app(source="sample", sim="0")
+    assert "the usual binomial 95% interval held the true hit@1 only" in _explorer_text(at, "headline_coverage")
+    at = open_app(source="sample")
     assert any("stdlib sample" in c.value for c in at.caption)
 
 
 def test_random_bytes_named_csv_say_the_file_is_not_a_table_and_offer_no_mapping(open_app):
-    at = open_app(source="upload", sim="0")
+    at = open_app(source="upload")
     data = np.random.default_rng(5).integers(0, 256, 3000, dtype=np.uint8).tobytes()
     at.file_uploader(key="upload_file").set_value(("noise.csv", data, "text/csv"))
     at.run()
@@ -234,7 +248,7 @@ def test_random_bytes_named_csv_say_the_file_is_not_a_table_and_offer_no_mapping
 def test_after_an_upload_error_the_page_keeps_its_controls_and_shows_the_error_in_place(
     page, header, open_app, chunk_rows, upload, switch_page
 ):
-    at = open_app(source="upload", sim="0", level="0.9")
+    at = open_app(source="upload", level="0.9")
     if page is not None:
         switch_page(at, page)
     rows = chunk_rows()
@@ -252,7 +266,7 @@ def test_after_an_upload_error_the_page_keeps_its_controls_and_shows_the_error_i
 
 def test_an_upload_of_a_kind_the_loader_does_not_read_names_the_kinds_it_reads(open_app):
     # The uploader lists no types (their hint did not fit the sidebar), so the loader's words say what it takes.
-    at = open_app(source="upload", sim="0")
+    at = open_app(source="upload")
     at.file_uploader(key="upload_file").set_value(("results.xlsx", b"PK\x03\x04 a workbook", "application/zip"))
     at.run()
     assert not at.exception
@@ -275,7 +289,7 @@ def test_a_synthetic_population_and_an_upload_without_configs_say_what_their_con
     page, open_app, small_synthetic, chunk_rows, upload, switch_page
 ):
     # The synthetic population's config read "100w" (as if cut in 100-word chunks) and an upload's "default".
-    at = open_app(**small_synthetic, sim="0", de_reps="200")
+    at = open_app(**small_synthetic, de_reps="200")
     if page is not None:
         switch_page(at, page)
     assert not at.exception and not at.error

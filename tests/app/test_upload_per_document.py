@@ -8,7 +8,7 @@ from ragunc.data.per_document import per_document_frame
 from ragunc.data.results import results_from_frame
 
 
-def test_a_per_document_upload_shows_what_its_chunk_rows_show(open_app, chunk_rows, upload, tile):
+def test_a_per_document_upload_shows_what_its_chunk_rows_show(open_app, chunk_rows, upload, explorer_text):
     rows = chunk_rows(n_docs=90, seed=3)
     from_rows = upload(open_app(source="upload", sim="0", k="30"), rows, "chunks.csv")
     buffer = io.BytesIO()
@@ -19,8 +19,8 @@ def test_a_per_document_upload_shows_what_its_chunk_rows_show(open_app, chunk_ro
     assert not at.exception and not at.error
     assert not [box for box in at.selectbox if box.key and box.key.startswith("map_")]  # nothing to map
     assert [box for box in from_rows.selectbox if box.key and box.key.startswith("map_")]  # chunk rows: mapped
-    for label in ("DEFF", "ICC", "Effective n", "Chunks"):
-        assert tile(at, label) == tile(from_rows, label)
+    for slot in ("design_deff", "design_n_eff", "deff", "icc", "sample_chunks", "sample_interval"):
+        assert explorer_text(at, slot) == explorer_text(from_rows, slot)
 
 
 def test_a_bad_per_document_upload_names_column_and_row(open_app, chunk_rows, upload):

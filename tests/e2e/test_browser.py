@@ -116,7 +116,11 @@ def browser():
         chromium.close()
 
 
-def _wait_idle(page, ready: str = '[data-testid="stMetric"]') -> None:
+EXPLORER = '[data-testid="ragunc-explorer"]'
+SETTLED = f'{EXPLORER}[data-pending="0"]'  # the explorer, every part drawn for the K on its control
+
+
+def _wait_idle(page, ready: str = f'[data-testid="stMetric"], {SETTLED}') -> None:
     """Wait until the app has finished running (``ready`` shown, then no "Running..." status widget for a while)."""
     page.wait_for_selector(ready, timeout=TIMEOUT_MS)
     quiet_since = None
@@ -141,42 +145,34 @@ def _screenshot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / name))
 
 
-def _k_slider(page):
-    """The K slider's thumb: Streamlit renders it as a visually hidden range input."""
-    return (
-        page.locator('[data-testid="stSlider"]')
-        .filter(has_text="K: documents per sample")
-        .locator('input[type="range"]')
-    )
+def _k_control(page):
+    """The explorer's K control: a range input drawn by the explorer component itself."""
+    return page.locator(f'{EXPLORER} input[type="range"][name="k"]')
 
 
 def _move_k(page, steps: int) -> int:
-    """Move the K slider ``steps`` to the right with the keyboard; return the new K once a run used it.
+    """Move K ``steps`` to the right with the arrow keys; return the new K once every part is drawn for it."""
+    target = int(_k_control(page).input_value()) + steps
+    _k_control(page).focus()
+    for _ in range(abs(steps)):
+        page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+    page.wait_for_selector(f'{EXPLORER}[data-k="{target}"][data-pending="0"]', timeout=TIMEOUT_MS)
+    return target
 
-    A rerun can re-render the slider while keys are pressed (focus lost, a key
-    dropped), so keep nudging until the thumb shows the target, and if no run
-    picks the value up, nudge it off and back: what is tested is that a moved K
-    reaches the app, not that no keystroke is ever lost.
-    """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    target = int(_k_slider(page).input_value()) + steps
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while time.monotonic() < deadline:
-        thumb = _k_slider(page)
-        value = int(thumb.input_value())
-        thumb.focus()
-        if value != target:
-            page.keyboard.press("ArrowRight" if value < target else "ArrowLeft")
-            page.wait_for_timeout(100)
-            continue
-        try:
-            # The run that used the new K writes it into the URL when it ends.
-            page.wait_for_url(re.compile(rf"[?&]k={target}(&|$)"), timeout=20_000)
-            return target
-        except PlaywrightTimeout:
-            page.keyboard.press("ArrowLeft")
-    raise AssertionError(f"the app never ran with K = {target} (URL {page.url})")
+def _slot(page, slot: str) -> str:
+    """The explorer's text in ``slot`` (a headline, a tile, a figure's title)."""
+    return page.locator(f'{EXPLORER} [data-slot="{slot}"]').inner_text().strip()
+
+
+def _alike_row(k: int) -> dict:
+    """The engine's numbers at ``k`` on the landing view (the alike-documents sample, R = 1,000, seed 0)."""
+    from dashboard import sources
+    from ragunc.data.results import load_results
+    from ragunc.stats.all_k import k_table
+
+    population = load_results(sources.SAMPLE_DIR / "debian_copyright_100w.csv.gz").population("100w")
+    return k_table(population, reps=1000, seed=0).row(k)
 
 
 def _tile(page, label: str) -> str:
@@ -188,36 +184,29 @@ def _tile(page, label: str) -> str:
     return tile.locator('[data-testid="stMetricValue"]').inner_text().strip()
 
 
-def _tiles(page, label: str) -> list[str]:
-    """Every metric tile called ``label``, in page order (the design's, then this sample's)."""
-    tiles = page.locator('[data-testid="stMetric"]').filter(
-        has=page.locator('[data-testid="stMetricLabel"]', has_text=label)
-    )
-    return [t.locator('[data-testid="stMetricValue"]').inner_text().strip() for t in tiles.all()]
-
-
 def test_the_landing_view_shows_the_naive_interval_failing_and_k_moves_the_numbers(app_url, browser):
+    from ragunc.present import numbers
+
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(app_url, timeout=TIMEOUT_MS)
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator("h1", has_text="Uncertainty explorer").count() == 1
-    lead = page.locator("h4", has_text="Chunks of one document are strongly alike here").first.inner_text()
-    naive = int(
-        re.search(
-            r"held the true hit@1 only (\d+)% of the time",
-            page.locator('[data-testid="stMarkdownContainer"]', has_text="held the true hit@1").first.inner_text(),
-        ).group(1)
-    )
-    assert naive <= 70 and "design effect" in lead
-    design_deff, sample_deff = _tiles(page, "DEFF")
-    chunks = _tiles(page, "Chunks")
+    assert _slot(page, "headline").startswith("Chunks of one document are strongly alike here")
+    naive = float(re.search(r"held the true hit@1 only ([\d.]+)% of the time", _slot(page, "headline_coverage"))[1])
+    assert naive <= 70
+    chunks = _slot(page, "sample_chunks")
 
     k = _move_k(page, 5)
-    _wait_idle(page)
-    assert _tiles(page, "Chunks") != chunks, f"the sample's chunks stayed at {chunks} after moving K to {k}"
-    assert len(_tiles(page, "DEFF")) == 2
+    assert _slot(page, "sample_chunks") != chunks, f"the sample's chunks stayed at {chunks} after moving K to {k}"
+    row = _alike_row(k)  # what is drawn is the engine's, at the K drawn
+    assert _slot(page, "sample_chunks") == numbers.count(row["n_chunks"])
+    assert _slot(page, "design_deff") == numbers.deff(row["design_deff"])
+    assert _slot(page, "sample_interval") == numbers.interval(row["recommended_low"], row["recommended_high"])
+    assert numbers.percent(row["coverage_naive"]) in _slot(page, "headline_coverage")
+    assert re.search(rf"[?&]k={k}(&|$)", page.url)  # the URL follows
     assert page.locator('[data-testid="stException"]').count() == 0
+    _wait_idle(page)
     _screenshot(page, "explorer_after_k.png")
 
     # The stakeholder report downloads as one self-contained file describing this very view.
@@ -231,13 +220,54 @@ def test_the_landing_view_shows_the_naive_interval_failing_and_k_moves_the_numbe
     page.close()
 
 
+def test_the_downloads_match_the_screen(app_url, browser):
+    import io
+
+    import pandas as pd
+
+    from ragunc.present import numbers
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/?k=40", timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    k = _move_k(page, -3)
+    _wait_idle(page)
+    with page.expect_download(timeout=TIMEOUT_MS) as download:
+        page.get_by_role("button", name="Summary (CSV)").click()
+    table = pd.read_csv(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))).set_index("method")
+    assert set(table["n_docs"]) == {k}
+    assert numbers.count(table["n_chunks"].iloc[0]) == _slot(page, "sample_chunks")
+    recommended = table.loc["korn_graubard_bm"]
+    assert numbers.interval(recommended["low"], recommended["high"]) == _slot(page, "sample_interval")
+    page.close()
+
+
 def test_a_shared_link_reproduces_the_view(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{app_url}/?k=31&level=0.9&sim=0", timeout=TIMEOUT_MS)
+    page.goto(f"{app_url}/?k=31&level=0.9&boot=500", timeout=TIMEOUT_MS)
     _wait_idle(page)
-    assert _k_slider(page).input_value() == "31"
-    assert page.get_by_text("90% intervals").count() >= 1
+    assert _k_control(page).input_value() == "31"
+    assert page.locator(EXPLORER).get_attribute("data-k") == "31"
+    assert _slot(page, "intervals_title").startswith("90% intervals")
+    assert page.locator(f'{EXPLORER} output[data-value="boot"]').inner_text() == "500"
     _screenshot(page, "explorer_shared_link.png")
+    page.close()
+
+
+def test_a_copied_link_restores_what_was_on_screen(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(app_url, timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    k = _move_k(page, 7)
+    shown = {slot: _slot(page, slot) for slot in ("headline", "sample_interval", "design_deff", "intervals_title")}
+    copied = page.url
+    assert re.search(rf"[?&]k={k}(&|$)", copied)
+    other = browser.new_page(viewport={"width": 1400, "height": 1000})
+    other.goto(copied, timeout=TIMEOUT_MS)
+    _wait_idle(other)
+    assert other.locator(EXPLORER).get_attribute("data-k") == str(k)
+    assert {slot: _slot(other, slot) for slot in shown} == shown
+    other.close()
     page.close()
 
 
@@ -276,9 +306,12 @@ def test_every_page_renders_in_the_browser(app_url, browser, link, title):
 
 def test_dark_theme_renders(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000}, color_scheme="dark")
-    page.goto(f"{app_url}/?sim=0", timeout=TIMEOUT_MS)
+    page.goto(app_url, timeout=TIMEOUT_MS)
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
+    # the figures' text takes the theme's colour (light on the dark background)
+    fill = page.locator(f'{EXPLORER} [data-figure="intervals"] .xtitle').first.evaluate("e => getComputedStyle(e).fill")
+    assert sum(map(int, re.findall(r"\d+", fill)[:3])) > 3 * 160, fill
     _screenshot(page, "explorer_dark.png")
     page.close()
 
@@ -515,7 +548,7 @@ def test_the_app_asks_nothing_outside_the_machine(app_url, browser):
     asked = []
     page.on("request", lambda request: asked.append(request.url))
     pages = [
-        ("/?sim=0", '[data-testid="stMetric"]'),
+        ("/", SETTLED),  # the explorer: its component, its Plotly.js and its view, all from this server
         ("/design_effect?sim=0&de_reps=200", '[data-testid="stMetric"]'),
         ("/planning_comparison", '[data-testid="stMetric"]'),
         ("/ranking_metrics", '[data-testid="stMetric"]'),

@@ -1,0 +1,106 @@
+"""One rounding rule per kind of number: every headline, tile, figure, lesson step and report says a
+number through these functions, so the same quantity reads the same wherever it appears.
+
+Pure: a float in, a string out.  Rates, bounds and spreads come in as the library returns them
+(proportions, 0.925 for 92.5%); undefined values read "—" and infinite ones "∞".
+
+=================  ==========================  =====================================
+kind               function                    reads
+=================  ==========================  =====================================
+rate, coverage     :func:`percent`             92.5%   (one decimal)
+interval           :func:`interval`            [41.2%, 47.9%]
+spread, ±, SE      :func:`points`              0.74 pp (two decimals)
+half-width         :func:`plus_minus`          ±0.74 pp
+difference         :func:`signed_points`       +1.23 pp
+design effect      :func:`deff`                8.7     (one decimal)
+ICC                :func:`icc`                 0.133   (three decimals)
+count              :func:`count`               1,234   (exact)
+expected count     :func:`about`               about 545 (a mean over samples)
+effective n        :func:`effective_n`         62      (whole chunks)
+ratio              :func:`times`               4.5×
+level              :func:`level`               95%
+=================  ==========================  =====================================
+
+The d3 formats of the same rules (for Plotly hover templates and tick labels) are in :data:`D3`.
+"""
+
+from __future__ import annotations
+
+import math
+
+PP = "pp"  # the unit of a difference of two percentages, wherever one is written
+
+D3 = {"percent": ".1f", "points": ".2f", "deff": ".1f", "icc": ".3f", "count": ",.0f", "effective_n": ",.0f"}
+
+
+def _special(value: float | None) -> str | None:
+    if value is None or math.isnan(value):
+        return "—"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    return None
+
+
+def number(value: float | None, fmt: str) -> str:
+    """``value`` in the format ``fmt``; "—" when undefined, "∞" when infinite."""
+    return _special(value) or format(value, fmt)
+
+
+def percent(p: float | None) -> str:
+    """A proportion (a rate, an estimate, a bound, a coverage) as a percentage with one decimal: "92.5%"."""
+    return _special(p) or f"{100 * p:.1f}%"
+
+
+def interval(low: float | None, high: float | None) -> str:
+    """An interval of proportions: "[41.2%, 47.9%]"."""
+    return f"[{percent(low)}, {percent(high)}]"
+
+
+def points(x: float | None) -> str:
+    """A spread, an SE or a half-width of proportions, in percentage points with two decimals: "0.74 pp"."""
+    return _special(x) or f"{100 * x:.2f} {PP}"
+
+
+def plus_minus(x: float | None) -> str:
+    """A half-width in percentage points: "±0.74 pp"."""
+    return _special(x) or f"±{points(x)}"
+
+
+def signed_points(x: float | None) -> str:
+    """A difference of two proportions, in percentage points with its sign: "+1.23 pp", "−0.40 pp"."""
+    return _special(x) or f"{100 * x:+.2f} {PP}".replace("-", "−")
+
+
+def deff(x: float | None) -> str:
+    """A design effect with one decimal: "8.7"."""
+    return number(x, ".1f")
+
+
+def icc(x: float | None) -> str:
+    """An intraclass correlation with three decimals: "0.133"."""
+    return number(x, ".3f")
+
+
+def count(n: float | None) -> str:
+    """An exact count with thousands separators: "1,234"."""
+    return number(n, ",.0f")
+
+
+def about(x: float | None) -> str:
+    """A count that is a mean over samples (chunks a sample of K documents holds): "about 545"."""
+    return _special(x) or f"about {x:,.0f}"
+
+
+def effective_n(x: float | None) -> str:
+    """An effective sample size in whole independent chunks: "62"."""
+    return number(x, ",.0f")
+
+
+def times(x: float | None) -> str:
+    """A ratio of two spreads or widths with one decimal: "4.5×"."""
+    return _special(x) or f"{x:.1f}×"
+
+
+def level(x: float) -> str:
+    """A confidence level or a target power: "95%"."""
+    return f"{x:.0%}"
