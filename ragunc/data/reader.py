@@ -38,7 +38,6 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 FILE_TYPES = ("csv", "parquet", "jsonl")  # what ``file_type=`` names; "trec" too for runs and qrels
 DELIMITERS = (",", "\t", ";", "|")
@@ -490,6 +489,8 @@ def peek_columns(source: str | os.PathLike | BinaryIO, file_type: str | None = N
     if fmt.kind == "parquet":
         with _binary(source) as handle:
             try:
+                import pyarrow.parquet as pq  # its file-system layer (ssl, S3) only when a Parquet file is peeked
+
                 return list(pq.read_schema(handle).names)
             except (OSError, pa.ArrowException) as exc:
                 raise DataError(f"cannot read {name}: {exc}") from None
