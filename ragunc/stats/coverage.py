@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import MAX_DRAWS
+from .bootstrap import MAX_DRAWS, check_boot
 from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
 from .recommend import RECOMMENDED_METHOD
-from .sample import ClusterStats
+from .sample import ClusterStats, check_k
 
 CONTROLS = (None, "iid")
 
@@ -110,13 +110,10 @@ class CoverageResult:
 
 
 def _check(population: ClusterStats, k: int, reps: int, boot: int, control, two_stage_fraction) -> None:
-    d = population.n_docs
-    if not 2 <= k < d:
-        raise ValueError(f"k must satisfy 2 <= k < {d} (the population's documents), got k={k}")
+    check_k(k, population.n_docs, most=population.n_docs - 1)  # all D would repeat one sample
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
-    if boot == 1 or boot < 0:
-        raise ValueError(f"boot must be 0 (no bootstrap) or >= 2, got {boot}")
+    check_boot(boot, none=True)
     if control not in CONTROLS:
         raise ValueError(f"control must be None or 'iid', got {control!r}")
     if two_stage_fraction is not None and not 0 < two_stage_fraction <= 1:

@@ -21,7 +21,7 @@ import numpy as np
 from .coverage import random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
 from .linearization import check_options, chunk_variance, point_estimate
-from .sample import ClusterStats
+from .sample import ClusterStats, check_k
 
 # Draws of K documents behind a simulated design SD: the most, and the fewest when K is large.
 DESIGN_DRAWS = 20_000
@@ -116,9 +116,7 @@ def design(
 
 def _design_iv(population: ClusterStats, k, estimator: str, draws) -> None:
     check_options(estimator)
-    d = population.n_docs
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= d:
-        raise ValueError(f"k must be a whole number of documents from 2 to the population's {d}, got {k!r}")
+    check_k(k, population.n_docs)
     if draws is not None and (isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2):
         raise ValueError(f"draws must be a whole number >= 2, got {draws!r}")
 
@@ -192,8 +190,7 @@ def _chunk_size_diagnostics_iv(populations: Mapping[int, ClusterStats], k: int) 
     ]
     if bad:
         raise ValueError(f"chunk sizes must be positive word counts, got {bad}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    check_k(k, max(p.n_docs for p in populations.values()))
     small = {words: p.n_docs for words, p in populations.items() if p.n_docs < k}
     if small:
         raise ValueError(

@@ -163,6 +163,17 @@ def require_documents(sample: ClusterStats, at_least: int = 2) -> None:
         raise ValueError(f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}")
 
 
+def check_k(k, population_docs: int, *, least: int = 2, most: int | None = None) -> None:
+    """The one check of K, the documents a sample takes, for every public entry: a whole number from
+    ``least`` to ``most`` (default: all ``population_docs`` documents), in one message."""
+    most = population_docs if most is None else most
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not least <= k <= most:
+        raise ValueError(
+            f"k must be a whole number of documents from {least} to {most} of the population's {population_docs}, "
+            f"got {k!r}"
+        )
+
+
 def draw_sample(population: ClusterStats, k: int, rng: np.random.Generator | int | None = None) -> ClusterStats:
     """K of the population's D documents drawn without replacement, uniformly (seeded by ``rng``).
 
@@ -171,8 +182,7 @@ def draw_sample(population: ClusterStats, k: int, rng: np.random.Generator | int
     correction 1 - K/D.  The documents keep the population's order.
     """
     d = population.n_docs
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
-        raise ValueError(f"k must be a whole number of documents from 1 to the population's {d}, got {k!r}")
+    check_k(k, d, least=1)
     # O(K) for K small beside D (numpy draws a set of K indices, Floyd's way, rather than permuting
     # all D): a K-slider move on a million documents costs milliseconds.  No shuffle: sorted anyway.
     chosen = np.random.default_rng(rng).choice(d, size=k, replace=False, shuffle=False)

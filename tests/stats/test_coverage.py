@@ -217,10 +217,14 @@ def test_coverage_counts_only_the_repetitions_where_the_interval_is_defined(clus
 
 
 def test_validation(clustered):
-    with pytest.raises(ValueError, match="2 <= k < 600"):
+    with pytest.raises(ValueError, match="k must be a whole number of documents from 2 to 599 of the population's 600"):
         coverage_experiment(clustered, k=600, reps=10)
-    with pytest.raises(ValueError, match="2 <= k"):
+    with pytest.raises(ValueError, match="from 2 to 599"):
         coverage_experiment(clustered, k=1, reps=10)
+    with pytest.raises(ValueError, match="got 2.5"):  # a fraction of a document is no K
+        coverage_experiment(clustered, k=2.5, reps=10)
+    with pytest.raises(ValueError, match="boot must be 0 \\(no bootstrap\\) or a whole number >= 2, got 1"):
+        coverage_experiment(clustered, k=5, reps=10, boot=1)
     with pytest.raises(ValueError, match="control must be"):
         coverage_experiment(clustered, k=5, reps=10, control="shuffle")
     with pytest.raises(ValueError, match="two_stage_fraction"):

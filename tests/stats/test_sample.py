@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.design import chunk_size_diagnostics, design
 from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.intervals import interval_arrays, interval_report
 import ragunc
@@ -71,8 +73,27 @@ def test_a_census_drawn_this_way_has_no_sampling_error():
 
 @pytest.mark.parametrize("k", [0, 11, 2.5, True])
 def test_k_outside_the_population_is_refused_by_name(k):
-    with pytest.raises(ValueError, match="k must be a whole number of documents from 1 to the population's 10"):
+    with pytest.raises(ValueError, match="k must be a whole number of documents from 1 to 10 of the population's 10"):
         draw_sample(POPULATION, k, rng=0)
+
+
+@pytest.mark.parametrize(
+    ("call", "least", "most"),
+    [
+        (lambda k: draw_sample(POPULATION, k), 1, 10),
+        (lambda k: design(POPULATION, k), 2, 10),
+        (lambda k: chunk_size_diagnostics({100: POPULATION}, k=k), 2, 10),
+        (lambda k: coverage_experiment(POPULATION, k=k, reps=2), 2, 9),  # K = D would repeat one sample
+    ],
+    ids=["draw_sample", "design", "chunk_size_diagnostics", "coverage_experiment"],
+)
+def test_every_entry_refuses_a_fractional_k_in_the_same_words(call, least, most):
+    with pytest.raises(ValueError) as refused:
+        call(2.5)
+    assert (
+        str(refused.value)
+        == f"k must be a whole number of documents from {least} to {most} of the population's 10, got 2.5"
+    )
 
 
 def test_document_rates_are_hits_over_chunks_per_document():
