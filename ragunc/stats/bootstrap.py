@@ -18,11 +18,6 @@ from .bootstrap_kernels import pivots, ratio_replicates, sort_rows
 from .linearization import cluster_variance, point_estimate
 
 
-# Work per batch of coverage repetitions (document draws per replicate times replicates, or random
-# keys for the subsets): caps the memory a batch holds at once.
-MAX_DRAWS = 1 << 22
-
-
 def check_boot(boot, *, none: bool = False) -> None:
     """The one check of B, the bootstrap's replicates, for every public entry: a whole number >= 2
     (``none``: or 0, no bootstrap).  The resampling below trusts it."""

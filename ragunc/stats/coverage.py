@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import MAX_DRAWS, check_boot
+from . import batches
+from .bootstrap import check_boot
 from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
@@ -159,14 +160,10 @@ def random_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
     return out
 
 
-# Rows of Floyd's membership table (n x d booleans) held at once.
-FLOYD_CELLS = 1 << 24
-
-
 def _floyd_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarray:
     """Floyd's k-subset of range(d) for each of ``n`` rows: step j draws t in [0, j] and takes j if t is taken."""
     out = np.empty((k, n), dtype=np.int64)
-    batch = max(1, FLOYD_CELLS // d)
+    batch = batches.batch_rows(d, n)  # a row of the membership table: d booleans
     for start in range(0, n, batch):
         rows = min(batch, n - start)
         base = np.arange(rows, dtype=np.int64) * d  # row r's cells in the flat membership table
@@ -282,10 +279,9 @@ def coverage_experiment(
     lower = {m: np.empty(reps) for m in names}
     upper = {m: np.empty(reps) for m in names}
     se = {m.name: np.empty(reps) for m in methods if m.has_se}
-    # A batch holds boot * K/2 pair draws per repetition, and random_subsets'
-    # ranking path (k^2 > d) a key per population document: cap both.
-    per_rep = max(boot * k // 2, d if k * k > d else k, 1)
-    batch = max(1, min(reps, MAX_DRAWS // per_rep))
+    # A repetition holds boot * K/2 pair draws, and random_subsets' Floyd path (k^2 > d) a cell per
+    # population document: 8 bytes each.
+    batch = batches.batch_rows(8 * max(boot * k // 2, d if k * k > d else k, 1), reps)
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         sl = slice(start, stop)

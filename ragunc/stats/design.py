@@ -18,6 +18,7 @@ from math import erf, sqrt
 
 import numpy as np
 
+from . import batches
 from .coverage import random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
 from .linearization import check_options, chunk_variance, point_estimate
@@ -26,8 +27,6 @@ from .sample import ClusterStats, check_k
 # Draws of K documents behind a simulated design SD: the most, and the fewest when K is large.
 DESIGN_DRAWS = 20_000
 MIN_DESIGN_DRAWS = 2_000
-# Documents drawn in all (draws x K) beyond which fewer draws are made (never below MIN_DESIGN_DRAWS).
-DESIGN_WORK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,8 @@ def design(
     elif k == d:
         variance, n_draws, var_se = 0.0, 0, 0.0
     else:
-        n_draws = draws or int(np.clip(DESIGN_WORK // k, MIN_DESIGN_DRAWS, DESIGN_DRAWS))
+        # A draw holds K indices and the K documents' sums gathered by them: 32 bytes a document.
+        n_draws = draws or max(batches.batch_rows(32 * k, DESIGN_DRAWS), MIN_DESIGN_DRAWS)
         idx = random_subsets(np.random.default_rng(rng), d, k, n_draws)
         estimates = total[idx].sum(1) / size[idx].sum(1)
         variance = float(estimates.var(ddof=1))

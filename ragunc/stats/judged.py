@@ -66,6 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from . import batches
 from .coverage import interval_coverage, random_subsets
 from .linearization import Linearized, check_options, linearized_residuals, residual_variance
 from .methods import CLUSTER_ANALYTIC, IntervalEstimate, interval_method
@@ -760,7 +761,8 @@ def judged_coverage(
     lower = {n: np.empty(reps) for n in names}
     upper = {n: np.empty(reps) for n in names}
     lam = np.empty(reps)
-    batch = max(1, min(reps, (1 << 20) // max(k, d if k * k > d else k)))
+    # A repetition holds eight float64 columns of its K documents (_drawn_and_audited), or Floyd's D cells.
+    batch = batches.batch_rows(64 * max(k, d if k * k > d else k), reps)
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         columns = _drawn_and_audited(population, random_subsets(rng, d, k, stop - start), audit, audit_share, rng)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import ragunc.stats.coverage as sim
+import ragunc.stats.batches as batches
 from ragunc.data.results import load_results
 from ragunc.data.serialize import json_text
 from ragunc.stats.coverage import coverage_experiment, iid_control, random_subsets
@@ -155,7 +155,7 @@ def test_draw_documents_gives_uniform_subsets(d, k):
 
 
 def test_progress_reports_each_batch(clustered, monkeypatch):
-    monkeypatch.setattr(sim, "MAX_DRAWS", 20 * 50 * K // 2)  # 20 repetitions per batch at boot=50
+    monkeypatch.setattr(batches, "BATCH_BYTES", 8 * 20 * 50 * K // 2)  # 20 repetitions per batch at boot=50
     calls = []
     coverage_experiment(clustered, k=K, reps=70, boot=50, rng=0, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(20, 70), (40, 70), (60, 70), (70, 70)]
@@ -286,7 +286,7 @@ def test_batches_are_capped_by_the_document_draw_too(clustered, monkeypatch):
     # k^2 > D: each repetition ranks D random keys, so even without a bootstrap a
     # batch must not hold every repetition's keys at once (reps x D floats: 1.6 GB
     # for R = 1,000 and D = 100,000).
-    monkeypatch.setattr(sim, "MAX_DRAWS", 10 * clustered.n_docs)
+    monkeypatch.setattr(batches, "BATCH_BYTES", 8 * 10 * clustered.n_docs)
     calls = []
     coverage_experiment(clustered, k=30, reps=25, boot=0, rng=0, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(10, 25), (20, 25), (25, 25)]
