@@ -22,7 +22,7 @@ from typing import BinaryIO
 import pandas as pd
 
 from ..stats.judged import JudgedSample
-from ..stats.sample import ClusterStats, warn_renamed
+from ..stats.sample import ClusterStats
 from . import duckdb_sql, per_document
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
@@ -83,17 +83,6 @@ class Results:
                 "the between-document variance needs at least 2 documents"
             )
         return population
-
-    @property
-    def samples(self) -> dict[str, ClusterStats]:
-        """Deprecated: :attr:`populations`."""
-        warn_renamed("Results.samples", "Results.populations")
-        return self.populations
-
-    def sample(self, config: str | None = None) -> ClusterStats:
-        """Deprecated: :meth:`population`."""
-        warn_renamed("Results.sample", "Results.population")
-        return self.population(config)
 
     def judged_sample(self, config: str | None = None) -> JudgedSample:
         """The config's judged sample (:meth:`population`'s checks, then: a judge column, and an audited row)."""

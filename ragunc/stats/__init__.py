@@ -47,8 +47,6 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str):
-    if name == "ClusterSample":  # the deprecated name of ClusterStats: sample.py warns and gives it
-        return getattr(importlib.import_module(".sample", __name__), name)
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

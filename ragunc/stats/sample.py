@@ -9,7 +9,6 @@ of a whole corpus; :func:`draw_sample` draws a sample of them; both are :class:`
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,34 +24,6 @@ _PER_CLUSTER = {
     "last_y": np.float64,
     "label": None,
 }
-# The names these had before they took the file format's (old: new); they warn for one release.
-RENAMED_FIELDS = {
-    "doc_id": "cluster_id",
-    "total": "sum_y",
-    "size": "n",
-    "sumsq": "sum_y2",
-    "lag_cross": "sum_y_next",
-    "first": "first_y",
-    "last": "last_y",
-    "doc_type": "label",
-}
-
-
-def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """The one deprecation message of a renamed public name (the test suite turns it into an error)."""
-    warnings.warn(
-        f"{old} is deprecated and goes in the next release of ragunc; use {new}",
-        DeprecationWarning,
-        stacklevel=stacklevel,
-    )
-
-
-def _renamed_field(old: str, new: str) -> property:
-    def get(self):
-        warn_renamed(f"ClusterStats.{old}", f"ClusterStats.{new}")
-        return getattr(self, new)
-
-    return property(get, doc=f"Deprecated: :attr:`{new}`.")
 
 
 @dataclass(frozen=True)
@@ -124,24 +95,6 @@ class ClusterStats:
         return dataclasses.replace(
             self, **{name: None if value is None else value[index] for name, value in pick.items()}
         )
-
-
-for _old, _new in RENAMED_FIELDS.items():
-    setattr(ClusterStats, _old, _renamed_field(_old, _new))
-
-
-class _ClusterSample(ClusterStats):
-    """What the deprecated name ``ClusterSample`` gives: ClusterStats that also takes the old field names."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **{RENAMED_FIELDS.get(name, name): value for name, value in kwargs.items()})
-
-
-def __getattr__(name: str):
-    if name == "ClusterSample":
-        warn_renamed("ClusterSample", "ClusterStats")
-        return _ClusterSample
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def zero_one(total, sumsq):
