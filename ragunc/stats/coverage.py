@@ -59,9 +59,8 @@ class CoverageResult:
     variance_ratio: float  # empirical variance / binomial reference variance (binomial_sd**2)
     estimates: np.ndarray  # (R,) estimator in each repetition
     n_chunks: np.ndarray  # (R,) chunks in each repetition's sample
-    # The seed's pairs, read straight off the result (population quantities, as in
-    # the seed: its binomial reference is p(1-p) / 515 with 515 = K N / D chunks,
-    # and "Bernoulli-equivalent n" = expected chunks / variance ratio):
+    # Pairs read straight off the result, population quantities: the binomial reference is p(1-p) over
+    # a sample's expected chunks K N / D, and "Bernoulli-equivalent n" is expected chunks / variance ratio.
     variance_ratio_linearization: float  # predicted (linearization) variance / binomial reference variance
     binomial_sd: float  # sqrt(p(1-p) / expected chunks), p(1-p) of the population: the binomial reference SD
     linearization_sd: float  # sqrt(predicted_variance(...)): what the linearization predicts for this design
@@ -180,8 +179,8 @@ def _floyd_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
 def predicted_variance(total, size, k: int, estimator: str = "micro", kept=None) -> float:
     """Variance of the estimator over draws of ``k`` of these D documents, predicted by linearization.
 
-    A property of the population and the design (the seed's "what the
-    linearization predicts"), not the mean of the per-sample estimates, which
+    A property of the population and the design (what the linearization
+    predicts), not the mean of the per-sample estimates, which
     runs low at small K.  Micro (ratio, first order): ``(1 - K/D) S_u^2 / (K c^2)``
     with ``u_d = c_d (r_d - R)``, ``R = sum(c r) / sum(c)``, ``c`` the chunks
     observed per document (``kept``, default all of them) and ``c^2`` the square
@@ -246,11 +245,10 @@ def coverage_experiment(
     roughly proportional to m_d (rounded, at least one), so the micro estimator
     weighs short documents a little more than the single-stage one does: when
     hit rates depend on document length this shows as bias against the
-    population value (e.g. +0.016 at f = 0.3 on the stdlib sample, on top of
-    the ratio estimator's own small-K bias).  ``control="iid"`` first
+    population value, on top of the ratio estimator's own small-K bias.  ``control="iid"`` first
     permutes y across all chunks once (see :func:`iid_control`).  Both need 0/1 y.
     ``boot=0`` skips the bootstrap methods; ``studentized=False`` skips only the
-    studentized bootstrap (about 2.5x cheaper, percentile and BCa kept).
+    studentized bootstrap (the costliest: percentile and BCa are kept).
 
     Examples
     --------

@@ -240,7 +240,7 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
     # The bundled teaching population: K = 20 very unequal documents (CV 1.2), ICC 0.3.
     population = load_results(ROOT / "sample_data" / "synthetic_population.csv.gz").population()
     r = coverage_experiment(population, k=20, reps=1500, boot=400, rng=4)
-    assert r.methods["cluster"].coverage < 0.91  # the 88-91% on real text: the normal interval falls short
+    assert r.methods["cluster"].coverage < 0.91  # the normal interval falls short at K = 20 on unequal documents
     assert r.methods["bootstrap_t"].coverage >= 0.92
     assert r.methods["bootstrap_t"].coverage - r.methods["cluster"].coverage > 3 * r.methods["cluster"].mcse
 
@@ -330,7 +330,7 @@ def test_rare_hits_at_k10_studentized_bootstrap_no_longer_loses_its_tail():
     lo, hi = _dropping_studentized_bounds(rare.sum_y[idx], rare.n[idx], 1000, np.random.default_rng(12))
     old = np.mean((lo <= value) & (value <= hi))
     old_mcse = np.sqrt(old * (1 - old) / reps)
-    assert abs(old - 0.72) < 3 * old_mcse + 0.02  # the 72.4%
+    assert abs(old - 0.72) < 3 * old_mcse + 0.02  # dropping the se* = 0 resamples loses a tail: about 72%
     run = coverage_experiment(rare, k=10, reps=reps, boot=1000, rng=13)
     for method in ("bootstrap_t", run.recommended):
         new, mcse = run.methods[method].coverage, run.methods[method].mcse
