@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
+from ..data.serialize import json_text
 from ..stats.coverage import CoverageResult
 from ..stats.design import Design
 from ..stats.design import ChunkSizeDiagnostics
