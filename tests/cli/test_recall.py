@@ -1,4 +1,4 @@
-"""``ragunc recall``: the seed's numbers, the JSON contract, groups, TREC input and clean errors."""
+"""``ragunc recall``: a worked example's numbers, the JSON contract, groups, TREC input and clean errors."""
 
 from __future__ import annotations
 

@@ -257,7 +257,7 @@ def test_studentized_false_drops_only_the_studentized_methods(clustered):
 
 
 def test_seed_figures_are_population_quantities(clustered, clustered_run):
-    # The seed's reference: p(1-p) over the expected chunks of a sample (its 515 =
+    # The binomial reference: p(1-p) over the expected chunks of a sample (its 515 =
     # K N / D), the linearization's prediction from the population, and the identity
     # Bernoulli-equivalent n = expected chunks / variance ratio (515 / 26.8 = 19.2).
     r = clustered_run
