@@ -241,4 +241,5 @@ def main() -> None:
     sync_url()
 
 
-main()
+if __name__ == "__main__":  # streamlit runs app.py as __main__; importing it (a test, a tool) runs nothing
+    main()

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from ragunc.data.results import Results
-from ragunc.present.summary import figures_html, json_text
+from ragunc.data.serialize import json_text
+from ragunc.present.summary import figures_html
 from ragunc.stats.linearization import ESTIMATORS
 from ragunc.stats.methods import interval_methods
 from ragunc.stats.sample import ClusterStats

@@ -193,21 +193,7 @@ if len(names) > 1:
             hide_index=True,
         )
         table = comparison_table(many.comparison).rename(columns={"difference (pp)": "difference (points)"})
-        # The adjusted p-value beside the intervals it goes with, where a narrow page shows it without scrolling.
-        st.dataframe(
-            table[
-                [
-                    "comparison",
-                    "difference (points)",
-                    "paired interval",
-                    "simultaneous interval",
-                    "p adjusted",
-                    "naive interval",
-                    "p",
-                ]
-            ],
-            hide_index=True,
-        )
+        st.dataframe(table, hide_index=True)
         st.download_button(
             "Comparison (JSON, as `ragunc recall RUN ... --baseline --json`)",
             json_text(many.to_dict()),

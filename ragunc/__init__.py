@@ -54,8 +54,6 @@ _EXPORTS = {
         "stats",
     ),
 }
-# Deprecated names (name -> subpackage), which warn on every use: looked up each time, never cached.
-_RENAMED = {"ClusterSample": "stats"}
 _LAYERS = ("stats", "data", "corpus", "retrieval", "ranking", "evalset", "positional", "present", "cli")
 
 __all__ = sorted(_EXPORTS)
@@ -64,8 +62,6 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str):
     if name in _LAYERS:
         return importlib.import_module(f".{name}", __name__)
-    if name in _RENAMED:
-        return getattr(importlib.import_module(f".{_RENAMED[name]}", __name__), name)
     if name not in _EXPORTS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)

@@ -54,9 +54,11 @@ CONFINED = {
 # here checks that importing every module leaves the heavy ones unloaded.
 LATE_IMPORTS = {
     "__init__.py": {"ragunc.*"},  # the public API: each name loaded from its layer on first use (PEP 562)
+    "stats/__init__.py": {"ragunc.stats.*"},  # the same for the statistics: a command loads the modules it uses
     "cli/__init__.py": {"ragunc.cli.*"},  # the dispatch: a command's module is imported when it runs
     "stats/bootstrap_kernels.py": {"numba"},  # compiled on the first bootstrap
     "positional/__init__.py": {"ragunc.positional.*"},  # the names that need torch, with the positional extra
+    "data/reader.py": {"pyarrow.parquet"},  # pyarrow's file systems, for a Parquet file's columns only
     "data/spark.py": {"pyspark"},  # optional extras, imported where they are used
     "data/inspect_log.py": {"zstandard"},
     "evalset/generators.py": {"openai"},

@@ -32,7 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     results_options(parser, config=False, several=True)
     parser.add_argument("--a", metavar="CONFIG", help="baseline config of a two-config comparison")
     parser.add_argument("--b", metavar="CONFIG", help="config compared against --a")
-    many = comparison_options(parser, "config", "documents", former="--configs")
+    many = comparison_options(parser, "config", "documents")
     many.add_argument(
         "--rank",
         action="store_true",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 
 from ..data.contract import JUDGE
 from ..data.reader import DataError
@@ -114,20 +113,16 @@ def judged_sample(args: argparse.Namespace, results: Results, sample: ClusterSta
     return dataclasses.replace(results.judged_sample(args.config), judge=sample)
 
 
-def comparison_options(p: argparse.ArgumentParser, noun: str, units: str, *, former: str):
+def comparison_options(p: argparse.ArgumentParser, noun: str, units: str):
     """``--baseline``, ``--only``, ``--all-pairs`` and ``--adjust``: several ``noun``s compared on shared ``units``.
 
     ``compare`` (configs on documents) and ``recall`` (runs on queries) spell and explain them
-    alike.  ``former`` is the command's former spelling of ``--only``, which still works with a
-    note on stderr.  Returns the argument group, for the command's own comparison options.
+    alike.  Returns the argument group, for the command's own comparison options.
     """
     group = p.add_argument_group(f"several {noun}s", f"{noun}s compared with a baseline on the {units} they share")
     name = noun.upper()
     group.add_argument("--baseline", metavar=name, help=f"the {noun} every other {noun} is compared with")
     group.add_argument("--only", nargs="+", metavar=name, help=f"these {noun}s only (default: every {noun})")
-    group.add_argument(
-        former, dest="only", nargs="+", metavar=name, action=_Deprecated, new="--only", help=argparse.SUPPRESS
-    )
     group.add_argument(
         "--all-pairs", action="store_true", default=None, help="every pair, not only against the baseline"
     )
@@ -161,18 +156,3 @@ def comparison_flags_need_baseline(args: argparse.Namespace, flags: dict[str, st
             f"{', '.join(given)}: only for comparing several {noun}s; "
             f"name the baseline {noun} with --baseline {noun.upper()}"
         )
-
-
-class _Deprecated(argparse.Action):
-    """A former spelling of an option: it works as the new one (``new``) and says so on stderr."""
-
-    def __init__(self, option_strings, dest, *, new: str, **kwargs):
-        self.new = new
-        super().__init__(option_strings, dest, **kwargs)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(
-            f"{parser.prog}: {option_string} is deprecated and will be removed in the next release; use {self.new}",
-            file=sys.stderr,
-        )
-        setattr(namespace, self.dest, values)

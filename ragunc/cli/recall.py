@@ -63,7 +63,7 @@ def configure(p: argparse.ArgumentParser) -> None:
         metavar="COL",
         help="column naming each row's run, splitting a file into several runs (a TREC run: tag)",
     )
-    many = comparison_options(p, "run", "queries", former="--runs")
+    many = comparison_options(p, "run", "queries")
     many.add_argument("--metric", choices=METRICS, help="per-query metric compared (default recall)")
     many.add_argument(
         "--estimator",

@@ -43,7 +43,6 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 FILE_TYPES = ("csv", "parquet", "jsonl")  # what ``file_type=`` names; "trec" too for runs and qrels
 DELIMITERS = (",", "\t", ";", "|")
@@ -597,6 +596,8 @@ def check_parquet_limits(source: str | os.PathLike | BinaryIO, name: str, limits
     value packs millions of rows into a few bytes)."""
     with _binary(source) as handle:
         try:
+            import pyarrow.parquet as pq  # only when a Parquet file is checked
+
             meta = pq.ParquetFile(handle).metadata
         except (OSError, pa.ArrowException):
             raise DataError(f"{name}: not a readable Parquet file") from None
@@ -661,6 +662,8 @@ def peek_columns(source: str | os.PathLike | BinaryIO, file_type: str | None = N
     if fmt.kind == "parquet":
         with _binary(source) as handle:
             try:
+                import pyarrow.parquet as pq  # its file-system layer (ssl, S3) only when a Parquet file is peeked
+
                 return list(pq.read_schema(handle).names)
             except (OSError, pa.ArrowException) as exc:
                 raise unreadable(name, exc, "parquet") from None

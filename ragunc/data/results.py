@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..stats.judged import JudgedSample
 from ..stats.linearization import cluster_variance
-from ..stats.sample import ClusterStats, finite_population_correction, warn_renamed
+from ..stats.sample import ClusterStats, finite_population_correction
 from . import duckdb_sql, inspect_log, per_document, trec_eval
 from .contract import CONTRACT_COLUMNS, OPTIONAL, REQUIRED, ColumnCheck, check_columns
 from .per_document import DEFAULT_CONFIG
@@ -115,17 +115,6 @@ class Results:
         fpc = finite_population_correction(population.n_docs, population.population_docs)
         se = float(np.sqrt(cluster_variance(population.sum_y, population.n, estimator, fpc)))
         return recorded.reading(se, estimator=estimator, fpc=population.population_docs is not None)
-
-    @property
-    def samples(self) -> dict[str, ClusterStats]:
-        """Deprecated: :attr:`populations`."""
-        warn_renamed("Results.samples", "Results.populations")
-        return self.populations
-
-    def sample(self, config: str | None = None) -> ClusterStats:
-        """Deprecated: :meth:`population`."""
-        warn_renamed("Results.sample", "Results.population")
-        return self.population(config)
 
     def judged_sample(self, config: str | None = None) -> JudgedSample:
         """The config's judged sample (:meth:`population`'s checks, then: a judge column, and an audited row)."""

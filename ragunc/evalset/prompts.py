@@ -2,7 +2,7 @@
 
 A question prompt asks for one question that a person who has not read the chunk would
 ask, forbids copied phrases and references to "the document", and asks for the
-language's DISCARD word when the chunk cannot answer a question (after the seed's
+language's DISCARD word when the chunk cannot answer a question (after a published
 Spanish prompt). A rephrase prompt rewrites a question that leaks the chunk's words; a
 judge prompt asks YES or NO: does this other chunk answer the question too.
 

@@ -1,5 +1,5 @@
 """Real questions displace synthetic ones: every question that comes from support, a thumbs-down or a
-meeting enters the set and pushes one synthetic question out (the seed's rule), until the set is
+meeting enters the set and pushes one synthetic question out, until the set is
 mostly real.
 
 A real question's file (CSV or JSON lines) has ``question`` (or ``query``) and its relevant

@@ -24,7 +24,7 @@ from ..retrieval.chunking import Chunks
 
 QUESTION_TYPES = ("factual", "two_chunk", "procedural", "negative")
 ANSWERABLE = ("factual", "two_chunk", "procedural")
-# The seed's advice is a mix beyond one-paragraph facts; negatives pay most per line written.
+# A mix beyond one-paragraph facts tests more than lookup; negatives pay most per line written.
 DEFAULT_MIX = {"factual": 0.5, "two_chunk": 0.15, "procedural": 0.2, "negative": 0.15}
 
 

@@ -22,7 +22,7 @@ POOLINGS = ("cls", "mean", "last")
 LAYER_CHOICES = ("last", "half", "all")
 ROW_CHOICES = ("pooling", "first", "last", "all")
 SHARE_CHOICES = ("original", "equal")
-#: The basket sizes a sweep tries (Schuhmacher et al.; the seed's grid).
+#: The basket sizes a sweep tries (Schuhmacher et al.'s grid).
 SWEEP_BASKETS = (128, 256, 512)
 
 # The query rows that pooling reads: [CLS] is the first valid token, the last token the last

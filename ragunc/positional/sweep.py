@@ -45,7 +45,7 @@ def positional_sweep(
 ) -> PositionalSweep:
     """Position-binned nDCG@10, HM and PSI of every setting on ``corpus``, with paired cluster intervals.
 
-    ``settings`` defaults to :func:`sweep_settings` (stock and the seed's default, lambda = 0.5,
+    ``settings`` defaults to :func:`sweep_settings` (stock and the calibration's usual setting, lambda = 0.5,
     B = 128, the last half of the layers); the stock model is always the reference, added first
     if missing.  ``encoder`` reuses a loaded model (then ``model``, ``pooling``,
     ``max_seq_length`` and ``device`` must be left unset).  ``progress(done, total)`` counts

@@ -19,7 +19,7 @@ from ..stats.design import ChunkSizeDiagnostics
 from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_method, interval_methods
-from ..stats.multiple import MultipleComparison, adjustment
+from ..stats.multiple import COMPARISON_INTERVALS, MultipleComparison, adjustment
 from ..stats.paired import ComparisonResult
 from ..stats.planning import DifferencePlan, PlanResult
 
@@ -824,7 +824,7 @@ def forest_figure(
     *,
     units: str | None = None,
     x: str = "percentage points",
-    naive: str = "naive binomial (unpaired)",
+    naive: str = COMPARISON_INTERVALS["naive"],
 ) -> go.Figure:
     """Every difference b − a with its naive, paired and simultaneous intervals, one row per comparison.
 
@@ -835,8 +835,13 @@ def forest_figure(
     rows = np.arange(len(labels), dtype=float)
     series = (
         (naive, method_color("naive"), "naive", -0.22),
-        ("paired cluster", method_color("cluster"), "paired", 0.0),
-        (f"simultaneous paired ({adjustment(result.adjust).label})", OKABE_ITO["reddish_purple"], "simultaneous", 0.22),
+        (COMPARISON_INTERVALS["paired"], method_color("cluster"), "paired", 0.0),
+        (
+            f"{COMPARISON_INTERVALS['simultaneous']} ({adjustment(result.adjust).label})",
+            OKABE_ITO["reddish_purple"],
+            "simultaneous",
+            0.22,
+        ),
     )
     fig = go.Figure()
     for name, color, attr, offset in series:

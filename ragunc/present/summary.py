@@ -17,7 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from ..data.serialize import json_text  # noqa: F401  re-exported: pages take it with the report builders
+from ..data.serialize import json_text
 from ..stats.coverage import CoverageResult
 from ..stats.design import Design
 from ..stats.design import ChunkSizeDiagnostics
@@ -401,9 +401,12 @@ def p_value_text(p: float) -> str:
 
 
 def comparison_table(result: MultipleComparison) -> pd.DataFrame:
-    """One row per comparison: the difference and its naive, paired and simultaneous intervals (pp), p-values."""
+    """One row per comparison: the difference, its paired and simultaneous intervals (pp) with the adjusted
+    p-value beside them, then the naive interval and its p-value (``"<interval> interval"`` columns, named
+    as :data:`~ragunc.stats.multiple.COMPARISON_INTERVALS` keys them)."""
 
-    def ci(interval) -> str:
+    def ci(c, name: str) -> str:
+        interval = c.interval(name)
         return f"[{100 * interval.ci.low:+.2f}, {100 * interval.ci.high:+.2f}]"
 
     return pd.DataFrame(
@@ -411,11 +414,11 @@ def comparison_table(result: MultipleComparison) -> pd.DataFrame:
             {
                 "comparison": f"{c.b} − {c.a}",
                 "difference (pp)": round(100 * c.difference, 2),
-                "naive interval": ci(c.interval("naive")),
-                "paired interval": ci(c.interval("paired")),
-                "simultaneous interval": ci(c.interval("simultaneous")),
-                "p": p_value_text(c.p_value),
+                "paired interval": ci(c, "paired"),
+                "simultaneous interval": ci(c, "simultaneous"),
                 "p adjusted": p_value_text(c.p_adjusted),
+                "naive interval": ci(c, "naive"),
+                "p": p_value_text(c.p_value),
             }
             for c in result.comparisons
         ]

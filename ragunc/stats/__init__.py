@@ -9,22 +9,57 @@ prediction-powered estimates), synthetic populations and the registry of interva
 nothing else of ragunc: it knows no files, retrieval, ranking or presentation.
 """
 
-from .all_k import KTable, k_table, nested_bootstrap
-from .coverage import CoverageResult, coverage_experiment, iid_control, predicted_variance
-from .diagnostics import Diagnostics, deff_equal_size, deff_kish, diagnostics, icc_anova, k_over_rho
-from .intervals import IntervalReport, interval_arrays, interval_estimates, interval_report
-from .judged import AuditPlan, JudgedCoverage, JudgedReport, JudgedSample, judged_coverage, judged_report, plan_audit
-from .linearization import ESTIMATORS, cluster_variance, estimate
-from .methods import METHODS, ConfidenceInterval, IntervalEstimate, IntervalMethod, interval_method, interval_methods
-from .multiple import MultipleComparison, RankResult, compare_configs, rank_configs
-from .paired import ComparisonResult, paired_comparison
-from .planning import DifferencePlan, PlanResult, plan_difference, plan_documents
-from . import sample
-from .sample import ClusterStats, draw_sample, finite_population_correction, nested_orders, nested_sample
-from .synthetic import synthesize, synthesize_chunk_sizes, synthesize_judged
+import importlib
+
+# name -> the module of this package that holds it, imported on first use (PEP 562): ``ragunc interval``
+# loads the interval's modules, not the coverage experiment's, the synthetic populations' or pandas.
+_EXPORTS = {
+    **dict.fromkeys(("KTable", "k_table", "nested_bootstrap"), "all_k"),
+    **dict.fromkeys(("CoverageResult", "coverage_experiment", "iid_control", "predicted_variance"), "coverage"),
+    **dict.fromkeys(
+        ("Diagnostics", "deff_equal_size", "deff_kish", "diagnostics", "icc_anova", "k_over_rho"), "diagnostics"
+    ),
+    **dict.fromkeys(("IntervalReport", "interval_arrays", "interval_estimates", "interval_report"), "intervals"),
+    **dict.fromkeys(
+        (
+            "AuditPlan",
+            "JudgedCoverage",
+            "JudgedReport",
+            "JudgedSample",
+            "judged_coverage",
+            "judged_report",
+            "plan_audit",
+        ),
+        "judged",
+    ),
+    **dict.fromkeys(("ESTIMATORS", "cluster_variance", "estimate"), "linearization"),
+    **dict.fromkeys(
+        ("METHODS", "ConfidenceInterval", "IntervalEstimate", "IntervalMethod", "interval_method", "interval_methods"),
+        "methods",
+    ),
+    **dict.fromkeys(("MultipleComparison", "RankResult", "compare_configs", "rank_configs"), "multiple"),
+    **dict.fromkeys(("ComparisonResult", "paired_comparison"), "paired"),
+    **dict.fromkeys(("DifferencePlan", "PlanResult", "plan_difference", "plan_documents"), "planning"),
+    **dict.fromkeys(
+        ("ClusterStats", "draw_sample", "finite_population_correction", "nested_orders", "nested_sample"), "sample"
+    ),
+    **dict.fromkeys(("synthesize", "synthesize_chunk_sizes", "synthesize_judged"), "synthetic"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+# A function named as its module: importing the module binds the package's attribute to the module, after
+# which __getattr__ is never asked, so the function is bound here, once the module is loaded.
+from .diagnostics import diagnostics  # noqa: E402
 
 
 def __getattr__(name: str):
-    if name == "ClusterSample":  # the deprecated name of ClusterStats: sample.py warns and gives it
-        return getattr(sample, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value  # found at once from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -18,9 +18,11 @@ from .bootstrap_kernels import pivots, ratio_replicates, sort_rows
 from .linearization import cluster_variance, point_estimate
 
 
-# Work per batch of coverage repetitions (document draws per replicate times replicates, or random
-# keys for the subsets): caps the memory a batch holds at once.
-MAX_DRAWS = 1 << 22
+def check_boot(boot, *, none: bool = False) -> None:
+    """The one check of B, the bootstrap's replicates, for every public entry: a whole number >= 2
+    (``none``: or 0, no bootstrap).  The resampling below trusts it."""
+    if isinstance(boot, bool) or not isinstance(boot, (int, np.integer)) or not (boot >= 2 or (none and boot == 0)):
+        raise ValueError(f"boot must be {'0 (no bootstrap) or ' if none else ''}a whole number >= 2, got {boot!r}")
 
 
 def replicates(
@@ -221,8 +223,6 @@ def resample(
     replicate's SE and keeps its studentized pivots on both scales (what the
     studentized kernels need), computed in the same pass.  The draws do not depend on it.
     """
-    if reps < 2:
-        raise ValueError(f"bootstrap needs at least 2 replicates, got reps={reps}")
     total, size = np.asarray(total, dtype=float), np.asarray(size)
     boot, _, t, below, sd = _ratio_replicates(total, size, estimator, reps, rng, scales=PIVOT_SCALES if with_se else ())
     for values in (boot, *t.values()):

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import MAX_DRAWS
+from . import batches
+from .bootstrap import check_boot
 from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
 from .recommend import RECOMMENDED_METHOD
-from .sample import ClusterStats
+from .sample import ClusterStats, check_k
 
 CONTROLS = (None, "iid")
 
@@ -58,9 +59,8 @@ class CoverageResult:
     variance_ratio: float  # empirical variance / binomial reference variance (binomial_sd**2)
     estimates: np.ndarray  # (R,) estimator in each repetition
     n_chunks: np.ndarray  # (R,) chunks in each repetition's sample
-    # The seed's pairs, read straight off the result (population quantities, as in
-    # the seed: its binomial reference is p(1-p) / 515 with 515 = K N / D chunks,
-    # and "Bernoulli-equivalent n" = expected chunks / variance ratio):
+    # Pairs read straight off the result, population quantities: the binomial reference is p(1-p) over
+    # a sample's expected chunks K N / D, and "Bernoulli-equivalent n" is expected chunks / variance ratio.
     variance_ratio_linearization: float  # predicted (linearization) variance / binomial reference variance
     binomial_sd: float  # sqrt(p(1-p) / expected chunks), p(1-p) of the population: the binomial reference SD
     linearization_sd: float  # sqrt(predicted_variance(...)): what the linearization predicts for this design
@@ -110,13 +110,10 @@ class CoverageResult:
 
 
 def _check(population: ClusterStats, k: int, reps: int, boot: int, control, two_stage_fraction) -> None:
-    d = population.n_docs
-    if not 2 <= k < d:
-        raise ValueError(f"k must satisfy 2 <= k < {d} (the population's documents), got k={k}")
+    check_k(k, population.n_docs, most=population.n_docs - 1)  # all D would repeat one sample
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
-    if boot == 1 or boot < 0:
-        raise ValueError(f"boot must be 0 (no bootstrap) or >= 2, got {boot}")
+    check_boot(boot, none=True)
     if control not in CONTROLS:
         raise ValueError(f"control must be None or 'iid', got {control!r}")
     if two_stage_fraction is not None and not 0 < two_stage_fraction <= 1:
@@ -174,14 +171,10 @@ def random_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
     return out
 
 
-# Rows of Floyd's membership table (n x d booleans) held at once.
-FLOYD_CELLS = 1 << 24
-
-
 def _floyd_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarray:
     """Floyd's k-subset of range(d) for each of ``n`` rows: step j draws t in [0, j] and takes j if t is taken."""
     out = np.empty((k, n), dtype=np.int64)
-    batch = max(1, FLOYD_CELLS // d)
+    batch = batches.batch_rows(d, n)  # a row of the membership table: d booleans
     for start in range(0, n, batch):
         rows = min(batch, n - start)
         base = np.arange(rows, dtype=np.int64) * d  # row r's cells in the flat membership table
@@ -198,8 +191,8 @@ def _floyd_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
 def predicted_variance(total, size, k: int, estimator: str = "micro", kept=None) -> float:
     """Variance of the estimator over draws of ``k`` of these D documents, predicted by linearization.
 
-    A property of the population and the design (the seed's "what the
-    linearization predicts"), not the mean of the per-sample estimates, which
+    A property of the population and the design (what the linearization
+    predicts), not the mean of the per-sample estimates, which
     runs low at small K.  Micro (ratio, first order): ``(1 - K/D) S_u^2 / (K c^2)``
     with ``u_d = c_d (r_d - R)``, ``R = sum(c r) / sum(c)``, ``c`` the chunks
     observed per document (``kept``, default all of them) and ``c^2`` the square
@@ -265,11 +258,10 @@ def coverage_experiment(
     roughly proportional to m_d (rounded, at least one), so the micro estimator
     weighs short documents a little more than the single-stage one does: when
     hit rates depend on document length this shows as bias against the
-    population value (e.g. +0.016 at f = 0.3 on the stdlib sample, on top of
-    the ratio estimator's own small-K bias).  ``control="iid"`` first
+    population value, on top of the ratio estimator's own small-K bias.  ``control="iid"`` first
     permutes y across all chunks once (see :func:`iid_control`).  Both need 0/1 y.
     ``boot=0`` skips the bootstrap methods; ``studentized=False`` skips only the
-    studentized bootstrap (about 2.5x cheaper, percentile and BCa kept).  ``samples``
+    studentized bootstrap (the costliest: percentile and BCa are kept).  ``samples``
     (reps, K), the documents of each repetition, replaces the random draws (e.g. nested
     samples, :func:`~ragunc.stats.sample.nested_orders`); ``rng`` then seeds the bootstrap only.
 
@@ -301,10 +293,9 @@ def coverage_experiment(
     lower = {m: np.empty(reps) for m in names}
     upper = {m: np.empty(reps) for m in names}
     se = {m.name: np.empty(reps) for m in methods if m.has_se}
-    # A batch holds boot * K/2 pair draws per repetition, and random_subsets'
-    # ranking path (k^2 > d) a key per population document: cap both.
-    per_rep = max(boot * k // 2, d if k * k > d else k, 1)
-    batch = max(1, min(reps, MAX_DRAWS // per_rep))
+    # A repetition holds boot * K/2 pair draws, and random_subsets' Floyd path (k^2 > d) a cell per
+    # population document: 8 bytes each.
+    batch = batches.batch_rows(8 * max(boot * k // 2, d if k * k > d else k, 1), reps)
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         sl = slice(start, stop)

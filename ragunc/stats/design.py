@@ -18,16 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from . import batches
 from .coverage import check_samples, random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
 from .linearization import check_options, chunk_variance, point_estimate
-from .sample import ClusterStats
+from .sample import ClusterStats, check_k
 
 # Draws of K documents behind a simulated design SD: the most, and the fewest when K is large.
 DESIGN_DRAWS = 20_000
 MIN_DESIGN_DRAWS = 2_000
-# Documents drawn in all (draws x K) beyond which fewer draws are made (never below MIN_DESIGN_DRAWS).
-DESIGN_WORK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -105,7 +104,8 @@ def design(
         variance, n_draws, var_se = 0.0, 0, 0.0
     else:
         if samples is None:
-            n_draws = draws or int(np.clip(DESIGN_WORK // k, MIN_DESIGN_DRAWS, DESIGN_DRAWS))
+            # A draw holds K indices and the K documents' sums gathered by them: 32 bytes a document.
+            n_draws = draws or max(batches.batch_rows(32 * k, DESIGN_DRAWS), MIN_DESIGN_DRAWS)
             idx = random_subsets(np.random.default_rng(rng), d, k, n_draws)
         else:
             idx, n_draws = samples, len(samples)
@@ -133,9 +133,7 @@ def design(
 
 def _design_iv(population: ClusterStats, k, estimator: str, draws) -> None:
     check_options(estimator)
-    d = population.n_docs
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= d:
-        raise ValueError(f"k must be a whole number of documents from 2 to the population's {d}, got {k!r}")
+    check_k(k, population.n_docs)
     if draws is not None and (isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2):
         raise ValueError(f"draws must be a whole number >= 2, got {draws!r}")
 
@@ -209,8 +207,7 @@ def _chunk_size_diagnostics_iv(populations: Mapping[int, ClusterStats], k: int) 
     ]
     if bad:
         raise ValueError(f"chunk sizes must be positive word counts, got {bad}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    check_k(k, max(p.n_docs for p in populations.values()))
     small = {words: p.n_docs for words, p in populations.items() if p.n_docs < k}
     if small:
         raise ValueError(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bootstrap import resample
+from .bootstrap import check_boot, resample
 from .diagnostics import Diagnostics, diagnostics
 from .linearization import check_options, linearize
 from .methods import IntervalEstimate, interval_methods
@@ -97,6 +97,8 @@ def undefined_estimates(methods: Sequence[str] | None = None) -> dict[str, Inter
 def _sample_arrays(sample, methods, estimator, level, boot, rng) -> IntervalArrays:
     check_options(estimator, level)
     require_documents(sample)
+    if any(m.resamples for m in interval_methods(methods)):
+        check_boot(boot)
     return interval_arrays(
         sample.sum_y,
         sample.n,

@@ -66,11 +66,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from . import batches
 from .coverage import interval_coverage, random_subsets
 from .linearization import Linearized, check_options, linearized_residuals, residual_variance
 from .methods import CLUSTER_ANALYTIC, IntervalEstimate, interval_method
 from .recommend import RECOMMENDED_METHOD
-from .sample import ClusterStats, zero_one
+from .sample import ClusterStats, check_k, require_documents, zero_one
 
 AUDIT_UNITS = ("rows", "documents")
 ESTIMATES = ("judge_only", "gold_only", "prediction_powered")
@@ -522,8 +523,7 @@ def _judged_report_iv(sample, estimator, level, method, lam) -> None:
         raise ValueError(f"lam must be a finite number or None (tuned), got {lam!r}")
     if not isinstance(sample, JudgedSample):
         raise TypeError(f"expected a JudgedSample, got {type(sample).__name__}")
-    if sample.n_docs < 2:
-        raise ValueError(f"need at least 2 documents for a between-document variance, got {sample.n_docs}")
+    require_documents(sample)
     if sample.n_audited == 0:
         raise ValueError("no row is audited: there is no gold label to correct the judge with")
 
@@ -653,12 +653,7 @@ def _judged_coverage_iv(
             f"{population.n_rows - population.n_audited:,} of its {population.n_rows:,} rows have none"
         )
     d = population.n_docs
-    top = d + every_document  # one sample may take every document; repeating it then shows nothing
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k < top:
-        raise ValueError(
-            f"k must be a whole number with 2 <= k {'<=' if every_document else '<'} {d} "
-            f"(the population's documents), got {k!r}"
-        )
+    check_k(k, d, most=d if every_document else d - 1)  # one sample may take every document; repeats would not
     if reps < 1:
         raise ValueError(f"reps must be >= 1, got {reps}")
     if audit not in AUDIT_UNITS:
@@ -766,7 +761,8 @@ def judged_coverage(
     lower = {n: np.empty(reps) for n in names}
     upper = {n: np.empty(reps) for n in names}
     lam = np.empty(reps)
-    batch = max(1, min(reps, (1 << 20) // max(k, d if k * k > d else k)))
+    # A repetition holds eight float64 columns of its K documents (_drawn_and_audited), or Floyd's D cells.
+    batch = batches.batch_rows(64 * max(k, d if k * k > d else k), reps)
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         columns = _drawn_and_audited(population, random_subsets(rng, d, k, stop - start), audit, audit_share, rng)

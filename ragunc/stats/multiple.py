@@ -173,6 +173,14 @@ ADJUSTMENT_REGISTRY: tuple[Adjustment, ...] = (
 ADJUSTMENTS: tuple[str, ...] = tuple(a.name for a in ADJUSTMENT_REGISTRY)
 
 
+# A comparison's intervals (Comparison.interval's names, the JSON's keys) -> what figures and tables call them.
+COMPARISON_INTERVALS: dict[str, str] = {
+    "naive": "naive binomial (unpaired)",
+    "paired": "paired cluster",
+    "simultaneous": "simultaneous paired",
+}
+
+
 def adjustment(name: str) -> Adjustment:
     """The registered adjustment called ``name``."""
     for a in ADJUSTMENT_REGISTRY:

@@ -1,13 +1,12 @@
 """Which interval to report: ragunc's recommendation for one sample, with the reason in words.
 
-The rule was chosen on the battery of :mod:`ragunc.stats.battery` plus the
-stdlib sample at K = 10, 20 and 50 (``bench/study_small_k.py``; the README's
-"Which interval to report" quotes its table): Korn–Graubard with Bell–McCaffrey
-degrees of freedom held 93–99% coverage in every cell outside the weak corner
-below, at 1.13x the width of R survey's Korn–Graubard on average, which itself
-fell to 87%.  No other method did better on coverage and width together in any
-part of the battery (by K, or by the number of documents with hits or misses),
-so the method is the same for every sample; what depends on K and on the data is
+The rule comes from the battery of :mod:`ragunc.stats.battery` plus the stdlib
+sample at small K (``bench/study_small_k.py``; its figures are in bench/RESULTS.md
+and the README's "Which interval to report"): Korn–Graubard with Bell–McCaffrey
+degrees of freedom holds its level outside the weak corner below, and no other
+method does better on coverage and width together in any part of the battery
+(by K, or by the number of documents with hits or misses), so the method is the
+same for every sample; what depends on K and on the data is
 the reason, and the warning when only one or two documents carry every hit (or
 every miss).
 

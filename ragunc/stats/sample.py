@@ -9,7 +9,6 @@ of a whole corpus; :func:`draw_sample` draws a sample of them; both are :class:`
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,34 +24,6 @@ _PER_CLUSTER = {
     "last_y": np.float64,
     "label": None,
 }
-# The names these had before they took the file format's (old: new); they warn for one release.
-RENAMED_FIELDS = {
-    "doc_id": "cluster_id",
-    "total": "sum_y",
-    "size": "n",
-    "sumsq": "sum_y2",
-    "lag_cross": "sum_y_next",
-    "first": "first_y",
-    "last": "last_y",
-    "doc_type": "label",
-}
-
-
-def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
-    """The one deprecation message of a renamed public name (the test suite turns it into an error)."""
-    warnings.warn(
-        f"{old} is deprecated and goes in the next release of ragunc; use {new}",
-        DeprecationWarning,
-        stacklevel=stacklevel,
-    )
-
-
-def _renamed_field(old: str, new: str) -> property:
-    def get(self):
-        warn_renamed(f"ClusterStats.{old}", f"ClusterStats.{new}")
-        return getattr(self, new)
-
-    return property(get, doc=f"Deprecated: :attr:`{new}`.")
 
 
 @dataclass(frozen=True)
@@ -126,24 +97,6 @@ class ClusterStats:
         )
 
 
-for _old, _new in RENAMED_FIELDS.items():
-    setattr(ClusterStats, _old, _renamed_field(_old, _new))
-
-
-class _ClusterSample(ClusterStats):
-    """What the deprecated name ``ClusterSample`` gives: ClusterStats that also takes the old field names."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **{RENAMED_FIELDS.get(name, name): value for name, value in kwargs.items()})
-
-
-def __getattr__(name: str):
-    if name == "ClusterSample":
-        warn_renamed("ClusterSample", "ClusterStats")
-        return _ClusterSample
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def zero_one(total, sumsq):
     """Whether every y of each row (documents on the last axis) is 0 or 1, from per-document sums.
 
@@ -163,6 +116,17 @@ def require_documents(sample: ClusterStats, at_least: int = 2) -> None:
         raise ValueError(f"need at least {at_least} documents for a between-document variance, got {sample.n_docs}")
 
 
+def check_k(k, population_docs: int, *, least: int = 2, most: int | None = None) -> None:
+    """The one check of K, the documents a sample takes, for every public entry: a whole number from
+    ``least`` to ``most`` (default: all ``population_docs`` documents), in one message."""
+    most = population_docs if most is None else most
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not least <= k <= most:
+        raise ValueError(
+            f"k must be a whole number of documents from {least} to {most} of the population's {population_docs}, "
+            f"got {k!r}"
+        )
+
+
 def draw_sample(population: ClusterStats, k: int, rng: np.random.Generator | int | None = None) -> ClusterStats:
     """K of the population's D documents drawn without replacement, uniformly (seeded by ``rng``).
 
@@ -171,8 +135,7 @@ def draw_sample(population: ClusterStats, k: int, rng: np.random.Generator | int
     correction 1 - K/D.  The documents keep the population's order.
     """
     d = population.n_docs
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
-        raise ValueError(f"k must be a whole number of documents from 1 to the population's {d}, got {k!r}")
+    check_k(k, d, least=1)
     # O(K) for K small beside D (numpy draws a set of K indices, Floyd's way, rather than permuting
     # all D): a K-slider move on a million documents costs milliseconds.  No shuffle: sorted anyway.
     chosen = np.random.default_rng(rng).choice(d, size=k, replace=False, shuffle=False)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import ast
 import gzip
 import io
+import runpy
 from pathlib import Path
 
 
 import numpy as np
 import pandas as pd
 import pytest
+import streamlit as st
 
 from dashboard import cache, sources
 from ragunc.data import DataError, load_results
@@ -156,6 +158,14 @@ def test_a_figure_is_built_once_per_result_object(counted):
 
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_importing_app_runs_nothing(monkeypatch):
+    called = []
+    monkeypatch.setattr(st, "set_page_config", lambda *a, **k: called.append("set_page_config"))
+    monkeypatch.setattr(st, "navigation", lambda *a, **k: called.append("navigation"))
+    namespace = runpy.run_path(str(ROOT / "app.py"), run_name="app")
+    assert called == [] and callable(namespace["main"])
 
 
 def test_pages_holds_only_the_routed_page_scripts_and_nothing_edits_sys_path():

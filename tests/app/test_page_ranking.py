@@ -72,7 +72,7 @@ def test_bad_upload_is_an_error_naming_column_and_rows_not_a_traceback(open_page
 
 
 def seed_reference_recall(hits: list[str], relevant: set[str], k: int) -> float | None:
-    """The seed's doc_recall: len(set(hits[:k]) & relevant) / len(relevant)."""
+    """doc_recall by its definition: len(set(hits[:k]) & relevant) / len(relevant)."""
     return None if not relevant else len(set(hits[:k]) & relevant) / len(relevant)
 
 
@@ -122,7 +122,7 @@ def test_switching_the_run_resets_k_to_that_runs_default(open_page):
     at = open_page(PAGE)
     at.sidebar.slider[0].set_value(9).run()
     at.radio[0].set_value(SEED).run()
-    assert at.sidebar.slider[0].value == 3  # the seed's k, not the sample run's 9 clamped to 5
+    assert at.sidebar.slider[0].value == 3  # the worked example's k, not the sample run's 9 clamped to 5
     assert numbers(at) == ["0.500", "1.000", "1.500"]
 
 

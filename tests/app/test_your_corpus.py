@@ -81,7 +81,7 @@ def test_a_zip_of_japanese_files_is_detected_and_its_language_can_be_set(open_ap
     assert not at.exception and not at.error
     assert "(Japanese, detected: chunks of morphemes)" in at.sidebar.caption[-1].value
     assert _slider(at).value == "100m" and "100 morphemes" in _slider(at).options
-    at = at.selectbox(key="lang").set_value("en").run()  # as whitespace words: the clauses of the issue
+    at = at.selectbox(key="lang").set_value("en").run()  # as whitespace words: whole clauses
     assert not at.exception and not at.error
     assert "(English: chunks of words)" in at.sidebar.caption[-1].value and _slider(at).value == "100w"
 

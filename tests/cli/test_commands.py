@@ -98,8 +98,6 @@ def test_compare_and_recall_spell_a_comparison_with_a_baseline_alike():
         # the same words, the thing compared named by each command
         assert a.help.replace("config", "run") == b.help, flag
     assert "maxt" in compare["--adjust"].choices and "(default maxt)" in compare["--adjust"].help
-    assert compare["--configs"].dest == recall["--runs"].dest == "only"  # the former spellings
-    assert compare["--configs"].help == recall["--runs"].help == argparse.SUPPRESS
 
 
 @pytest.mark.parametrize("argv", [["interval"], ["nonsense"], []])

@@ -32,7 +32,7 @@ ADDED: dict[str, set[str]] = {
     "recall_grouped": {"recommended", "comparison.p_value", "comparison.t", "comparison.df"},
     # the paired t and the per-query (each query its own cluster) answer beside the clustered one
     "recall_runs": {"comparisons.t", "comparisons.df", "comparisons.per_query"},
-    "interval": {  # issue 9: R survey's intervals, the recommended one and the logit-scale studentized bootstrap
+    "interval": {  # R survey's intervals, the recommended one and the logit-scale studentized bootstrap
         "korn_graubard",
         "logit",
         "korn_graubard_bm",
@@ -41,8 +41,8 @@ ADDED: dict[str, set[str]] = {
     },
     "simulate": {
         "undefined",
-        "width",  # issue 9 (Deliver 4): undefined intervals are counted, not missed
-        # issue 9: the new registry methods' coverage, and the recommended method's under "recommended"
+        "width",  # undefined intervals are counted, not missed
+        # the registry methods' coverage, and the recommended method's under "recommended"
         *(
             f"{block}.{method}"
             for block in ("coverage", "coverage_mcse")
@@ -74,7 +74,7 @@ def _write_results(directory: pathlib.Path) -> dict[str, pathlib.Path]:
     )
     scores = directory / "scores.csv"
     scores.write_text("doc_id,chunk_index,y\n" + "".join(f"{d},{c},{s}\n" for d, c, _, g, _, s in rows if g == "a"))
-    # issue 20: the judge's label on every row, the gold label on the audited rows (a fourth of them)
+    # the judge's label on every row, the gold label on the audited rows (a fourth of them)
     judged = directory / "judged.csv"
     judged.write_text(
         "doc_id,chunk_index,config,y_judge,y\n"
@@ -180,7 +180,7 @@ CASES = {
     ],
     "plan": ["plan", "{binary}", "--config", "a", "--half-width", "0.05", "--population-docs", "60"],
     "compare": ["compare", "{binary}", "--a", "a", "--b", "b", "--boot", "100", "--seed", "4"],
-    # issue 20: judged labels with an audit, the audit's plan, and which config is best
+    # judged labels with an audit, the audit's plan, and which config is best
     "interval_judged": [
         "interval",
         "{judged}",
@@ -210,7 +210,7 @@ CASES = {
         "--compare",
         "{run_b}",
     ],
-    # issue 12 (Deliver 2): several runs against a baseline, runs named by their file names
+    # several runs against a baseline, runs named by their file names
     "recall_runs": [
         "recall",
         "{run}",

@@ -1,4 +1,4 @@
-"""``ragunc recall``: the seed's numbers, the JSON contract, groups, TREC input and clean errors."""
+"""``ragunc recall``: a worked example's numbers, the JSON contract, groups, TREC input and clean errors."""
 
 from __future__ import annotations
 
@@ -318,34 +318,6 @@ def test_several_runs_against_a_baseline(three_runs, capsys):
     )
     assert [r["run"] for r in pairs["runs"]] == ["a", "c"] and pairs["metric"] == "hit" and pairs["boot"] == 100
     assert capsys.readouterr().err == ""
-    # --runs, the former spelling of --only, works one more release and says so on stderr
-    assert (
-        main(
-            [
-                "recall",
-                str(path / "all.csv"),
-                str(path / "qrels.csv"),
-                "--k",
-                "1",
-                "--runs-col",
-                "run",
-                "--baseline",
-                "a",
-                "--runs",
-                "c",
-                "--all-pairs",
-                "--metric",
-                "hit",
-                "--boot",
-                "100",
-                "--json",
-            ]
-        )
-        == 0
-    )
-    out, err = capsys.readouterr()
-    assert json.loads(out) == pairs
-    assert "ragunc recall: --runs is deprecated and will be removed in the next release; use --only" in err
     assert (
         main(
             [

@@ -81,7 +81,7 @@ def test_evalset_eval_json_recommends_what_interval_recommends_on_its_results_fi
         ["evalset", "eval", str(evalset), "--run", str(evalset / "run.csv"), "--k", "2", "--results", str(results)]
     )
     recall = d["recall"]
-    # The case: a recall near 1 whose cluster interval passes 1; the recommended one stays inside.
+    # A recall near 1 whose cluster interval passes 1; the recommended one stays inside.
     assert recall["recall"] == 0.9375 and recall["cluster"]["ci"][1] > 1
     check(recall["recommended"], interval_recommended(results))
     for name, column in (("hit", "hit"), ("rr", "rr"), ("ndcg", "ndcg")):

@@ -200,17 +200,6 @@ def test_results_population_picks_a_config():
         results.population("20w")
 
 
-def test_the_old_names_of_population_and_populations_still_work_and_warn():
-    results = results_from_frame(chunk_rows(seed=8, configs=("100w", "50w")))
-    with pytest.warns(DeprecationWarning, match=r"Results\.sample is deprecated .*; use Results\.population$"):
-        old = results.sample("50w")
-    assert old is results.population("50w")
-    with pytest.warns(DeprecationWarning, match=r"Results\.samples is deprecated .*; use Results\.populations$"):
-        assert results.samples is results.populations
-    with pytest.warns(DeprecationWarning), pytest.raises(DataError, match="several configs"):
-        results.sample()  # the same checks
-
-
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     sizes=st.lists(st.integers(1, 6), min_size=2, max_size=8),

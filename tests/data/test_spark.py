@@ -19,6 +19,8 @@ from ragunc.data.aggregate import aggregate
 from ragunc.data.results import DataError, load_results, results_from_frame, write_results
 from ragunc.stats.synthetic import synthesize
 
+pytestmark = pytest.mark.slow  # a Spark session in local mode
+
 
 @pytest.fixture(scope="module")
 def spark():

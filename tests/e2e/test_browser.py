@@ -1,13 +1,12 @@
 """Real browser: `streamlit run app.py` in headless Debian chromium driven by Playwright.
 
-Skipped with a reason when chromium or Playwright is missing, except under CI (env CI set),
-where that is a failure.  Never downloads a browser.
+Skipped with a reason when chromium or Playwright is missing, except under CI=true, where that is a
+failure (tests/support/browser.py).  Never downloads a browser.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import subprocess
@@ -19,26 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import launched_chromium, require_chromium
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TIMEOUT_MS = 90_000
-
-
-def _unavailable(reason: str):
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (required under CI)")
-    pytest.skip(reason)
 
 
 def _free_port() -> int:
@@ -50,8 +36,7 @@ def _free_port() -> int:
 @contextmanager
 def _served_app():
     """``streamlit run app.py`` on a free loopback port; yields its URL once healthy."""
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"Debian chromium not found at {CHROMIUM}")
+    require_chromium()
     port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / f"streamlit-{port}.log", "w")
@@ -106,14 +91,8 @@ def app_url():
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright (python) is not installed")
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 EXPLORER = '[data-testid="ragunc-explorer"]'

@@ -24,7 +24,7 @@ from ragunc.stats.paired import paired_comparison
 from ragunc.stats.planning import plan_difference, plan_from_pilot
 from ragunc.stats.sample import document_rates
 
-from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable
+from tests.support.browser import launched_chromium
 
 pytestmark = pytest.mark.e2e
 
@@ -79,21 +79,13 @@ MEASURE = """async ([data, layout]) => {
 
 @pytest.fixture(scope="module")
 def canvas():
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"Debian chromium not found at {CHROMIUM}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright (python) is not installed")
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         page = chromium.new_page(viewport={"width": 1400, "height": 1000})
         page.set_content(
             f"<html><head><meta charset='utf-8'><script>{get_plotlyjs()}</script></head>"
             "<body style='margin:0'><div id='figure'></div></body></html>"
         )
         yield page
-        chromium.close()
 
 
 def laid_out(canvas, fig: go.Figure, width: int) -> dict:

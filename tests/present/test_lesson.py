@@ -68,7 +68,7 @@ def test_seven_steps_and_the_seeds_title():
 
 @pytest.fixture(scope="module")
 def ten_thousand():
-    """The seed's example: 20 documents of 500 chunks, 1,800 hits in all (18%)."""
+    """The lesson's worked example: 20 documents of 500 chunks, 1,800 hits in all (18%)."""
     hits = np.array([0, 0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 130, 150, 180, 200, 250, 225], float)
     assert hits.sum() == 1800
     sample = ClusterStats(

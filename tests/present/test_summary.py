@@ -92,10 +92,6 @@ def test_summary_json_is_valid_json_with_context(rep, cov):
     assert payload["interval"]["cluster"]["ci"] == list(rep.interval("cluster").ci)
 
 
-def test_json_text_turns_non_finite_into_null():
-    assert json.loads(report.json_text({"a": float("inf"), "b": [float("nan"), 1.0]})) == {"a": None, "b": [None, 1.0]}
-
-
 def test_plain_reading_quotes_the_numbers(rep, cov):
     lines = report.plain_reading(rep, cov)
     d = rep.diagnostics

@@ -1,4 +1,4 @@
-"""Document-level ranking metrics: the seed's case, hand-computed fixtures, properties, pytrec_eval parity."""
+"""Document-level ranking metrics: a worked example, hand-computed fixtures, properties, pytrec_eval parity."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def judged(lists: dict[str, list[str]], rels: dict[str, dict[str, float]], chunk
 
 
 def seed_doc_recall(hits, relevant, k):
-    """The seed's own reference implementation (002_7c783af6d6533afe.txt), verbatim in logic."""
+    """The worked example's own reference implementation, verbatim in logic."""
     if k < 1:
         raise ValueError("k must be positive")
     if not relevant:
@@ -71,7 +71,7 @@ def test_seed_case_three_orders():
     assert naive_recall_sum(j, 3)[0] == pytest.approx(1.50)
     assert recall(j, 3, order=TRUNCATE_DEDUP)[0] == pytest.approx(0.50)
     assert recall(j, 3, order=DEDUP_TRUNCATE)[0] == pytest.approx(1.00)
-    # The seed's own code gives the same two numbers.
+    # The reference implementation gives the same two numbers.
     assert seed_doc_recall(SEED_HITS, {"manual", "faq"}, 3) == 0.5
     assert seed_doc_recall(list(dict.fromkeys(SEED_HITS)), {"manual", "faq"}, 3) == 1.0
 

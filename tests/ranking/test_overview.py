@@ -1,4 +1,4 @@
-"""The ranking overview: metric means by hand on the seed's case, excluded queries, one call equal to its parts."""
+"""The ranking overview: metric means by hand on a worked example, excluded queries, one call equal to its parts."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from ragunc.ranking.uncertainty import recall_report
 
 
 def seed_case(extra_queries: int = 0):
-    """The seed's list (manual x3, faq, terms; relevant manual and faq), a query without relevant documents,
-    and ``extra_queries`` copies of the seed's query with a ``source`` column that groups them by pairs."""
+    """The worked example's list (manual x3, faq, terms; relevant manual and faq), a query without relevant documents,
+    and ``extra_queries`` copies of its query with a ``source`` column that groups them by pairs."""
     hits = ["manual", "manual", "manual", "faq", "terms"]
     names = ["seed", *(f"s{i}" for i in range(extra_queries))]
     rows = [(q, r + 1, f"{q}:{d}#{r}", d) for q in names for r, d in enumerate(hits)]

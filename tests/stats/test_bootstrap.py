@@ -117,7 +117,7 @@ def test_degenerate_sample_gives_point_interval():
 
 def test_validation():
     s = beta_binomial_sample(np.random.default_rng(10))
-    with pytest.raises(ValueError, match="at least 2 replicates"):
+    with pytest.raises(ValueError, match="boot must be a whole number >= 2, got 1"):
         cluster_bootstrap(s, reps=1, rng=0)
     with pytest.raises(ValueError, match="at least 2 documents"):
         cluster_bootstrap(s.subset([0]), reps=10, rng=0)

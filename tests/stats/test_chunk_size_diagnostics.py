@@ -111,7 +111,10 @@ def test_bad_input_is_named():
         chunk_size_diagnostics({})
     with pytest.raises(ValueError, match="positive word counts, got \\['100w'\\]"):
         chunk_size_diagnostics({"100w": FINE})
-    with pytest.raises(ValueError, match="k must be an integer >= 2"):
+    with pytest.raises(ValueError, match="k must be a whole number of documents from 2 to 4 "):
         chunk_size_diagnostics({100: FINE}, k=1)
-    with pytest.raises(ValueError, match="100 words: 4 documents"):
+    with pytest.raises(ValueError, match="from 2 to 4 of the population's 4, got 5"):
         chunk_size_diagnostics({100: FINE}, k=5)
+    five = _population([[1], [0], [1], [0], [1, 0]], "50w")
+    with pytest.raises(ValueError, match="k = 5 documents is more than some chunk sizes hold: 100 words: 4 documents"):
+        chunk_size_diagnostics({50: five, 100: FINE}, k=5)

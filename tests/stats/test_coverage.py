@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import ragunc.stats.coverage as sim
+import ragunc.stats.batches as batches
 from ragunc.data.results import load_results
 from ragunc.data.serialize import json_text
 from ragunc.stats.coverage import coverage_experiment, iid_control, random_subsets
@@ -155,7 +155,7 @@ def test_draw_documents_gives_uniform_subsets(d, k):
 
 
 def test_progress_reports_each_batch(clustered, monkeypatch):
-    monkeypatch.setattr(sim, "MAX_DRAWS", 20 * 50 * K // 2)  # 20 repetitions per batch at boot=50
+    monkeypatch.setattr(batches, "BATCH_BYTES", 8 * 20 * 50 * K // 2)  # 20 repetitions per batch at boot=50
     calls = []
     coverage_experiment(clustered, k=K, reps=70, boot=50, rng=0, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(20, 70), (40, 70), (60, 70), (70, 70)]
@@ -217,10 +217,14 @@ def test_coverage_counts_only_the_repetitions_where_the_interval_is_defined(clus
 
 
 def test_validation(clustered):
-    with pytest.raises(ValueError, match="2 <= k < 600"):
+    with pytest.raises(ValueError, match="k must be a whole number of documents from 2 to 599 of the population's 600"):
         coverage_experiment(clustered, k=600, reps=10)
-    with pytest.raises(ValueError, match="2 <= k"):
+    with pytest.raises(ValueError, match="from 2 to 599"):
         coverage_experiment(clustered, k=1, reps=10)
+    with pytest.raises(ValueError, match="got 2.5"):  # a fraction of a document is no K
+        coverage_experiment(clustered, k=2.5, reps=10)
+    with pytest.raises(ValueError, match="boot must be 0 \\(no bootstrap\\) or a whole number >= 2, got 1"):
+        coverage_experiment(clustered, k=5, reps=10, boot=1)
     with pytest.raises(ValueError, match="control must be"):
         coverage_experiment(clustered, k=5, reps=10, control="shuffle")
     with pytest.raises(ValueError, match="two_stage_fraction"):
@@ -236,7 +240,7 @@ def test_studentized_bootstrap_holds_where_the_normal_interval_falls_short():
     # The bundled teaching population: K = 20 very unequal documents (CV 1.2), ICC 0.3.
     population = load_results(ROOT / "sample_data" / "synthetic_population.csv.gz").population()
     r = coverage_experiment(population, k=20, reps=1500, boot=400, rng=4)
-    assert r.methods["cluster"].coverage < 0.91  # the 88-91% on real text: the normal interval falls short
+    assert r.methods["cluster"].coverage < 0.91  # the normal interval falls short at K = 20 on unequal documents
     assert r.methods["bootstrap_t"].coverage >= 0.92
     assert r.methods["bootstrap_t"].coverage - r.methods["cluster"].coverage > 3 * r.methods["cluster"].mcse
 
@@ -253,7 +257,7 @@ def test_studentized_false_drops_only_the_studentized_methods(clustered):
 
 
 def test_seed_figures_are_population_quantities(clustered, clustered_run):
-    # The seed's reference: p(1-p) over the expected chunks of a sample (its 515 =
+    # The binomial reference: p(1-p) over the expected chunks of a sample (its 515 =
     # K N / D), the linearization's prediction from the population, and the identity
     # Bernoulli-equivalent n = expected chunks / variance ratio (515 / 26.8 = 19.2).
     r = clustered_run
@@ -282,7 +286,7 @@ def test_batches_are_capped_by_the_document_draw_too(clustered, monkeypatch):
     # k^2 > D: each repetition ranks D random keys, so even without a bootstrap a
     # batch must not hold every repetition's keys at once (reps x D floats: 1.6 GB
     # for R = 1,000 and D = 100,000).
-    monkeypatch.setattr(sim, "MAX_DRAWS", 10 * clustered.n_docs)
+    monkeypatch.setattr(batches, "BATCH_BYTES", 8 * 10 * clustered.n_docs)
     calls = []
     coverage_experiment(clustered, k=30, reps=25, boot=0, rng=0, progress=lambda d, t: calls.append((d, t)))
     assert calls == [(10, 25), (20, 25), (25, 25)]
@@ -326,7 +330,7 @@ def test_rare_hits_at_k10_studentized_bootstrap_no_longer_loses_its_tail():
     lo, hi = _dropping_studentized_bounds(rare.sum_y[idx], rare.n[idx], 1000, np.random.default_rng(12))
     old = np.mean((lo <= value) & (value <= hi))
     old_mcse = np.sqrt(old * (1 - old) / reps)
-    assert abs(old - 0.72) < 3 * old_mcse + 0.02  # the 72.4%
+    assert abs(old - 0.72) < 3 * old_mcse + 0.02  # dropping the se* = 0 resamples loses a tail: about 72%
     run = coverage_experiment(rare, k=10, reps=reps, boot=1000, rng=13)
     for method in ("bootstrap_t", run.recommended):
         new, mcse = run.methods[method].coverage, run.methods[method].mcse

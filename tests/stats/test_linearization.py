@@ -222,7 +222,7 @@ def test_non_binary_scores_use_chunk_variance():
     assert r.interval("naive").se == pytest.approx(y.std() / np.sqrt(y.size))
 
 
-# --------------------------------------------------------------------------- the seed's figures
+# --------------------------------------------------------------------------- a published worked example
 
 
 def test_seed_figures():

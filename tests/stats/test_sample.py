@@ -8,12 +8,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ragunc.stats.coverage import coverage_experiment
+from ragunc.stats.design import chunk_size_diagnostics, design
 from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.intervals import interval_arrays, interval_report
-import ragunc
-import ragunc.stats
-import ragunc.stats.sample
-from ragunc.stats.sample import RENAMED_FIELDS, ClusterStats, document_rates, draw_sample, zero_one
+from ragunc.stats.sample import ClusterStats, document_rates, draw_sample, zero_one
 
 RNG = np.random.default_rng(3)
 SIZE = RNG.integers(1, 20, 10)
@@ -71,8 +70,27 @@ def test_a_census_drawn_this_way_has_no_sampling_error():
 
 @pytest.mark.parametrize("k", [0, 11, 2.5, True])
 def test_k_outside_the_population_is_refused_by_name(k):
-    with pytest.raises(ValueError, match="k must be a whole number of documents from 1 to the population's 10"):
+    with pytest.raises(ValueError, match="k must be a whole number of documents from 1 to 10 of the population's 10"):
         draw_sample(POPULATION, k, rng=0)
+
+
+@pytest.mark.parametrize(
+    ("call", "least", "most"),
+    [
+        (lambda k: draw_sample(POPULATION, k), 1, 10),
+        (lambda k: design(POPULATION, k), 2, 10),
+        (lambda k: chunk_size_diagnostics({100: POPULATION}, k=k), 2, 10),
+        (lambda k: coverage_experiment(POPULATION, k=k, reps=2), 2, 9),  # K = D would repeat one sample
+    ],
+    ids=["draw_sample", "design", "chunk_size_diagnostics", "coverage_experiment"],
+)
+def test_every_entry_refuses_a_fractional_k_in_the_same_words(call, least, most):
+    with pytest.raises(ValueError) as refused:
+        call(2.5)
+    assert (
+        str(refused.value)
+        == f"k must be a whole number of documents from {least} to {most} of the population's 10, got 2.5"
+    )
 
 
 def test_document_rates_are_hits_over_chunks_per_document():
@@ -130,44 +148,3 @@ def test_each_row_of_a_batch_is_judged_on_its_own_sums():
     np.testing.assert_allclose(arr.binomial_variance, [0.06 / 6, 0.5 * 0.5 / 6])
     # sumsq omitted means 0/1 y (sumsq = total)
     assert interval_arrays(hits.sum_y, hits.n).binomial_variance == pytest.approx(0.25 / 6)
-
-
-def test_the_old_names_still_work_for_a_release_and_warn():
-    for module in (ragunc, ragunc.stats, ragunc.stats.sample):
-        with pytest.warns(DeprecationWarning, match="ClusterSample is deprecated .*; use ClusterStats"):
-            old = module.ClusterSample
-        assert issubclass(old, ClusterStats)
-    sample = draw_sample(POPULATION, 4, rng=0)
-    with_type = ClusterStats(
-        sample.cluster_id,
-        sample.sum_y,
-        sample.n,
-        sample.sum_y2,
-        sample.sum_y2 / 2,
-        sample.sum_y,
-        sample.sum_y,
-        np.array(list("xyxy")),
-        population_docs=10,
-    )
-    built = old(
-        doc_id=with_type.cluster_id,
-        total=with_type.sum_y,
-        size=with_type.n,
-        sumsq=with_type.sum_y2,
-        lag_cross=with_type.sum_y_next,
-        first=with_type.first_y,
-        last=with_type.last_y,
-        doc_type=with_type.label,
-        population_docs=10,
-    )
-    assert len(RENAMED_FIELDS) == 8
-    for old_name, new_name in RENAMED_FIELDS.items():
-        with pytest.warns(
-            DeprecationWarning, match=rf"ClusterStats\.{old_name} is deprecated .*; use ClusterStats\.{new_name}$"
-        ):
-            value = getattr(with_type, old_name)
-        assert value is getattr(with_type, new_name)
-        np.testing.assert_array_equal(getattr(built, new_name), value)
-    assert built.population_docs == 10 and built.fpc == with_type.fpc
-    with pytest.raises(AttributeError):
-        ClusterStats.size.__set__(with_type, 0)  # read-only

@@ -261,7 +261,7 @@ def test_every_size_cuts_the_same_documents():
 
 def test_finer_sizes_keep_the_documents_rates_and_their_icc():
     # Equal sizes, no neighbour correlation: each size has the generative ICC, and its design effect is
-    # 1 + (m - 1) icc (the seed's formula), so finer chunks raise DEFF, not the information.
+    # 1 + (m - 1) icc (the equal-size formula), so finer chunks raise DEFF, not the information.
     icc, p = 0.3, 0.18
     cuts = synthesize_chunk_sizes(
         (100, 10), base_words=100, n_docs=3000, mean_chunks=20, size_cv=0, p=p, icc=icc, autocorr=0, doc_types=1, rng=11
