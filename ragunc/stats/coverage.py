@@ -8,7 +8,7 @@ holds the population value, among those where the interval is defined.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -239,6 +239,7 @@ def coverage_experiment(
     rng: np.random.Generator | int | None = None,
     progress: Callable[[int, int], None] | None = None,
     studentized: bool = True,
+    methods: Sequence[str] | None = None,
 ) -> CoverageResult:
     """Draw K documents without replacement R times and compute every interval each time.
 
@@ -256,7 +257,8 @@ def coverage_experiment(
     the ratio estimator's own small-K bias).  ``control="iid"`` first
     permutes y across all chunks once (see :func:`iid_control`).  Both need 0/1 y.
     ``boot=0`` skips the bootstrap methods; ``studentized=False`` skips only the
-    studentized bootstrap (about 2.5x cheaper, percentile and BCa kept).
+    studentized bootstrap (about 2.5x cheaper, percentile and BCa kept); ``methods`` names
+    the methods to run (default: every registered one).
 
     Examples
     --------
@@ -277,7 +279,7 @@ def coverage_experiment(
     total, size, sumsq = population.sum_y, population.n, population.sum_y2
     value = float(point_estimate(total, size, estimator))
     fpc = 1.0 if two_stage_fraction is not None else 1.0 - k / d
-    methods = [m for m in interval_methods(resampling=bool(boot)) if studentized or not m.needs_replicate_se]
+    methods = [m for m in interval_methods(methods, resampling=bool(boot)) if studentized or not m.needs_replicate_se]
     names = [m.name for m in methods]
 
     estimates = np.empty(reps)
