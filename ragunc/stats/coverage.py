@@ -17,7 +17,7 @@ from .bootstrap import MAX_DRAWS
 from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
-from .recommend import RECOMMENDED_METHOD
+from .recommend import RECOMMENDED_METHOD, WILD_METHOD, recommended_methods
 from .sample import ClusterStats
 
 CONTROLS = (None, "iid")
@@ -67,16 +67,22 @@ class CoverageResult:
     bernoulli_n_empirical: float  # p(1-p) of the population / empirical variance
     bernoulli_n_linearization: float  # p(1-p) of the population / predicted variance
     mean_chunks: float  # mean chunks per repetition's sample (expected: K N / D, kept chunks for two stages)
-    # The recommended method (stats.recommend, the same for every sample): the JSON repeats its
-    # coverage, MC SE, undefined count and width under "recommended"; None when it did not run.
+    # The default recommended method (stats.recommend.RECOMMENDED_METHOD); None when it did not run.
     recommended: str | None = None
+    # The interval stats.recommend chose for each repetition's sample (the default, or the wild bootstrap
+    # on the samples recommended_methods picks), when every method it chooses from ran; the JSON gives its
+    # coverage, MC SE, undefined count and width under "recommended" (else the default's).
+    recommended_choice: MethodCoverage | None = None
 
     def _by_method(self, field: str) -> dict:
-        """``field`` of every method and, under "recommended", the recommended method's."""
+        """``field`` of every method and, under "recommended", the recommended interval's."""
         by_method = {name: getattr(m, field) for name, m in self.methods.items()}
         if self.recommended is None:
             return by_method
-        return {**by_method, "recommended": by_method[self.recommended]}
+        chosen = (
+            by_method[self.recommended] if self.recommended_choice is None else getattr(self.recommended_choice, field)
+        )
+        return {**by_method, "recommended": chosen}
 
     def to_dict(self) -> dict:
         """JSON contract of ``ragunc simulate`` (no per-repetition arrays)."""
@@ -287,6 +293,8 @@ def coverage_experiment(
     lower = {m: np.empty(reps) for m in names}
     upper = {m: np.empty(reps) for m in names}
     se = {m.name: np.empty(reps) for m in methods if m.has_se}
+    choosing = {RECOMMENDED_METHOD, WILD_METHOD} <= set(names)
+    chosen = {b: np.empty(reps) for b in ("lower", "upper")}
     # A batch holds boot * K/2 pair draws per repetition, and random_subsets'
     # ranking path (k^2 > d) a key per population document: cap both.
     per_rep = max(boot * k // 2, d if k * k > d else k, 1)
@@ -306,6 +314,10 @@ def coverage_experiment(
             lower[name][sl], upper[name][sl] = arr.lower[name], arr.upper[name]
         for name, values in se.items():
             values[sl] = arr.se[name]
+        if choosing:
+            wild = recommended_methods(y, m, estimator=estimator) == WILD_METHOD
+            for bound, values in (("lower", arr.lower), ("upper", arr.upper)):
+                chosen[bound][sl] = np.where(wild, values[WILD_METHOD], values[RECOMMENDED_METHOD])
         if progress is not None:
             progress(stop, reps)
 
@@ -347,4 +359,12 @@ def coverage_experiment(
             bernoulli_n_linearization=float(np.divide(pq, predicted)),
             mean_chunks=float(n_chunks.mean()),
             recommended=RECOMMENDED_METHOD if RECOMMENDED_METHOD in names else None,
+            recommended_choice=MethodCoverage(
+                *interval_coverage(chosen["lower"], chosen["upper"], value),
+                se_mean=None,
+                lower=chosen["lower"],
+                upper=chosen["upper"],
+            )
+            if choosing
+            else None,
         )

@@ -12,6 +12,7 @@ import numpy as np
 
 from .bootstrap import resample
 from .diagnostics import Diagnostics, diagnostics
+from .leverage import Leverage, leverage
 from .linearization import check_options, linearize
 from .methods import CLUSTER_BOOTSTRAP, WILD_BOOTSTRAP, IntervalEstimate, interval_methods
 from .recommend import Recommendation, Recommends, recommend
@@ -141,6 +142,7 @@ class IntervalReport(Recommends):
     boot: int  # bootstrap replicates behind the cluster-bootstrap methods
     population_docs: int | None = None  # D used for the FPC (None: no FPC)
     recommendation: Recommendation | None = None  # which of the intervals to report, and why (stats.recommend)
+    leverage: Leverage | None = None  # which documents dominate: chunk shares, leverage, G* (stats.leverage)
 
     def to_dict(self) -> dict:
         """The JSON contract of ``ragunc interval``: each method's bounds where its registry entry places them."""
@@ -172,6 +174,7 @@ class IntervalReport(Recommends):
             "icc": d.icc,
             "n_eff": d.n_eff,
             "diagnostics": d.to_dict(),
+            **({} if self.leverage is None else {"leverage": self.leverage.to_dict()}),
         }
 
 
@@ -196,4 +199,5 @@ def interval_report(
         boot=boot,
         population_docs=sample.population_docs,
         recommendation=recommend(sample.sum_y, sample.n, estimator=estimator, binary=sample.binary),
+        leverage=leverage(sample, estimator=estimator),
     )
