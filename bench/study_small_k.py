@@ -30,6 +30,7 @@ from ragunc.stats.battery import POPULATIONS, SPARSE_PARETO_TAIL, battery_popula
 from ragunc.stats.coverage import coverage_experiment, random_subsets
 from ragunc.stats.intervals import interval_arrays
 from ragunc.stats.linearization import bell_mccaffrey_df
+from ragunc.stats.methods import METHOD_NAMES
 from ragunc.stats.proportion import korn_graubard_interval
 from ragunc.stats.recommend import RECOMMENDED_METHOD
 
@@ -93,7 +94,7 @@ def r_draws(pop, k: int, cell: int, seed: int) -> np.ndarray:
 
 def run_cell(pop, k: int, args, cell: int) -> dict:
     result = coverage_experiment(
-        pop, k=k, reps=args.reps, boot=args.boot, estimator=args.estimator, rng=[args.seed, cell]
+        pop, k=k, reps=args.reps, boot=args.boot, estimator=args.estimator, rng=[args.seed, cell], methods=METHOD_NAMES
     )
     d = result.to_dict()  # the recommended interval's figures repeated under "recommended"
     bounds = {name: (m.lower, m.upper) for name, m in result.methods.items()}
