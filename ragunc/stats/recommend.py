@@ -1,23 +1,22 @@
 """Which interval to report: ragunc's recommendation for one sample, with the reason in words.
 
-The rule was chosen on the battery of :mod:`ragunc.stats.battery` plus the
-stdlib sample at K = 10, 20 and 50 (``bench/study_small_k.py``; the README's
-"Which interval to report" quotes its table): Korn–Graubard with Bell–McCaffrey
-degrees of freedom held 93–99% coverage in every cell outside the weak corner
-below, at 1.13x the width of R survey's Korn–Graubard on average, which itself
-fell to 87%.  No other method did better on coverage and width together in any
-part of the battery (by K, or by the number of documents with hits or misses),
-so the method is the same for every sample; what depends on K and on the data is
-the reason, and the warning when only one or two documents carry every hit (or
-every miss).
+The default, :data:`RECOMMENDED_METHOD`, was chosen on the battery of
+:mod:`ragunc.stats.battery` plus the stdlib sample (``bench/study_small_k.py``; the
+README's "Which interval to report" quotes its table): Korn–Graubard with Bell–McCaffrey
+degrees of freedom held its level outside the weak corner below at a width close to R
+survey's Korn–Graubard, which itself fell to 87%.
 
-Its weak corner is the battery's ``sparse_pareto`` populations: most documents
-without a hit and a few long ones holding most chunks, where the corpus rate
-hangs on documents a sample seldom contains.  No interval computed from the
-sampled documents holds its level there (docs/weak_corner.md,
-``bench/study_weak_corner.py``), so the method stays and the reason says so on
-samples that look like it (:func:`weak_corner`), pointing to the design that
-avoids it: documents drawn with probability proportional to their chunks.
+Its weak corner is where a few long documents carry the sample and most documents have no
+hit (the battery's ``sparse_pareto`` populations): there the variance rests on those few
+documents.  On such samples, read off the sample itself (:func:`wild_evidence`: G* under
+:data:`WILD_SHARE` of K and the rarer outcome in fewer than half the documents), the
+restricted wild cluster bootstrap held 91–98% where the default fell to 87–90%, at a shorter
+width, so it is recommended there (:func:`recommended_methods`, batch-wise for the coverage
+experiment).  The jackknife (CV3) under-covered on every design at small K and is never
+recommended (bench/RESULTS.md).  Where the corpus rate hangs on documents a sample seldom
+contains, no interval computed from the sample holds its level (docs/weak_corner.md): the
+reason says so on samples that look like it (:func:`weak_corner`), pointing to the design
+that avoids it, documents drawn with probability proportional to their chunks.
 """
 
 from __future__ import annotations
