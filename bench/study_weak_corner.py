@@ -45,16 +45,19 @@ from ragunc.stats.coverage import interval_coverage, random_subsets
 from ragunc.stats.intervals import interval_arrays
 from ragunc.stats.linearization import bell_mccaffrey_df, linearize
 from ragunc.stats.proportion import korn_graubard_interval
-from ragunc.stats.recommend import weak_corner
+from ragunc.stats.recommend import WILD_METHOD, recommended_methods, weak_corner
 from ragunc.stats.sample import ClusterStats
 
 BATCH = 2000  # repetitions per batch: the ICC df holds a K x K matrix per repetition
 CORNER = tuple(SPARSE_PARETO_TAIL)
-ANALYTIC = ("korn_graubard", "recommended", "bm_cr2", "icc_df", "icc_df_cr2")
-VARIANTS = (*ANALYTIC, "switch_bm_cr2", "switch_icc_df_cr2", "switch_bootstrap_t_logit")
+ANALYTIC = ("korn_graubard", "recommended", "bm_cr2", "icc_df", "icc_df_cr2", "jackknife", "wild_restricted")
+VARIANTS = (*ANALYTIC, "switch_bm_cr2", "switch_icc_df_cr2", "switch_bootstrap_t_logit", "recommended_by_leverage")
 LABELS = {
     "korn_graubard": "KG, df K − 1 (R survey)",
-    "recommended": "KG, Bell–McCaffrey df (recommended)",
+    "recommended": "KG, Bell–McCaffrey df (the default)",
+    "jackknife": "jackknife (CV3), t(K − 1)",
+    "wild_restricted": "wild cluster bootstrap (WCR)",
+    "recommended_by_leverage": "recommended: WCR where stats.recommend.wild_evidence, else the default",
     "bm_cr2": "KG, BM df, CR2 variance",
     "icc_df": "KG, ICC df",
     "icc_df_cr2": "KG, ICC df, CR2 variance",
@@ -113,6 +116,13 @@ def variant_bounds(y, m, fpc: float, boot: int, rng) -> tuple[dict[str, tuple], 
         "icc_df": korn_graubard_interval(p, lin.cluster_variance, n, k, NOMINAL, icc_df),
         "icc_df_cr2": korn_graubard_interval(p, cr2, n, k, NOMINAL, icc_df),
     }
+    arr = interval_arrays(y, m, methods=["jackknife", "wild_restricted"], fpc=fpc, rng=rng)
+    for name in ("jackknife", "wild_restricted"):
+        out[name] = (arr.lower[name], arr.upper[name])
+    wild = recommended_methods(y, m) == WILD_METHOD
+    out["recommended_by_leverage"] = tuple(
+        np.where(wild, w, r) for w, r in zip(out["wild_restricted"], out["recommended"])
+    )
     flagged = weak_corner(y, m)
     for wider in ("bm_cr2", "icc_df_cr2"):
         out[f"switch_{wider}"] = tuple(np.where(flagged, w, r) for w, r in zip(out[wider], out["recommended"]))

@@ -76,6 +76,13 @@ def interval_table(d: dict) -> str:
         ("lag-1 autocorrelation", number_text(g["lag1_autocorr"], ".3f")),
         ("doc_type share", number_text(g["doc_type_share"], ".3f")),
     ]
+    if "leverage" in d:  # which documents dominate (stats.leverage)
+        lev = d["leverage"]
+        top = lev["documents"][0]
+        diag += [
+            (f"worth G* documents (of {d['n_docs']})", number_text(lev["g_star"], ".1f")),
+            (f"largest leverage ({top['doc_id']})", number_text(lev["max_leverage"], ".3f")),
+        ]
     lines = [head, "", recommended, rec["reason"], "", rows_text(rows), "", rows_text(diag)]
     if "recorded" in d:
         lines += ["", d["recorded"]["reading"]]

@@ -42,6 +42,8 @@ PAUL_TOL = {
     "tol_teal": "#44AA99",
     "tol_olive": "#999933",
     "tol_rose": "#CC6677",
+    "tol_green": "#117733",
+    "tol_purple": "#AA4499",
 }
 PALETTE = {**OKABE_ITO, **PAUL_TOL}
 

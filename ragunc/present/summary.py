@@ -22,7 +22,8 @@ from ..stats.coverage import CoverageResult
 from ..stats.design import Design
 from ..stats.design import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
-from ..stats.methods import interval_method, interval_methods
+from ..stats.leverage import Leverage
+from ..stats.methods import WILD_BOOTSTRAP, interval_method, interval_methods
 from ..stats.judged import LABELS, JudgedReport
 from ..stats.multiple import MultipleComparison, RankResult, adjustment
 
@@ -144,7 +145,29 @@ def sample_tiles(report: IntervalReport) -> list[tuple[str, str, str]]:
         ("Effective n", _number(d.n_eff, ",.0f"), f"This sample's {report.n_chunks:,} chunks / its DEFF."),
         ("Chunks", f"{report.n_chunks:,}", f"In the {report.n_docs:,} sampled documents."),
         ("ICC", _number(d.icc, ".3f"), f"Intraclass correlation within this sample's {report.n_docs:,} documents."),
-    ]
+    ] + ([] if report.leverage is None else [worth_tile(report.leverage)])
+
+
+def worth_tile(lev: Leverage) -> tuple[str, str, str]:
+    """(label, value, help) of "worth G* documents": the effective number of documents beside K."""
+    return (
+        "Worth G* documents",
+        _number(lev.g_star, ".1f"),
+        f"The {lev.n_docs:,} documents weigh as {lev.g_star:.1f} equal ones (G*, Carter, Schnepel & Steigerwald "
+        f"2017): the longest carries {100 * lev.max_leverage:.0f}% of the estimate's leverage.",
+    )
+
+
+def dominant_documents_table(lev: Leverage, n: int = 5) -> pd.DataFrame:
+    """The ``n`` documents with the largest leverage: their share of the chunks and leverage, in percent."""
+    rows = lev.dominant(n)
+    return pd.DataFrame(
+        {
+            "document": [str(lev.doc_id[i]) for i in rows],
+            "share of the chunks": [f"{100 * lev.chunk_share[i]:.1f}%" for i in rows],
+            "leverage": [f"{100 * lev.leverage[i]:.1f}%" for i in rows],
+        }
+    )
 
 
 def _number(value: float, fmt: str) -> str:
@@ -179,9 +202,9 @@ def why_this_interval(report: IntervalReport) -> str:
     rec = report.recommendation
     method = interval_method(rec.method)
     low, high = report.recommended().ci
+    how = "" if method.family == WILD_BOOTSTRAP else f" with {rec.df:.1f} degrees of freedom"
     return (
-        f"**{method.label}** (`{method.name}`): [{100 * low:.2f}%, {100 * high:.2f}%] with {rec.df:.1f} degrees "
-        f"of freedom. {rec.reason}\n\n"
+        f"**{method.label}** (`{method.name}`): [{100 * low:.2f}%, {100 * high:.2f}%]{how}. {rec.reason}\n\n"
         "Why this one: it was chosen on ragunc's study of small samples (`bench/study_small_k.py`, with R "
         "survey's own intervals recorded beside; figures in `bench/RESULTS.md`): of the intervals tried it kept "
         "closest to its nominal coverage at K = 10 to 50 documents, at a width close to R survey's Korn–Graubard "
@@ -532,11 +555,23 @@ def summary_page(
         + f"<p>{html.escape(estimate_line(report, metric=metric))}</p>"
         f"<h2>Intervals ({report.level:.0%})</h2>{_table(_readable(report, coverage, shown_first=True))}"
         f"<h3>Why this interval</h3><p>{_inline_markdown(why_this_interval(report))}</p>"
-        f"<h2>Reading</h2><ul>{reading}</ul>"
+        + _dominant_section(report)
+        + f"<h2>Reading</h2><ul>{reading}</ul>"
         f"{_comparison_section(comparison, metric)}"
         f"<h2>Every interval method</h2>{_table(_readable(report, coverage))}{_plots(figs)}"
     )
     return _page(title, body)
+
+
+def _dominant_section(report: IntervalReport) -> str:
+    """Which documents dominate: G* beside K and the documents with the largest leverage."""
+    lev = report.leverage
+    if lev is None:
+        return ""
+    return (
+        f"<h3>Which documents dominate</h3><p>{html.escape(worth_tile(lev)[2])}</p>"
+        f"{_table(dominant_documents_table(lev))}"
+    )
 
 
 def _inline_markdown(text: str) -> str:

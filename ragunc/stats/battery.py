@@ -1,6 +1,6 @@
 """The battery of synthetic populations on which ragunc's recommended interval was chosen.
 
-Nine populations of D = 1,200 documents, each a shape that breaks some interval
+Twelve populations of D = 1,200 documents, each a shape that breaks some interval
 at small K (bench/study_small_k.py adds the real stdlib sample as a tenth).
 Documents' hits are Binomial(m_d, p_d); only per-document sufficient statistics
 matter to every interval, so the populations are :class:`ClusterStats` s
@@ -19,6 +19,9 @@ name                      shape
                           12 longest documents (1%) hold 30% of the chunks
 ``sparse_pareto_1.0``     the same rates, tail index 1.0: the 12 longest hold 48%
 ``sparse_pareto_0.8``     the same rates, tail index 0.8: the 12 longest hold 74%, one 42%
+``zip_pareto_0.9``        60% of documents at rate 0, random Pareto(0.9) sizes (at most 2,000)
+``lognormal_heavy``       Beta rates (p ~ 0.2, ICC ~ 0.3), lognormal sizes with sigma 1.8 (CV ~ 5)
+``half_in_one``           Beta rates (p ~ 0.2, ICC ~ 0.3); one document holds half the chunks
 ========================  ===================================================================
 
 The three ``sparse_pareto`` populations are the recommended interval's weak corner
@@ -48,8 +51,14 @@ POPULATIONS = (
     "sparse_pareto_1.2",
     "sparse_pareto_1.0",
     "sparse_pareto_0.8",
+    "zip_pareto_0.9",
+    "lognormal_heavy",
+    "half_in_one",
 )
+
 SPARSE_PARETO_TAIL = {"sparse_pareto_1.2": 1.2, "sparse_pareto_1.0": 1.0, "sparse_pareto_0.8": 0.8}
+# Populations whose sizes are heavy-tailed enough that a few documents carry much of a sample.
+HEAVY_TAILED = ("zero_inflated_pareto", *SPARSE_PARETO_TAIL, "zip_pareto_0.9", "lognormal_heavy", "half_in_one")
 
 
 def _beta_rates(mean: float, icc: float, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -90,6 +99,15 @@ def _rates_and_sizes(name: str, rng: np.random.Generator) -> tuple[np.ndarray, n
     if name in SPARSE_PARETO_TAIL:
         rate = np.where(rng.random(d) < 0.8, 0.0, rng.beta(1.5, 3.0, d))
         return rate, _pareto_quantile_sizes(SPARSE_PARETO_TAIL[name], 3.0, d)
+    if name == "zip_pareto_0.9":
+        size = np.minimum(2000, np.ceil(3 * (rng.pareto(0.9, d) + 1))).astype(np.int64)
+        return np.where(rng.random(d) < 0.6, 0.0, rng.beta(1.5, 3.0, d)), size
+    if name == "lognormal_heavy":
+        return _beta_rates(0.2, 0.3, d, rng), _lognormal_sizes(8, 1.8, d, rng)
+    if name == "half_in_one":
+        size = document_sizes(d, 20.0, 0.8, rng)
+        size[0] = size[1:].sum()
+        return _beta_rates(0.2, 0.3, d, rng), size
     raise AssertionError(name)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import special
 
 from .bootstrap_kernels import pivots, ratio_replicates, sort_rows
-from .linearization import cluster_variance, point_estimate
+from .linearization import cluster_variance, jackknife, point_estimate
 
 
 def check_boot(boot, *, none: bool = False) -> None:
@@ -112,16 +112,6 @@ def studentized_bounds(t_lo, t_hi, theta_hat, se_hat, scale: str = "linear"):
             lower, upper = special.expit(centre - t_hi * spread), special.expit(centre - t_lo * spread)
             defined = (se_hat > 0) & (theta > 0) & (theta < 1)
     return np.where(defined, lower, np.nan), np.where(defined, upper, np.nan)
-
-
-def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
-    """Leave-one-document-out estimates (..., K), in closed form."""
-    total = np.asarray(total, dtype=float)
-    size = np.asarray(size, dtype=float)
-    if estimator == "micro":
-        return (total.sum(-1, keepdims=True) - total) / (size.sum(-1, keepdims=True) - size)
-    rate = total / size
-    return (rate.sum(-1, keepdims=True) - rate) / (rate.shape[-1] - 1)
 
 
 def sorted_quantile(sorted_reps: np.ndarray, q, count=None) -> np.ndarray:

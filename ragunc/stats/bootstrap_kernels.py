@@ -602,3 +602,226 @@ def prefix_scan(y: np.ndarray, m: np.ndarray, *, micro: bool) -> tuple[np.ndarra
     ss, df = np.empty(y.shape), np.empty(y.shape if micro else (y.shape[0], 0))
     _on_row_blocks(lambda *block: _prefix_scan(*block[:2], micro, *block[2:]), y.shape[0], y.size, (y, m, ss, df))
     return ss, (df if micro else None)
+
+
+@_kernel(inline="always", error_model="numpy")
+def _webb_weight(half):
+    """One of Webb's six weights -sqrt(3/2), -1, -sqrt(1/2), sqrt(1/2), 1, sqrt(3/2), equally likely, from 32 bits."""
+    i = _index(half, 6)
+    magnitude = np.sqrt((float(i % 3) + 1.0) / 2.0)
+    return magnitude if i >= 3 else -magnitude
+
+
+@_kernel(nogil=True, cache=True, error_model="numpy")
+def _wild_sums(first, second, seeds, webb, out_first, out_second):
+    """Fill ``out_first[r, b]`` with sum_d v_d x_d of the four columns of ``first[r]`` (K, 4) and, with ``webb``,
+    ``out_second[r, b]`` with sum_d v_d^2 x_d of the three columns of ``second[r]`` (K, 3), for ``B`` draws
+    of one weight v_d per document.
+
+    Rademacher weights (+-1): bit d of the row's stream (64 per word) is document d's sign, and the
+    signed sums of each byte's eight documents are read off a table of the 256 sign patterns (one
+    lookup for eight documents, as :func:`_fill_table`'s pairs are one draw for two).  Webb's
+    six-point weights: 32 bits each, low half first, as :func:`_draw_row` reads its stream.  The
+    sums stay in registers (four or seven accumulators).
+    """
+    rows, k = first.shape[0], first.shape[1]
+    reps = out_first.shape[1]
+    groups = (k + 7) // 8
+    table = np.zeros((groups, 256, 4))
+    for r in range(rows):
+        state = seeds[r]
+        if not webb:
+            for g in range(groups):
+                for byte in range(256):
+                    for j in range(min(8, k - 8 * g)):
+                        sign = 1.0 if (byte >> j) & 1 else -1.0
+                        for c in range(4):
+                            table[g, byte, c] += sign * first[r, 8 * g + j, c]
+        for b in range(reps):
+            a0 = a1 = a2 = a3 = c0 = c1 = c2 = 0.0
+            word = np.uint64(0)
+            if webb:
+                for d in range(k):
+                    if d % 2 == 0:
+                        state, word = _splitmix64(state)
+                        v = _webb_weight(word & _LOW32)
+                    else:
+                        v = _webb_weight(word >> _SHIFT32)
+                    vv = v * v
+                    c0 += vv * second[r, d, 0]
+                    c1 += vv * second[r, d, 1]
+                    c2 += vv * second[r, d, 2]
+                    a0 += v * first[r, d, 0]
+                    a1 += v * first[r, d, 1]
+                    a2 += v * first[r, d, 2]
+                    a3 += v * first[r, d, 3]
+                out_second[r, b, 0], out_second[r, b, 1], out_second[r, b, 2] = c0, c1, c2
+            else:
+                for g in range(groups):
+                    if g % 8 == 0:
+                        state, word = _splitmix64(state)
+                    e = (word >> np.uint64(8 * (g % 8))) & np.uint64(255)
+                    a0 += table[g, e, 0]
+                    a1 += table[g, e, 1]
+                    a2 += table[g, e, 2]
+                    a3 += table[g, e, 3]
+            out_first[r, b, 0], out_first[r, b, 1], out_first[r, b, 2], out_first[r, b, 3] = a0, a1, a2, a3
+        if not webb:
+            table[:] = 0.0
+
+
+@_kernel(inline="always", error_model="numpy")
+def _wild_t2(first, second, r, b, beta, m2, n):
+    """The square of the restricted wild bootstrap's t* of replicate ``b`` of row ``r`` under the null ``beta``.
+
+    With ``a_d = Y_d - beta m_d``: ``s = sum v a``, the replicate's cluster scores ``v_d a_d - (s / N) m_d``
+    and ``t* = s / sqrt(sum_d (v_d a_d - (s / N) m_d)^2)`` (the small-sample factor cancels against the
+    sample's own t).  ``first``: sums of v (Y, m, Y m, m^2); ``second``: of v^2 (Y^2, Y m, m^2).
+    A replicate without spread has an infinite t* (0 when s = 0 too).
+    """
+    s = first[r, b, 0] - beta * first[r, b, 1]
+    vam = first[r, b, 2] - beta * first[r, b, 3]
+    vaa = second[r, b, 0] - 2 * beta * second[r, b, 1] + beta * beta * second[r, b, 2]
+    share = s / n
+    q = vaa - 2 * share * vam + share * share * m2
+    if not q > 1e-12 * (vaa + share * share * m2):
+        return 0.0 if s == 0 else np.inf
+    return s * s / q
+
+
+@_kernel(inline="always", error_model="numpy")
+def _wild_excess(first, second, r, beta, theta, se, m2, n, kth, buffer):
+    """|t(beta)| minus the ``kth`` smallest |t*(beta)|: negative where the test does not reject ``beta``."""
+    for b in range(buffer.size):
+        buffer[b] = _wild_t2(first, second, r, b, beta, m2, n)
+    return abs(theta - beta) / se - np.sqrt(np.partition(buffer, kth)[kth])
+
+
+@_kernel(nogil=True, cache=True, error_model="numpy")
+def _wild_bounds(first, second, m2, n, theta, se, start, kth, iters, lower, upper):
+    """The bounds of ``{beta: p(beta) > alpha}``, the restricted wild bootstrap's test inverted, per row.
+
+    ``p(beta)`` is the share of |t*(beta)| at or above |t(beta)| = |theta - beta| / se: the test
+    rejects where |t(beta)| passes the ``kth`` smallest |t*(beta)| (:func:`_wild_excess`).  On each
+    side the first trial is ``start`` SEs out, the second the bound its critical value gives
+    (``theta -+ q se``, exact when q does not change with beta); a bracket is found by doubling the
+    step from there (the edge of [0, 1] when the test rejects nothing up to it), then narrowed by
+    the Illinois variant of regula falsi (at most ``iters`` steps, to 1e-3 SE).
+    """
+    rows, reps = first.shape[0], first.shape[1]
+    buffer = np.empty(reps)
+    for r in range(rows):
+        th, s, q2, nr = theta[r], se[r], m2[r], n[r]
+        if not s > 0:
+            lower[r] = upper[r] = np.nan
+            continue
+        for side in (-1.0, 1.0):
+            edge = 0.0 if side < 0 else 1.0
+            inner, h_in = th, -1.0
+            outer = min(max(th + side * start[r] * s, 0.0), 1.0)
+            h_out = _wild_excess(first, second, r, outer, th, s, q2, nr, kth, buffer)
+            step = abs(outer - th) - h_out * s  # q s at the first trial: where its critical value puts the bound
+            while h_out < 0 and outer != edge:
+                inner, h_in = outer, h_out
+                outer = min(max(th + side * step, 0.0), 1.0)
+                h_out = _wild_excess(first, second, r, outer, th, s, q2, nr, kth, buffer)
+                step *= 2
+            if h_out < 0:
+                bound = edge
+            else:
+                last = 0
+                for _ in range(iters):
+                    if abs(outer - inner) < 1e-3 * s:
+                        break
+                    x = (inner * h_out - outer * h_in) / (h_out - h_in)
+                    hx = _wild_excess(first, second, r, x, th, s, q2, nr, kth, buffer)
+                    if hx >= 0:
+                        outer, h_out = x, hx
+                        if last == 1:
+                            h_in /= 2
+                        last = 1
+                    else:
+                        inner, h_in = x, hx
+                        if last == -1:
+                            h_out /= 2
+                        last = -1
+                bound = 0.5 * (inner + outer)
+            if side < 0:
+                lower[r] = bound
+            else:
+                upper[r] = bound
+
+
+@_kernel(nogil=True, cache=True, error_model="numpy")
+def _wild_tstats(first, second, m2, n, beta, out):
+    """|t*| of every replicate of every row under that row's null ``beta[r]``."""
+    rows, reps = first.shape[0], first.shape[1]
+    for r in range(rows):
+        for b in range(reps):
+            out[r, b] = np.sqrt(_wild_t2(first, second, r, b, beta[r], m2[r], n[r]))
+
+
+class WildSums(NamedTuple):
+    """The restricted wild bootstrap's replicates of rows of documents, as sums the null enters linearly."""
+
+    first: np.ndarray  # (rows, B, 4): sums of v (Y, m, Y m, m^2)
+    second: np.ndarray  # (rows, B, 3): sums of v^2 (Y^2, Y m, m^2); v^2 = 1 for Rademacher weights
+    m2: np.ndarray  # (rows,) sum m^2
+    n: np.ndarray  # (rows,) sum m
+
+
+def wild_sums(y, m, reps: int, rng: np.random.Generator, *, webb: bool) -> WildSums:
+    """Wild bootstrap sums of rows ``y``, ``m`` (rows, K): one weight per document and replicate, one stream per row.
+
+    The stream of a row is seeded as :func:`ratio_replicates`' (one 64-bit seed per row from the
+    Generator, SplitMix64), so results do not depend on how rows are split across threads.
+    """
+    compile_kernels()
+    rows, k = y.shape
+    seeds = _seeds(rng, rows)
+    y, m = np.asarray(y, dtype=np.float64), np.asarray(m, dtype=np.float64)
+    first = np.ascontiguousarray(np.stack([y, m, y * m, m * m], -1))
+    squares = np.stack([y * y, y * m, m * m], -1)
+    out_first = np.empty((rows, reps, 4))
+    if webb:
+        second, out_second = np.ascontiguousarray(squares), np.empty((rows, reps, 3))
+    else:  # v^2 = 1: the second sums are the sample's own, the same in every replicate
+        second, out_second = np.empty((rows, k, 0)), np.empty((rows, reps, 0))
+    _on_row_blocks(
+        lambda f, s, sd, o1, o2: _wild_sums(f, s, sd, webb, o1, o2),
+        rows,
+        rows * reps,
+        (first, second, seeds, out_first, out_second),
+    )
+    if not webb:
+        out_second = np.ascontiguousarray(np.broadcast_to(squares.sum(1)[:, None, :], (rows, reps, 3)))
+    return WildSums(out_first, out_second, (m * m).sum(-1), m.sum(-1))
+
+
+def wild_bounds(sums: WildSums, theta, se, start, kth: int, iters: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds (rows,) of the inverted restricted wild bootstrap test (:func:`_wild_bounds`)."""
+    compile_kernels()
+    rows = sums.first.shape[0]
+    lower, upper = np.empty(rows), np.empty(rows)
+    arrays = (
+        sums.first,
+        sums.second,
+        sums.m2,
+        sums.n,
+        *(np.ascontiguousarray(a, dtype=float) for a in (theta, se, start)),
+    )
+    _on_row_blocks(
+        lambda f, s, m2, n, th, se_, st, lo, hi: _wild_bounds(f, s, m2, n, th, se_, st, kth, iters, lo, hi),
+        rows,
+        sums.first.shape[0] * sums.first.shape[1] * iters,
+        (*arrays, lower, upper),
+    )
+    return lower, upper
+
+
+def wild_tstats(sums: WildSums, beta) -> np.ndarray:
+    """|t*| (rows, B) of every replicate under each row's null ``beta`` (rows,)."""
+    compile_kernels()
+    out = np.empty(sums.first.shape[:2])
+    _wild_tstats(sums.first, sums.second, sums.m2, sums.n, np.ascontiguousarray(beta, dtype=float), out)
+    return out

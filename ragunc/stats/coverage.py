@@ -8,7 +8,7 @@ holds the population value, among those where the interval is defined.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,7 @@ from .bootstrap import check_boot
 from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
-from .recommend import RECOMMENDED_METHOD
+from .recommend import RECOMMENDED_METHOD, WILD_METHOD, recommended_methods
 from .sample import ClusterStats, check_k
 
 CONTROLS = (None, "iid")
@@ -67,16 +67,22 @@ class CoverageResult:
     bernoulli_n_empirical: float  # p(1-p) of the population / empirical variance
     bernoulli_n_linearization: float  # p(1-p) of the population / predicted variance
     mean_chunks: float  # mean chunks per repetition's sample (expected: K N / D, kept chunks for two stages)
-    # The recommended method (stats.recommend, the same for every sample): the JSON repeats its
-    # coverage, MC SE, undefined count and width under "recommended"; None when it did not run.
+    # The default recommended method (stats.recommend.RECOMMENDED_METHOD); None when it did not run.
     recommended: str | None = None
+    # The interval stats.recommend chose for each repetition's sample (the default, or the wild bootstrap
+    # on the samples recommended_methods picks), when every method it chooses from ran; the JSON gives its
+    # coverage, MC SE, undefined count and width under "recommended" (else the default's).
+    recommended_choice: MethodCoverage | None = None
 
     def _by_method(self, field: str) -> dict:
-        """``field`` of every method and, under "recommended", the recommended method's."""
+        """``field`` of every method and, under "recommended", the recommended interval's."""
         by_method = {name: getattr(m, field) for name, m in self.methods.items()}
         if self.recommended is None:
             return by_method
-        return {**by_method, "recommended": by_method[self.recommended]}
+        chosen = (
+            by_method[self.recommended] if self.recommended_choice is None else getattr(self.recommended_choice, field)
+        )
+        return {**by_method, "recommended": chosen}
 
     def to_dict(self) -> dict:
         """JSON contract of ``ragunc simulate`` (no per-repetition arrays)."""
@@ -245,6 +251,7 @@ def coverage_experiment(
     progress: Callable[[int, int], None] | None = None,
     studentized: bool = True,
     samples: np.ndarray | None = None,
+    methods: Sequence[str] | None = None,
 ) -> CoverageResult:
     """Draw K documents without replacement R times and compute every interval each time.
 
@@ -261,7 +268,8 @@ def coverage_experiment(
     population value, on top of the ratio estimator's own small-K bias.  ``control="iid"`` first
     permutes y across all chunks once (see :func:`iid_control`).  Both need 0/1 y.
     ``boot=0`` skips the bootstrap methods; ``studentized=False`` skips only the
-    studentized bootstrap (the costliest: percentile and BCa are kept).  ``samples``
+    studentized bootstrap (the costliest: percentile and BCa are kept); ``methods`` names
+    the methods to run (default: every registered one).  ``samples``
     (reps, K), the documents of each repetition, replaces the random draws (e.g. nested
     samples, :func:`~ragunc.stats.sample.nested_orders`); ``rng`` then seeds the bootstrap only.
 
@@ -285,7 +293,7 @@ def coverage_experiment(
     total, size, sumsq = population.sum_y, population.n, population.sum_y2
     value = float(point_estimate(total, size, estimator))
     fpc = 1.0 if two_stage_fraction is not None else 1.0 - k / d
-    methods = [m for m in interval_methods(resampling=bool(boot)) if studentized or not m.needs_replicate_se]
+    methods = [m for m in interval_methods(methods, resampling=bool(boot)) if studentized or not m.needs_replicate_se]
     names = [m.name for m in methods]
 
     estimates = np.empty(reps)
@@ -296,6 +304,8 @@ def coverage_experiment(
     # A repetition holds boot * K/2 pair draws, and random_subsets' Floyd path (k^2 > d) a cell per
     # population document: 8 bytes each.
     batch = batches.batch_rows(8 * max(boot * k // 2, d if k * k > d else k, 1), reps)
+    choosing = {RECOMMENDED_METHOD, WILD_METHOD} <= set(names)
+    chosen = {b: np.empty(reps) for b in ("lower", "upper")}
     for start in range(0, reps, batch):
         stop = min(reps, start + batch)
         sl = slice(start, stop)
@@ -311,6 +321,10 @@ def coverage_experiment(
             lower[name][sl], upper[name][sl] = arr.lower[name], arr.upper[name]
         for name, values in se.items():
             values[sl] = arr.se[name]
+        if choosing:
+            wild = recommended_methods(y, m, estimator=estimator) == WILD_METHOD
+            for bound, values in (("lower", arr.lower), ("upper", arr.upper)):
+                chosen[bound][sl] = np.where(wild, values[WILD_METHOD], values[RECOMMENDED_METHOD])
         if progress is not None:
             progress(stop, reps)
 
@@ -352,4 +366,12 @@ def coverage_experiment(
             bernoulli_n_linearization=float(np.divide(pq, predicted)),
             mean_chunks=float(n_chunks.mean()),
             recommended=RECOMMENDED_METHOD if RECOMMENDED_METHOD in names else None,
+            recommended_choice=MethodCoverage(
+                *interval_coverage(chosen["lower"], chosen["upper"], value),
+                se_mean=None,
+                lower=chosen["lower"],
+                upper=chosen["upper"],
+            )
+            if choosing
+            else None,
         )

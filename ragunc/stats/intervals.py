@@ -12,10 +12,12 @@ import numpy as np
 
 from .bootstrap import check_boot, resample
 from .diagnostics import Diagnostics, diagnostics
+from .leverage import Leverage, leverage
 from .linearization import check_options, linearize
-from .methods import IntervalEstimate, interval_methods
+from .methods import CLUSTER_BOOTSTRAP, WILD_BOOTSTRAP, IntervalEstimate, interval_methods
 from .recommend import Recommendation, Recommends, recommend
 from .sample import ClusterStats, require_documents
+from .wild import WILD_REPS, wild_resample
 
 
 @dataclass(frozen=True)
@@ -42,32 +44,39 @@ def interval_arrays(
     methods: Sequence[str] | None = None,
     reps: int = 0,
     rng: np.random.Generator | int | None = None,
+    wild_reps: int = WILD_REPS,
 ) -> IntervalArrays:
     """Registered interval methods, batch-wise: documents on the last axis, repetitions on leading ones.
 
     ``methods`` names them (default: every method, the bootstrap ones only when ``reps`` > 0);
-    the bootstrap methods share one set of ``reps`` replicates per row, drawn from ``rng``.
-    ``sumsq`` (sum of y**2 per document) defaults to ``total`` (0/1 y); ``fpc`` is 1 - K/D
-    (1 without a known population), applied by the linearization methods only (resampling
-    with replacement knows none).
+    the cluster-bootstrap methods share one set of ``reps`` replicates per row, the wild
+    bootstrap draws ``wild_reps`` of its own, both from ``rng``.  ``sumsq`` (sum of y**2 per
+    document) defaults to ``total`` (0/1 y); ``fpc`` is 1 - K/D (1 without a known population),
+    applied by the linearization methods and the wild bootstrap (resampling documents with
+    replacement knows none).
     """
     chosen = interval_methods(resampling=reps > 0) if methods is None else interval_methods(methods)
+    rng = np.random.default_rng(rng)
     lin = linearize(total, size, sumsq, estimator=estimator, level=level, fpc=fpc)
-    resampled = [m for m in chosen if m.resamples]
-    boot = None
-    if resampled:
-        boot = resample(
+    families = {m.family for m in chosen}
+    reads = {family: lin for family in families}
+    if CLUSTER_BOOTSTRAP in families:
+        reads[CLUSTER_BOOTSTRAP] = resample(
             total,
             size,
             estimator=estimator,
             level=level,
             reps=reps,
             rng=rng,
-            with_se=any(m.needs_replicate_se for m in resampled),
+            with_se=any(m.needs_replicate_se for m in chosen),
+        )
+    if WILD_BOOTSTRAP in families:
+        reads[WILD_BOOTSTRAP] = wild_resample(
+            total, size, estimator=estimator, level=level, fpc=fpc, reps=wild_reps, rng=rng
         )
     se, lower, upper = {}, {}, {}
     for m in chosen:
-        se[m.name], lower[m.name], upper[m.name] = m.kernel(boot if m.resamples else lin)
+        se[m.name], lower[m.name], upper[m.name] = m.kernel(reads[m.family])
     return IntervalArrays(lin.estimate, lin.n_chunks, lin.binomial_variance, lin.cluster_variance, se, lower, upper)
 
 
@@ -135,11 +144,12 @@ class IntervalReport(Recommends):
     boot: int  # bootstrap replicates behind the cluster-bootstrap methods
     population_docs: int | None = None  # D used for the FPC (None: no FPC)
     recommendation: Recommendation | None = None  # which of the intervals to report, and why (stats.recommend)
+    leverage: Leverage | None = None  # which documents dominate: chunk shares, leverage, G* (stats.leverage)
 
     def to_dict(self) -> dict:
         """The JSON contract of ``ragunc interval``: each method's bounds where its registry entry places them."""
         blocks: dict[str, dict] = {}
-        resampled = set()
+        resampled = {}
         for m in interval_methods(self.intervals):
             est = self.intervals[m.name]
             obj, field = m.json_path
@@ -148,9 +158,9 @@ class IntervalReport(Recommends):
                 block["se"] = est.se
             block[field] = list(est.ci)
             if m.resamples:
-                resampled.add(obj)
-        for obj in resampled:
-            blocks[obj]["reps"] = self.boot
+                resampled[obj] = self.boot if m.family == CLUSTER_BOOTSTRAP else WILD_REPS
+        for obj, reps in resampled.items():
+            blocks[obj]["reps"] = reps
         if self.recommendation is not None:
             blocks["recommended"] = self.recommended_dict()
         d = self.diagnostics
@@ -166,6 +176,7 @@ class IntervalReport(Recommends):
             "icc": d.icc,
             "n_eff": d.n_eff,
             "diagnostics": d.to_dict(),
+            **({} if self.leverage is None else {"leverage": self.leverage.to_dict()}),
         }
 
 
@@ -190,4 +201,5 @@ def interval_report(
         boot=boot,
         population_docs=sample.population_docs,
         recommendation=recommend(sample.sum_y, sample.n, estimator=estimator, binary=sample.binary),
+        leverage=leverage(sample, estimator=estimator),
     )

@@ -70,6 +70,16 @@ def residual_variance(resid, fpc=1.0):
     return np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
 
 
+def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
+    """Leave-one-document-out estimates (..., K), in closed form."""
+    total = np.asarray(total, dtype=float)
+    size = np.asarray(size, dtype=float)
+    if estimator == "micro":
+        return (total.sum(-1, keepdims=True) - total) / (size.sum(-1, keepdims=True) - size)
+    rate = total / size
+    return (rate.sum(-1, keepdims=True) - rate) / (rate.shape[-1] - 1)
+
+
 def bell_mccaffrey_df(size):
     """Satterthwaite degrees of freedom of the micro ratio's cluster variance (Bell & McCaffrey 2002), batch-wise.
 
@@ -130,6 +140,8 @@ class Linearized:
     estimator: str = "micro"
     size: np.ndarray | None = None  # (..., K) chunks per document (the Bell–McCaffrey df reads them)
     df_bell_mccaffrey: np.ndarray | None = None  # its df when computed already (else read off size)
+    total: np.ndarray | None = None  # (..., K) sum of y per document (the jackknife reads them)
+    fpc: np.ndarray | float = 1.0  # 1 - K/D (1: no FPC), already in cluster_variance
 
     @property
     def z(self) -> float:
@@ -172,6 +184,8 @@ def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float
         level=level,
         estimator=estimator,
         size=size,
+        total=total,
+        fpc=fpc,
     )
 
 
@@ -239,6 +253,34 @@ def korn_graubard_bell_mccaffrey(lin: Linearized):
             lin.estimate, lin.cluster_variance, lin.design_rows, lin.n_docs, lin.level, lin.bell_mccaffrey_df
         ),
     )
+
+
+def jackknife_variance(total, size, estimator: str = "micro", fpc=1.0):
+    """The jackknife variance over documents (CV3 of MacKinnon, Nielsen & Webb 2023), batch-wise.
+
+    ``fpc (K - 1) / K sum_d (theta_(d) - theta)^2`` with ``theta_(d)`` the estimate without
+    document d (:func:`jackknife`), centred on the full sample's estimate as pyfixest's
+    ``vcov="CRV3"`` of the chunk-level intercept-only regression is (a fixture).  For the micro
+    ratio a long document moves its leave-one-out estimate most, so its residual weighs by
+    about ``1 / (1 - m_d/N)^2``: more than CR2's ``1 / (1 - m_d/N)``.  For the macro mean it is
+    the linearization variance exactly.
+    """
+    est = point_estimate(total, size, estimator)
+    jack = jackknife(total, size, estimator)
+    k = jack.shape[-1]
+    return np.asarray(fpc) * (k - 1) / k * ((jack - est[..., None]) ** 2).sum(-1)
+
+
+def jackknife_t(lin: Linearized):
+    """The jackknife (CV3) SE with a t(K - 1) critical value, clipped to [0, 1] (a proportion's range), FPC in the SE.
+
+    NaN where a leave-one-out estimate is undefined (a document holding every chunk: K = 1).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.sqrt(jackknife_variance(lin.total, lin.size, lin.estimator, lin.fpc))
+    lower = np.clip(lin.estimate - lin.t * se, 0.0, 1.0)
+    upper = np.clip(lin.estimate + lin.t * se, 0.0, 1.0)
+    return se, np.where(np.isnan(se), np.nan, lower), np.where(np.isnan(se), np.nan, upper)
 
 
 def estimate(sample: ClusterStats, estimator: str = "micro") -> float:

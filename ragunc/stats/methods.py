@@ -10,7 +10,8 @@ Adding a method is one kernel and one entry here.  A kernel is batch-wise and re
 ``(se or None, lower, upper)``: an analytic one reads a
 :class:`~ragunc.stats.linearization.Linearized`, a bootstrap one (family
 ``cluster-bootstrap``) the :class:`~ragunc.stats.bootstrap.Replicates` that every bootstrap
-method of the run shares.  Undefined bounds are NaN, never a number standing in for one.
+method of the run shares, the wild bootstrap (``wild-bootstrap``) its
+:class:`~ragunc.stats.wild.WildReplicates`.  Undefined bounds are NaN, never a number standing in for one.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from . import bootstrap, linearization
+from . import bootstrap, linearization, wild
 
 NAIVE = "naive"  # chunks taken as independent
 CLUSTER_ANALYTIC = "cluster-analytic"  # documents as clusters, closed form (linearization)
 CLUSTER_BOOTSTRAP = "cluster-bootstrap"  # documents resampled with replacement
-FAMILIES = (NAIVE, CLUSTER_ANALYTIC, CLUSTER_BOOTSTRAP)
+WILD_BOOTSTRAP = "wild-bootstrap"  # documents' scores reweighted, the null imposed (stats.wild)
+FAMILIES = (NAIVE, CLUSTER_ANALYTIC, CLUSTER_BOOTSTRAP, WILD_BOOTSTRAP)
 
 
 class ConfidenceInterval(NamedTuple):
@@ -80,6 +82,9 @@ class IntervalMethod:
     # In the short list every view shows first (the naive interval, the recommended one, one bootstrap),
     # under this plain name; the others appear when the reader asks for all methods.
     plain: str | None = None
+    # Run by the coverage experiment without a list of methods; the wild bootstrap costs several times the
+    # whole default run (bench/bench_coverage.py), so it runs there when named.
+    in_default_coverage: bool = True
 
     @property
     def shown_first(self) -> bool:
@@ -87,8 +92,8 @@ class IntervalMethod:
 
     @property
     def resamples(self) -> bool:
-        """Its kernel reads bootstrap replicates (else the linearization)."""
-        return self.family == CLUSTER_BOOTSTRAP
+        """Its kernel reads bootstrap replicates, of either bootstrap (else the linearization)."""
+        return self.family in (CLUSTER_BOOTSTRAP, WILD_BOOTSTRAP)
 
     @property
     def json_path(self) -> tuple[str, str]:
@@ -141,6 +146,14 @@ METHODS: tuple[IntervalMethod, ...] = (
         plain="Documents as clusters (recommended)",
     ),
     IntervalMethod(
+        "jackknife",
+        "Jackknife over documents (CV3, t)",
+        CLUSTER_ANALYTIC,
+        linearization.jackknife_t,
+        has_se=True,
+        color="tol_green",
+    ),
+    IntervalMethod(
         "bootstrap",
         "Cluster bootstrap (percentile)",
         CLUSTER_BOOTSTRAP,
@@ -175,6 +188,14 @@ METHODS: tuple[IntervalMethod, ...] = (
         needs_replicate_se=True,
         json_field=("bootstrap", "ci_t_logit"),
         color="tol_rose",
+    ),
+    IntervalMethod(
+        "wild_restricted",
+        "Wild cluster bootstrap (restricted, test inverted)",
+        WILD_BOOTSTRAP,
+        wild.wild_cluster_restricted,
+        color="tol_purple",
+        in_default_coverage=False,
     ),
 )
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)

@@ -38,6 +38,10 @@ ADDED: dict[str, set[str]] = {
         "korn_graubard_bm",
         "recommended",
         "bootstrap.ci_t_logit",
+        # the jackknife (CV3), the wild cluster bootstrap and which documents dominate
+        "jackknife",
+        "wild_restricted",
+        "leverage",
     },
     "simulate": {
         "undefined",
@@ -47,6 +51,11 @@ ADDED: dict[str, set[str]] = {
             f"{block}.{method}"
             for block in ("coverage", "coverage_mcse")
             for method in ("korn_graubard", "logit", "korn_graubard_bm", "bootstrap_t_logit", "recommended")
+        ),
+        *(
+            f"{block}.{method}"
+            for block in ("coverage", "coverage_mcse", "undefined", "width", "se_mean")
+            for method in ("jackknife", "wild_restricted")
         ),
     },
 }

@@ -327,3 +327,28 @@ def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
         f"ragunc recommends Korn–Graubard, Bell–McCaffrey df: [{100 * low:.2f}%, {100 * high:.2f}%] — "
         f"{rep.recommendation.reason}"
     )
+
+
+def test_the_report_says_which_documents_dominate():
+    from ragunc.present.leverage_figures import leverage_figure
+    from ragunc.present.summary import dominant_documents_table, sample_tiles, summary_page
+    from ragunc.stats.intervals import interval_report
+    from ragunc.stats.sample import ClusterStats
+
+    size = np.array([400, 150, 60, 20, 9, 6, 5, 4, 4, 3, 3, 3] * 2)
+    hits = np.array([0.0, 0, 12, 0, 2, 0, 0, 0, 1, 0, 0, 0] * 2)
+    ids = np.array([f"doc{i:02d}" for i in range(24)])
+    report = interval_report(ClusterStats(ids, hits, size, hits), boot=50, rng=0)
+    lev = report.leverage
+    label, value, _ = sample_tiles(report)[-1]
+    assert label == "Worth G* documents" and value == f"{lev.g_star:.1f}"
+    table = dominant_documents_table(lev, 3)
+    assert table["document"].tolist() == ["doc00", "doc12", "doc01"]  # ties keep the sample's order
+    assert table["share of the chunks"].iloc[0] == f"{100 * 400 / size.sum():.1f}%"
+    page = summary_page(report)
+    assert "Which documents dominate" in page and "doc00" in page
+    fig = leverage_figure(lev, top=5)
+    bar = fig.data[0]
+    assert list(bar.y) == ["doc00", "doc12", "doc01", "doc13", "doc02", "the other 19 documents"]
+    assert sum(bar.x) == pytest.approx(100)
+    assert f"G* = {lev.g_star:.1f}" in fig.layout.title.text

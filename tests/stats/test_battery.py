@@ -32,6 +32,9 @@ def _shape(name):
         ("sparse_pareto_1.2", (0.03, 0.08), (0.78, 0.88), (0.25, 0.5), (3.5, 6.0)),
         ("sparse_pareto_1.0", (0.03, 0.08), (0.78, 0.88), (0.25, 0.6), (6.0, 11.0)),
         ("sparse_pareto_0.8", (0.01, 0.05), (0.78, 0.88), (0.3, 0.7), (11.0, 20.0)),
+        ("zip_pareto_0.9", (0.08, 0.25), (0.6, 0.8), (0.1, 0.6), (3.0, 8.0)),
+        ("lognormal_heavy", (0.1, 0.3), (0.3, 0.6), (0.2, 0.4), (2.5, 8.0)),
+        ("half_in_one", (0.1, 0.3), (0.2, 0.5), (0.1, 0.3), (10.0, 40.0)),
     ],
 )
 def test_each_population_has_its_advertised_shape(name, p, zero, icc, cv):
@@ -52,7 +55,12 @@ def test_populations_are_reproducible_and_seeded():
     a, b = battery_population("rare"), battery_population("rare")
     assert np.array_equal(a.sum_y, b.sum_y) and np.array_equal(a.n, b.n)
     assert not np.array_equal(battery_population("rare", seed=1).sum_y, a.sum_y)
-    assert len(set(POPULATIONS)) == 9
+    assert len(set(POPULATIONS)) == 12
+
+
+def test_one_document_holds_half_the_chunks_of_half_in_one():
+    s = battery_population("half_in_one")
+    assert s.n.max() / s.n.sum() == 0.5
 
 
 @pytest.mark.parametrize("name", SPARSE_PARETO_TAIL)

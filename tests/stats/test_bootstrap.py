@@ -7,12 +7,13 @@ import pytest
 from scipy import stats
 
 import ragunc.stats.bootstrap as rb
-from ragunc.stats.bootstrap import jackknife, sorted_quantile
+from ragunc.stats.bootstrap import sorted_quantile
+from ragunc.stats.linearization import jackknife
 from ragunc.stats.intervals import interval_arrays, interval_estimates
-from ragunc.stats.methods import METHODS
+from ragunc.stats.methods import CLUSTER_BOOTSTRAP, METHODS
 from ragunc.stats.sample import ClusterStats
 
-BOOTSTRAP = [m.name for m in METHODS if m.resamples]  # percentile, BCa, studentized (linear, logit)
+BOOTSTRAP = [m.name for m in METHODS if m.family == CLUSTER_BOOTSTRAP]  # percentile, BCa, studentized (linear, logit)
 STUDENTIZED = [m.name for m in METHODS if m.needs_replicate_se]
 
 

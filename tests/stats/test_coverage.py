@@ -252,6 +252,7 @@ def test_studentized_false_drops_only_the_studentized_methods(clustered):
         "naive",
         "cluster",
         "cluster_t",
+        "jackknife",
         "bootstrap",
     )
 

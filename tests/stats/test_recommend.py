@@ -9,7 +9,16 @@ from ragunc.stats.battery import battery_population
 from ragunc.stats.coverage import random_subsets
 from ragunc.stats.intervals import interval_arrays, interval_report
 from ragunc.stats.linearization import bell_mccaffrey_df
-from ragunc.stats.recommend import RECOMMENDED_METHOD, recommend, weak_corner
+from ragunc.stats.leverage import effective_documents
+from ragunc.stats.recommend import (
+    RECOMMENDED_METHOD,
+    WILD_METHOD,
+    WILD_SHARE,
+    recommend,
+    recommended_methods,
+    weak_corner,
+    wild_evidence,
+)
 from ragunc.stats.sample import draw_sample
 
 SIZES = np.array([12, 30, 8, 41, 19, 25, 7, 60, 14, 22])
@@ -98,7 +107,8 @@ CORNER_TOTAL = np.array([0.0, 0, 12, 0, 2, 0, 0, 0, 1, 0, 0, 0])  # 3 of the 12 
 def test_a_sample_from_the_weak_corner_is_told_so():
     assert bell_mccaffrey_df(CORNER_SIZES) < 11 / 2
     r = recommend(CORNER_TOTAL, CORNER_SIZES)
-    assert r.method == RECOMMENDED_METHOD and r.documents_with_hits == 3
+    assert r.method == WILD_METHOD and r.documents_with_hits == 3  # G* = 667^2 / 186,701 = 2.4 of 12
+    assert r.reason.startswith("Wild cluster bootstrap: the 12 documents are worth G* = 2.4")
     assert "9 of the 12 documents have no hit as well" in r.reason
     assert "longest documents" in r.reason and "probability proportional to their chunks" in r.reason
     assert "docs/weak_corner.md" in r.reason
@@ -154,3 +164,26 @@ def test_one_sample_drawn_from_the_corner_carries_the_warning_into_its_report():
     assert r.documents_with_hits < 25 and r.df < 49 / 2
     assert f"{50 - r.documents_with_hits} of the 50 documents have no hit as well" in r.reason
     assert report.to_dict()["recommended"]["reason"] == r.reason  # what `ragunc interval --json` prints
+
+
+def test_the_wild_bootstrap_is_chosen_by_g_star_and_sparse_outcomes_only():
+    assert effective_documents(CORNER_SIZES) == pytest.approx(CORNER_SIZES.sum() ** 2 / (CORNER_SIZES**2).sum())
+    assert effective_documents(CORNER_SIZES) < WILD_SHARE * 12
+    many = np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1])  # hits in 9 of the 12: KG-BM stays
+    rows = np.stack([CORNER_TOTAL, many, np.zeros(12), CORNER_TOTAL])
+    sizes = np.stack([CORNER_SIZES, CORNER_SIZES, CORNER_SIZES, np.full(12, 20)])
+    assert wild_evidence(rows, sizes).tolist() == [True, False, False, False]
+    assert recommended_methods(rows, sizes).tolist() == [WILD_METHOD] + [RECOMMENDED_METHOD] * 3
+    assert recommended_methods(rows, sizes, estimator="macro").tolist() == [RECOMMENDED_METHOD] * 4
+    assert recommend(many, CORNER_SIZES).method == RECOMMENDED_METHOD
+
+
+def test_the_recommended_wild_interval_is_inside_zero_one_and_reported():
+    from ragunc.stats.sample import ClusterStats
+
+    s = ClusterStats(np.arange(12).astype(str), CORNER_TOTAL, CORNER_SIZES, CORNER_TOTAL)
+    r = interval_report(s, boot=50, rng=0)
+    assert r.recommendation.method == WILD_METHOD
+    low, high = r.recommended().ci
+    assert 0 <= low < r.estimate < high <= 1
+    assert r.to_dict()["recommended"]["method"] == WILD_METHOD
