@@ -187,6 +187,7 @@ def explorer_view(
         "sample_estimate",
         "sample_interval",
         "sample_chunks",
+        "sample_g_star",
         "k",
         "deff",
         "variance_ratio",
@@ -206,8 +207,12 @@ def explorer_view(
                 numbers.about(row["design_chunks"]),
                 f"This sample: the {k} documents drawn",
                 numbers.percent(row["estimate"]),
-                numbers.interval(row["recommended_low"], row["recommended_high"]),
+                # Where the wild bootstrap is recommended instead, its interval comes with the server's answer.
+                PENDING
+                if row["recommended_wild"]
+                else numbers.interval(row["recommended_low"], row["recommended_high"]),
                 numbers.count(row["n_chunks"]),
+                numbers.about(row["g_star"]),
                 str(k),
                 numbers.deff(row["deff"]),
                 numbers.deff(row["coverage_variance_ratio"]),
@@ -344,7 +349,7 @@ def bootstrap_answer(
         "k": k,
         "boot": boot,
         "reps": reps,
-        "text": {"boot_status": ""},
+        "text": {"boot_status": "", "sample_interval": numbers.interval(*report.recommended().ci)},
         "figures": {
             "intervals": {"paths": interval_paths, "values": interval_values},
             "coverage": {"paths": coverage_paths, "values": coverage_values},
@@ -387,6 +392,7 @@ def _skeleton(table: KTable, boots: Sequence[int], reps_options: Sequence[int]) 
         + _tile("sample_estimate", "Its hit@1")
         + _tile("sample_interval", f"Recommended {numbers.level(table.level)} interval")
         + _tile("sample_chunks", "Its chunks")
+        + _tile("sample_g_star", "Worth this many documents (G*)")
         + "</div></div></div>"
         '<details><summary>Why these design effects differ</summary><p data-template="why"></p></details>'
         '<h4 data-slot="intervals_title"></h4>'

@@ -33,7 +33,7 @@ from .intervals import IntervalReport
 from .linearization import Linearized, check_options, chunk_variance, point_estimate
 from .methods import interval_methods
 from .proportion import ROUNDING_VARIANCE, korn_graubard_interval
-from .recommend import RECOMMENDED_METHOD
+from .recommend import RECOMMENDED_METHOD, WILD_SHARE
 from .sample import ClusterStats, nested_orders, nested_sample
 
 __all__ = ["KTable", "k_table", "nested_bootstrap", "nested_sample"]
@@ -208,7 +208,10 @@ def k_table(
     * this sample: ``n_chunks``, ``estimate``; for every covered method m ``{m}_low``, ``{m}_high``
       and ``{m}_se`` (when it has an SE); ``recommended_low``, ``recommended_high``, ``recommended_df``;
       ``deff``, ``icc``, ``n_eff``, ``bernoulli_n``, ``k_over_rho``, ``cluster_variance``,
-      ``binomial_variance``, ``documents_with_hits``, ``documents_with_misses``;
+      ``binomial_variance``, ``documents_with_hits``, ``documents_with_misses``; ``g_star``, ``g_star_rho0``
+      and ``max_leverage`` (:func:`~ragunc.stats.leverage.leverage`); the recommended columns hold the
+      default method's interval, and ``recommended_wild`` is 1 where the recommendation is the wild
+      bootstrap instead (a resampling interval, computed for one K by :func:`nested_bootstrap`);
     * the design at K: ``design_sd``, ``design_binomial_sd``, ``design_deff``, ``design_deff_mcse``,
       ``design_n_eff``, ``design_chunks`` (expected chunks), ``design_naive_coverage``, ``design_draws``,
       ``design_linearization_sd`` (what the linearization predicts); the micro design's SD is measured on
@@ -278,6 +281,34 @@ def _sample_columns(population, order, p: _Prefixes, methods, level, estimator) 
         "binomial_variance": p.binomial_variance,
         "documents_with_hits": _cumulative(y > 0).astype(float),
         "documents_with_misses": _cumulative(y < m).astype(float),
+        **_leverage_columns(k, m, icc, y, estimator),
+    }
+
+
+def _leverage_columns(k, m, icc, y, estimator) -> dict[str, np.ndarray]:
+    """:func:`~ragunc.stats.leverage.leverage`'s G* and max leverage of each prefix, and where
+    :func:`~ragunc.stats.recommend.recommended_methods` names the wild bootstrap instead of the default.
+
+    With ``gamma_d = m_d (1 + rho (m_d - 1))``, G* = (sum gamma)^2 / sum gamma^2 expands in the
+    prefix sums of m, m^2, m^3 and m^4, so every K costs one cumulative sum of each.
+    """
+    m1, m2, m3, m4 = (_cumulative(m**j) for j in (1, 2, 3, 4))
+    rho = np.where(np.isfinite(icc), np.clip(icc, 0.0, 1.0), 0.0)
+    if estimator == "macro":
+        g_star = g_star_rho0 = k.astype(float)
+        max_leverage = 1.0 / k
+    else:
+        gamma = (1 - rho) * m1 + rho * m2
+        gamma_sq = (1 - rho) ** 2 * m2 + 2 * rho * (1 - rho) * m3 + rho**2 * m4
+        g_star, g_star_rho0 = gamma**2 / gamma_sq, m1**2 / m2
+        max_leverage = np.maximum.accumulate(m)[1:] / m1
+    few = np.minimum(_cumulative(y > 0), _cumulative(y < m))
+    wild = (few > 0) & (few < k / 2) & (g_star_rho0 < WILD_SHARE * k) & (estimator == "micro")
+    return {
+        "g_star": g_star,
+        "g_star_rho0": g_star_rho0,
+        "max_leverage": max_leverage,
+        "recommended_wild": wild.astype(float),
     }
 
 
