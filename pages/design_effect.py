@@ -11,7 +11,9 @@ from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
-from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles
+from ragunc.present.design_effects import DISCLOSURE, why_these_differ
+from ragunc.present.numbers import deff, effective_n, icc, points
+from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, headline
 from ragunc.stats.coverage import coverage_experiment, iid_control
 from ragunc.stats.design import chunk_size_diagnostics, design
 from ragunc.stats.diagnostics import diagnostics, k_over_rho
@@ -59,17 +61,14 @@ d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
 the_design = cached(design, population, key=(source.key, config), k=k, estimator="micro", rng=seed)
 
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({sources.config_label(source, config)})")
+st.markdown(f"**{headline(the_design)[0]}**")
 design_box, data_box = st.container(border=True), st.container(border=True)
+why = st.expander(DISCLOSURE)  # filled once the coverage run below has its variance ratio
 design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
 for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
     column.metric(label, value, help=help_text)
 data_box.markdown("**The documents:** their sizes and structure")
 data_tiles = (
-    (
-        "Kish DEFF",
-        widgets.number(d.deff_kish, ".2f"),
-        "1 + ((1 + CV²)·m̄ − 1)·ρ: Kish's approximation for unequal document sizes, not the design's value.",
-    ),
     ("Chunks / doc", widgets.number(d.mean_size, ".1f"), f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}."),
     (
         "Neighbour corr.",
@@ -82,7 +81,7 @@ data_tiles = (
         "Share of the variance of document rates explained by the document type.",
     ),
 )
-for column, (label, value, help_text) in zip(data_box.columns(4), data_tiles):
+for column, (label, value, help_text) in zip(data_box.columns(3), data_tiles):
     column.metric(label, value, help=help_text)
 
 every_config = {**results.populations, **sources.computed_sizes(source)}
@@ -99,11 +98,11 @@ deff_fig = figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=obser
 exports["figures"]["deff"] = deff_fig
 st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
-    f"With ρ = {d.icc:.3f}, {k} documents are worth at most "
-    f"**{widgets.number(float(k_over_rho(k, d.icc)), ',.0f')}** independent chunks (K/ρ), however finely "
-    f"they are cut. The curves are the equal-size model 1 + (m − 1)ρ; the circles are the design's DEFF at "
-    f"K = {k} for each chunk size in the data, measured over repeated samples (so they also reflect unequal "
-    f"document sizes, which the model ignores)."
+    f"With ρ = {icc(d.icc)}, {k} documents are worth at most "
+    f"**{effective_n(float(k_over_rho(k, d.icc)))}** independent chunks (K/ρ), however finely "
+    f"they are cut. The curves assume documents of equal size, 1 + (m − 1)ρ; the circles are the design's "
+    f"DEFF at K = {k} for each chunk size in the data, measured over repeated samples, so they also carry "
+    f"the unequal document sizes (see “{DISCLOSURE.lower()}” above)."
 )
 
 sizes = sources.size_populations(source, results)
@@ -135,9 +134,9 @@ if population.binary:
     )
     right.markdown(
         f"Same chunks, same number of hits. In the real data the per-document rates spread far wider "
-        f"than shuffling alone produces: that spread **is** the ICC ({d.icc:.3f}; "
-        f"{iid_design.icc:.3f} once shuffled; the design's DEFF at K = {k} goes from {the_design.deff:.1f} to "
-        f"{iid_design.deff:.2f}). "
+        f"than shuffling alone produces: that spread **is** the ICC ({icc(d.icc)}; "
+        f"{icc(iid_design.icc)} once shuffled; the design effect at K = {k} goes from {deff(the_design.deff)} "
+        f"to {deff(iid_design.deff)}). "
         f"A chunk tells you a lot about its neighbours in the same document, so the second, third, … "
         f"chunk of a document adds little new information."
     )
@@ -145,6 +144,7 @@ else:
     st.info("The iid control and two-stage sampling need 0/1 y; this data holds scores.")
 
 st.subheader(f"Coverage with and without the document structure (K = {k}, R = {reps:,})")
+real = None
 if k >= n_docs:
     st.info("K must be smaller than D to resample.")
 elif population.binary:
@@ -156,9 +156,6 @@ elif population.binary:
     exports["figures"]["iid_control"] = iid_fig
     exports["results"].update(coverage=real.to_dict(), coverage_iid=iid.to_dict())
     st.plotly_chart(iid_fig, key="iid_chart")
-    cols = st.columns(2)
-    cols[0].metric("Variance ratio, real (empirical / binomial)", f"{real.variance_ratio:.1f}")
-    cols[1].metric("Variance ratio, iid control", f"{iid.variance_ratio:.2f}")
 
     st.subheader(f"Two-stage sampling: keep {fraction:.0%} of each sampled document's chunks")
     if fraction < 1.0:
@@ -177,12 +174,15 @@ elif population.binary:
         st.plotly_chart(two_fig, key="two_stage_chart")
         st.markdown(
             f"Keeping {fraction:.0%} of the chunks ({two.mean_chunks:,.0f} instead of {real.mean_chunks:,.0f} "
-            f"per sample on average) moves the estimator's SD from {100 * real.sd_empirical:.2f} to "
-            f"{100 * two.sd_empirical:.2f} percentage points: most of the uncertainty comes from which "
+            f"per sample on average) moves the estimator's SD from {points(real.sd_empirical)} to "
+            f"{points(two.sd_empirical)}: most of the uncertainty comes from which "
             f"documents were drawn, not from how many of their chunks were judged."
         )
     else:
         st.info("Move the two-stage slider below 100% to compare.")
+
+for line in why_these_differ(the_design, d, coverage=real):
+    why.markdown(f"- {line}")
 
 st.subheader("Export")
 cols = st.columns(2)

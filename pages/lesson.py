@@ -1,8 +1,8 @@
-"""Page "Lesson": seed 000's argument for teachers, one step per screen (a figure, a control, two sentences).
+"""Page "Lesson": why 10,000 chunks of 20 documents are not 10,000 cases, for teachers, one step per
+screen (a figure, a control, two sentences).
 
-Seed 000 is "Por que 10.000 chunks de 20 documentos não são 10.000 casos".  Every step draws from the
-lesson's data (dashboard.lesson) with one cached ragunc call; its figure and sentences come from
-ragunc.present.lesson.  The step is in the URL (``?step=3``), as is each step's control.
+Every step draws from the lesson's data (dashboard.lesson) with one cached ragunc call; its figure and
+sentences come from ragunc.present.lesson.  The step is in the URL (``?step=3``), as is each step's control.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from ragunc.stats.sample import draw_sample
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
-K = 20  # documents per sample, as in the seed
+K = 20  # documents per sample, as in the lesson's title
 R = 500  # repetitions of the simulated steps: coverage to about ±2 points, and at once (the sentences say R)
 BOOT = 200  # step 1's report also computes bootstrap intervals, which the lesson does not show: few replicates
 # Step 1's draw (draw 1 of step 3): on the synthetic population its 20 documents hold 10,100 chunks, the
-# seed's "10,000"; any seed tells the same story.
+# title's "10,000"; any draw tells the same story.
 SEED = 7
 KS = (5, 10, 20, 40, 80, 160)
 MS = (1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2000)
@@ -64,8 +64,8 @@ def step_draws(data, control):
     shown = control.slider(
         f"Samples of {K} documents drawn", 1, R + 1, key=bind("ls_draws", 1, parse=int, fix=clamp(1, R + 1))
     )
-    result = _coverage(data)
-    return show.draws_figure(result, _sample_report(data).estimate, shown=shown), show.draws_sentences(result)
+    result, report = _coverage(data), _sample_report(data)
+    return show.draws_figure(result, report, shown=shown), show.draws_sentences(result, report)
 
 
 def _draw_again() -> None:
@@ -118,22 +118,31 @@ def step_cluster(data, control):
 STEPS = (step_sample, step_draws, step_census, step_deff, step_iid, step_chunk_size, step_cluster)
 
 lesson.projector_layout()
-title, buttons = st.columns([5, 2.4], vertical_alignment="bottom")
-title.title("Lesson: why chunks are not cases")
-step = lesson.current_step(show.STEPS)
-with buttons:
-    lesson.step_buttons(step, show.STEPS)
-heading, choice = st.columns([5, 2.4], vertical_alignment="bottom")
-heading.header(f"{step} of {len(show.STEPS)} · {show.STEPS[step - 1]}")
-with choice:
-    data = lesson.lesson_data(lesson.data_choice())
-if data.error:
-    stop(lesson.data_error(data))
-st.caption(f"After seed 000, “{show.SEED_TITLE}”. {data.label}")
-figure_area, side = st.columns([3, 2], gap="large")
-sentences, control = side.container(), side.container()
-fig, said = STEPS[step - 1](data, control)
-figure_area.plotly_chart(fig, key=f"lesson_chart_{step}")
-for sentence in said:
-    sentences.markdown(sentence)
-sync_url()
+
+
+@st.fragment
+def lesson_view() -> None:
+    """The step on screen: a fragment, so Next and Back rerun only the step, not the app's router."""
+    title, buttons = st.columns([5, 2.4], vertical_alignment="center")
+    title.title("Lesson: why chunks are not cases")
+    step = lesson.current_step(show.STEPS)
+    with buttons:
+        lesson.step_buttons(step, show.STEPS)
+    st.header(f"{step} of {len(show.STEPS)} · {show.STEPS[step - 1]}")
+    figure_area, side = st.columns([3, 2], gap="large")
+    sentences, control, about = side.container(), side.container(), side.container()
+    with about:
+        data = lesson.lesson_data(lesson.data_choice())
+        if not data.error:
+            with st.expander("About these data"):
+                st.caption(data.label)
+    if data.error:
+        stop(lesson.data_error(data))
+    fig, said = STEPS[step - 1](data, control)
+    figure_area.plotly_chart(fig, key="lesson_chart")
+    for sentence in said:
+        sentences.markdown(sentence)
+    sync_url()
+
+
+lesson_view()

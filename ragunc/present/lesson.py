@@ -1,10 +1,12 @@
-"""The teachers' lesson after seed 000, "Por que 10.000 chunks de 20 documentos não são 10.000 casos":
-each step's figure and its two sentences.
+"""The teachers' lesson "why 10,000 chunks of 20 documents are not 10,000 cases": each step's figure and
+its two sentences.
 
 Pure: results of ``ragunc.stats`` in, a ``go.Figure`` or two sentences out.  A step's sentences and
-its figure read the same result, so every number the text gives is the one drawn.  Built for a
-projector: large type, no figure titles (the step's heading is the title), one trace per colour and
-reference lines as layout shapes.
+its figure read the same result, and say each number through :mod:`ragunc.present.numbers`, so every
+number the text gives is the one drawn.  Built for a projector: every text of a figure at least
+:data:`FONT_SIZE` px, a height that leaves the heading and the figure on a 1280x720 screen together,
+no figure titles (the step's heading is the title), one trace per colour and reference lines as
+layout shapes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..stats.diagnostics import deff_equal_size, k_over_rho
 from ..stats.intervals import IntervalReport
 from ..stats.linearization import estimate
 from ..stats.sample import ClusterStats, document_rates
+from .numbers import count, deff, effective_n, icc, level, percent, plus_minus, points, times
 from .figures import (
     COVER_COLOR,
     MISS_COLOR,
@@ -30,7 +33,6 @@ from .figures import (
     method_label,
 )
 
-SEED_TITLE = "Por que 10.000 chunks de 20 documentos não são 10.000 casos"
 STEPS = (
     "Twenty documents and all their chunks",
     "Draw other documents, again and again",
@@ -40,8 +42,8 @@ STEPS = (
     "Finer chunks add chunks, not information",
     "What the cluster interval does instead",
 )
-FONT_SIZE = 18
-HEIGHT = 560
+FONT_SIZE = 18  # the smallest text of a figure (ticks, legend, row labels): read from the back of a room
+HEIGHT = 520  # with the page's title and step heading above it, inside a 720 px tall screen
 NAIVE_COLOR = method_color("naive")
 DOCUMENT_COLOR = OKABE_ITO["blue"]
 STACKED = 50  # repetitions drawn in the stacked-interval figures
@@ -52,12 +54,12 @@ Sentences = tuple[str, str]
 
 def _axis(title: str) -> dict:
     # Sizes set on the axes themselves: the host's theme (Streamlit's) sets tick and title sizes of its own.
-    return {"title": {"text": title, "font": {"size": FONT_SIZE}}, "tickfont": {"size": FONT_SIZE - 2}}
+    return {"title": {"text": title, "font": {"size": FONT_SIZE + 2}}, "tickfont": {"size": FONT_SIZE}}
 
 
 def _layout(*, x: str, y: str, height: int = HEIGHT, shapes=(), annotations=(), **extra) -> dict:
     return {
-        "font": {"size": FONT_SIZE},
+        "font": {"size": FONT_SIZE + 2},
         "height": height,
         "margin": {"l": 10, "r": 20, "t": 40, "b": 10},
         "xaxis": _axis(x),
@@ -71,7 +73,7 @@ def _layout(*, x: str, y: str, height: int = HEIGHT, shapes=(), annotations=(), 
             "y": -0.16,
             "x": 0,
             "xanchor": "left",
-            "font": {"size": FONT_SIZE - 2},
+            "font": {"size": FONT_SIZE},
         },
         "shapes": list(shapes),
         "annotations": list(annotations),
@@ -123,16 +125,15 @@ def _half_width(report: IntervalReport, method: str) -> float:
 
 def sample_sentences(report: IntervalReport, sample: ClusterStats) -> Sentences:
     """Step 1: the sample's documents, chunks, hits and rate; its binomial SE and interval."""
-    se, half = 100 * report.interval("naive").se, 100 * _half_width(report, "naive")
-    hits = round(float(sample.sum_y.sum()))
+    se, half = report.interval("naive").se, _half_width(report, "naive")
     first = (
-        f"Here are {report.n_docs} documents cut into {report.n_chunks:,} chunks; {hits:,} of the chunks "
-        f"are hits, a rate of {100 * report.estimate:.2f}%."
+        f"Here are {report.n_docs} documents cut into {count(report.n_chunks)} chunks; "
+        f"{count(float(sample.sum_y.sum()))} of the chunks are hits, a rate of {percent(report.estimate)}."
     )
     second = (
-        f"Counted as {report.n_chunks:,} independent trials, they give a binomial standard error of "
-        f"{se:.2f} points and a {report.level:.0%} interval of ±{half:.2f} points: this is how sure "
-        f"{report.n_chunks:,} chunks look."
+        f"Counted as {count(report.n_chunks)} independent trials, they give a binomial standard error of "
+        f"{points(se)} and a {level(report.level)} interval of {plus_minus(half)}: this is how sure "
+        f"{count(report.n_chunks)} chunks look."
     )
     return first, second
 
@@ -142,18 +143,19 @@ def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bo
     each document's own rate, marker area by its chunks.  The x axis is the same either way."""
     rates = 100 * document_rates(sample)
     est, half = 100 * report.estimate, 100 * _half_width(report, "naive")
-    pooled = f"all {report.n_chunks:,} chunks"
+    said = f"{percent(report.estimate)} {plus_minus(_half_width(report, 'naive'))}"
+    pooled = f"all {count(report.n_chunks)} chunks"
     traces = [
         {
             "type": "scatter",
             "x": [est],
             "y": [pooled],
             "mode": "markers+text",
-            "name": f"all chunks pooled, with the binomial {report.level:.0%} interval (band)",
+            "name": f"all chunks pooled, binomial {level(report.level)} interval (band)",
             "marker": {"color": NAIVE_COLOR, "size": 16, "symbol": "diamond"},
-            "text": [f"{est:.2f}% ± {half:.2f} pt"],
+            "text": [said],
             "textposition": "middle right",
-            "hovertemplate": f"{pooled}<br>{est:.2f}% ± {half:.2f} pt<extra></extra>",
+            "hovertemplate": f"{pooled}<br>{said}<extra></extra>",
         }
     ]
     labels = [pooled]
@@ -168,7 +170,7 @@ def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bo
                 "x": rates[order],
                 "y": names,
                 "mode": "markers",
-                "name": "each document's own rate (area: its chunks)",
+                "name": "each document's rate (area: its chunks)",
                 "marker": {"color": DOCUMENT_COLOR, "size": 8 + 22 * np.sqrt(size / size.max()), "opacity": 0.85},
                 "customdata": np.column_stack([size, sample.sum_y[order]]),
                 "hovertemplate": "%{y}<br>%{customdata[1]:,.0f} hits in %{customdata[0]:,} chunks: %{x:.1f}%"
@@ -178,28 +180,27 @@ def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bo
     layout = _layout(x="hit rate (%)", y="", shapes=[_band(est - half, est + half)])
     layout["xaxis"]["range"] = [-2, min(100.0, max(rates.max(), est + half) + 5)]
     # every row labelled: 21 rows fit at this size
-    layout["yaxis"].update(
-        autorange="reversed", categoryorder="array", categoryarray=labels, tickfont={"size": 14}, dtick=1
-    )
+    layout["yaxis"].update(autorange="reversed", categoryorder="array", categoryarray=labels, dtick=1)
     return go.Figure(data=traces, layout=layout)
 
 
 # ---------------------------------------------------------------- 2. other draws
 
 
-def draws_sentences(result: CoverageResult) -> Sentences:
-    """Step 2: the binomial band against the spread of the estimate over the R draws."""
-    band = _z(result.level) * result.binomial_sd
+def draws_sentences(result: CoverageResult, report: IntervalReport) -> Sentences:
+    """Step 2: step 1's binomial band (``report``: step 1's sample), laid around the population value,
+    against the spread of the estimate over the R draws."""
+    se = report.interval("naive").se
     first = (
-        f"Each dot is the rate of another {result.k} documents drawn from the {result.population_docs:,} "
-        f"(the star is step 1's sample); were the chunks independent, {result.level:.0%} of the dots would "
-        f"land in the band, within ±{100 * band:.2f} points of the population's "
-        f"{100 * result.population_value:.2f}%."
+        f"Each dot is the rate of another {result.k} documents drawn from the {count(result.population_docs)} "
+        f"(the star is step 1's sample); were the chunks independent, about {level(report.level)} of the dots "
+        f"would land in the band, step 1's {plus_minus(_half_width(report, 'naive'))} around the population's "
+        f"{percent(result.population_value)}."
     )
     second = (
-        f"Over R = {result.reps:,} draws their standard deviation is {100 * result.sd_empirical:.2f} points, "
-        f"{result.sd_empirical / result.binomial_sd:.0f} times the binomial {100 * result.binomial_sd:.2f}: "
-        "the estimate moves far more than the chunks suggest."
+        f"Over R = {count(result.reps)} draws their standard deviation is {points(result.sd_empirical)}, "
+        f"{times(result.sd_empirical / se)} step 1's binomial standard error of {points(se)}: the estimate "
+        "moves far more than the chunks suggest."
     )
     return first, second
 
@@ -215,13 +216,13 @@ def _stack(values: np.ndarray, low: float, width: float) -> tuple[np.ndarray, np
     return low + (bins + 0.5) * width, height
 
 
-def draws_figure(result: CoverageResult, first: float, *, shown: int, bins: int = 40) -> go.Figure:
-    """A dot plot of the first ``shown`` estimates: ``first`` (step 1's sample, a star), then the draws of
-    ``result``; the binomial band around the population value.  Axes fit all R draws, so they stay put
+def draws_figure(result: CoverageResult, report: IntervalReport, *, shown: int, bins: int = 40) -> go.Figure:
+    """A dot plot of the first ``shown`` estimates: step 1's sample (``report``, a star), then the draws of
+    ``result``; step 1's binomial band around the population value.  Axes fit all R draws, so they stay put
     while dots are added."""
     shown = int(min(max(shown, 1), result.reps + 1))
-    values = 100 * np.concatenate(([first], result.estimates))
-    truth, band = 100 * result.population_value, 100 * _z(result.level) * result.binomial_sd
+    values = 100 * np.concatenate(([report.estimate], result.estimates))
+    truth, band = 100 * result.population_value, 100 * _half_width(report, "naive")
     low = min(values.min(), truth - band)
     width = (max(values.max(), truth + band) - low) / bins * (1 + 1e-9)
     x, height = _stack(values, low, width)
@@ -233,7 +234,7 @@ def draws_figure(result: CoverageResult, first: float, *, shown: int, bins: int 
             "x": x[1 : shown - 1],
             "y": height[1 : shown - 1],
             "mode": "markers",
-            "name": f"other samples of {result.k} documents ({shown - 1:,} of {result.reps:,} drawn)",
+            "name": f"other samples ({count(shown - 1)} of {count(result.reps)} drawn)",
             "marker": {"color": REFERENCE_COLOR, "size": size},
             "customdata": values[1 : shown - 1],
             "hovertemplate": "%{customdata:.2f}%<extra></extra>",
@@ -259,7 +260,7 @@ def draws_figure(result: CoverageResult, first: float, *, shown: int, bins: int 
             "hovertemplate": "step 1's sample: %{customdata:.2f}%<extra></extra>",
         },
     ]
-    line, label = _line(truth, f"population {truth:.2f}%")
+    line, label = _line(truth, f"population {percent(result.population_value)}")
     layout = _layout(
         x="hit rate of the sample (%)",
         y="samples",
@@ -276,16 +277,17 @@ def draws_figure(result: CoverageResult, first: float, *, shown: int, bins: int 
 
 def census_sentences(population: ClusterStats, sample: ClusterStats, draw: int) -> Sentences:
     """Step 3: the draw of documents is the only random step; inside a document, a census."""
-    rates = 100 * document_rates(population)
-    est = 100 * estimate(sample)
+    rates = document_rates(population)
+    est = percent(estimate(sample))
     first = (
-        f"Chance enters at one step only, the draw of {sample.n_docs} documents out of {population.n_docs:,}: "
-        f"draw {draw} picked the {sample.n_docs} coloured ones, whose {sample.n_chunks:,} chunks give {est:.2f}%."
+        f"Chance enters at one step only, the draw of {sample.n_docs} documents out of "
+        f"{count(population.n_docs)}: draw {draw} picked the {sample.n_docs} coloured ones, whose "
+        f"{count(sample.n_chunks)} chunks give {est}."
     )
     second = (
         f"Inside a drawn document every chunk is judged, a census rather than a sample, so judging the same "
-        f"documents again gives {est:.2f}% again; what changes from draw to draw is which documents come in, "
-        f"and their rates run from {rates.min():.0f}% to {rates.max():.0f}%."
+        f"documents again gives {est} again; what changes from draw to draw is which documents come in, "
+        f"and their rates run from {percent(rates.min())} to {percent(rates.max())}."
     )
     return first, second
 
@@ -306,7 +308,7 @@ def census_figure(population: ClusterStats, sample: ClusterStats) -> go.Figure:
             "x": rank[~drawn],
             "y": rates[~drawn],
             "mode": "markers",
-            "name": f"the {population.n_docs - sample.n_docs:,} documents not drawn",
+            "name": f"the {count(population.n_docs - sample.n_docs)} not drawn",
             "marker": {"color": REFERENCE_COLOR, "size": 5, "opacity": 0.6},
             "customdata": custom[~drawn],
             "hovertemplate": hover,
@@ -316,7 +318,7 @@ def census_figure(population: ClusterStats, sample: ClusterStats) -> go.Figure:
             "x": rank[drawn],
             "y": rates[drawn],
             "mode": "markers",
-            "name": f"the {sample.n_docs} drawn: every chunk judged",
+            "name": f"the {sample.n_docs} drawn, every chunk judged",
             "marker": {"color": DOCUMENT_COLOR, "size": 15, "line": {"color": "white", "width": 1}},
             "customdata": custom[drawn],
             "hovertemplate": hover,
@@ -324,8 +326,8 @@ def census_figure(population: ClusterStats, sample: ClusterStats) -> go.Figure:
     ]
     est, truth = 100 * estimate(sample), 100 * estimate(population)
     lines = [
-        _line(est, f"this draw {est:.2f}%", color=DOCUMENT_COLOR, axis="y"),
-        _line(truth, f"population {truth:.2f}%", axis="y"),
+        _line(est, f"this draw {percent(est / 100)}", color=DOCUMENT_COLOR, axis="y"),
+        _line(truth, f"population {percent(truth / 100)}", axis="y"),
     ]
     if est < truth:  # the lower line's label below it, so the two never overlap
         lines[0][1]["yanchor"] = "top"
@@ -333,7 +335,7 @@ def census_figure(population: ClusterStats, sample: ClusterStats) -> go.Figure:
         lines[1][1]["yanchor"] = "top"
     lines[1][1].update(x=1, xanchor="right")
     layout = _layout(
-        x="documents, sorted by their hit rate",
+        x="documents, sorted by hit rate",
         y="document's hit rate (%)",
         shapes=[s for s, _ in lines],
         annotations=[a for _, a in lines],
@@ -353,17 +355,17 @@ def _shown(rho: float) -> float:
 def deff_sentences(rho: float, k: int, m: int, *, where: str) -> Sentences:
     """Step 4: DEFF = 1 + (m - 1) rho at m chunks per document, and effective n against its limit K/rho."""
     rho = _shown(rho)
-    deff = float(deff_equal_size(m, rho))
+    factor = float(deff_equal_size(m, rho))
     chunks = k * m
     first = (
-        f"Chunks of one document are alike, ρ = {rho:.3f} ({where}), so with m = {m:,} chunks per document "
-        f"the variance is DEFF = 1 + (m − 1)ρ = 1 + {m - 1:,} × {rho:.3f} = {deff:.1f} times the "
-        "binomial one."
+        f"Chunks of one document are alike, ρ = {icc(rho)} ({where}), so with m = {count(m)} chunks per "
+        f"document of equal size the variance is DEFF = 1 + (m − 1)ρ = 1 + {count(m - 1)} × {icc(rho)} = "
+        f"{deff(factor)} times the binomial one."
     )
     second = (
-        f"{k} documents of {m:,} chunks, {chunks:,} chunks in all, are then worth {chunks:,} / {deff:.1f} = "
-        f"{chunks / deff:.1f} independent chunks, and no cut however fine takes them past "
-        f"K/ρ = {k} / {rho:.3f} = {float(k_over_rho(k, rho)):.1f}."
+        f"{k} documents of {count(m)} chunks, {count(chunks)} chunks in all, are then worth {count(chunks)} / "
+        f"{deff(factor)} = {effective_n(chunks / factor)} independent chunks, and no cut however fine takes them "
+        f"past K/ρ = {k} / {icc(rho)} = {effective_n(float(k_over_rho(k, rho)))}."
     )
     return first, second
 
@@ -381,7 +383,7 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
             "x": grid,
             "y": k * grid,
             "mode": "lines",
-            "name": "chunks: what the binomial counts",
+            "name": "chunks (the binomial's n)",
             "line": {"color": NAIVE_COLOR, "dash": "dot", "width": 3},
             "hovertemplate": "m = %{x:,.0f}: %{y:,.0f} chunks<extra></extra>",
         },
@@ -401,7 +403,7 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
             "mode": "markers+text",
             "showlegend": False,
             "marker": {"color": [NAIVE_COLOR, DOCUMENT_COLOR], "size": 14},
-            "text": [f"{k * m:,} chunks", f"{at:,.1f}"],
+            "text": [f"{count(k * m)} chunks", effective_n(at)],
             "textposition": ["top left", "bottom right"],
             "hoverinfo": "skip",
         },
@@ -409,12 +411,12 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
     shapes, annotations = [], []
     if np.isfinite(ceiling):
         # Labelled at the left end, above the line, where the curve is still far below it.
-        line, label = _line(ceiling, f"K/ρ = {ceiling:,.1f}", axis="y")
+        line, label = _line(ceiling, f"K/ρ = {effective_n(ceiling)}", axis="y")
         shapes.append(line)
         annotations.append(label)
     layout = _layout(
         x="chunks per document, m (log scale)",
-        y="chunks or independent-chunk equivalents (log)",
+        y="chunks, or independent ones (log)",
         shapes=shapes,
         annotations=annotations,
     )
@@ -432,12 +434,12 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
 def iid_sentences(real: CoverageResult, iid: CoverageResult) -> Sentences:
     """Step 5: the binomial interval's coverage with the documents as they are and with the hits shuffled."""
     first = (
-        f"With the documents as they are, the binomial {real.level:.0%} interval held the population value "
-        f"in {100 * real.methods['naive'].coverage:.0f}% of R = {real.reps:,} samples of {real.k} documents."
+        f"With the documents as they are, the binomial {level(real.level)} interval held the population value "
+        f"in {percent(real.methods['naive'].coverage)} of R = {count(real.reps)} samples of {real.k} documents."
     )
     second = (
-        f"Shuffle the hits across all {iid.population_chunks:,} chunks, which leaves no documents to be alike "
-        f"(the iid control), and it holds in {100 * iid.methods['naive'].coverage:.0f}%: the formula is right "
+        f"Shuffle the hits across all {count(iid.population_chunks)} chunks, which leaves no documents to be "
+        f"alike (the iid control), and it holds in {percent(iid.methods['naive'].coverage)}: the formula is right "
         "for independent chunks, and the chunks of a document are not independent."
     )
     return first, second
@@ -468,7 +470,7 @@ def _interval_rows(low, high, held, *, what: str, width: float, n: int) -> list[
                 "x": x,
                 "y": y,
                 "mode": "lines",
-                "name": f"{what}: {int(mask.sum())} of {n} {verb} the population value",
+                "name": f"{what}: {int(mask.sum())} of {n} {verb}",
                 "line": {"color": color, "width": width},
                 "hovertemplate": "sample %{y}: %{x:.2f}%<extra></extra>",
             }
@@ -495,7 +497,7 @@ def iid_figure(real: CoverageResult, iid: CoverageResult, *, shuffled: bool, n: 
             "hoverinfo": "skip",
         }
     )
-    line, label = _line(truth, f"population {truth:.2f}%")
+    line, label = _line(truth, f"population {percent(result.population_value)}")
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])
     bounds = np.concatenate(
         [100 * b[:n] for r in (real, iid) for b in (r.methods["naive"].lower, r.methods["naive"].upper)]
@@ -511,27 +513,30 @@ def iid_figure(real: CoverageResult, iid: CoverageResult, *, shuffled: bool, n: 
 def chunk_size_sentences(designs: Mapping[int, Design], words: int) -> Sentences:
     """Step 6: the binomial ± shrinks with finer chunks (``designs``: words per chunk -> the design at K);
     the estimate's spread over samples of documents, and its effective n, do not."""
-    z, coarsest = 100 * _z(LEVEL), max(designs)
+    z, coarsest = _z(LEVEL), max(designs)
     now, coarse = designs[words], designs[coarsest]
     if words == coarsest:
         first = (
-            f"Cut into {words}-word chunks, a sample of {now.k} documents holds {now.expected_chunks:,.0f} "
-            f"chunks on average, and the binomial {LEVEL:.0%} interval says ±{z * now.binomial_sd:.2f} points."
+            f"Cut into {words}-word chunks, a sample of {now.k} documents holds {count(now.expected_chunks)} "
+            f"chunks on average, and the binomial {level(LEVEL)} interval says {plus_minus(z * now.binomial_sd)}."
         )
         second = (
-            f"Over repeated samples of {now.k} documents the estimate moves by ±{z * now.sd:.2f} points: its "
-            f"chunks are worth {now.n_eff:,.0f} independent ones. Cut them finer and see which number moves."
+            f"Over repeated samples of {now.k} documents the estimate moves by {plus_minus(z * now.sd)}: its "
+            f"chunks are worth {effective_n(now.n_eff)} independent ones. Cut them finer and see which number "
+            "moves."
         )
         return first, second
     first = (
         f"Cut into {words}-word chunks instead of {coarsest}-word ones, a sample of {now.k} documents holds "
-        f"{now.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}, and the binomial "
-        f"{LEVEL:.0%} interval narrows from ±{z * coarse.binomial_sd:.2f} to ±{z * now.binomial_sd:.2f} points."
+        f"{count(now.expected_chunks)} chunks on average instead of {count(coarse.expected_chunks)}, and the "
+        f"binomial {level(LEVEL)} interval narrows from {plus_minus(z * coarse.binomial_sd)} to "
+        f"{plus_minus(z * now.binomial_sd)}."
     )
     second = (
-        f"Over repeated samples of {now.k} documents the estimate still moves by ±{z * now.sd:.2f} points "
-        f"(±{z * coarse.sd:.2f} at {coarsest} words): its {now.expected_chunks:,.0f} chunks are worth "
-        f"{now.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth {coarse.n_eff:,.0f}."
+        f"Over repeated samples of {now.k} documents the estimate still moves by {plus_minus(z * now.sd)} "
+        f"({plus_minus(z * coarse.sd)} at {coarsest} words): its {count(now.expected_chunks)} chunks are worth "
+        f"{effective_n(now.n_eff)} independent ones, the {count(coarse.expected_chunks)} were worth "
+        f"{effective_n(coarse.n_eff)}."
     )
     return first, second
 
@@ -546,7 +551,7 @@ def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
     traces = []
     for field, name, color, dash in (
         ("sd", "over repeated samples of documents", DOCUMENT_COLOR, "solid"),
-        ("binomial_sd", "binomial: chunks as independent trials", NAIVE_COLOR, "dot"),
+        ("binomial_sd", "binomial: chunks as independent", NAIVE_COLOR, "dot"),
     ):
         values = 100 * z * np.array([getattr(designs[w], field) for w in sizes])
         traces.append(
@@ -576,9 +581,7 @@ def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
             "marker": {"color": "rgba(0,0,0,0)", "size": 26, "line": {"color": REFERENCE_COLOR, "width": 3}},
         }
     )
-    layout = _layout(
-        x=f"chunks in a sample of {now.k} documents (log scale)", y=f"± of a {LEVEL:.0%} interval (points)"
-    )
+    layout = _layout(x=f"chunks in a sample of {now.k} documents (log)", y=f"± of a {level(LEVEL)} interval (pp)")
     layout["xaxis"].update(type="log", tickvals=chunks, ticktext=[f"{c:,.0f}" for c in chunks])
     layout["yaxis"]["rangemode"] = "tozero"
     return go.Figure(data=traces, layout=layout)
@@ -593,12 +596,12 @@ def cluster_sentences(result: CoverageResult) -> Sentences:
     ours, naive = result.methods[rec], result.methods["naive"]
     first = (
         f"The interval ragunc recommends ({method_label(rec)}) takes the {result.k} documents, not the chunks, "
-        f"as the sample: ±{50 * ours.width:.2f} points on average at K = {result.k}, where the binomial "
-        f"one says ±{50 * naive.width:.2f}."
+        f"as the sample: {plus_minus(ours.width / 2)} on average at K = {result.k}, where the binomial "
+        f"one says {plus_minus(naive.width / 2)}."
     )
     second = (
-        f"It held the population value in {100 * ours.coverage:.0f}% of R = {result.reps:,} samples, the "
-        f"binomial in {100 * naive.coverage:.0f}%; only more documents narrow it, not more chunks."
+        f"It held the population value in {percent(ours.coverage)} of R = {count(result.reps)} samples, the "
+        f"binomial in {percent(naive.coverage)}; only more documents narrow it, not more chunks."
     )
     return first, second
 
@@ -626,7 +629,7 @@ def cluster_figure(result: CoverageResult, *, n: int = STACKED) -> go.Figure:
         }
     )
     truth = 100 * result.population_value
-    line, label = _line(truth, f"population {truth:.2f}%")
+    line, label = _line(truth, f"population {percent(result.population_value)}")
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])
     layout["yaxis"].update(autorange="reversed")
     return go.Figure(data=traces, layout=layout)

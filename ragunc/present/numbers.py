@@ -16,7 +16,7 @@ design effect      :func:`deff`                8.7     (one decimal)
 ICC                :func:`icc`                 0.133   (three decimals)
 count              :func:`count`               1,234   (exact)
 expected count     :func:`about`               about 545 (a mean over samples)
-effective n        :func:`effective_n`         62      (whole chunks)
+effective n        :func:`effective_n`         62.4, 1,160 (three figures at least)
 ratio              :func:`times`               4.5×
 level              :func:`level`               95%
 =================  ==========================  =====================================
@@ -30,7 +30,7 @@ import math
 
 PP = "pp"  # the unit of a difference of two percentages, wherever one is written
 
-D3 = {"percent": ".1f", "points": ".2f", "deff": ".1f", "icc": ".3f", "count": ",.0f", "effective_n": ",.0f"}
+D3 = {"percent": ".1f", "points": ".2f", "deff": ".1f", "icc": ".3f", "count": ",.0f"}
 
 
 def _special(value: float | None) -> str | None:
@@ -92,8 +92,11 @@ def about(x: float | None) -> str:
 
 
 def effective_n(x: float | None) -> str:
-    """An effective sample size in whole independent chunks: "62"."""
-    return number(x, ",.0f")
+    """An effective sample size in independent chunks, to three figures at least: "62.4", "1,160".
+
+    A tenth of a chunk is kept below 100, where effective n sits close under its ceiling K/ρ and
+    whole chunks would read the two as equal."""
+    return number(x, ",.1f" if x is not None and abs(x) < 100 else ",.0f")
 
 
 def times(x: float | None) -> str:

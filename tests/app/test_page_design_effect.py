@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import re
+
 from ragunc.data.results import results_from_frame
+from ragunc.present import numbers
+from ragunc.present.design_effects import DISCLOSURE
 from ragunc.stats.design import design
 from ragunc.stats.diagnostics import diagnostics
 
@@ -21,6 +25,12 @@ def _chart(at: AppTest, key_words: str) -> dict:
         if key_words in c.proto.spec:
             return json.loads(c.proto.spec)
     raise AssertionError(f"no chart mentioning {key_words!r}")
+
+
+def _why(at: AppTest) -> str:
+    """The text of the one disclosure that reconciles the page's design effects."""
+    (box,) = [e for e in at.expander if e.label == DISCLOSURE]
+    return "\n".join(m.value for m in box.markdown)
 
 
 def _array(value) -> np.ndarray:
@@ -55,7 +65,9 @@ def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(pag
     values = design(population, 20, rng=0)
     assert tile(at, "ICC") == f"{d.icc:.3f}" == f"{values.icc:.3f}"
     assert tile(at, "DEFF") == f"{values.deff:.1f}" and tile(at, "Effective n") == f"{values.n_eff:,.0f}"
-    assert tile(at, "Kish DEFF") == f"{d.deff_kish:.2f}"
+    # one design effect on the page; Kish's size-only part is reconciled with it in the disclosure
+    assert f"**{numbers.deff(d.deff_kish)}: Kish's correction" in _why(at)
+    assert f"**{numbers.deff(values.deff)}: the design**" in _why(at)
     curve = _chart(at, "Effective n")
     m, deff = _array(curve["data"][0]["x"]), _array(curve["data"][0]["y"])
     np.testing.assert_allclose(deff, 1 + (m - 1) * d.icc, rtol=1e-9)
@@ -77,10 +89,11 @@ def test_moving_k_moves_the_ceiling(page):
     assert ceiling() == pytest.approx(2 * before)
 
 
-def test_iid_control_brings_the_variance_ratio_near_one(page, tile):
+def test_iid_control_brings_the_variance_ratio_near_one(page):
     at, _ = page
-    real = float(tile(at, "Variance ratio, real (empirical / binomial)"))
-    iid = float(tile(at, "Variance ratio, iid control"))
+    real = float(re.search(r"\*\*([0-9.]+): measured on these R =", _why(at)).group(1))
+    shuffled = "".join(m.value for m in at.markdown if "once shuffled" in m.value)
+    iid = float(re.search(r"goes from [0-9.]+ to ([0-9.]+)", shuffled).group(1))
     assert real > 2.0 and 0.6 < iid < 1.6
     names = [t["name"] for t in _chart(at, "Coverage over")["data"]]
     assert names == ["documents as they are", "iid control"]

@@ -84,7 +84,7 @@ def test_a_step_out_of_range_falls_back_into_it(open_app, raw, shown):
     assert at.button(key="lesson_next").disabled == (shown == 7)
 
 
-def test_step_1_is_the_seeds_sample_and_the_toggle_shows_its_documents(open_app, cuts):
+def test_step_1_is_the_lessons_sample_and_the_toggle_shows_its_documents(open_app, cuts):
     at = open_app(PAGE, step="1")
     sample = draw_sample(cuts[5], 20, rng=7)
     first, second = _sentences(at)
@@ -115,11 +115,7 @@ def test_step_3_draws_other_documents(open_app, cuts):
 def test_step_4_uses_the_populations_icc_at_100_words(open_app, cuts):
     at = open_app(PAGE, step="4", ls_m="100")
     icc = diagnostics(cuts[100]).icc
-    assert _sentences(at) == list(
-        lesson.deff_sentences(
-            icc, 20, 100, where="this population's 100-word chunks; the seed measured 0.293 on its own"
-        )
-    )
+    assert _sentences(at) == list(lesson.deff_sentences(icc, 20, 100, where="this population's 100-word chunks"))
     assert f"ρ = {icc:.3f}" in _sentences(at)[0] and "m = 100 chunks" in _sentences(at)[0]
 
 

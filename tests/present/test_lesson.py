@@ -58,9 +58,8 @@ def _held_by_hand(result, method: str, n: int) -> int:
     return sum(1 for lo, hi in zip(low, high) if lo <= truth <= hi)
 
 
-def test_seven_steps_and_the_seeds_title():
+def test_seven_steps():
     assert len(lesson.STEPS) == 7 and len(set(lesson.STEPS)) == 7
-    assert lesson.SEED_TITLE == "Por que 10.000 chunks de 20 documentos não são 10.000 casos"
 
 
 # ---------------------------------------------------------------- 1. the sample
@@ -68,7 +67,7 @@ def test_seven_steps_and_the_seeds_title():
 
 @pytest.fixture(scope="module")
 def ten_thousand():
-    """The lesson's worked example: 20 documents of 500 chunks, 1,800 hits in all (18%)."""
+    """The lesson's example: 20 documents of 500 chunks, 1,800 hits in all (18%)."""
     hits = np.array([0, 0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 130, 150, 180, 200, 250, 225], float)
     assert hits.sum() == 1800
     sample = ClusterStats(
@@ -81,8 +80,8 @@ def test_step_1_sentences_are_the_binomial_arithmetic_by_hand(ten_thousand):
     sample, report = ten_thousand
     first, second = lesson.sample_sentences(report, sample)
     # SE = sqrt(0.18 * 0.82 / 10,000) = 0.003842 (0.38 points); half-width 1.96 * SE = 0.753 (0.75 points)
-    assert "20 documents cut into 10,000 chunks; 1,800 of the chunks are hits, a rate of 18.00%" in first
-    assert "binomial standard error of 0.38 points" in second and "95% interval of ±0.75 points" in second
+    assert "20 documents cut into 10,000 chunks; 1,800 of the chunks are hits, a rate of 18.0%" in first
+    assert "binomial standard error of 0.38 pp" in second and "95% interval of ±0.75 pp" in second
 
 
 def test_step_1_figure_draws_the_binomial_band_and_each_document(ten_thousand):
@@ -93,7 +92,7 @@ def test_step_1_figure_draws_the_binomial_band_and_each_document(ten_thousand):
     half = 100 * Z * np.sqrt(0.18 * 0.82 / 10_000)
     assert band["x0"] == pytest.approx(18 - half) and band["x1"] == pytest.approx(18 + half)
     assert len(closed.data) == 1 and closed.data[0].x[0] == pytest.approx(18.0)
-    assert closed.data[0].text[0] == "18.00% ± 0.75 pt"
+    assert closed.data[0].text[0] == "18.0% ±0.75 pp"
     documents = opened.data[1]
     np.testing.assert_allclose(sorted(documents.x), sorted(sample.sum_y / 5))  # percent of 500 chunks
     assert len(set(documents.y)) == 20
@@ -103,15 +102,18 @@ def test_step_1_figure_draws_the_binomial_band_and_each_document(ten_thousand):
 # ---------------------------------------------------------------- 2. other draws
 
 
-def test_step_2_sentences_are_the_draws_spread_against_the_binomial(population, real):
-    first, second = lesson.draws_sentences(real)
+def test_step_2_says_step_1s_band_and_the_draws_spread(population, real, ten_thousand):
+    _, step_1 = ten_thousand
+    first, second = lesson.draws_sentences(real, step_1)
     p = population.sum_y.sum() / population.n_chunks
-    binomial_sd = np.sqrt(p * (1 - p) / (20 * population.n_chunks / population.n_docs))  # by hand
+    se = np.sqrt(0.18 * 0.82 / 10_000)  # step 1's binomial SE by hand, and its ± (0.75 pp): said as in step 1
     sd = np.std(real.estimates, ddof=1)
-    assert f"within ±{100 * Z * binomial_sd:.2f} points of the population's {100 * p:.2f}%" in first
+    assert f"step 1's ±{100 * Z * se:.2f} pp around the population's {100 * p:.1f}%" in first
     assert f"another 20 documents drawn from the {population.n_docs:,}" in first
-    assert f"R = 300 draws their standard deviation is {100 * sd:.2f} points" in second
-    assert f"{sd / binomial_sd:.0f} times the binomial {100 * binomial_sd:.2f}" in second
+    assert f"R = 300 draws their standard deviation is {100 * sd:.2f} pp" in second
+    assert f"{sd / se:.1f}× step 1's binomial standard error of {100 * se:.2f} pp" in second
+    step_1_text = " ".join(lesson.sample_sentences(step_1, ten_thousand[0]))
+    assert f"±{100 * Z * se:.2f} pp" in step_1_text
 
 
 def _stack_by_loop(values, low, width):
@@ -123,24 +125,25 @@ def _stack_by_loop(values, low, width):
     return np.array(heights)
 
 
-def test_step_2_figure_stacks_each_draw_on_the_earlier_ones_in_its_bin(real):
-    first = 0.31
-    fig = lesson.draws_figure(real, first, shown=120)
+def test_step_2_figure_stacks_each_draw_on_the_earlier_ones_in_its_bin(real, ten_thousand):
+    _, step_1 = ten_thousand
+    first = step_1.estimate
+    fig = lesson.draws_figure(real, step_1, shown=120)
     values = 100 * np.concatenate(([first], real.estimates))
     band = _shape(fig, "rect")
-    truth, half = 100 * real.population_value, 100 * Z * real.binomial_sd
+    truth, half = 100 * real.population_value, 100 * Z * np.sqrt(0.18 * 0.82 / 10_000)
     assert band["x0"] == pytest.approx(truth - half) and band["x1"] == pytest.approx(truth + half)
     others, latest, star = fig.data
     assert len(others.x) + len(latest.x) + len(star.x) == 120
     np.testing.assert_allclose(others.customdata, values[1:119])
-    assert star.customdata[0] == pytest.approx(31.0) and latest.customdata[0] == pytest.approx(values[119])
+    assert star.customdata[0] == pytest.approx(18.0) and latest.customdata[0] == pytest.approx(values[119])
     low = min(values.min(), truth - half)
     width = (max(values.max(), truth + half) - low) / 40 * (1 + 1e-9)
     heights = _stack_by_loop(values, low, width)
     np.testing.assert_array_equal(others.y, heights[1:119])
     assert star.y[0] == heights[0] and latest.y[0] == heights[119]
     # axes fit every draw: they stay put while the teacher adds draws
-    one = lesson.draws_figure(real, first, shown=1)
+    one = lesson.draws_figure(real, step_1, shown=1)
     assert one.layout.xaxis.range == fig.layout.xaxis.range and one.layout.yaxis.range == fig.layout.yaxis.range
     assert len(one.data[0].x) == 0 and len(one.data[1].x) == 0 and len(one.data[2].x) == 1
 
@@ -153,26 +156,26 @@ def test_step_3_census_of_the_drawn_documents(population):
     first, second = lesson.census_sentences(population, sample, 4)
     rate = sample.sum_y.sum() / sample.n.sum()
     rates = 100 * population.sum_y / population.n
-    assert f"draw 4 picked the 20 coloured ones, whose {sample.n_chunks:,} chunks give {100 * rate:.2f}%" in first
+    assert f"draw 4 picked the 20 coloured ones, whose {sample.n_chunks:,} chunks give {100 * rate:.1f}%" in first
     assert f"out of {population.n_docs:,}" in first
-    assert f"gives {100 * rate:.2f}% again" in second
-    assert f"from {rates.min():.0f}% to {rates.max():.0f}%" in second
+    assert f"gives {100 * rate:.1f}% again" in second
+    assert f"from {rates.min():.1f}% to {rates.max():.1f}%" in second
     fig = lesson.census_figure(population, sample)
     others, drawn = fig.data
     assert len(drawn.x) == 20 and len(others.x) == population.n_docs - 20
     np.testing.assert_allclose(sorted(drawn.y), sorted(100 * sample.sum_y / sample.n))
     assert sorted(np.concatenate([others.x, drawn.x]).tolist()) == list(range(1, population.n_docs + 1))
     lines = {a["text"] for a in fig.to_dict()["layout"]["annotations"]}
-    assert f"this draw {100 * rate:.2f}%" in lines
+    assert f"this draw {100 * rate:.1f}%" in lines
 
 
 # ---------------------------------------------------------------- 4. ICC, DEFF, effective n
 
 
-def test_step_4_sentences_are_the_seeds_arithmetic():
-    first, second = lesson.deff_sentences(0.293, 20, 500, where="the seed")
-    # DEFF = 1 + 499 * 0.293 = 147.207; 10,000 / 147.207 = 67.93; K/rho = 20 / 0.293 = 68.26 (the seed's "about 68")
-    assert "ρ = 0.293 (the seed)" in first and "1 + 499 × 0.293 = 147.2 times" in first
+def test_step_4_sentences_are_the_equal_size_arithmetic():
+    first, second = lesson.deff_sentences(0.293, 20, 500, where="a study")
+    # DEFF = 1 + 499 * 0.293 = 147.207; 10,000 / 147.207 = 67.93; K/rho = 20 / 0.293 = 68.26
+    assert "ρ = 0.293 (a study)" in first and "of equal size" in first and "1 + 499 × 0.293 = 147.2 times" in first
     assert "10,000 chunks in all, are then worth 10,000 / 147.2 = 67.9 independent chunks" in second
     assert "K/ρ = 20 / 0.293 = 68.3" in second
 
@@ -203,14 +206,14 @@ def test_step_4_figure_draws_the_model_and_its_ceiling():
 def test_step_5_coverage_with_and_without_the_documents(population, real, iid):
     first, second = lesson.iid_sentences(real, iid)
     held_real, held_iid = _held_by_hand(real, "naive", 300), _held_by_hand(iid, "naive", 300)
-    assert f"in {100 * held_real / 300:.0f}% of R = 300 samples of 20 documents" in first
-    assert f"all {population.n_chunks:,} chunks" in second and f"holds in {100 * held_iid / 300:.0f}%" in second
+    assert f"in {100 * held_real / 300:.1f}% of R = 300 samples of 20 documents" in first
+    assert f"all {population.n_chunks:,} chunks" in second and f"holds in {100 * held_iid / 300:.1f}%" in second
     assert held_iid > held_real  # the clustering is what breaks the binomial interval
     shuffled = lesson.iid_figure(real, iid, shuffled=True)
     as_they_are = lesson.iid_figure(real, iid, shuffled=False)
     assert shuffled.layout.xaxis.range == as_they_are.layout.xaxis.range
     names = [t.name for t in as_they_are.data]
-    assert f"binomial intervals: {_held_by_hand(real, 'naive', 50)} of 50 hold the population value" in names
+    assert f"binomial intervals: {_held_by_hand(real, 'naive', 50)} of 50 hold" in names
     held = as_they_are.data[0]
     rows = np.asarray(held.y)[::3]  # one segment per row: (low, high, gap)
     truth = real.population_value
@@ -230,12 +233,12 @@ def designs():
 def test_step_6_sentences_are_the_designs_numbers(designs):
     first, second = lesson.chunk_size_sentences(designs, 5)
     fine, coarse = designs[5], designs[100]
-    assert f"holds {fine.expected_chunks:,.0f} chunks instead of {coarse.expected_chunks:,.0f}" in first
-    assert f"narrows from ±{100 * Z * coarse.binomial_sd:.2f} to ±{100 * Z * fine.binomial_sd:.2f} points" in first
-    assert f"still moves by ±{100 * Z * fine.sd:.2f} points (±{100 * Z * coarse.sd:.2f} at 100 words)" in second
+    assert f"holds {fine.expected_chunks:,.0f} chunks on average instead of {coarse.expected_chunks:,.0f}" in first
+    assert f"narrows from ±{100 * Z * coarse.binomial_sd:.2f} pp to ±{100 * Z * fine.binomial_sd:.2f} pp" in first
+    assert f"still moves by ±{100 * Z * fine.sd:.2f} pp (±{100 * Z * coarse.sd:.2f} pp at 100 words)" in second
     assert (
-        f"worth {fine.n_eff:,.0f} independent ones, the {coarse.expected_chunks:,.0f} were worth "
-        f"{coarse.n_eff:,.0f}" in second
+        f"worth {fine.n_eff:,.1f} independent ones, the {coarse.expected_chunks:,.0f} were worth "
+        f"{coarse.n_eff:,.1f}" in second  # below 100: a tenth of a chunk kept
     )
     alone = " ".join(lesson.chunk_size_sentences(designs, 100))
     assert f"±{100 * Z * coarse.binomial_sd:.2f}" in alone and f"±{100 * Z * coarse.sd:.2f}" in alone
@@ -260,10 +263,10 @@ def test_step_7_the_recommended_interval_against_the_binomial(real):
     half = np.mean(real.methods[rec].upper - real.methods[rec].lower) / 2
     naive_half = np.mean(real.methods["naive"].upper - real.methods["naive"].lower) / 2
     assert interval_method(rec).label in first
-    assert f"±{100 * half:.2f} points on average at K = 20" in first and f"says ±{100 * naive_half:.2f}" in first
-    assert f"in {100 * _held_by_hand(real, rec, 300) / 300:.0f}% of R = 300 samples" in second
-    assert f"the binomial in {100 * _held_by_hand(real, 'naive', 300) / 300:.0f}%" in second
+    assert f"±{100 * half:.2f} pp on average at K = 20" in first and f"says ±{100 * naive_half:.2f} pp" in first
+    assert f"in {100 * _held_by_hand(real, rec, 300) / 300:.1f}% of R = 300 samples" in second
+    assert f"the binomial in {100 * _held_by_hand(real, 'naive', 300) / 300:.1f}%" in second
     fig = lesson.cluster_figure(real)
     names = [t.name for t in fig.data]
-    assert f"recommended: {_held_by_hand(real, rec, 50)} of 50 hold the population value" in names
+    assert f"recommended: {_held_by_hand(real, rec, 50)} of 50 hold" in names
     assert f"binomial: {_held_by_hand(real, 'naive', 50)} of 50 hold" in names
