@@ -22,6 +22,7 @@ from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
 from . import numbers
 from .figures import REFERENCE_COLOR, interval_label, method_color, reference_line
+from .summary import coverage_held_sentence, design_sentence
 
 PENDING = "computing…"
 CONTROL_LABELS = {
@@ -31,14 +32,6 @@ CONTROL_LABELS = {
 }
 DEFF_LABEL = "How many times less a chunk tells you here"  # the one design effect the explorer shows
 PERCENT = numbers.D3["percent"]
-
-
-def _alike(deff: float) -> str:
-    if deff >= 3:
-        return "Chunks of one document are strongly alike here"
-    if deff >= 1.3:
-        return "Chunks of one document are mildly alike here"
-    return "Chunks of one document behave almost like independent cases here"
 
 
 def _finite(x: float) -> bool:
@@ -51,31 +44,14 @@ def _pct(x: float) -> float | None:
 
 
 def _design_sentence(row: dict, k: int) -> str:
-    deff = row["design_deff"]
-    if not _finite(deff) or deff <= 0:
-        return (
-            f"Samples of {k} documents from these data show no spread to measure (every document has the same "
-            "rate, or every document is drawn), so there is no design effect to report."
-        )
-    return (
-        f"{_alike(deff)}: a sample of {k} documents holds {numbers.about(row['design_chunks'])} chunks on "
-        f"average, but they tell you as much as {numbers.effective_n(row['design_n_eff'])} independent ones "
-        f"would: each chunk tells you {numbers.deff(deff)} times less."
-    )
+    return design_sentence(k, row["design_deff"], row["design_chunks"], row["design_n_eff"])
 
 
 def _coverage_sentence(row: dict, k: int, table: KTable, metric: str) -> str:
     naive, honest = row["coverage_naive"], row["coverage_recommended"]
-    level = numbers.level(table.level)
     if not (_finite(naive) and _finite(honest)):
         return f"At K = D = {table.n_docs:,} every document is in the sample: there is nothing to resample."
-    short = table.level - naive
-    how = ("only " if short > 0.15 else "") + f"{numbers.percent(naive)} of the time"
-    how += ", a little short" if 0.03 < short <= 0.15 else ""
-    return (
-        f"Over {table.reps:,} fresh samples of {k} documents, the usual binomial {level} interval held the true "
-        f"{metric} {how}; the recommended interval held it {numbers.percent(honest)}."
-    )
+    return coverage_held_sentence(table.reps, k, naive, honest, table.level, metric)
 
 
 # Why the sample's design effect, the repetitions' and the design's differ, with the numbers on screen:

@@ -26,6 +26,7 @@ from ..stats.leverage import Leverage
 from ..stats.methods import WILD_BOOTSTRAP, interval_method, interval_methods
 from ..stats.judged import LABELS, JudgedReport
 from ..stats.multiple import MultipleComparison, RankResult, adjustment
+from . import numbers
 
 
 def recommendation_line(report: IntervalReport) -> str:
@@ -47,12 +48,39 @@ def estimate_line(report: IntervalReport, *, metric: str = "hit@1") -> str:
     )
 
 
-def _alike(deff: float) -> str:
+def alike_phrase(deff: float) -> str:
+    """How alike chunks of one document are, in words, from the design effect."""
     if deff >= 3:
         return "Chunks of one document are strongly alike here"
     if deff >= 1.3:
         return "Chunks of one document are mildly alike here"
     return "Chunks of one document behave almost like independent cases here"
+
+
+def design_sentence(k: int, deff: float, chunks: float, n_eff: float) -> str:
+    """The headline's first sentence: what K documents are worth at the design's DEFF (the explorer's and the
+    report's words; ``chunks`` is the mean a sample of K holds, hence "on average")."""
+    if not math.isfinite(deff) or deff <= 0:
+        return (
+            f"Samples of {k} documents from these data show no spread to measure (every document has the same "
+            "rate, or every document is drawn), so there is no design effect to report."
+        )
+    return (
+        f"{alike_phrase(deff)}: a sample of {k} documents holds {numbers.about(chunks)} chunks on "
+        f"average, but they tell you as much as {numbers.effective_n(n_eff)} independent ones "
+        f"would: each chunk tells you {numbers.deff(deff)} times less."
+    )
+
+
+def coverage_held_sentence(reps: int, k: int, naive: float, honest: float, level: float, metric: str) -> str:
+    """The headline's second sentence: how often the naive and the recommended interval held the truth."""
+    short = level - naive
+    how = ("only " if short > 0.15 else "") + f"{numbers.percent(naive)} of the time"
+    how += ", a little short" if 0.03 < short <= 0.15 else ""
+    return (
+        f"Over {reps:,} fresh samples of {k} documents, the usual binomial {numbers.level(level)} interval held "
+        f"the true {metric} {how}; the recommended interval held it {numbers.percent(honest)}."
+    )
 
 
 def headline(
@@ -64,37 +92,15 @@ def headline(
     from the coverage experiment when it ran (else what the design effect implies for a
     normal-theory interval, said as such).
     """
-    k, chunks = design.k, design.expected_chunks
-    if not math.isfinite(design.deff) or design.deff <= 0:
-        first = (
-            f"Samples of {k} documents from these data show no spread to measure (every document has the "
-            f"same rate, or every document is drawn), so there is no design effect to report."
-        )
-    else:
-        first = (
-            f"{_alike(design.deff)}: a sample of {k} documents holds about {chunks:,.0f} chunks, but they "
-            f"carry about as much information as {design.n_eff:,.0f} independent ones "
-            f"(design effect {design.deff:.1f})."
-        )
-    pct = f"{level:.0%}"
+    first = design_sentence(design.k, design.deff, design.expected_chunks, design.n_eff)
     if coverage is not None and {"naive", coverage.recommended} <= set(coverage.methods):
         naive, honest = coverage.methods["naive"].coverage, coverage.methods[coverage.recommended].coverage
-        short = level - naive
-        how = (
-            ("only " if short > 0.15 else "")
-            + f"{100 * naive:.0f}% of the time"
-            + (", a little short" if 0.03 < short <= 0.15 else "")
-        )
-        second = (
-            f"Over {coverage.reps:,} fresh samples of {coverage.k} documents, the usual binomial {pct} "
-            f"interval held the true {metric} {how}; the recommended interval held it "
-            f"{100 * honest:.0f}%."
-        )
+        second = coverage_held_sentence(coverage.reps, coverage.k, naive, honest, level, metric)
     elif math.isfinite(design.naive_coverage):
         second = (
-            f"At this design effect a binomial {pct} interval over chunks would hold the true {metric} about "
-            f"{100 * design.naive_coverage:.0f}% of the time (normal approximation; turn the coverage "
-            "simulation on to measure it)."
+            f"At this design effect a binomial {numbers.level(level)} interval over chunks would hold the true "
+            f"{metric} about {numbers.percent(design.naive_coverage)} of the time (normal approximation; the "
+            "coverage experiment measures it)."
         )
     else:
         second = ""

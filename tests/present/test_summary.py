@@ -11,6 +11,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+
+from ragunc.present import numbers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plotly.offline import get_plotlyjs
@@ -130,7 +132,7 @@ def test_every_figure_says_whose_it_is(population, rep, cov):
 
 @pytest.mark.parametrize(
     ("naive", "words"),
-    [(0.47, "only 47% of the time;"), (0.87, "87% of the time, a little short;"), (0.94, "94% of the time;")],
+    [(0.47, "only 47.0% of the time;"), (0.87, "87.0% of the time, a little short;"), (0.94, "94.0% of the time;")],
 )
 def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, naive, words):
     values = design(population, 10, rng=3)
@@ -138,8 +140,9 @@ def test_headline_says_how_far_the_naive_interval_falls_short(population, cov, n
         cov, methods={**cov.methods, "naive": dataclasses.replace(cov.methods["naive"], coverage=naive)}
     )
     first, second = report.headline(values, coverage)
-    assert f"carry about as much information as {values.n_eff:,.0f} independent ones" in first
-    assert words in second and f"held it {100 * cov.methods['korn_graubard_bm'].coverage:.0f}%" in second
+    assert f"tell you as much as {numbers.effective_n(values.n_eff)} independent ones" in first
+    assert f"holds about {values.expected_chunks:,.0f} chunks on average" in first
+    assert words in second and f"held it {100 * cov.methods['korn_graubard_bm'].coverage:.1f}%" in second
     # without a simulation: what the design effect implies, said as an approximation
     assert "normal approximation" in report.headline(values)[1]
 
