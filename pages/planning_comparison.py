@@ -114,7 +114,16 @@ if len(configs) >= 2:
         key=bind("adjust", "maxt", fix=one_of(ADJUSTMENTS, "maxt")),
     )
     all_pairs = cols[2].toggle("All pairs", key=bind("pairs", False, parse=parse_bool))
-    many_boot = widgets.choice_slider("B: max-t replicates", BOOTS, key="mt_boot", default=2000, where=cols[3])
+    many_boot = widgets.choice_slider(
+        "Replicates (intervals that hold together)", BOOTS, key="mt_boot", default=2000, where=cols[3]
+    )
+    with st.expander("Method"):
+        st.markdown(
+            "The intervals that hold for every comparison at once come from a **max-|t| cluster bootstrap** "
+            "(Westfall and Young): whole documents are resampled, the same ones for every configuration, and "
+            "each difference is read against the largest |t| of the replicate. The adjustment menu offers the "
+            "p-value corrections by their names."
+        )
     try:
         many = cached(
             compare_configs,

@@ -21,6 +21,7 @@ from dashboard.uploads import CORPUS_LIMITS, limits_help, public_message
 from ragunc import positional
 from ragunc.corpus import load_corpus
 from ragunc.present import positional_figures as figures
+from ragunc.present.headlines import positional_headline
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
@@ -153,9 +154,8 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
     st.caption(
         f"{'Bundled results' if bundled else 'Your run'}: {enc['model']} ({enc['pooling']} pooling, "
         f"max_seq_length {enc['max_seq_length']}), {pas['n_passages']} passages of {pas['passage_tokens']['min']}–"
-        f"{pas['passage_tokens']['max']} tokens from {pas['corpus']} (PosIR bucket {pas['length_bucket']}), "
-        f"{pas['n_queries']} queries, one per third. Intervals: {sweep.level:.0%} cluster bootstrap over passages "
-        f"({sweep.reps:,} replicates), paired against λ = 0."
+        f"{pas['passage_tokens']['max']} tokens from {pas['corpus']}, "
+        f"{pas['n_queries']} queries, one per third."
     )
     series = sweep.series()
     if not series:
@@ -169,6 +169,15 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
     )
     line = sweep.along_lambda(*chosen)
     stock, best = line[0], max(line[1:], key=lambda s: s.metrics["hm"])
+    st.markdown(positional_headline(sweep, best))
+    with st.expander("Method"):
+        st.markdown(
+            "nDCG@10 per third of the passage; HM is the harmonic mean of the three and "
+            "**PSI = 1 − min/max** (0: no positional bias). Calibration redistributes the pooling token's "
+            "attention over **baskets of B tokens at strength λ** (λ = 0 is the stock model). Passage lengths "
+            f"fall in the **PosIR bucket {pas['length_bucket']}**. Intervals: {sweep.level:.0%} cluster bootstrap "
+            f"over passages ({sweep.reps:,} replicates), each setting paired with λ = 0 on the same passages."
+        )
     cols = st.columns(4)
     cols[0].metric(
         "Stock PSI",
@@ -208,10 +217,9 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
 st.title("Positional bias")
 st.caption(
     "Dense encoders often retrieve a passage less well when the answer sits late in it. Each passage gets "
-    "one query from its beginning, middle and end third; nDCG@10 per third, their harmonic mean (HM) and "
-    "PSI = 1 − min/max say how much, for the stock model and with the pooling token's attention "
-    "redistributed over baskets of B tokens at strength λ. Queries of one passage are not independent, "
-    "so every interval resamples passages."
+    "one question about its beginning, middle and end third, and the page measures how well each is found, "
+    "for the stock encoder and with a calibration of its attention. Questions about one passage are not "
+    "independent, so every interval resamples whole passages."
 )
 sweep = st.session_state.get(RESULT)
 if sweep is None:

@@ -43,7 +43,7 @@ the top k chunks bring. Three ways to count them:
   once. This is what a k-chunk context given to the LLM really holds.
 * **dedup-truncate**: deduplicate documents first (first-seen order), then take k documents. A document first seen
   at chunk rank 4 can count at k = 3 although the LLM never saw it.
-* **naive per-chunk sum**: +1 for every chunk of a relevant document. It can pass 1 (the seed's 1.50), and finer
+* **naive per-chunk sum**: +1 for every chunk of a relevant document. It can pass 1 (1.50 in the five-chunk example), and finer
   chunking "improves" it by itself.
 
 Queries **without relevant documents** have no recall: they are excluded from the mean and counted as excluded;
@@ -225,16 +225,26 @@ report = overview.recall
 
 tr, dt, naive = st.columns(3)
 tr.metric(
-    "truncate-dedup Recall@k",
+    f"Relevant documents in the top {k} chunks",
     f"{report.recall_by_order[metrics.TRUNCATE_DEDUP]:.3f}",
     help="documents of the top-k chunks ∩ relevant / relevant",
 )
 dt.metric(
-    "dedup-truncate Recall@k",
+    f"… in the first {k} distinct documents",
     f"{report.recall_by_order[metrics.DEDUP_TRUNCATE]:.3f}",
     help="first k distinct documents ∩ relevant / relevant",
 )
-naive.metric(metrics.NAIVE_SUM_LABEL, f"{report.naive_sum:.3f}", help="one per matching chunk: can pass 1")
+naive.metric(
+    f"… counting every matching chunk ({metrics.NAIVE_SUM_LABEL})",
+    f"{report.naive_sum:.3f}",
+    help="one per matching chunk: can pass 1",
+)
+with st.expander("Method"):
+    st.markdown(
+        f"The first tile is **truncate-dedup** Recall@{k} (cut at {k} chunks, then count each document once: what "
+        f"the LLM's context holds); the second **dedup-truncate** (documents in first-seen order, then cut at {k} "
+        "documents); the third the naive per-chunk sum, which can pass 1."
+    )
 st.markdown(
     f"**{report.n_queries:,} {'query' if report.n_queries == 1 else 'queries'}** in the mean, "
     f"**{report.n_excluded:,} excluded** (no relevant documents); "
