@@ -355,7 +355,8 @@ def test_a_link_restores_the_ranking_view(app_url, browser):
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator("h1", has_text="Ranking metrics").count() == 1
-    assert [_tile(page, label) for label in ("truncate-dedup", "dedup-truncate", "naive per-chunk")] == [
+    tiles = ("in the top 4 chunks", "in the first 4 distinct documents", "counting every matching chunk")
+    assert [_tile(page, label) for label in tiles] == [
         "1.000",
         "1.000",
         "2.000",
