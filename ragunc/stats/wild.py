@@ -11,7 +11,11 @@ when K < :data:`WEBB_BELOW` (2^K Rademacher draws are too few to tell p-values a
 
 Every replicate is a few weighted sums over the documents in which ``beta_0`` enters linearly
 (:func:`ragunc.stats.bootstrap_kernels.wild_sums`, the resampling engine's streams), so the
-test inverts without drawing again.  With a known population the sample's ``t`` carries the FPC
+test inverts without drawing again; in the interval's kernel each row draws its sums into a
+buffer that stays in cache and inverts at once (:func:`~ragunc.stats.bootstrap_kernels.wild_bounds`).
+Each row (a coverage experiment's repetition) draws its own weights: one draw shared by every
+repetition would leave each one's interval as valid, but would tie their coverage events together,
+so the experiment's Monte Carlo error would no longer be that of R independent repetitions.  With a known population the sample's ``t`` carries the FPC
 (``se sqrt(1 - K/D)``): the bootstrap gives the pivot's law, the FPC its scale.
 """
 
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .bootstrap_kernels import WildSums, wild_bounds, wild_sums, wild_tstats
+from .bootstrap_kernels import row_seeds, wild_bounds, wild_sums, wild_tstats
 
 WEBB_BELOW = 12  # K below which the weights are Webb's six points
 WILD_REPS = 999  # B: (B + 1) alpha is a whole number at the usual levels
@@ -31,18 +35,28 @@ INVERSION_STEPS = 40  # most regula falsi steps per bound (to 1e-4 SE; a few usu
 
 @dataclass(frozen=True)
 class WildReplicates:
-    """What the WCR kernel reads: a batch's wild bootstrap sums and the sample's figures (leading shape ``lead``)."""
+    """What the WCR kernel reads: a batch's documents, their streams and figures (leading shape ``lead``)."""
 
-    sums: WildSums
+    y: np.ndarray  # (rows, K) the documents' hits (micro) or rates (macro)
+    m: np.ndarray  # (rows, K) their chunks (micro) or ones (macro)
+    seeds: np.ndarray  # (rows,) each row's stream of weights
+    reps: int  # B
     theta: np.ndarray  # (rows,) the estimate
     se: np.ndarray  # (rows,) its CV1 SE without small-sample factor, FPC applied
     level: float
     lead: tuple
-    n_docs: int  # K
 
     @property
-    def reps(self) -> int:
-        return self.sums.first.shape[1]
+    def n_docs(self) -> int:
+        return self.y.shape[-1]
+
+    @property
+    def webb(self) -> bool:
+        return self.n_docs < WEBB_BELOW
+
+    def sums(self):
+        """The replicates' sums (:class:`~ragunc.stats.bootstrap_kernels.WildSums`), as the interval reads them."""
+        return wild_sums(self.y, self.m, self.reps, self.seeds, webb=self.webb)
 
 
 def _columns(total, size, estimator):
@@ -56,10 +70,9 @@ def _columns(total, size, estimator):
 def wild_resample(
     total, size, *, estimator: str = "micro", level: float = 0.95, fpc=1.0, reps: int = WILD_REPS, rng=None
 ) -> WildReplicates:
-    """Draw the wild bootstrap's weights for each row (documents on the last axis), ``reps`` replicates."""
+    """Seed the wild bootstrap's weights for each row (documents on the last axis), ``reps`` replicates."""
     rng = np.random.default_rng(rng)
     y, m, lead = _columns(total, size, estimator)
-    k = y.shape[-1]
     theta = y.sum(-1) / m.sum(-1)
     n = m.sum(-1)
     se = (
@@ -68,7 +81,7 @@ def wild_resample(
         )
         / n
     )
-    return WildReplicates(wild_sums(y, m, reps, rng, webb=k < WEBB_BELOW), theta, se, level, lead, k)
+    return WildReplicates(y, m, row_seeds(rng, y.shape[0]), reps, theta, se, level, lead)
 
 
 def wild_cluster_restricted(w: WildReplicates):
@@ -82,7 +95,9 @@ def wild_cluster_restricted(w: WildReplicates):
     """
     kth = min(w.reps, int(np.ceil(w.level * (w.reps + 1)))) - 1
     start = np.full(w.theta.shape, special.stdtrit(w.n_docs - 1, 0.5 + w.level / 2))
-    lower, upper = wild_bounds(w.sums, w.theta, w.se, start, kth, INVERSION_STEPS)
+    lower, upper = wild_bounds(
+        w.y, w.m, w.seeds, w.theta, w.se, start, reps=w.reps, webb=w.webb, kth=kth, iters=INVERSION_STEPS
+    )
     return None, lower.reshape(w.lead), upper.reshape(w.lead)
 
 
@@ -95,7 +110,7 @@ def wild_pvalue(total, size, beta0, *, estimator: str = "micro", reps: int = WIL
     y, m, lead = _columns(total, size, estimator)
     k = y.shape[-1]
     beta0 = np.broadcast_to(np.asarray(beta0, dtype=float), lead).reshape(-1)
-    sums = wild_sums(y, m, reps, rng, webb=k < WEBB_BELOW if webb is None else webb)
+    sums = wild_sums(y, m, reps, row_seeds(rng, y.shape[0]), webb=k < WEBB_BELOW if webb is None else webb)
     theta = y.sum(-1) / m.sum(-1)
     se = np.sqrt(((y - theta[:, None] * m) ** 2).sum(-1)) / m.sum(-1)
     t = np.abs(theta - beta0) / se
