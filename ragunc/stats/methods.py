@@ -197,6 +197,16 @@ METHODS: tuple[IntervalMethod, ...] = (
         color="tol_purple",
         in_default_coverage=False,
     ),
+    # What stats.recommend reports instead of korn_graubard_bm when a few documents carry the sample:
+    # drawn in the recommended interval's colour.
+    IntervalMethod(
+        "wild_span",
+        "Korn–Graubard–BM and wild bootstrap, their span",
+        WILD_BOOTSTRAP,
+        wild.wild_span,
+        color="tol_indigo",
+        in_default_coverage=False,
+    ),
 )
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)
 
