@@ -71,8 +71,8 @@ class CoverageResult:
     # The default recommended method (stats.recommend.RECOMMENDED_METHOD); None when it did not run.
     recommended: str | None = None
     # The interval stats.recommend chose for each repetition's sample (the default, or its span with the
-    # wild bootstrap on the samples recommended_methods picks), when every method it chooses from ran; the JSON gives its
-    # coverage, MC SE, undefined count and width under "recommended" (else the default's).
+    # wild bootstrap on the samples recommended_methods picks), when both ran; the JSON gives its coverage,
+    # MC SE, undefined count and width under "recommended" (else the default's).
     recommended_choice: MethodCoverage | None = None
 
     def _by_method(self, field: str) -> dict:

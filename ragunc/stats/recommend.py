@@ -13,10 +13,11 @@ read off the sample itself (:func:`wild_evidence`: G* under :data:`WILD_SHARE` o
 reports the span of the two, as MacKinnon, Nielsen & Webb (2023) advise when few clusters carry
 the estimate: compute several intervals and trust none of the shorter ones alone
 (:func:`recommended_methods`, batch-wise for the coverage experiment).  The jackknife (CV3)
-under-covers at small K and is never recommended (bench/RESULTS.md).  Where the corpus rate hangs on documents a sample seldom
-contains, no interval computed from the sample holds its level (docs/weak_corner.md): the
-reason says so on samples that look like it (:func:`weak_corner`), pointing to the design
-that avoids it, documents drawn with probability proportional to their chunks.
+under-covers at small K and is never recommended (bench/RESULTS.md).  Where the corpus rate
+hangs on documents a sample seldom contains, no interval computed from the sample holds its
+level (docs/weak_corner.md): the reason says so on samples that look like it
+(:func:`weak_corner`), pointing to the design that avoids it, documents drawn with probability
+proportional to their chunks.
 """
 
 from __future__ import annotations

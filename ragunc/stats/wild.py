@@ -15,8 +15,9 @@ test inverts without drawing again; in the interval's kernel each row draws its 
 buffer that stays in cache and inverts at once (:func:`~ragunc.stats.bootstrap_kernels.wild_bounds`).
 Each row (a coverage experiment's repetition) draws its own weights: one draw shared by every
 repetition would leave each one's interval as valid, but would tie their coverage events together,
-so the experiment's Monte Carlo error would no longer be that of R independent repetitions.  With a known population the sample's ``t`` carries the FPC
-(``se sqrt(1 - K/D)``): the bootstrap gives the pivot's law, the FPC its scale.
+so the experiment's Monte Carlo error would no longer be that of R independent repetitions.  With
+a known population the sample's ``t`` carries the FPC (``se sqrt(1 - K/D)``): the bootstrap gives
+the pivot's law, the FPC its scale.
 """
 
 from __future__ import annotations
