@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import routing, sources, work
+from dashboard import routing, serving, sources, work
 from dashboard.uploads import CORPUS_LIMITS, TABLE_LIMITS, limits_help
 from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
 from ragunc.corpus.language import LANGUAGE_CODES, language
@@ -243,3 +243,5 @@ def main() -> None:
 
 if __name__ == "__main__":  # streamlit runs app.py as __main__; importing it (a test, a tool) runs nothing
     main()
+else:  # `streamlit run app.py` imports app.py first and, finding this, serves app.py through it
+    app = st.App(__file__, routes=serving.page_routes(Path(name).stem for name, _, _ in PAGES))
