@@ -1,6 +1,7 @@
 """ragunc dashboard: router and the sidebar data source shared by every page.
 
-Run with ``streamlit run app.py``.  No statistics here: the pages in ``pages/`` call ``ragunc``,
+Run with ``streamlit run app.py``, which serves it through ``app`` at the end (Streamlit's server, with
+each page's own URL answered by ``dashboard.serving``).  No statistics here: the pages in ``pages/`` call ``ragunc``,
 with the support code of the ``dashboard`` package (data sources, cached calls, URL state, widgets).
 """
 
