@@ -139,7 +139,7 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
             "estimate. Korn–Graubard's variance then rests on those few documents, and the wild bootstrap "
             "(every rate that reweighting the documents' own residuals could have produced) misses on other "
             "samples than it does: this interval keeps every rate either keeps (in ragunc's study each alone "
-            "covered as little as 87-88% on such corpora, the two together 92% or more on all but one).",
+            "covered as little as 87-88% on such corpora, the two together at least 91.8% on all but one).",
         )
     if hits == 0 or misses == 0:
         parts.append(
