@@ -35,7 +35,7 @@ from ragunc.evalset import (
     load_evalset,
 )
 from ragunc.present import evalset_figures, judged_figures
-from ragunc.present.figures import method_label
+from ragunc.present.style import method_label
 from ragunc.present.summary import judged_reading
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py

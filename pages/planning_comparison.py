@@ -9,7 +9,7 @@ from dashboard import sources, widgets
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
-from ragunc.present import figures, judged_figures
+from ragunc.present import judged_figures, planning_figures
 from ragunc.present.summary import comparison_reading, comparison_table, rank_reading
 from ragunc.stats.multiple import ADJUSTMENTS, adjustment, compare_configs, rank_configs
 from ragunc.stats.paired import paired_comparison
@@ -78,7 +78,7 @@ else:
     tiles[0].metric("Documents needed", f"{plan.docs_needed:,}")
     tiles[1].metric("Chunks expected", f"{plan.chunks_expected:,.0f}")
     tiles[2].metric("Chunks the binomial formula asks for", f"{plan.naive_chunks_needed:,}")
-    plan_fig = figures.plan_figure(plan)
+    plan_fig = planning_figures.plan_figure(plan)
     st.plotly_chart(plan_fig, key="plan_chart")
     st.markdown(
         f"To know {estimator} {sources.config_label(source, config)} within ± {half_width:.2f} pp at {level:.0%}, "
@@ -140,7 +140,7 @@ if len(configs) >= 2:
     except ValueError as exc:
         st.error(str(exc))
     else:
-        forest = figures.forest_figure(many)
+        forest = planning_figures.forest_figure(many)
         st.plotly_chart(forest, key="forest_chart")
         st.dataframe(comparison_table(many), hide_index=True)
         st.markdown("\n".join(f"- {line}" for line in comparison_reading(many)))
@@ -194,7 +194,7 @@ if len(configs) >= 2:
             help="Unpaired chunks taken as independent, divided by the mean chunks per document.",
         )
         tiles[2].metric(f"Pilot difference {power_b} − {power_a}", f"{100 * dplan.pilot_difference:+.2f} pp")
-        st.plotly_chart(figures.power_figure(dplan), key="power_chart")
+        st.plotly_chart(planning_figures.power_figure(dplan), key="power_chart")
         widgets.json_download("Power plan (JSON)", dplan.to_dict, "ragunc_power.json")
 
 # ---------------------------------------------------------------- comparison
@@ -238,7 +238,7 @@ else:
             tiles[3].metric(
                 "± paired cluster (pp)", f"{50 * (cmp.interval('paired').ci[1] - cmp.interval('paired').ci[0]):.2f}"
             )
-            cmp_fig = figures.comparison_figure(cmp)
+            cmp_fig = planning_figures.comparison_figure(cmp)
             st.plotly_chart(cmp_fig, key="comparison_chart")
             cols = st.columns(2)
             widgets.json_download("Comparison (JSON)", cmp.to_dict, "ragunc_comparison.json", where=cols[0])

@@ -14,7 +14,7 @@ from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, s
 from ragunc.data.serialize import json_text
 from ragunc.present import ranking_figures
 from ragunc.present.export import csv_text
-from ragunc.present.figures import method_label
+from ragunc.present.style import method_label
 from ragunc.present.summary import comparison_table
 from ragunc.ranking import metrics
 from ragunc.ranking.comparison import compare_runs

@@ -15,13 +15,15 @@ from dashboard.explorer_view import KEY as EXPLORER_KEY
 from dashboard.explorer_view import explorer
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
-from ragunc.present import explorer as view_text
-from ragunc.present import figures, judged_figures
+from ragunc.present import explorer as view_text, explorer_figures
+from ragunc.present import judged_figures
 from ragunc.present import summary as report
 from ragunc.present.export import csv_text
 from ragunc.stats.all_k import k_table
 from ragunc.stats.explore import explore
-from ragunc.stats.judged import AUDIT_LABELS, AUDIT_UNITS, judged_coverage, judged_report, simulated_audit
+from ragunc.stats.judged.coverage import judged_coverage, simulated_audit
+from ragunc.stats.judged.report import judged_report
+from ragunc.stats.judged.sample import AUDIT_LABELS, AUDIT_UNITS
 from ragunc.stats.linearization import estimate
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.recommend import RECOMMENDED_METHOD
@@ -124,11 +126,17 @@ if result is not None and st.toggle(
         key=bind("stack", 100, parse=int, fix=clamp(10, min(300, result.reps))),
     )
     st.plotly_chart(
-        figure(figures.stacked_intervals_figure, result, n=stack, methods=("naive", RECOMMENDED_METHOD), plain=True),
+        figure(
+            explorer_figures.stacked_intervals_figure,
+            result,
+            n=stack,
+            methods=("naive", RECOMMENDED_METHOD),
+            plain=True,
+        ),
         key="stacked_chart",
     )
     left, right = st.columns([3, 2], vertical_alignment="center")
-    left.plotly_chart(figure(figures.sampling_distribution_figure, result), key="distribution_chart")
+    left.plotly_chart(figure(explorer_figures.sampling_distribution_figure, result), key="distribution_chart")
     right.markdown(report.distribution_reading(result))
 
 
@@ -237,7 +245,7 @@ context = {
 def _figures() -> dict:
     figs = {
         "intervals": figure(
-            figures.interval_figure,
+            explorer_figures.interval_figure,
             rep,
             result,
             population_value=table.population_value,
@@ -246,15 +254,15 @@ def _figures() -> dict:
         )
     }
     if result is not None:
-        figs["coverage"] = figure(figures.coverage_figure, result, methods=shown, plain=plain)
+        figs["coverage"] = figure(explorer_figures.coverage_figure, result, methods=shown, plain=plain)
         figs["stacked"] = figure(
-            figures.stacked_intervals_figure,
+            explorer_figures.stacked_intervals_figure,
             result,
             n=st.session_state.get("stack", 100),
             methods=("naive", RECOMMENDED_METHOD),
             plain=True,
         )
-        figs["distribution"] = figure(figures.sampling_distribution_figure, result)
+        figs["distribution"] = figure(explorer_figures.sampling_distribution_figure, result)
     return figs
 
 

@@ -32,7 +32,7 @@ from ..ranking.metrics import METRICS, TRUNCATE_DEDUP, judge, metric_table, reca
 from ..ranking.uncertainty import RecallReport, query_interval, recall_report
 from ..retrieval.bm25 import top_k
 from ..retrieval.pipeline import prepare_retrieval
-from ..stats.judged import JudgedReport, judged_report
+from ..stats.judged.report import JudgedReport, judged_report
 from ..stats.intervals import undefined_estimates
 from ..stats.methods import IntervalEstimate
 from ..stats.recommend import Recommendation, Recommends

@@ -21,7 +21,8 @@ from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
 from . import numbers
-from .figures import REFERENCE_COLOR, interval_label, method_color, reference_line
+from .explorer_figures import interval_label
+from .style import REFERENCE_COLOR, method_color, reference_line
 from .summary import coverage_held_sentence, design_sentence
 
 PENDING = "computing…"

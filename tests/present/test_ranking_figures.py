@@ -8,7 +8,7 @@ import pytest
 
 from ragunc.data.runs import qrels_from_frame, run_from_frame, runs_from_frame
 from ragunc.present import ranking_figures
-from ragunc.present.figures import OKABE_ITO
+from ragunc.present.style import OKABE_ITO
 from ragunc.present.ranking_figures import (
     order_curve_figure,
     per_query_difference_figure,
