@@ -144,7 +144,6 @@ def load(kind: str) -> RunSource | None:
         judged = cached(
             _uploaded_run,
             data,
-            key=digest,
             kept=UPLOADS_KEPT,
             spinner="Validating the upload…",
             names=names,

@@ -202,7 +202,6 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
         results = cached(
             _uploaded_results,
             data,
-            key=digest,
             kept=LOADED_KEPT,
             spinner="Validating and aggregating the upload…",
             name=name,
@@ -236,7 +235,7 @@ def peek_columns(name: str, data: bytes) -> list[str]:
     """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable,
     or when it unpacks past :data:`~dashboard.uploads.TABLE_LIMITS`, which the peek of a header alone would
     not see). Once per upload, a refusal included: a rerun does not read the file again."""
-    columns, error = cached(_peek, data, key=hashlib.sha1(data).hexdigest(), kept=LOADED_KEPT, name=name)
+    columns, error = cached(_peek, data, kept=LOADED_KEPT, name=name)
     if error is not None:
         raise DataError(error)
     return columns
@@ -314,7 +313,6 @@ def _size_results(source: DataSource, units: int, unit: str) -> Results:
     return cached(
         _chunk_results,
         source.tokens(),
-        key=source.key,
         kept=SIZES_KEPT,
         progress_label=f"Chunking and retrieving at {units} {unit}…",
         units=int(units),
@@ -410,7 +408,6 @@ def corpus_source(name: str, data: bytes, language: str | None = None) -> DataSo
         tokens = cached(
             _corpus_tokens,
             data,
-            key=key,
             kept=LOADED_KEPT,
             spinner="Reading and analysing your corpus…",
             name=name,

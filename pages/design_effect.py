@@ -57,8 +57,8 @@ with st.sidebar:
     )
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
-d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
-the_design = cached(design, population, key=(source.key, config), k=k, estimator="micro", rng=seed)
+d = cached(diagnostics, population, estimator="micro")
+the_design = cached(design, population, k=k, estimator="micro", rng=seed)
 
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({sources.config_label(source, config)})")
 st.markdown(f"**{headline(the_design)[0]}**")
@@ -88,7 +88,7 @@ every_config = {**results.populations, **sources.computed_sizes(source)}
 observed = {
     sources.config_label(source, name): (
         float(p.n.mean()),
-        cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
+        cached(design, p, k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
     )
     for name, p in every_config.items()
 }
@@ -109,7 +109,7 @@ sizes = sources.size_populations(source, results)
 if sizes:
     st.subheader("Chunk size: every size computed so far")
     size_k = min(k, *(p.n_docs for p in sizes.values()))
-    by_size = cached(chunk_size_diagnostics, sizes, key=(source.key, tuple(sizes)), k=size_k, rng=seed)
+    by_size = cached(chunk_size_diagnostics, sizes, k=size_k, rng=seed)
     unit = sources.unit_name(config) if sources.chunk_words(config) else "words"
     size_fig = design_effect_figures.chunk_size_figure(by_size, current=sources.chunk_words(config), unit=unit)
     exports["figures"]["chunk_size"] = size_fig
@@ -120,8 +120,8 @@ if sizes:
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:
-    shuffled = cached(iid_control, population, np.random.default_rng(seed), key=(source.key, config, seed))
-    iid_design = cached(design, shuffled, key=(source.key, config, "iid", seed), k=k, estimator="micro", rng=seed)
+    shuffled = cached(iid_control, population, np.random.default_rng(seed))
+    iid_design = cached(design, shuffled, k=k, estimator="micro", rng=seed)
     left, right = st.columns([3, 2])
     left.plotly_chart(
         design_effect_figures.document_rates_figure(

@@ -86,8 +86,8 @@ def _saved(upload, limits, folder: str) -> tuple[str | None, str | None]:
     return str(path), digest
 
 
-def _audit(where) -> tuple[str | None, str | None]:
-    """(the uploaded audit's path, its digest), or (None, None) without one."""
+def _audit(where) -> str | None:
+    """The uploaded audit's path, or None without one."""
     upload = where.file_uploader(
         "Audit of the judged pairs (optional): question_id, chunk_id, relevant (1/0) as a person labelled them",
         type=["csv", "jsonl", "tsv", "gz"],
@@ -96,8 +96,8 @@ def _audit(where) -> tuple[str | None, str | None]:
         "question and the person's on the audited ones (prediction-powered). " + limits_help(TABLE_LIMITS),
     )
     if upload is None:
-        return None, None
-    return _saved(upload, TABLE_LIMITS, "audits")
+        return None
+    return _saved(upload, TABLE_LIMITS, "audits")[0]
 
 
 def _settings():
@@ -251,12 +251,11 @@ def _show(out: Path) -> None:
     st.subheader("Evaluation")
     left, right = st.columns([1, 3])
     k = left.number_input("k (chunks retrieved)", 1, 100, 10, key="es_k")
-    audit, audit_id = _audit(right)
+    audit = _audit(right)
     try:
         report = cached(
             evaluate_evalset,
-            str(out),
-            key=(str(out), m["created"], audit_id),
+            out,  # a folder: keyed by its files' sizes and dates, so a rebuilt set is evaluated again
             k=int(k),
             boot=500,
             audit=audit,

@@ -65,7 +65,6 @@ try:
     plan = cached(
         plan_from_pilot,
         population,
-        key=(source.key, config),
         half_width=half_width / 100,
         whole_corpus=finite,
         estimator=estimator,
@@ -128,7 +127,6 @@ if len(configs) >= 2:
         many = cached(
             compare_configs,
             results.populations,
-            key=(source.key, tuple(configs)),
             baseline=baseline,
             all_pairs=all_pairs,
             adjust=adjust,
@@ -150,7 +148,6 @@ if len(configs) >= 2:
         ranks = cached(
             rank_configs,
             results.populations,
-            key=(source.key, tuple(configs)),
             estimator=estimator,
             level=level,
             boot=many_boot,
@@ -177,7 +174,6 @@ if len(configs) >= 2:
             plan_difference,
             results.population(power_a),
             results.population(power_b),
-            key=(source.key, power_a, power_b),
             difference=delta / 100,
             power=power,
             estimator=estimator,
@@ -218,7 +214,6 @@ else:
                 paired_comparison,
                 results.population(config_a),
                 results.population(config_b),
-                key=(source.key, config_a, config_b),
                 estimator=estimator,
                 level=level,
                 boot=boot,

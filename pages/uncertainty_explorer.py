@@ -81,14 +81,12 @@ boot = st.session_state[bind("boot", 1000, parse=int, fix=one_of(BOOTS, 1000))]
 reps = st.session_state[bind("reps", 1000, parse=int, fix=one_of(REPS, 1000))]
 
 # ---------------------------------------------------------------- the table of every K, then the bootstrap at K
-population_key = (source.key, population.config)
 settings = dict(estimator=estimator, level=level, seed=seed)
 try:
-    table = cached(k_table, population, key=population_key, reps=reps, spinner="Computing every K…", **settings)
+    table = cached(k_table, population, reps=reps, spinner="Computing every K…", **settings)
     view = cached(
         view_text.explorer_view,
         table,
-        key=(*population_key, reps, *settings.values()),
         methods=shown,
         plain=plain,
         boots=BOOTS,
@@ -96,7 +94,7 @@ try:
     )
     # The bootstrap at K is the one part whose work grows with R x B x K: a shared server's budget applies to it.
     run_reps, run_boot, budget_note = work.within_budget(reps, boot, k)
-    seen = cached(explore, population, key=population_key, k=k, boot=run_boot, reps=run_reps, **settings)
+    seen = cached(explore, population, k=k, boot=run_boot, reps=run_reps, **settings)
 except ValueError as exc:
     stop(f"Cannot compute intervals for this sample: {exc}")
 rep, the_design, result = seen.report, seen.design, seen.coverage
@@ -167,7 +165,6 @@ if judged is not None:
             audited = cached(
                 simulated_audit,
                 judged,
-                key=(*population_key, "audit"),
                 k=k,
                 audit=audit,
                 audit_share=share / 100,
@@ -182,7 +179,7 @@ if judged is not None:
             "the sample itself, so the three estimates are of all of it (K does not apply here)."
         )
         try:
-            judged_rep = cached(judged_report, judged, key=population_key, estimator=estimator, level=level)
+            judged_rep = cached(judged_report, judged, estimator=estimator, level=level)
         except ValueError as exc:
             st.error(f"Cannot estimate from these judged labels: {exc}")
     if judged_rep is not None:
@@ -211,7 +208,6 @@ if judged is not None:
         judged_cov = cached(
             judged_coverage,
             judged,
-            key=population_key,
             progress_label=coverage_progress("Audit simulation", reps=reps, boot=1, k=k),
             k=k,
             reps=reps,
@@ -276,7 +272,6 @@ def _one_page_report() -> str:
         many = cached(
             compare_configs,
             results.populations,
-            key=(source.key, tuple(results.configs)),
             baseline=baseline,
             estimator=estimator,
             level=level,
