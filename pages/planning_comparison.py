@@ -43,6 +43,7 @@ with st.sidebar:
     config = widgets.config_select("Pilot config", source, configs)
     estimator = widgets.estimator_radio()
     level = widgets.level_slider()
+    seed = widgets.seed_input()  # every bootstrap of the page: many configs, ranks, the paired comparison
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 
@@ -133,7 +134,7 @@ if len(configs) >= 2:
             estimator=estimator,
             level=level,
             boot=many_boot,
-            rng=0,
+            rng=seed,
         )
     except ValueError as exc:
         st.error(str(exc))
@@ -151,7 +152,7 @@ if len(configs) >= 2:
             estimator=estimator,
             level=level,
             boot=many_boot,
-            rng=0,
+            rng=seed,
         )
     except ValueError as exc:
         st.error(str(exc))
@@ -201,11 +202,10 @@ if len(configs) < 2:
         "(e.g. the bundled chunk sizes)."
     )
 else:
-    cols = st.columns(4)
+    cols = st.columns(3)
     config_a = cols[0].selectbox("Config A", configs, key=bind("cmp_a", configs[0], fix=one_of(configs, configs[0])))
     config_b = cols[1].selectbox("Config B", configs, key=bind("cmp_b", configs[1], fix=one_of(configs, configs[1])))
     boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="cmp_boot", default=1000, where=cols[2])
-    seed = widgets.seed_input(where=cols[3])
     if config_a == config_b:
         st.info("Pick two different configs.")
     else:
