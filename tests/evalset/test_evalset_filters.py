@@ -3,7 +3,9 @@ a question whose chunk the round trip misses is listed, duplicates and answerabl
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,7 @@ import pytest
 from ragunc.evalset.build import FilterSettings, build_evalset
 from ragunc.evalset.filters import candidates, near_duplicate_chunks, round_trip_ranks
 from ragunc.evalset.generators import OpenAIGenerator
+from ragunc.evalset.store import load_evalset
 from tests.support.chat_server import ChatServer, Reply, is_judge, is_rephrase, passage
 
 TWIN = (
@@ -188,6 +191,18 @@ def test_filter_settings_are_checked_where_made_and_recorded_in_the_manifest(cor
     assert filters["uniqueness"] == {"judge": "near-duplicate text", "candidates": 2, "chunk_similarity": 0.6}
     assert filters["duplicates"] == {"question_similarity": 0.9}
     assert filters["negatives"] == {"judge": "content words >= 0.7 in a chunk", "candidates": 3}
+
+
+def test_a_set_zips_to_the_files_it_is_read_from(corpus, tmp_path):
+    build_evalset(corpus, tmp_path / "set", n=5, chunk_words=50, types=["factual"])
+    evalset = load_evalset(tmp_path / "set")
+    with zipfile.ZipFile(io.BytesIO(evalset.zip_bytes())) as archive:
+        names = archive.namelist()
+        archive.extractall(tmp_path / "unzipped")
+    assert "evalset/questions.jsonl" in names and not any("journal" in name for name in names)
+    again = load_evalset(tmp_path / "unzipped" / "evalset")
+    assert again.questions == evalset.questions and again.manifest == evalset.manifest
+    assert all(again.review(name) == evalset.review(name) for name in evalset.manifest["review_lists"])
 
 
 def test_filter_kernels():
