@@ -184,10 +184,10 @@ if len(configs) >= 2:
         st.error(str(exc))
     else:
         tiles = st.columns(3)
-        tiles[0].metric("Documents needed (paired)", f"{dplan.n_docs:,}")
+        tiles[0].metric("Documents needed (paired)", f"{dplan.docs_needed:,}")
         tiles[1].metric(
             "Naive binomial formula",
-            f"{dplan.n_docs_naive:,}",
+            f"{dplan.naive_docs_needed:,}",
             help="Unpaired chunks taken as independent, divided by the mean chunks per document.",
         )
         tiles[2].metric(f"Pilot difference {power_b} − {power_a}", f"{100 * dplan.pilot_difference:+.2f} pp")

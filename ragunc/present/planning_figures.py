@@ -197,12 +197,12 @@ def power_figure(plan: DifferencePlan) -> go.Figure:
     fig.add_trace(level_line(plan.k, 100 * plan.power, f"target power {plan.power:.0%}"))
     fig.add_trace(
         go.Scatter(
-            x=[plan.n_docs],
+            x=[plan.docs_needed],
             y=[100 * plan.power],
             mode="markers",
-            name=f"{plan.n_docs:,} documents needed",
+            name=f"{plan.docs_needed:,} documents needed",
             marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
-            hovertemplate=f"{plan.n_docs:,} documents<extra></extra>",
+            hovertemplate=f"{plan.docs_needed:,} documents<extra></extra>",
         )
     )
     return styled(

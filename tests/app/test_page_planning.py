@@ -86,7 +86,7 @@ def test_many_configs_against_a_baseline_and_power(page, tile):
     assert table["p adjusted"].iloc[0] == p_value_text(expected.comparisons[0].p_adjusted)
     assert any("simultaneous 95% interval" in m.value for m in at.markdown)
     plan = plan_difference(results.population("100w"), results.population("50w"), difference=0.02, power=0.8)
-    assert tile(at, "Documents needed (paired)") == f"{plan.n_docs:,}"
+    assert tile(at, "Documents needed (paired)") == f"{plan.docs_needed:,}"
     at.selectbox(key="adjust").set_value("holm").run()
     holm = compare_configs(results.populations, "100w", adjust="holm")
     assert at.dataframe[0].value["p adjusted"].iloc[0] == p_value_text(holm.comparisons[0].p_adjusted)

@@ -321,7 +321,7 @@ def test_forest_and_power_figures_are_labelled():
     fig = planning_figures.power_figure(plan)
     assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 4
     assert fig.data[2].name == "target power 80%"
-    assert f"{plan.n_docs:,} documents needed" == fig.data[3].name
+    assert f"{plan.docs_needed:,} documents needed" == fig.data[3].name
 
 
 def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
