@@ -183,7 +183,10 @@ def _content(value) -> Hashable | None:
     equality: identity unless its class says otherwise); :class:`_Same` for an unhashable one without a digest."""
     if isinstance(value, np.ndarray):
         if value.dtype == object:
-            data = pd.util.hash_array(value.ravel()).tobytes()
+            try:
+                data = pd.util.hash_array(value.ravel()).tobytes()
+            except TypeError:  # cells that hash as no value: by identity
+                return _Same(value)
         else:
             data = np.ascontiguousarray(value).tobytes()
         return ("array", value.dtype.str, value.shape, hashlib.sha1(data).hexdigest())

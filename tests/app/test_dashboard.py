@@ -159,6 +159,16 @@ def test_cached_keeps_the_most_recently_used(counted):
     assert len(counted) == 5
 
 
+def test_frames_are_keyed_by_their_cells_and_other_objects_by_identity():
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "rank": [1, 2]})
+    assert cache.fingerprint(frame) == cache.fingerprint(frame.copy())
+    assert cache.fingerprint(frame) != cache.fingerprint(frame.assign(rank=[2, 1]))
+    listed = pd.DataFrame({"ids": [["a"], ["b"]]})  # cells that do not hash: the frame by identity
+    assert cache.fingerprint(listed) == cache.fingerprint(listed) != cache.fingerprint(listed.copy())
+    one, other = object(), object()
+    assert cache.fingerprint(one) == cache.fingerprint(one) != cache.fingerprint(other)
+
+
 def test_cached_passes_a_progress_callback_only_when_asked_and_never_caches_a_failure(counted):
     assert cache.cached(_counted_sum, np.ones(2), progress_label="Summing") == 2.0
     assert counted == [(2.0, 1.0, True)]
