@@ -78,7 +78,7 @@ class IntervalMethod:
     has_se: bool = False  # it has an SE of its own (the JSON's and the tables' "se"; simulate's se_mean)
     needs_replicate_se: bool = False  # bootstrap kernels only: it reads each replicate's SE
     json_field: tuple[str, str] | None = None  # (object, field) of its bounds in `ragunc interval --json`
-    color: str = "grey"  # key of ragunc.present.figures.PALETTE (colour-blind safe)
+    color: str = "grey"  # key of ragunc.present.style.PALETTE (colour-blind safe)
     # In the short list every view shows first (the naive interval, the recommended one, one bootstrap),
     # under this plain name; the others appear when the reader asks for all methods.
     plain: str | None = None
