@@ -80,8 +80,8 @@ def test_wild_interval_is_the_set_the_test_does_not_reject(k, seed, fpc):
     sums = one._replace(
         first=np.repeat(one.first, grid.size, 0),
         second=np.repeat(one.second, grid.size, 0),
-        m2=np.repeat(one.m2, grid.size),
-        n=np.repeat(one.n, grid.size),
+        sum_m2=np.repeat(one.sum_m2, grid.size),
+        sum_m=np.repeat(one.sum_m, grid.size),
     )
     p = (wild_tstats(sums, grid) >= t[:, None]).mean(-1)
     step = grid[1] - grid[0]
