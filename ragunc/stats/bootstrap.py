@@ -177,8 +177,8 @@ class Replicates:
     Arrays have the batch's leading shape, replicates on the last axis.
     """
 
-    sum_y: np.ndarray  # (..., K) the sample's documents
-    n: np.ndarray
+    sum_y: np.ndarray  # (..., K) the sample's sum of y per document
+    n: np.ndarray  # (..., K) its chunks per document
     estimator: str
     level: float
     theta: np.ndarray  # (...,) the sample's estimate

@@ -122,8 +122,8 @@ class MultipleComparison:
 class Differences:
     """What an adjustment reads: the comparisons ``b - a`` and the documents behind them."""
 
-    sum_y: np.ndarray  # (C, K) each config's per-document sums
-    n: np.ndarray
+    sum_y: np.ndarray  # (C, K) each config's sum of y per document
+    n: np.ndarray  # (C, K) its chunks per document
     estimator: str
     level: float
     resid: np.ndarray  # (C, K) each config's linearized residuals
