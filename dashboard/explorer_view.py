@@ -6,8 +6,9 @@ redraws from it on every move of its K, B and R controls without asking the serv
 sends the values back (``result.k``, ``result.boot``, ``result.reps``), and the server answers with
 the bootstrap's parts for that setting (:func:`ragunc.present.explorer.bootstrap_answer`).
 
-Its script and Plotly.js (the copy the ``plotly`` wheel ships) are served by Streamlit's component
-asset route, ``/_stcore/bidi-components/<name>/<file>``, so nothing is fetched from the internet.
+Its script and Plotly.js (npm's ``plotly.js-basic-dist-min``, pinned in ``plotly/package.json`` beside its
+licence) are served by Streamlit's component asset route, ``/_stcore/bidi-components/<name>/<file>``, so
+nothing is fetched from the internet.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-import plotly
 import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
@@ -30,10 +30,11 @@ NAME = "ragunc.explorer"
 KEY = "explorer"  # its key in st.session_state
 VIEWS = Path(tempfile.mkdtemp(prefix="ragunc-views-"))  # the published views, one JSON file each
 VIEWS_KEPT = 64
+PLOTLY = Path(__file__).resolve().parent / "plotly"  # the pinned npm package's files
 # (package root, component, asset folder under that root): the explorer's files, Plotly.js, the views
 _ASSETS = (
     (Path(__file__).resolve().parent, "explorer", "components"),
-    (Path(plotly.__file__).resolve().parent, "plotly", "package_data"),
+    (PLOTLY.parent, "plotly", PLOTLY.name),
     (VIEWS.parent, "views", VIEWS.name),
 )
 _published: OrderedDict[int, tuple[dict, str]] = OrderedDict()  # id(view) -> (the view, its file's name)

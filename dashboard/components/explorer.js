@@ -6,7 +6,7 @@
 // draws: it computes no statistic.  The bootstrap's parts come later from the server (asked when a
 // control is released) and are shown pending until an answer for the K, B and R on screen arrives.
 
-const PLOTLY_URL = new URL("../ragunc.plotly/plotly.min.js", import.meta.url).href;
+const PLOTLY_URL = new URL("../ragunc.plotly/plotly-basic.min.js", import.meta.url).href;
 const VIEWS_URL = new URL("../ragunc.views/", import.meta.url).href;
 const views = new Map(); // file name -> the view's promise: each view is fetched once per page
 
@@ -78,6 +78,7 @@ export default function (component) {
   const { data, parentElement } = component;
   const state = parentElement.__ragunc;
   if (state && state.name === data.view) return update(state, data);
+  loadPlotly(); // fetched and parsed while the view is on its way, not after it
   loadView(data.view).then((view) => {
     const now = parentElement.__ragunc;
     if (now && now.name === data.view) return update(now, data);
