@@ -11,7 +11,6 @@ so under "About these data"; step 6 walks the sizes in between.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -26,7 +25,7 @@ from ragunc.stats.synthetic import synthesize_chunk_sizes
 
 from . import in_browser, sources
 from .cache import cached
-from .url_state import bind, clamp, one_of, parse_bool
+from .url_state import bind, one_of, parse_bool
 
 DATA = {
     "synthetic": "Synthetic documents",
@@ -42,6 +41,7 @@ WORDS = (100, 50, 25, 10, 5)  # the synthetic documents' cuts: 100 words is the 
 REFERENCE_WORDS = 100  # the cut whose ICC step 4 uses
 STEP = "step"  # the URL parameter of the step shown
 KEY = "lesson"  # the component's key in st.session_state
+STATE = "lesson_state"  # the step and control values the reader last paused on, as the URL writes them
 K = 20  # documents per sample, as in the lesson's title
 R = 500  # repetitions of the simulated steps: coverage to about ±2 points (the sentences say R)
 BOOT = 200  # step 1's report also computes bootstrap intervals, which the lesson does not show: few replicates
@@ -163,37 +163,47 @@ def lesson_view(data: LessonData) -> dict:
     return cached(_view, data, key=data.key, spinner="Preparing the lesson…")
 
 
-def _fix(control: dict) -> tuple[Callable, Callable]:
-    """How a control's value is read from the URL, and kept among its values."""
-    values = control["values"]
-    if control["kind"] == "count":
-        return int, clamp(control["min"], control["max"])
-    default = values[control["default"]]
-    if control["kind"] == "toggle":
-        return (lambda raw: "1" if parse_bool(raw) else "0"), one_of(values, default)
-    return (lambda raw: str(int(raw))), one_of(values, default)
+def _read(control: dict, raw: str | None) -> str:
+    """A control's value as the URL writes it, read from ``raw`` (the URL's, or the last one the reader
+    paused on); its default when ``raw`` is none of its values."""
+    kind = control["kind"]
+    if kind == "count":
+        number = int(raw) if raw is not None and raw.strip().isdigit() else control["min"]
+        return str(min(max(number, control["min"]), control["max"]))
+    if raw is not None and kind == "toggle":
+        raw = "1" if parse_bool(raw) else "0"
+    elif raw is not None and raw.strip().isdigit():
+        raw = str(int(raw))
+    return raw if raw in control["values"] else control["values"][control["default"]]
 
 
-def bound_state(view: dict) -> dict[str, str]:
-    """The step and every step's control, bound to the URL (``?step=3&ls_m=500``), as the URL writes them."""
-    state = {STEP: st.session_state[bind(STEP, 1, parse=int, fix=clamp(1, len(view["steps"])))]}
-    for step in view["steps"]:
-        control = step["control"]
-        default = control.get("min") or control["values"][control["default"]]
-        parse, fix = _fix(control)
-        state[control["param"]] = st.session_state[bind(control["param"], default, parse=parse, fix=fix)]
-    return {name: str(value) for name, value in state.items()}
+def shown_state(view: dict) -> dict[str, str]:
+    """The step and every step's control as the URL writes them (``?step=3&ls_m=500``): those the reader
+    last paused on in this session, else the link's, else the defaults.
+
+    The browser keeps the URL (it writes these parameters as the reader moves); the server only reads
+    them, so a rerun never writes back a state the reader has already left.
+    """
+    kept = st.session_state.get(STATE, {})
+    raw = {
+        name: kept.get(name, st.query_params.get(name))
+        for name in (STEP, *(s["control"]["param"] for s in view["steps"]))
+    }
+    step = int(raw[STEP]) if raw[STEP] is not None and raw[STEP].strip().isdigit() else 1
+    state = {STEP: str(min(max(step, 1), len(view["steps"])))}
+    for shown in view["steps"]:
+        control = shown["control"]
+        state[control["param"]] = _read(control, raw[control["param"]])
+    return state
 
 
 def _released() -> None:
-    # The reader paused on a step and control values: the bound keys (and so the URL) follow them.
-    for name, value in st.session_state[KEY]["state"].items():
-        if name in st.session_state:
-            st.session_state[name] = int(value) if isinstance(st.session_state[name], int) else value
+    # The reader paused on this step and these control values: the server keeps them for the next run.
+    st.session_state[STATE] = dict(st.session_state[KEY]["state"])
 
 
 def lesson(view: dict, state: dict[str, str]):
-    """Mount the lesson on ``view``, showing ``state`` (:func:`bound_state`) at first; it tells the server the
+    """Mount the lesson on ``view``, showing ``state`` (:func:`shown_state`) at first; it tells the server the
     step and control values the reader pauses on."""
     mount = in_browser.component("lesson")
     return mount(

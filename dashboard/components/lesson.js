@@ -9,6 +9,7 @@
 import { loadPlotly, loadView, setQuery, theme, themed } from "./common.js";
 
 const TELL_SERVER_MS = 400; // the pause after which the server hears of the state on screen
+const PREDRAW_AFTER_MS = 300; // the pause after which the figures a next move would show are drawn, hidden
 const ROOT = "ragunc-lesson";
 
 export default function (component) {
@@ -125,7 +126,7 @@ function mount(component, view, data) {
     root,
     parts,
     step: Math.min(Math.max(parseInt(data.state.step, 10) || 1, 1), steps),
-    drawn: new Map(), // step -> [its figure's div, the value drawn in it]
+    figures: new Map(), // "step:value" -> {div, at: the value drawn in it (step 2: the count), or undefined}
     drawing: 0,
   };
   state.controls = view.steps.map((step) => {
@@ -215,9 +216,36 @@ function shownFigure(step, at) {
 
 function draw(state) {
   const ticket = ++state.drawing;
+  clearTimeout(state.idle);
   state.root.dataset.pending = "1";
   if (window.Plotly) paint(state, ticket, window.Plotly);
   else loadPlotly().then((Plotly) => ticket === state.drawing && paint(state, ticket, Plotly));
+}
+
+function slot(state, step, at) {
+  // The figure div of ``step`` at value ``at`` (one div for step 2's count, redrawn as it moves).
+  const spec = state.view.steps[step - 1].control;
+  const key = spec.kind === "count" ? `${step}` : `${step}:${at}`;
+  let entry = state.figures.get(key);
+  if (!entry) {
+    const div = element("div", { class: "figure", role: "img", "aria-label": state.view.steps[step - 1].title });
+    state.parts.figures.append(div);
+    entry = { div, at: undefined };
+    state.figures.set(key, entry);
+  }
+  return entry;
+}
+
+function render(state, step, at, Plotly) {
+  // Draw ``step`` at ``at`` into its div unless it already holds it; a promise of the drawing.
+  const entry = slot(state, step, at);
+  if (entry.at === at) return Promise.resolve(entry);
+  entry.at = at;
+  const figure = shownFigure(state.view.steps[step - 1], at);
+  const layout = themed(structuredClone(figure.layout), theme(state.root));
+  layout.height = state.height;
+  layout.autosize = true;
+  return Plotly.react(entry.div, figure.data, layout, { displayModeBar: false, responsive: true }).then(() => entry);
 }
 
 function paint(state, ticket, Plotly) {
@@ -238,41 +266,50 @@ function paint(state, ticket, Plotly) {
   parts.next.disabled = state.step === view.steps.length;
   parts.back.title = state.step > 1 ? view.steps[i - 1].title : "";
   parts.next.title = state.step < view.steps.length ? view.steps[i + 1].title : "";
+  if (!state.height) state.height = sized(parts.figures);
 
-  // One figure per step, kept once drawn: coming back to a step shows it again without drawing.
-  for (const [n, [div]] of state.drawn) div.hidden = n !== state.step;
-  let [div, drawnAt] = state.drawn.get(state.step) || [];
-  if (!div) {
-    div = element("div", { class: "figure", role: "img", "aria-label": step.title });
-    parts.figures.append(div);
-  }
-  const figure = drawnAt === at ? null : shownFigure(step, at);
-  state.drawn.set(state.step, [div, at]);
-  const done = figure
-    ? Plotly.react(div, figure.data, themed(sized(structuredClone(figure.layout), div), theme(root)), {
-        displayModeBar: false,
-        responsive: true,
-      })
-    : Promise.resolve();
   const now = values(state);
   setQuery(now);
-  done.then(() => {
+  render(state, state.step, at, Plotly).then((entry) => {
     if (ticket !== state.drawing) return;
+    // Every figure drawn is kept, stacked in one place: showing one is a matter of visibility.
+    for (const other of state.figures.values()) other.div.toggleAttribute("data-shown", other === entry);
     root.dataset.step = now.step;
     root.dataset.value = now[spec.param];
     root.dataset.pending = "0";
+    state.idle = setTimeout(() => predraw(state, ticket, Plotly), PREDRAW_AFTER_MS);
+  });
+}
+
+function predraw(state, ticket, Plotly) {
+  // While the reader pauses, draw (hidden) what Next, Back or the control would show next: every step at its
+  // control's value, then the other values of this step's control, nearest first.  One figure at a time,
+  // stopping at the next move.
+  const near = (here, count) => [...Array(count).keys()].sort((a, b) => Math.abs(a - here) - Math.abs(b - here));
+  const wanted = near(state.step - 1, state.view.steps.length).map((i) => [i + 1, state.controls[i].read()]);
+  const spec = state.view.steps[state.step - 1].control;
+  if (spec.kind !== "count") {
+    const at = state.controls[state.step - 1].read();
+    for (const other of near(at, spec.values.length)) wanted.push([state.step, other]);
+  }
+  const next = wanted.find(([step, at]) => slot(state, step, at).at !== at);
+  if (ticket !== state.drawing) return;
+  const predrawn = next ? "0" : "1";
+  if (state.root.dataset.predrawn !== predrawn) state.root.dataset.predrawn = predrawn;
+  if (!next) return;
+  render(state, next[0], next[1], Plotly).then(() => {
+    if (ticket === state.drawing) state.idle = setTimeout(() => predraw(state, ticket, Plotly), 0);
   });
 }
 
 const BOTTOM_PX = 12; // room left under the figure
 
-function sized(layout, div) {
-  // The figure reaches down to the bottom of the screen (its top as the page lies unscrolled), so one
+function sized(figures) {
+  // The figures reach down to the bottom of the screen (their top as the page lies unscrolled), so one
   // screen holds the step whatever its size; never less than lesson.css's least height.
   const main = document.querySelector('[data-testid="stMain"]');
-  const top = div.getBoundingClientRect().top + (main ? main.scrollTop : 0);
-  layout.height = Math.max(320, Math.floor(window.innerHeight - top - BOTTOM_PX));
-  div.style.height = `${layout.height}px`;
-  layout.autosize = true;
-  return layout;
+  const top = figures.getBoundingClientRect().top + (main ? main.scrollTop : 0);
+  const height = Math.max(320, Math.floor(window.innerHeight - top - BOTTOM_PX));
+  figures.style.height = `${height}px`;
+  return height;
 }
