@@ -285,7 +285,9 @@ function predraw(state, ticket, Plotly) {
   // While the reader pauses, draw (hidden) what Next, Back or the control would show next: every step at its
   // control's value, then the other values of this step's control, nearest first.  One figure at a time,
   // stopping at the next move.
-  const near = (here, count) => [...Array(count).keys()].sort((a, b) => Math.abs(a - here) - Math.abs(b - here));
+  // nearest first, the one ahead before the one behind
+  const near = (here, count) =>
+    [...Array(count).keys()].sort((a, b) => Math.abs(a - here) - Math.abs(b - here) || b - a);
   const wanted = near(state.step - 1, state.view.steps.length).map((i) => [i + 1, state.controls[i].read()]);
   const spec = state.view.steps[state.step - 1].control;
   if (spec.kind !== "count") {
