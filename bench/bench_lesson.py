@@ -33,32 +33,20 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_browser import CHROMIUM, CHROMIUM_ARGS, floor_moves, served, wait_for  # noqa: E402
+from bench_browser import CHROMIUM, CHROMIUM_ARGS, floor_moves, instrument, served, wait_for  # noqa: E402
 
 LESSON = '[data-testid="ragunc-lesson"]'
-# The time of the last input (key press or pointer down), of every DOM change, and of the last change
-# inside the lesson's root (performance.now(), ms), but for the figures it adds and draws hidden while the
-# reader pauses (what a next move would show).
-INSTRUMENT = """
-const BOOKKEEPING = ["data-synced", "data-predrawn"];  // what the lesson says of itself, not what it shows
-window.__input = 0; window.__lastChange = performance.now(); window.__lastLesson = 0;
-for (const type of ["keydown", "pointerdown"]) {
-  document.addEventListener(type, () => { window.__input = performance.now(); }, true);
-}
-new MutationObserver((records) => {
-  const now = performance.now();
-  window.__lastChange = now;
-  for (const r of records) {
-    if (r.type === "attributes" && BOOKKEEPING.includes(r.attributeName)) continue;
+# Also records the time of the last change inside the lesson's root, but for the figures it adds and draws
+# hidden while the reader pauses (what a next move would show) and its bookkeeping attributes.
+INSTRUMENT = instrument(
+    'const BOOKKEEPING = ["data-synced", "data-predrawn"]; window.__lastLesson = 0;',
+    """if (r.type === "attributes" && BOOKKEEPING.includes(r.attributeName)) continue;
     const hidden = (n) => n.nodeType === 1 && n.matches(".figure:not([data-shown])");
     if (r.type === "childList" && r.addedNodes.length && [...r.addedNodes].every(hidden)) continue;
     const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-    if (node && node.closest('[data-testid="ragunc-lesson"]') && !node.closest('.figure:not([data-shown])')) {
-      window.__lastLesson = now; break;
-    }
-  }
-}).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-"""
+    if (node && node.closest('[data-testid="ragunc-lesson"]') && !node.closest(".figure:not([data-shown])"))
+      window.__lastLesson = now;""",
+)
 TARGET_MS = 100.0
 
 
