@@ -215,7 +215,9 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
             st.error(f"Could not use {source.label}: {source.error}")
     else:
         r = source.results
-        st.caption(f"{source.label}: {r.n_rows:,} chunks · {sources.configs_text(source, r)}")
+        docs = max(population.n_docs for population in r.populations.values())
+        label = source.label[:1].upper() + source.label[1:]
+        st.caption(f"{label}: {docs:,} documents, {r.n_rows:,} chunks in all · {sources.configs_text(source, r)}")
     return source
 
 

@@ -12,7 +12,7 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
 from ragunc.present.design_effects import DISCLOSURE, why_these_differ
-from ragunc.present.numbers import deff, effective_n, icc, points
+from ragunc.present.numbers import deff, effective_n, icc, number, percent, points
 from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, headline
 from ragunc.stats.coverage import coverage_experiment, iid_control
 from ragunc.stats.design import chunk_size_diagnostics, design
@@ -69,16 +69,20 @@ for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles
     column.metric(label, value, help=help_text)
 data_box.markdown("**The documents:** their sizes and structure")
 data_tiles = (
-    ("Chunks / doc", widgets.number(d.mean_size, ".1f"), f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}."),
     (
-        "Neighbour corr.",
-        widgets.number(d.lag1_autocorr, ".3f"),
+        "Chunks per document, on average",
+        number(d.mean_size, ".1f"),
+        f"Mean chunks per document m̄; the CV of sizes (their spread) is {number(d.cv_size, '.2f')}.",
+    ),
+    (
+        "How alike neighbouring chunks are",
+        icc(d.lag1_autocorr),
         "Lag-1 autocorrelation of within-document residuals of neighbouring chunks.",
     ),
     (
-        "doc_type share",
-        widgets.number(d.doc_type_share, ".1%"),
-        "Share of the variance of document rates explained by the document type.",
+        "Share of the spread due to document type",
+        percent(d.doc_type_share),
+        "Share of the variance of document rates explained by the document type (doc_type).",
     ),
 )
 for column, (label, value, help_text) in zip(data_box.columns(3), data_tiles):

@@ -21,8 +21,9 @@ from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
 from . import numbers
+from .design_effects import DEFF_TILE, N_EFF_TILE
 from .figures import REFERENCE_COLOR, interval_label, method_color, reference_line
-from .summary import coverage_held_sentence, design_sentence
+from .summary import WORTH_TILE, coverage_held_sentence, design_sentence
 
 PENDING = "computing…"
 CONTROL_LABELS = {
@@ -30,7 +31,6 @@ CONTROL_LABELS = {
     "boot": "B: bootstrap replicates",
     "reps": "R: repetitions (coverage)",
 }
-DEFF_LABEL = "How many times less a chunk tells you here"  # the one design effect the explorer shows
 PERCENT = numbers.D3["percent"]
 
 
@@ -361,14 +361,14 @@ def _skeleton(table: KTable, boots: Sequence[int], reps_options: Sequence[int]) 
         '<p data-slot="headline_coverage"></p>'
         '<div class="boxes">'
         '<div class="box" data-box="design"><b data-slot="design_title"></b><div class="tiles">'
-        + _tile("design_deff", DEFF_LABEL)
-        + _tile("design_n_eff", "As informative as this many independent chunks")
+        + _tile("design_deff", DEFF_TILE)
+        + _tile("design_n_eff", N_EFF_TILE)
         + _tile("design_chunks", "Chunks a sample holds")
         + '</div></div><div class="box" data-box="sample"><b data-slot="sample_title"></b><div class="tiles">'
         + _tile("sample_estimate", "Its hit@1")
         + _tile("sample_interval", f"Recommended {numbers.level(table.level)} interval")
         + _tile("sample_chunks", "Its chunks")
-        + _tile("sample_g_star", "Worth this many documents (G*)")
+        + _tile("sample_g_star", WORTH_TILE)
         + "</div></div></div>"
         '<details><summary>Why these design effects differ</summary><p data-template="why"></p></details>'
         '<h4 data-slot="intervals_title"></h4>'

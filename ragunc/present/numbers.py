@@ -8,6 +8,7 @@ Pure: a float in, a string out.  Rates, bounds and spreads come in as the librar
 kind               function                    reads
 =================  ==========================  =====================================
 rate, coverage     :func:`percent`             92.5%   (one decimal)
+ranking score      :func:`score`               0.486   (three decimals; a per-chunk sum can pass 1)
 interval           :func:`interval`            [41.2%, 47.9%]
 spread, ±, SE      :func:`points`              0.74 pp (two decimals)
 half-width         :func:`plus_minus`          ±0.74 pp
@@ -49,6 +50,16 @@ def number(value: float | None, fmt: str) -> str:
 def percent(p: float | None) -> str:
     """A proportion (a rate, an estimate, a bound, a coverage) as a percentage with one decimal: "92.5%"."""
     return _special(p) or f"{100 * p:.1f}%"
+
+
+def score(x: float | None) -> str:
+    """A mean ranking score over queries (Recall@k, MRR, the per-chunk sum that can pass 1): "0.486"."""
+    return number(x, ".3f")
+
+
+def score_interval(low: float | None, high: float | None) -> str:
+    """An interval of ranking scores: "0.461 – 0.510"."""
+    return f"{score(low)} – {score(high)}"
 
 
 def interval(low: float | None, high: float | None) -> str:

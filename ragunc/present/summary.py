@@ -27,6 +27,7 @@ from ..stats.methods import WILD_BOOTSTRAP, interval_method, interval_methods
 from ..stats.judged import LABELS, JudgedReport
 from ..stats.multiple import MultipleComparison, RankResult, adjustment
 from . import numbers
+from .design_effects import DEFF_TILE, N_EFF_TILE
 
 
 def recommendation_line(report: IntervalReport) -> str:
@@ -109,31 +110,30 @@ def headline(
 
 def design_tiles(design: Design) -> list[tuple[str, str, str]]:
     """(label, value, help) of the design's values at K: what repeated samples of K documents give."""
-    mc = f" ± {design.deff_mcse:.2f} (Monte Carlo SE, {design.draws:,} samples)" if design.draws else " (exact)"
+    mc = f" ± {numbers.deff(design.deff_mcse)} (Monte Carlo SE, {design.draws:,} samples)" if design.draws else ""
     return [
         (
-            "DEFF",
-            _number(design.deff, ".1f"),
-            f"Variance of the estimate over repeated samples of K = {design.k} documents, over the binomial "
-            f"variance p(1 − p)/n of the chunks they hold{mc}.",
+            DEFF_TILE,
+            numbers.deff(design.deff),
+            f"The design effect: the estimate's variance over repeated samples of K = {design.k} documents, "
+            f"over the binomial variance p(1 − p)/n of the chunks they hold{mc or ' (exact)'}.",
         ),
         (
-            "Effective n",
-            _number(design.n_eff, ",.0f"),
-            f"Chunks a sample holds on average ({design.expected_chunks:,.0f}) / DEFF: the independent chunks "
-            "that would be as informative.",
+            N_EFF_TILE,
+            numbers.effective_n(design.n_eff),
+            f"Effective n: the {numbers.count(design.expected_chunks)} chunks a sample holds on average, divided "
+            "by the design effect.",
         ),
         (
-            "SD (pp)",
-            _number(100 * design.sd, ".2f"),
-            f"SD of the estimate in percentage points over repeated samples of {design.k} documents; the "
-            "binomial formula assumes "
-            f"{100 * design.binomial_sd:.2f} pp.",
+            "How far the estimate moves between samples",
+            numbers.points(design.sd),
+            f"Its SD over repeated samples of {design.k} documents; the binomial formula assumes "
+            f"{numbers.points(design.binomial_sd)}.",
         ),
         (
-            "ICC",
-            _number(design.icc, ".3f"),
-            f"Intraclass correlation of chunks within a document, over all {design.n_docs:,} documents (ANOVA).",
+            "How alike two chunks of one document are",
+            numbers.icc(design.icc),
+            f"The ICC (ρ, from 0 to 1) of chunks within a document, over all {design.n_docs:,} documents (ANOVA).",
         ),
     ]
 
@@ -143,22 +143,29 @@ def sample_tiles(report: IntervalReport) -> list[tuple[str, str, str]]:
     d = report.diagnostics
     return [
         (
-            "DEFF",
-            _number(d.deff, ".2f"),
+            DEFF_TILE,
+            numbers.deff(d.deff),
             "This sample's cluster variance (the one its intervals use) over its binomial variance: an estimate "
-            f"of the design's DEFF from {report.n_docs:,} documents.",
+            f"of the design effect from {report.n_docs:,} documents.",
         ),
-        ("Effective n", _number(d.n_eff, ",.0f"), f"This sample's {report.n_chunks:,} chunks / its DEFF."),
-        ("Chunks", f"{report.n_chunks:,}", f"In the {report.n_docs:,} sampled documents."),
-        ("ICC", _number(d.icc, ".3f"), f"Intraclass correlation within this sample's {report.n_docs:,} documents."),
+        (N_EFF_TILE, numbers.effective_n(d.n_eff), f"This sample's {report.n_chunks:,} chunks / its design effect."),
+        ("Its chunks", numbers.count(report.n_chunks), f"In the {report.n_docs:,} sampled documents."),
+        (
+            "How alike two chunks of one document are",
+            numbers.icc(d.icc),
+            f"The ICC within this sample's {report.n_docs:,} documents.",
+        ),
     ] + ([] if report.leverage is None else [worth_tile(report.leverage)])
+
+
+WORTH_TILE = "Worth this many documents (G*)"
 
 
 def worth_tile(lev: Leverage) -> tuple[str, str, str]:
     """(label, value, help) of "worth G* documents": the effective number of documents beside K."""
     return (
-        "Worth G* documents",
-        _number(lev.g_star, ".1f"),
+        WORTH_TILE,
+        numbers.about(lev.g_star),
         f"The {lev.n_docs:,} documents weigh as {lev.g_star:.1f} equal ones (G*, Carter, Schnepel & Steigerwald "
         f"2017): the longest carries {100 * lev.max_leverage:.0f}% of the estimate's leverage.",
     )
@@ -174,13 +181,6 @@ def dominant_documents_table(lev: Leverage, n: int = 5) -> pd.DataFrame:
             "leverage": [f"{100 * lev.leverage[i]:.1f}%" for i in rows],
         }
     )
-
-
-def _number(value: float, fmt: str) -> str:
-    """A figure as text: "—" when undefined, "∞" when infinite."""
-    if value is None or math.isnan(value):
-        return "—"
-    return format(value, fmt) if math.isfinite(value) else "∞"
 
 
 def deff_note(design: Design, report: IntervalReport) -> str | None:

@@ -211,6 +211,7 @@ def test_the_landing_view_shows_the_naive_interval_failing(open_app):
     assert row["coverage_naive"] <= 0.7
     assert f"only {numbers.percent(row['coverage_naive'])} of the time" in _text(at, "headline_coverage")
     # the stdlib sample is one click away, with its own honest sentence
+    assert at.button(key="other_sample").label == "Show the Python docs sample instead"  # it says what it does
     at.button(key="other_sample").click().run()
     assert at.selectbox(key="source").value == "sample" and not at.exception
     assert "mildly alike" in _text(at, "headline")

@@ -119,15 +119,20 @@ def test_every_figure_says_whose_it_is(population, rep, cov):
     assert "over repeated samples of 10 documents" in design_line
     assert f"design effect {values.deff:.1f}" in design_line and f"{values.n_eff:,.0f} independent ones" in design_line
     assert any(line.startswith("This sample's own estimates") for line in lines)
-    tiles = dict((label, value) for label, value, _ in report.design_tiles(values))
-    assert tiles == {
-        "DEFF": f"{values.deff:.1f}",
-        "Effective n": f"{values.n_eff:,.0f}",
-        "SD (pp)": f"{100 * values.sd:.2f}",
-        "ICC": f"{values.icc:.3f}",
-    }
+    # Plain labels, and each number rounded by the one rule of its kind (ragunc.present.numbers).
+    tiles = [(label, value) for label, value, _ in report.design_tiles(values)]
+    assert tiles == [
+        ("How many times less a chunk tells you here", f"{values.deff:.1f}"),
+        (
+            "As informative as this many independent chunks",
+            f"{values.n_eff:,.1f}" if values.n_eff < 100 else f"{values.n_eff:,.0f}",
+        ),
+        ("How far the estimate moves between samples", f"{100 * values.sd:.2f} pp"),
+        ("How alike two chunks of one document are", f"{values.icc:.3f}"),
+    ]
     mine = dict((label, value) for label, value, _ in report.sample_tiles(rep))
-    assert mine["DEFF"] == f"{rep.diagnostics.deff:.2f}" and mine["Chunks"] == f"{rep.n_chunks:,}"
+    assert mine["How many times less a chunk tells you here"] == f"{rep.diagnostics.deff:.1f}"
+    assert mine["Its chunks"] == f"{rep.n_chunks:,}"
 
 
 @pytest.mark.parametrize(
@@ -344,7 +349,7 @@ def test_the_report_says_which_documents_dominate():
     report = interval_report(ClusterStats(ids, hits, size, hits), boot=50, rng=0)
     lev = report.leverage
     label, value, _ = sample_tiles(report)[-1]
-    assert label == "Worth G* documents" and value == f"{lev.g_star:.1f}"
+    assert label == "Worth this many documents (G*)" and value == f"about {lev.g_star:,.0f}"
     table = dominant_documents_table(lev, 3)
     assert table["document"].tolist() == ["doc00", "doc12", "doc01"]  # ties keep the sample's order
     assert table["share of the chunks"].iloc[0] == f"{100 * 400 / size.sum():.1f}%"
