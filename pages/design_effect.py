@@ -12,7 +12,7 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import figures
 from ragunc.present.design_effects import DISCLOSURE, why_these_differ
-from ragunc.present.numbers import deff, effective_n, icc, number, percent, points
+from ragunc.present.numbers import about, deff, effective_n, icc, number, percent, points
 from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, headline
 from ragunc.stats.coverage import coverage_experiment, iid_control
 from ragunc.stats.design import chunk_size_diagnostics, design
@@ -177,8 +177,8 @@ elif population.binary:
         exports["results"]["coverage_two_stage"] = two.to_dict()
         st.plotly_chart(two_fig, key="two_stage_chart")
         st.markdown(
-            f"Keeping {fraction:.0%} of the chunks ({two.mean_chunks:,.0f} instead of {real.mean_chunks:,.0f} "
-            f"per sample on average) moves the estimator's SD from {points(real.sd_empirical)} to "
+            f"Keeping {fraction:.0%} of the chunks ({about(two.mean_chunks)} instead of "
+            f"{about(the_design.expected_chunks)} per sample on average) moves the estimator's SD from {points(real.sd_empirical)} to "
             f"{points(two.sd_empirical)}: most of the uncertainty comes from which "
             f"documents were drawn, not from how many of their chunks were judged."
         )

@@ -32,6 +32,10 @@ CONTROL_LABELS = {
     "reps": "R: repetitions (coverage)",
 }
 PERCENT = numbers.D3["percent"]
+# Figure text large enough to read from the back of a room at 1280x720, and the width a row label's
+# character takes at that size (a bold label's too), so the fixed left margin holds the longest label.
+FIGURE_FONT_PX = 16
+CHAR_PX = 9
 
 
 def _finite(x: float) -> bool:
@@ -81,10 +85,11 @@ def _figure(data: list[dict], *, x: str, labels: Sequence[str], reference: tuple
     # on every move of K (an axis' labels measured, then the plot laid out again).
     widest = max((len(label) for label in labels), default=0)
     layout = {
+        "font": {"size": FIGURE_FONT_PX},
         "xaxis": {"title": {"text": x}, "automargin": False},
         "yaxis": {"autorange": "reversed", "automargin": False},
-        "height": max(200, 100 + 32 * len(labels)),
-        "margin": {"l": 16 + 7 * widest, "r": 16, "t": 24, "b": 48},
+        "height": max(220, 110 + 40 * len(labels)),
+        "margin": {"l": 16 + CHAR_PX * widest, "r": 16, "t": 28, "b": 60},
         "hovermode": "closest",
         "showlegend": False,
         "shapes": [reference[0]],

@@ -486,17 +486,20 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
 def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> pd.DataFrame:
     """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points); sizes
     count ``unit`` (words, morphemes)."""
+    # Rounded as the page's tiles and sentences round each kind of number (ragunc.present.numbers).
     return pd.DataFrame(
         {
             f"{unit} per chunk": [r.words for r in rows],
-            "chunks per document": [round(r.mean_size, 2) for r in rows],
-            f"chunks in K = {rows[0].k if rows else ''} documents": [round(r.chunks_per_sample, 1) for r in rows],
-            "hit@1 (%)": [round(100 * r.estimate, 2) for r in rows],
-            "ICC": [round(r.icc, 4) for r in rows],
-            "DEFF": [round(r.deff, 3) for r in rows],
-            "effective n": [round(r.n_eff, 1) for r in rows],
-            "micro SD (pp)": [round(100 * r.micro_sd, 3) for r in rows],
-            "binomial SD (pp)": [round(100 * r.binomial_sd, 3) for r in rows],
+            "chunks per document": [round(r.mean_size, 1) for r in rows],
+            f"chunks in K = {rows[0].k if rows else ''} documents, on average": [
+                round(r.chunks_per_sample) for r in rows
+            ],
+            "hit@1 (%)": [round(100 * r.estimate, 1) for r in rows],
+            "ICC": [round(r.icc, 3) for r in rows],
+            "DEFF": [round(r.deff, 1) for r in rows],
+            "effective n": [float(numbers.effective_n(r.n_eff).replace(",", "")) for r in rows],
+            "micro SD (pp)": [round(100 * r.micro_sd, 2) for r in rows],
+            "binomial SD (pp)": [round(100 * r.binomial_sd, 2) for r in rows],
         }
     )
 
@@ -510,14 +513,15 @@ def chunk_size_reading(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "wor
         )
     fine, coarse = rows[0], rows[-1]
     return (
-        f"From {coarse.words} to {fine.words} {unit} per chunk, a sample of K = {fine.k} documents holds "
-        f"{coarse.chunks_per_sample:,.0f} → {fine.chunks_per_sample:,.0f} chunks "
+        f"From {coarse.words} to {fine.words} {unit} per chunk, a sample of K = {fine.k} documents holds on average "
+        f"{numbers.count(coarse.chunks_per_sample)} → {numbers.count(fine.chunks_per_sample)} chunks "
         f"({fine.chunks_per_sample / coarse.chunks_per_sample:.1f}×), yet the SD of its micro estimate goes "
-        f"from {100 * coarse.micro_sd:.2f} to {100 * fine.micro_sd:.2f} percentage points, while the binomial "
-        f"SD, which counts chunks as independent trials, shrinks from {100 * coarse.binomial_sd:.2f} to "
-        f"{100 * fine.binomial_sd:.2f}. Effective n stays between {min(r.n_eff for r in rows):,.0f} and "
-        f"{max(r.n_eff for r in rows):,.0f}: cutting the same documents finer adds chunks to every sample, "
-        f"not documents, and documents are what is sampled (DEFF grows from {coarse.deff:.2f} to {fine.deff:.2f})."
+        f"from {numbers.points(coarse.micro_sd)} to {numbers.points(fine.micro_sd)}, while the binomial "
+        f"SD, which counts chunks as independent trials, shrinks from {numbers.points(coarse.binomial_sd)} to "
+        f"{numbers.points(fine.binomial_sd)}. Effective n stays between "
+        f"{numbers.effective_n(min(r.n_eff for r in rows))} and {numbers.effective_n(max(r.n_eff for r in rows))}: "
+        "cutting the same documents finer adds chunks to every sample, not documents, and documents are what is "
+        f"sampled (the design effect grows from {numbers.deff(coarse.deff)} to {numbers.deff(fine.deff)})."
     )
 
 
