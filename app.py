@@ -216,8 +216,7 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
     else:
         r = source.results
         docs = max(population.n_docs for population in r.populations.values())
-        label = source.label[:1].upper() + source.label[1:]
-        st.caption(f"{label}: {docs:,} documents, {r.n_rows:,} chunks in all · {sources.configs_text(source, r)}")
+        st.caption(f"{source.label}: {r.n_rows:,} chunks of {docs:,} documents · {sources.configs_text(source, r)}")
     return source
 
 
