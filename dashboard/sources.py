@@ -182,7 +182,10 @@ def synthetic_source(*, seed: int, **params) -> DataSource:
     """A synthetic population (``ragunc.stats.synthetic.synthesize``) whose truth is known."""
     items = tuple(sorted(params.items()))
     key = "synth:" + hashlib.sha1(repr((items, seed)).encode()).hexdigest()[:16]
-    label = "synthetic population (" + ", ".join(f"{k}={v}" for k, v in items) + f", seed={seed})"
+    label = (  # the sidebar's words for its controls; D and the chunks follow in the caption's counts
+        f"synthetic population (rate {params['p']}, ICC {params['icc']}, size CV {params['size_cv']}, neighbour "
+        f"autocorrelation {params['autocorr']}, {params['doc_types']} document types, seed {seed})"
+    )
     try:
         results = cached(
             _synthetic_results, kept=LOADED_KEPT, spinner="Generating the synthetic population…", seed=seed, **params

@@ -65,8 +65,10 @@ st.markdown(f"**{headline(the_design)[0]}**")
 design_box, data_box = st.container(border=True), st.container(border=True)
 why = st.expander(DISCLOSURE)  # filled once the coverage run below has its variance ratio
 design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
-for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
-    column.metric(label, value, help=help_text)
+tiles = design_tiles(the_design)
+for start in range(0, len(tiles), 2):  # two a row: a tile's label is one line, cut where it does not fit
+    for column, (label, value, help_text) in zip(design_box.columns(2), tiles[start : start + 2]):
+        column.metric(label, value, help=help_text)
 data_box.markdown("**The documents:** their sizes and structure")
 data_tiles = (
     (

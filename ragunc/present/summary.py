@@ -34,9 +34,7 @@ def recommendation_line(report: IntervalReport) -> str:
     """ "ragunc recommends <method>: [low, high] — <reason>" (percent): the technical statement, for "why this interval"."""
     rec = report.recommendation
     low, high = report.recommended().ci
-    return (
-        f"ragunc recommends {interval_method(rec.method).label}: [{100 * low:.2f}%, {100 * high:.2f}%] — {rec.reason}"
-    )
+    return f"ragunc recommends {interval_method(rec.method).label}: {numbers.interval(low, high)} — {rec.reason}"
 
 
 def estimate_line(report: IntervalReport, *, metric: str = "hit@1") -> str:
@@ -188,17 +186,18 @@ def deff_note(design: Design, report: IntervalReport) -> str | None:
     sample = report.diagnostics.deff
     if not (math.isfinite(sample) and math.isfinite(design.deff)) or design.deff <= 0:
         return None
-    if round(sample, 2) < 1:  # below 1 as shown: 0.998 reads "1.00", and "1.00, below 1" would puzzle
+    if round(sample, 1) < 1:  # below 1 as shown: 0.96 reads "1.0", and "1.0, below 1" would puzzle
         return (
-            f"This sample's DEFF is {sample:.2f}, below 1: its {report.n_docs} documents happen to have alike "
-            f"rates, so between them the rate varies less than independent chunks would make it. That is the "
-            f"chance of one draw: over repeated samples of {design.k} documents the design's DEFF is "
-            f"{design.deff:.1f}. A DEFF estimated from {report.n_docs} documents is noisy."
+            f"This sample's design effect is {numbers.deff(sample)}, below 1: its {report.n_docs} documents happen to "
+            f"have alike rates, so between them the rate varies less than independent chunks would make it. That "
+            f"is the chance of one draw: over repeated samples of {design.k} documents the design's is "
+            f"{numbers.deff(design.deff)}. A design effect estimated from {report.n_docs} documents is noisy."
         )
     if not 0.5 <= sample / design.deff <= 2:
         return (
-            f"This sample's DEFF ({sample:.2f}) is far from the design's ({design.deff:.1f}): estimated from "
-            f"{report.n_docs} documents it is noisy; the design's value is what repeated samples give."
+            f"This sample's design effect ({numbers.deff(sample)}) is far from the design's "
+            f"({numbers.deff(design.deff)}): estimated from {report.n_docs} documents it is noisy; the design's "
+            "value is what repeated samples give."
         )
     return None
 
@@ -210,7 +209,7 @@ def why_this_interval(report: IntervalReport) -> str:
     low, high = report.recommended().ci
     how = "" if method.family == WILD_BOOTSTRAP else f" with {rec.df:.1f} degrees of freedom"
     return (
-        f"**{method.label}** (`{method.name}`): [{100 * low:.2f}%, {100 * high:.2f}%]{how}. {rec.reason}\n\n"
+        f"**{method.label}** (`{method.name}`): {numbers.interval(low, high)}{how}. {rec.reason}\n\n"
         "Why this one: it was chosen on ragunc's study of small samples (`bench/study_small_k.py`, with R "
         "survey's own intervals recorded beside; figures in `bench/RESULTS.md`): of the intervals tried it kept "
         "closest to its nominal coverage at K = 10 to 50 documents, at a width close to R survey's Korn–Graubard "
@@ -274,18 +273,19 @@ def plain_reading(
     pct = f"{report.level:.0%}"
     naive = report.interval("naive").ci
     recommended = report.recommended().ci if report.recommendation is not None else report.interval("cluster").ci
-    naive_hw = 50 * (naive.high - naive.low)
-    honest_hw = 50 * (recommended.high - recommended.low)
+    naive_hw = (naive.high - naive.low) / 2
+    honest_hw = (recommended.high - recommended.low) / 2
     lines = [
-        f"The estimated {metric} is {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks "
-        f"of {report.n_docs:,} documents."
+        f"The estimated {metric} is {numbers.percent(report.estimate)} from {numbers.count(report.n_chunks)} chunks "
+        f"of {numbers.count(report.n_docs)} documents."
     ]
     if design is not None and math.isfinite(design.deff) and design.deff > 0:
         lines.append(
             f"The design: over repeated samples of {design.k} documents from these data, the estimate's SD is "
-            f"{100 * design.sd:.2f} percentage points, against {100 * design.binomial_sd:.2f} if chunks were "
-            f"independent: design effect {design.deff:.1f}, so a sample's {design.expected_chunks:,.0f} chunks "
-            f"carry about as much information as {design.n_eff:,.0f} independent ones."
+            f"{numbers.points(design.sd)}, against {numbers.points(design.binomial_sd)} if chunks were "
+            f"independent: design effect {numbers.deff(design.deff)}, so a sample's chunks, "
+            f"{numbers.about(design.expected_chunks)} on average, carry about as much information as "
+            f"{numbers.effective_n(design.n_eff)} independent ones."
         )
     if not math.isfinite(d.deff):
         lines.append(
@@ -297,26 +297,27 @@ def plain_reading(
             "chunks of one document resemble each other" if d.icc > 0.01 else "chunks behave almost independently here"
         )
         lines.append(
-            f"This sample's own estimates: its {report.n_chunks:,} chunks carry about as much information as "
-            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.2f}): {alike} (ICC {d.icc:.2f})."
+            f"This sample's own estimates: its {numbers.count(report.n_chunks)} chunks carry about as much "
+            f"information as {numbers.effective_n(d.n_eff)} independent ones (design effect {numbers.deff(d.deff)}): "
+            f"{alike} (ICC {numbers.icc(d.icc)})."
         )
     if report.population_docs is not None and report.n_docs >= report.population_docs:
         lines.append(
             f"All {report.n_docs:,} documents of the population are in the sample: the cluster interval has "
-            f"no sampling error left, while the naive one still claims ± {naive_hw:.1f} percentage points."
+            f"no sampling error left, while the naive one still claims {numbers.plus_minus(naive_hw)}."
         )
     elif naive_hw > 0 and math.isfinite(honest_hw):
         lines.append(
-            f"The naive binomial {pct} interval claims ± {naive_hw:.1f} percentage points; "
-            f"the recommended interval, honouring the documents, is ± {honest_hw:.1f} pp, "
-            f"{honest_hw / naive_hw:.1f} times wider."
+            f"The naive binomial {pct} interval claims {numbers.plus_minus(naive_hw)}; "
+            f"the recommended interval, honouring the documents, is {numbers.plus_minus(honest_hw)}, "
+            f"{numbers.times(honest_hw / naive_hw)} as wide."
         )
     rho = design.icc if design is not None else d.icc
     if math.isfinite(rho) and rho > 0:
         lines.append(
             f"However many chunks each document is cut into, {report.n_docs:,} documents can never "
-            f"be worth more than about {report.n_docs / rho:,.0f} independent chunks (K/ρ, "
-            f"ρ = {rho:.3f}{' in the population' if design is not None else ''})."
+            f"be worth more than {numbers.effective_n(report.n_docs / rho)} independent chunks (K/ρ, "
+            f"ρ = {numbers.icc(rho)}{' in the population' if design is not None else ''})."
         )
     if coverage is not None:
         line = coverage_sentence(coverage)
@@ -349,9 +350,9 @@ def coverage_sentence(coverage: CoverageResult) -> str | None:
     naive, honest = coverage.methods["naive"].coverage, coverage.methods[rec].coverage
     return (
         f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
-        f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
-        f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%. The estimates varied "
-        f"{coverage.variance_ratio:.1f} times as much as the binomial variance says (the design effect, "
+        f"{numbers.level(coverage.level)} interval held the population value {numbers.percent(naive)} of the time; "
+        f"the recommended interval ({interval_method(rec).label}) {numbers.percent(honest)}. The estimates varied "
+        f"{numbers.deff(coverage.variance_ratio)} times as much as the binomial variance says (the design effect, "
         "measured on these repetitions)."
     )
 
@@ -399,8 +400,8 @@ def _readable(report: IntervalReport, coverage: CoverageResult | None, *, shown_
     out = pd.DataFrame(
         {
             "interval": table["label"],
-            "low (%)": (100 * table["low"]).map("{:.2f}".format),
-            "high (%)": (100 * table["high"]).map("{:.2f}".format),
+            "low (%)": (100 * table["low"]).map("{:.1f}".format),  # as numbers.percent says a bound
+            "high (%)": (100 * table["high"]).map("{:.1f}".format),
             "half-width (± pp)": table["half_width_pp"].map("{:.2f}".format),
         }
     )
