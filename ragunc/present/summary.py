@@ -436,8 +436,7 @@ def comparison_table(result: MultipleComparison) -> pd.DataFrame:
     as :data:`~ragunc.stats.multiple.COMPARISON_INTERVALS` keys them)."""
 
     def ci(c, name: str) -> str:
-        interval = c.interval(name)
-        return f"[{100 * interval.ci.low:+.2f}, {100 * interval.ci.high:+.2f}]"
+        return numbers.signed_interval(*c.interval(name).ci, unit="")
 
     return pd.DataFrame(
         [
@@ -476,8 +475,8 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
         naive_sure = naive.low > 0 or naive.high < 0
         p = p_value_text(c.p_adjusted)
         lines.append(
-            f"{c.b} − {c.a}: {100 * c.difference:+.1f} pp, simultaneous {pct} interval "
-            f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pp (adjusted p {p if p.startswith('<') else f'= {p}'}, {adjust}): "
+            f"{c.b} − {c.a}: {numbers.signed_points(c.difference)}, simultaneous {pct} interval "
+            f"{numbers.signed_interval(lo, hi)} (adjusted p {p if p.startswith('<') else f'= {p}'}, {adjust}): "
             f"{c.b} is {verdict}"
             + ("; the naive binomial reading would call it settled." if naive_sure and not (lo > 0 or hi < 0) else ".")
         )

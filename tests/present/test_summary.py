@@ -284,6 +284,13 @@ def test_report_says_which_configuration_and_how_sure(rep):
     table = report.comparison_table(many)
     assert list(table["comparison"]) == ["50w − 100w", "200w − 100w"]
     assert table["p adjusted"].tolist() == [report.p_value_text(c.p_adjusted) for c in many.comparisons]
+    # the sentence and the table say each difference and its interval to the same digits
+    for c, (_, row) in zip(many.comparisons, table.iterrows()):
+        line = next(line for line in lines if line.startswith(f"{c.b} − {c.a}: "))
+        lo, hi = c.interval("simultaneous").ci
+        assert row["simultaneous interval"] == f"[{100 * lo:+.2f}, {100 * hi:+.2f}]".replace("-", "−")
+        assert f"interval {row['simultaneous interval']} pp" in line
+        assert f": {100 * c.difference:+.2f} pp".replace("-", "−") in line
     assert "Which configuration" not in report.summary_page(rep)
 
 
