@@ -82,7 +82,7 @@ data_tiles = (
         "Lag-1 autocorrelation of within-document residuals of neighbouring chunks.",
     ),
     (
-        "Share of the spread due to document type",
+        "Spread due to document type",
         percent(d.doc_type_share),
         "Share of the variance of document rates explained by the document type (doc_type).",
     ),

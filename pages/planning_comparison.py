@@ -61,8 +61,9 @@ half_width = left.slider(
     key=bind("hw", 2.0, parse=float, fix=clamp(0.25, 10.0)),
 )
 finite = right.toggle(
-    f"The corpus is exactly these {population.n_docs:,} documents (finite-population correction)",
+    f"These {population.n_docs:,} documents are the whole corpus",
     key=bind("fpc", False, parse=parse_bool),
+    help="Then the plan applies the finite-population correction: documents left out are few.",
 )
 try:
     plan = cached(
@@ -88,8 +89,8 @@ else:
     if not finite and plan.docs_needed > population.n_docs:
         st.info(
             f"That is more documents than the {population.n_docs:,} in the data: the plan is for a larger corpus "
-            f"like this one. If these {population.n_docs:,} documents are the whole corpus, turn on the "
-            f"finite-population correction above."
+            f"like this one. If these {population.n_docs:,} documents are the whole corpus, say so with the "
+            "switch above."
         )
     cols = st.columns(2)
     widgets.json_download("Plan (JSON)", plan.to_dict, "ragunc_plan.json", where=cols[0])

@@ -185,7 +185,7 @@ if len(names) > 1:
             pd.DataFrame(
                 {
                     "run": [r.config for r in many.comparison.configs],
-                    _metric_label(metric): [round(r.estimate, 4) for r in many.comparison.configs],
+                    _metric_label(metric): [numbers.score(r.estimate) for r in many.comparison.configs],
                     "cluster SE": [widgets.number(r.interval("cluster").se, ".4f") for r in many.comparison.configs],
                     f"{level:.0%} interval": [_ci_text(r.interval("cluster")) for r in many.comparison.configs],
                     "queries dropped": [r.dropped for r in many.comparison.configs],
@@ -290,7 +290,8 @@ st.plotly_chart(ranking_figures.order_curve_figure(overview.curve, k=k))
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
 st.dataframe(
-    pd.DataFrame([{_metric_label(name): mean for name, mean in overview.metric_means.items()}]), hide_index=True
+    pd.DataFrame([{_metric_label(name): numbers.score(mean) for name, mean in overview.metric_means.items()}]),
+    hide_index=True,
 )
 
 st.subheader("Per query: where the orders differ, and why")
