@@ -1,6 +1,7 @@
 """ragunc dashboard: router and the sidebar data source shared by every page.
 
-Run with ``streamlit run app.py``.  No statistics here: the pages in ``pages/`` call ``ragunc``,
+Run with ``streamlit run app.py``, which serves it through ``app`` at the end (Streamlit's server, with
+each page's own URL answered by ``dashboard.serving``).  No statistics here: the pages in ``pages/`` call ``ragunc``,
 with the support code of the ``dashboard`` package (data sources, cached calls, URL state, widgets).
 """
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import routing, sources, work
+from dashboard import routing, serving, sources, work
 from dashboard.uploads import CORPUS_LIMITS, TABLE_LIMITS, limits_help
 from dashboard.url_state import bind, clamp, new_run, one_of, sync_url
 from ragunc.corpus.language import LANGUAGE_CODES, language
@@ -244,3 +245,5 @@ def main() -> None:
 
 if __name__ == "__main__":  # streamlit runs app.py as __main__; importing it (a test, a tool) runs nothing
     main()
+else:  # `streamlit run app.py` imports app.py first and, finding this, serves app.py through it
+    app = st.App(__file__, routes=serving.page_routes(Path(name).stem for name, _, _ in PAGES))

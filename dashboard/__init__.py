@@ -8,6 +8,7 @@
 ``explorer_view`` the explorer's component (drawn in the browser from the view of every K) and its served assets
 ``url_state``    controls bound to the URL's query parameters (``bind``, ``sync_url``, ``clamp``, ``one_of``, ...)
 ``routing``      every page under app.py's router, also for a first visitor's deep link
+``serving``      the server ``streamlit run app.py`` starts: each page's own URL names where the server is
 ``widgets``      controls shared by pages (confidence level, seed, K, estimator, config, B/R choices), page intro
 
 No statistics here: every number comes from ``ragunc``.  It is importable wherever app.py runs

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import gzip
 import io
 import runpy
@@ -13,9 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit as st
+from streamlit import config
 
-from dashboard import cache, sources
+from dashboard import cache, serving, sources
 from ragunc.data import DataError, load_results
+from tests.support.app_pages import routed_pages
 
 
 class _Bar:
@@ -160,23 +161,29 @@ def test_a_figure_is_built_once_per_result_object(counted):
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_importing_app_runs_nothing(monkeypatch):
+def test_importing_app_runs_nothing_and_gives_streamlit_run_its_server(monkeypatch):
     called = []
     monkeypatch.setattr(st, "set_page_config", lambda *a, **k: called.append("set_page_config"))
     monkeypatch.setattr(st, "navigation", lambda *a, **k: called.append("navigation"))
+    monkeypatch.setattr(config, "_main_script_path", None)  # st.App sets it for the process; undone after
     namespace = runpy.run_path(str(ROOT / "app.py"), run_name="app")
     assert called == [] and callable(namespace["main"])
+    assert isinstance(namespace["app"], st.App)  # what `streamlit run app.py` looks for, by that name
+
+
+def test_each_page_url_answers_the_app_naming_its_server_before_streamlit_starts(monkeypatch):
+    names = [Path(name).stem for name, _, _ in routed_pages()]
+    assert [route.path for route in serving.page_routes(names)] == [f"/{name}" for name in names]
+    monkeypatch.setattr(config, "get_option", {"server.baseUrlPath": "/behind/a/proxy/"}.__getitem__)
+    assert serving.page_routes(["lesson"])[0].path == "/behind/a/proxy/lesson"
+    html = serving.page_html()
+    # Streamlit's browser code reads the setting once, as its module script starts
+    assert 0 <= html.find(serving.SERVER_AT_PAGE_FOLDER) < html.index('<script type="module"')
 
 
 def test_pages_holds_only_the_routed_page_scripts_and_nothing_edits_sys_path():
-    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
-    routed = next(
-        ast.literal_eval(node.value)
-        for node in tree.body
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets)
-    )
     assert sorted(p.name for p in (ROOT / "pages").iterdir() if p.name != "__pycache__") == sorted(
-        name for name, _, _ in routed
+        name for name, _, _ in routed_pages()
     )
     for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
         assert "sys.path" not in path.read_text(encoding="utf-8"), path.name

@@ -521,28 +521,6 @@ def test_the_default_page_answers_at_its_own_name(app_url, browser):
     page.close()
 
 
-def test_the_app_asks_nothing_outside_the_machine(app_url, browser):
-    # Every page load asked fonts.gstatic.com for the favicon (a ":material/…" page icon): offline, the
-    # browser waits on it, and a site that must not leak its users' visits to a third party does.
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    asked = []
-    page.on("request", lambda request: asked.append(request.url))
-    pages = [
-        ("/", SETTLED),  # the explorer: its component, its Plotly.js and its view, all from this server
-        ("/design_effect?sim=0&de_reps=200", '[data-testid="stMetric"]'),
-        ("/planning_comparison", '[data-testid="stMetric"]'),
-        ("/ranking_metrics", '[data-testid="stMetric"]'),
-        ("/evaluation_set", '[data-testid="stNumberInput"]'),
-        ("/positional_bias", '[data-testid="stMetric"]'),
-    ]
-    for path, ready in pages:
-        page.goto(f"{app_url}{path}", timeout=TIMEOUT_MS)
-        _wait_idle(page, ready)
-    local = (app_url, "data:", "blob:", "about:")
-    assert asked and [url for url in asked if not url.startswith(local)] == []
-    page.close()
-
-
 def test_the_server_log_is_free_of_file_watcher_noise(browser):
     # With the file watcher on, each page load wrote about 40 "Inotify queue overflowed" lines, burying
     # any real error; .streamlit/config.toml turns the watcher off.
