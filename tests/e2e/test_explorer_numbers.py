@@ -11,8 +11,14 @@ from collections import defaultdict
 
 import pytest
 
-from tests.e2e.test_browser import EXPLORER, SETTLED, TIMEOUT_MS, _move_k, _served_app
-from tests.support.browser import launched_chromium
+from tests.e2e.test_browser import (  # noqa: F401 (fixtures)
+    EXPLORER,
+    SETTLED,
+    TIMEOUT_MS,
+    _move_k,
+    app_url,
+    browser,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -117,23 +123,11 @@ def test_the_parser_catches_a_quantity_said_two_ways():
     }
 
 
-@pytest.fixture(scope="module")
-def app_url():
-    with _served_app() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with launched_chromium() as chromium:
-        yield chromium
-
-
 def _shown(page) -> dict[str, str]:
     return page.locator(EXPLORER).evaluate(READ)
 
 
-def test_every_quantity_reads_one_value_in_the_headline_tiles_and_figures(app_url, browser):
+def test_every_quantity_reads_one_value_in_the_headline_tiles_and_figures(app_url, browser):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(app_url, timeout=TIMEOUT_MS)
     page.wait_for_selector(SETTLED, timeout=TIMEOUT_MS)
@@ -146,7 +140,7 @@ def test_every_quantity_reads_one_value_in_the_headline_tiles_and_figures(app_ur
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
-def test_the_explorer_fits_a_projector(app_url, browser, width, height):
+def test_the_explorer_fits_a_projector(app_url, browser, width, height):  # noqa: F811
     """Headline, K control, tiles and the intervals figure inside the screen's width, figure text readable."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(app_url, timeout=TIMEOUT_MS)
