@@ -22,6 +22,7 @@ from ..stats.methods import interval_method, interval_methods
 from ..stats.multiple import COMPARISON_INTERVALS, MultipleComparison, adjustment
 from ..stats.paired import ComparisonResult
 from ..stats.planning import DifferencePlan, PlanResult
+from . import numbers
 
 # Okabe & Ito (2008); black is replaced by a mid grey so it reads on dark themes too.
 OKABE_ITO = {
@@ -569,7 +570,7 @@ def deff_curve_figure(
         col=2,
     )
     if np.isfinite(ceiling):
-        fig.add_trace(_level_line(m, ceiling, f"ceiling K/ρ = {ceiling:,.1f}"), row=1, col=2)
+        fig.add_trace(_level_line(m, ceiling, f"ceiling K/ρ = {numbers.effective_n(ceiling)}"), row=1, col=2)
         fig.update_yaxes(range=[0, 1.6 * ceiling], row=1, col=2)
     for i, (name, (m_bar, d)) in enumerate((observed or {}).items()):
         fig.add_trace(

@@ -486,20 +486,20 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
 def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> pd.DataFrame:
     """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points); sizes
     count ``unit`` (words, morphemes)."""
-    # Rounded as the page's tiles and sentences round each kind of number (ragunc.present.numbers).
+    # Each number as the page's tiles and sentences say it (ragunc.present.numbers), trailing zeros kept.
     return pd.DataFrame(
         {
             f"{unit} per chunk": [r.words for r in rows],
-            "chunks per document": [round(r.mean_size, 1) for r in rows],
+            "chunks per document": [numbers.number(r.mean_size, ".1f") for r in rows],
             f"chunks in K = {rows[0].k if rows else ''} documents, on average": [
-                round(r.chunks_per_sample) for r in rows
+                numbers.count(r.chunks_per_sample) for r in rows
             ],
-            "hit@1 (%)": [round(100 * r.estimate, 1) for r in rows],
-            "ICC": [round(r.icc, 3) for r in rows],
-            "DEFF": [round(r.deff, 1) for r in rows],
-            "effective n": [float(numbers.effective_n(r.n_eff).replace(",", "")) for r in rows],
-            "micro SD (pp)": [round(100 * r.micro_sd, 2) for r in rows],
-            "binomial SD (pp)": [round(100 * r.binomial_sd, 2) for r in rows],
+            "hit@1": [numbers.percent(r.estimate) for r in rows],
+            "ICC": [numbers.icc(r.icc) for r in rows],
+            "DEFF": [numbers.deff(r.deff) for r in rows],
+            "effective n": [numbers.effective_n(r.n_eff) for r in rows],
+            "micro SD": [numbers.points(r.micro_sd) for r in rows],
+            "binomial SD": [numbers.points(r.binomial_sd) for r in rows],
         }
     )
 
