@@ -189,7 +189,7 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
         f"{numbers.icc(stock.ci['psi'][0])} to {numbers.icc(stock.ci['psi'][1])}.",
     )
     cols[1].metric(
-        f"Overall nDCG@10 change at {lam}",
+        f"nDCG@10 change at {lam}",
         numbers.signed_points(best.diff["hm"]),
         help=f"The harmonic mean (HM) of the three thirds' nDCG@10 against λ = 0; paired {pct} interval "
         f"{numbers.signed_points(best.diff_ci['hm'][0])} to {numbers.signed_points(best.diff_ci['hm'][1])}.",

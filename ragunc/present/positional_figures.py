@@ -218,7 +218,7 @@ def position_curve_figure(settings: list[SettingResult], *, level: float) -> go.
 
 def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:
     """One row per setting: nDCG@10 per group, HM, PSI and their paired differences with intervals, each
-    rounded as the page's headline and tiles say it (nDCG in percent, its differences in points)."""
+    said as the page's headline and tiles say it (nDCG in percent, its differences in points)."""
     pct = numbers.level(sweep.level)
 
     def pp(pair) -> str:
@@ -236,18 +236,18 @@ def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:
         cal, m = s.calibration, s.metrics
         row = {"λ": cal.lam, "B": str(cal.basket) if cal.lam else "—", "layers": cal.layers if cal.lam else "stock"}
         for name in POSITION_GROUPS:
-            row[f"{name} nDCG@10 (%)"] = round(100 * m[name], 1)
+            row[f"{name} nDCG@10"] = numbers.percent(m[name])
         row.update(
             {
-                "begin − end (pp)": round(100 * m["gap"], 2),
+                "begin − end": numbers.signed_points(m["gap"]),
                 f"gap {pct} CI": pp(s.ci["gap"]),
-                "HM (%)": round(100 * m["hm"], 1),
+                "HM": numbers.percent(m["hm"]),
                 f"HM {pct} CI": rate(s.ci["hm"]),
-                "PSI": round(m["psi"], 3),
+                "PSI": numbers.icc(m["psi"]),
                 f"PSI {pct} CI": psi(s.ci["psi"]),
-                "ΔHM vs λ=0 (pp)": round(100 * s.diff["hm"], 2),
+                "ΔHM vs λ=0": numbers.signed_points(s.diff["hm"]),
                 "ΔHM CI": pp(s.diff_ci["hm"]),
-                "ΔPSI vs λ=0": round(s.diff["psi"], 3),
+                "ΔPSI vs λ=0": f"{s.diff['psi']:+.3f}".replace("-", "−"),
                 "ΔPSI CI": psi(s.diff_ci["psi"], signed=True),
             }
         )
