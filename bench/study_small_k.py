@@ -9,7 +9,7 @@ a ratio to R survey's Korn–Graubard (``korn_graubard``), then the recorded R s
 ragunc's kernels on the same draws, and the targets for the recommended interval.
 
 The "recommended" column is the interval ``stats.recommend`` picks for each drawn sample (the default,
-Korn–Graubard with Bell–McCaffrey df, or the wild cluster bootstrap where the sample's leverage says so).
+Korn–Graubard with Bell–McCaffrey df, or its span with the wild cluster bootstrap where the sample's G* says so).
 
     python bench/study_small_k.py [--reps 4000] [--boot 1000] [--estimator micro|macro]
     python bench/study_small_k.py --export-draws DIR   # then: Rscript bench/study_small_k_r.R DIR > bench/study_small_k_r.json

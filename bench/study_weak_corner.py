@@ -45,7 +45,8 @@ from ragunc.stats.coverage import interval_coverage, random_subsets
 from ragunc.stats.intervals import interval_arrays
 from ragunc.stats.linearization import bell_mccaffrey_df, linearize
 from ragunc.stats.proportion import korn_graubard_interval
-from ragunc.stats.recommend import WILD_METHOD, recommended_methods, weak_corner
+from ragunc.stats.recommend import SPAN_METHOD, recommended_methods, weak_corner
+from ragunc.stats.wild import span
 from ragunc.stats.sample import ClusterStats
 
 BATCH = 2000  # repetitions per batch: the ICC df holds a K x K matrix per repetition
@@ -57,7 +58,7 @@ LABELS = {
     "recommended": "KG, Bell–McCaffrey df (the default)",
     "jackknife": "jackknife (CV3), t(K − 1)",
     "wild_restricted": "wild cluster bootstrap (WCR)",
-    "recommended_by_leverage": "recommended: WCR where stats.recommend.wild_evidence, else the default",
+    "recommended_by_leverage": "recommended: span of the default and WCR where stats.recommend.wild_evidence",
     "bm_cr2": "KG, BM df, CR2 variance",
     "icc_df": "KG, ICC df",
     "icc_df_cr2": "KG, ICC df, CR2 variance",
@@ -119,10 +120,9 @@ def variant_bounds(y, m, fpc: float, boot: int, rng) -> tuple[dict[str, tuple], 
     arr = interval_arrays(y, m, methods=["jackknife", "wild_restricted"], fpc=fpc, rng=rng)
     for name in ("jackknife", "wild_restricted"):
         out[name] = (arr.lower[name], arr.upper[name])
-    wild = recommended_methods(y, m) == WILD_METHOD
-    out["recommended_by_leverage"] = tuple(
-        np.where(wild, w, r) for w, r in zip(out["wild_restricted"], out["recommended"])
-    )
+    both = recommended_methods(y, m) == SPAN_METHOD
+    spans = span(*out["recommended"], *out["wild_restricted"])
+    out["recommended_by_leverage"] = tuple(np.where(both, w, r) for w, r in zip(spans, out["recommended"]))
     flagged = weak_corner(y, m)
     for wider in ("bm_cr2", "icc_df_cr2"):
         out[f"switch_{wider}"] = tuple(np.where(flagged, w, r) for w, r in zip(out[wider], out["recommended"]))

@@ -210,8 +210,8 @@ def k_table(
       ``deff``, ``icc``, ``n_eff``, ``bernoulli_n``, ``k_over_rho``, ``cluster_variance``,
       ``binomial_variance``, ``documents_with_hits``, ``documents_with_misses``; ``g_star``, ``g_star_rho0``
       and ``max_leverage`` (:func:`~ragunc.stats.leverage.leverage`); the recommended columns hold the
-      default method's interval, and ``recommended_wild`` is 1 where the recommendation is the wild
-      bootstrap instead (a resampling interval, computed for one K by :func:`nested_bootstrap`);
+      default method's interval, and ``recommended_wild`` is 1 where the recommendation is its span with the
+      wild bootstrap instead (a resampling interval, computed for one K by :func:`nested_bootstrap`);
     * the design at K: ``design_sd``, ``design_binomial_sd``, ``design_deff``, ``design_deff_mcse``,
       ``design_n_eff``, ``design_chunks`` (expected chunks), ``design_naive_coverage``, ``design_draws``,
       ``design_linearization_sd`` (what the linearization predicts); the micro design's SD is measured on
@@ -287,7 +287,7 @@ def _sample_columns(population, order, p: _Prefixes, methods, level, estimator) 
 
 def _leverage_columns(k, m, icc, y, estimator) -> dict[str, np.ndarray]:
     """:func:`~ragunc.stats.leverage.leverage`'s G* and max leverage of each prefix, and where
-    :func:`~ragunc.stats.recommend.recommended_methods` names the wild bootstrap instead of the default.
+    :func:`~ragunc.stats.recommend.recommended_methods` names the default's span with the wild bootstrap.
 
     With ``gamma_d = m_d (1 + rho (m_d - 1))``, G* = (sum gamma)^2 / sum gamma^2 expands in the
     prefix sums of m, m^2, m^3 and m^4, so every K costs one cumulative sum of each.
@@ -303,7 +303,7 @@ def _leverage_columns(k, m, icc, y, estimator) -> dict[str, np.ndarray]:
         g_star, g_star_rho0 = gamma**2 / gamma_sq, m1**2 / m2
         max_leverage = np.maximum.accumulate(m)[1:] / m1
     few = np.minimum(_cumulative(y > 0), _cumulative(y < m))
-    wild = (few > 0) & (few < k / 2) & (g_star_rho0 < WILD_SHARE * k) & (estimator == "micro")
+    wild = (few > 0) & (g_star_rho0 < WILD_SHARE * k) & (estimator == "micro")
     return {
         "g_star": g_star,
         "g_star_rho0": g_star_rho0,

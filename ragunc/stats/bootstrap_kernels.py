@@ -408,7 +408,7 @@ def _use_pairs(k: int, reps: int, n_words: int) -> bool:
     return k >= 2 and 2 * k <= reps and k * k * n_words <= MAX_PAIR_WORDS
 
 
-def _seeds(rng: np.random.Generator, rows: int) -> np.ndarray:
+def row_seeds(rng: np.random.Generator, rows: int) -> np.ndarray:
     """One 64-bit seed per row: each row's stream, whatever is computed from it and however rows are split."""
     return rng.bit_generator.random_raw(rows)
 
@@ -427,7 +427,7 @@ def resampled_sums(columns, reps: int, rng: np.random.Generator | int | None = N
     lead, k = cols[0].shape[:-1], cols[0].shape[-1]
     flat = [np.ascontiguousarray(c.reshape(-1, k)) for c in cols]
     rows = flat[0].shape[0]
-    seeds = _seeds(rng, rows)
+    seeds = row_seeds(rng, rows)
     lay = _layout(flat, k)
     pairs = _use_pairs(k, reps, lay.n_words)
     out = np.empty((rows, reps, lay.n_words), dtype=lay.values.dtype)
@@ -451,7 +451,7 @@ def ratio_replicates(
     """
     compile_kernels()
     rows, k = y.shape
-    seeds = _seeds(rng, rows)
+    seeds = row_seeds(rng, rows)
     y, m = np.ascontiguousarray(y, dtype=np.float64), np.ascontiguousarray(m, dtype=np.float64)
     theta = np.ascontiguousarray(theta, dtype=np.float64)
     # Replicates lie within the range of the documents' rates (a ratio of sums, or a mean).
@@ -612,76 +612,88 @@ def _webb_weight(half):
     return magnitude if i >= 3 else -magnitude
 
 
+@_kernel(inline="always", error_model="numpy")
+def _wild_row(first, second, state, webb, table, out_first, out_second):
+    """Fill ``out_first[b]`` with sum_d v_d x_d of the four columns of ``first`` (K, 4) and, with ``webb``,
+    ``out_second[b]`` with sum_d v_d^2 x_d of the three columns of ``second`` (K, 3), for ``B`` draws of one
+    weight v_d per document from the stream ``state``; returns the stream's next state.
+
+    Rademacher weights (+-1): bit d of the stream (64 per word) is document d's sign, and the
+    signed sums of each byte's eight documents are read off a table of the 256 sign patterns (one
+    lookup for eight documents, as :func:`_fill_table`'s pairs are one draw for two), each pattern
+    built from the one without its lowest set bit.  Webb's six-point weights: 32 bits each, low
+    half first, as :func:`_draw_row` reads its stream.  The sums stay in registers.
+    """
+    k = first.shape[0]
+    reps = out_first.shape[0]
+    groups = (k + 7) // 8
+    if not webb:
+        for g in range(groups):
+            for c in range(4):
+                base = 0.0
+                for j in range(min(8, k - 8 * g)):
+                    base -= first[8 * g + j, c]
+                table[g, 0, c] = base
+            for byte in range(1, 256):
+                low = byte & -byte
+                j = 0
+                while (1 << j) != low:
+                    j += 1
+                for c in range(4):
+                    x = first[8 * g + j, c] if 8 * g + j < k else 0.0
+                    table[g, byte, c] = table[g, byte ^ low, c] + 2.0 * x
+    for b in range(reps):
+        a0 = a1 = a2 = a3 = c0 = c1 = c2 = 0.0
+        word = np.uint64(0)
+        if webb:
+            for d in range(k):
+                if d % 2 == 0:
+                    state, word = _splitmix64(state)
+                    v = _webb_weight(word & _LOW32)
+                else:
+                    v = _webb_weight(word >> _SHIFT32)
+                vv = v * v
+                c0 += vv * second[d, 0]
+                c1 += vv * second[d, 1]
+                c2 += vv * second[d, 2]
+                a0 += v * first[d, 0]
+                a1 += v * first[d, 1]
+                a2 += v * first[d, 2]
+                a3 += v * first[d, 3]
+            out_second[b, 0], out_second[b, 1], out_second[b, 2] = c0, c1, c2
+        else:
+            for g in range(groups):
+                if g % 8 == 0:
+                    state, word = _splitmix64(state)
+                e = (word >> np.uint64(8 * (g % 8))) & np.uint64(255)
+                a0 += table[g, e, 0]
+                a1 += table[g, e, 1]
+                a2 += table[g, e, 2]
+                a3 += table[g, e, 3]
+        out_first[b, 0], out_first[b, 1], out_first[b, 2], out_first[b, 3] = a0, a1, a2, a3
+    return state
+
+
 @_kernel(nogil=True, cache=True, error_model="numpy")
 def _wild_sums(first, second, seeds, webb, out_first, out_second):
-    """Fill ``out_first[r, b]`` with sum_d v_d x_d of the four columns of ``first[r]`` (K, 4) and, with ``webb``,
-    ``out_second[r, b]`` with sum_d v_d^2 x_d of the three columns of ``second[r]`` (K, 3), for ``B`` draws
-    of one weight v_d per document.
-
-    Rademacher weights (+-1): bit d of the row's stream (64 per word) is document d's sign, and the
-    signed sums of each byte's eight documents are read off a table of the 256 sign patterns (one
-    lookup for eight documents, as :func:`_fill_table`'s pairs are one draw for two).  Webb's
-    six-point weights: 32 bits each, low half first, as :func:`_draw_row` reads its stream.  The
-    sums stay in registers (four or seven accumulators).
-    """
-    rows, k = first.shape[0], first.shape[1]
-    reps = out_first.shape[1]
-    groups = (k + 7) // 8
-    table = np.zeros((groups, 256, 4))
-    for r in range(rows):
-        state = seeds[r]
-        if not webb:
-            for g in range(groups):
-                for byte in range(256):
-                    for j in range(min(8, k - 8 * g)):
-                        sign = 1.0 if (byte >> j) & 1 else -1.0
-                        for c in range(4):
-                            table[g, byte, c] += sign * first[r, 8 * g + j, c]
-        for b in range(reps):
-            a0 = a1 = a2 = a3 = c0 = c1 = c2 = 0.0
-            word = np.uint64(0)
-            if webb:
-                for d in range(k):
-                    if d % 2 == 0:
-                        state, word = _splitmix64(state)
-                        v = _webb_weight(word & _LOW32)
-                    else:
-                        v = _webb_weight(word >> _SHIFT32)
-                    vv = v * v
-                    c0 += vv * second[r, d, 0]
-                    c1 += vv * second[r, d, 1]
-                    c2 += vv * second[r, d, 2]
-                    a0 += v * first[r, d, 0]
-                    a1 += v * first[r, d, 1]
-                    a2 += v * first[r, d, 2]
-                    a3 += v * first[r, d, 3]
-                out_second[r, b, 0], out_second[r, b, 1], out_second[r, b, 2] = c0, c1, c2
-            else:
-                for g in range(groups):
-                    if g % 8 == 0:
-                        state, word = _splitmix64(state)
-                    e = (word >> np.uint64(8 * (g % 8))) & np.uint64(255)
-                    a0 += table[g, e, 0]
-                    a1 += table[g, e, 1]
-                    a2 += table[g, e, 2]
-                    a3 += table[g, e, 3]
-            out_first[r, b, 0], out_first[r, b, 1], out_first[r, b, 2], out_first[r, b, 3] = a0, a1, a2, a3
-        if not webb:
-            table[:] = 0.0
+    """:func:`_wild_row` of every row: ``out_first[r]`` (B, 4) and, with ``webb``, ``out_second[r]`` (B, 3)."""
+    table = np.empty(((first.shape[1] + 7) // 8, 256, 4))
+    for r in range(first.shape[0]):
+        _wild_row(first[r], second[r], seeds[r], webb, table, out_first[r], out_second[r])
 
 
 @_kernel(inline="always", error_model="numpy")
-def _wild_t2(first, second, r, b, beta, m2, n):
-    """The square of the restricted wild bootstrap's t* of replicate ``b`` of row ``r`` under the null ``beta``.
+def _wild_t2(first, second, b, beta, m2, n):
+    """The square of the restricted wild bootstrap's t* of replicate ``b`` under the null ``beta``.
 
     With ``a_d = Y_d - beta m_d``: ``s = sum v a``, the replicate's cluster scores ``v_d a_d - (s / N) m_d``
     and ``t* = s / sqrt(sum_d (v_d a_d - (s / N) m_d)^2)`` (the small-sample factor cancels against the
-    sample's own t).  ``first``: sums of v (Y, m, Y m, m^2); ``second``: of v^2 (Y^2, Y m, m^2).
+    sample's own t).  ``first[b]``: sums of v (Y, m, Y m, m^2); ``second[b]``: of v^2 (Y^2, Y m, m^2).
     A replicate without spread has an infinite t* (0 when s = 0 too).
     """
-    s = first[r, b, 0] - beta * first[r, b, 1]
-    vam = first[r, b, 2] - beta * first[r, b, 3]
-    vaa = second[r, b, 0] - 2 * beta * second[r, b, 1] + beta * beta * second[r, b, 2]
+    s = first[b, 0] - beta * first[b, 1]
+    vam = first[b, 2] - beta * first[b, 3]
+    vaa = second[b, 0] - 2 * beta * second[b, 1] + beta * beta * second[b, 2]
     share = s / n
     q = vaa - 2 * share * vam + share * share * m2
     if not q > 1e-12 * (vaa + share * share * m2):
@@ -690,66 +702,168 @@ def _wild_t2(first, second, r, b, beta, m2, n):
 
 
 @_kernel(inline="always", error_model="numpy")
-def _wild_excess(first, second, r, beta, theta, se, m2, n, kth, buffer):
+def _kth_smallest(values, kth):
+    """The ``kth`` smallest of ``values`` (0-based), reordering them in place (Hoare's quickselect)."""
+    lo, hi = 0, values.size - 1
+    while lo < hi:
+        pivot = values[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            break
+    return values[kth]
+
+
+@_kernel(inline="always", error_model="numpy")
+def _wild_excess(first, second, beta, theta, se, m2, n, kth, buffer):
     """|t(beta)| minus the ``kth`` smallest |t*(beta)|: negative where the test does not reject ``beta``."""
     for b in range(buffer.size):
-        buffer[b] = _wild_t2(first, second, r, b, beta, m2, n)
-    return abs(theta - beta) / se - np.sqrt(np.partition(buffer, kth)[kth])
+        buffer[b] = _wild_t2(first, second, b, beta, m2, n)
+    return abs(theta - beta) / se - np.sqrt(_kth_smallest(buffer, kth))
 
 
-@_kernel(nogil=True, cache=True, error_model="numpy")
-def _wild_bounds(first, second, m2, n, theta, se, start, kth, iters, lower, upper):
-    """The bounds of ``{beta: p(beta) > alpha}``, the restricted wild bootstrap's test inverted, per row.
+@_kernel(inline="always", error_model="numpy")
+def _wild_bracketed(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer):
+    """One bound of the inverted test, found the safe way: a bracket, then regula falsi.
 
-    ``p(beta)`` is the share of |t*(beta)| at or above |t(beta)| = |theta - beta| / se: the test
-    rejects where |t(beta)| passes the ``kth`` smallest |t*(beta)| (:func:`_wild_excess`).  On each
-    side the first trial is ``start`` SEs out, the second the bound its critical value gives
+    The first trial is ``start`` SEs out, the second the bound its critical value gives
     (``theta -+ q se``, exact when q does not change with beta); a bracket is found by doubling the
     step from there (the edge of [0, 1] when the test rejects nothing up to it), then narrowed by
     the Illinois variant of regula falsi (at most ``iters`` steps, to 1e-3 SE).
     """
-    rows, reps = first.shape[0], first.shape[1]
-    buffer = np.empty(reps)
+    edge = 0.0 if side < 0 else 1.0
+    inner, h_in = th, -1.0
+    outer = min(max(th + side * start * s, 0.0), 1.0)
+    h_out = _wild_excess(sums, squares, outer, th, s, q2, nr, kth, buffer)
+    step = abs(outer - th) - h_out * s  # q s at the first trial: where its critical value puts the bound
+    while h_out < 0 and outer != edge:
+        inner, h_in = outer, h_out
+        outer = min(max(th + side * step, 0.0), 1.0)
+        h_out = _wild_excess(sums, squares, outer, th, s, q2, nr, kth, buffer)
+        step *= 2
+    if h_out < 0:
+        return edge
+    last = 0
+    for _ in range(iters):
+        if abs(outer - inner) < 1e-3 * s:
+            break
+        x = (inner * h_out - outer * h_in) / (h_out - h_in)
+        hx = _wild_excess(sums, squares, x, th, s, q2, nr, kth, buffer)
+        if hx >= 0:
+            outer, h_out = x, hx
+            if last == 1:
+                h_in /= 2
+            last = 1
+        else:
+            inner, h_in = x, hx
+            if last == -1:
+                h_out /= 2
+            last = -1
+    return 0.5 * (inner + outer)
+
+
+@_kernel(inline="always", error_model="numpy")
+def _wild_rejects(sums, squares, beta, th, s, q2, nr, kth):
+    """Whether the test rejects ``beta``: more than ``kth`` of the t*(beta)^2 at or below t(beta)^2."""
+    t2 = (th - beta) * (th - beta) / (s * s)
+    below = 0
+    for b in range(sums.shape[0]):  # _wild_t2(...) <= t2 without its division
+        a = sums[b, 0] - beta * sums[b, 1]
+        vam = sums[b, 2] - beta * sums[b, 3]
+        vaa = squares[b, 0] - 2 * beta * squares[b, 1] + beta * beta * squares[b, 2]
+        share = a / nr
+        q = vaa - 2 * share * vam + share * share * q2
+        spread = q > 1e-12 * (vaa + share * share * q2)
+        below += (a * a <= t2 * q) if spread else (a == 0)
+    return below > kth
+
+
+@_kernel(inline="always", error_model="numpy")
+def _wild_bound(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer, work, webb):
+    """One bound of the inverted test: where |t(beta)| meets the ``kth`` smallest |t*(beta)|.
+
+    That order statistic is, near the bound, one replicate's |t*_b(beta)|, a closed form in beta
+    (:func:`_wild_t2`).  So: find which replicate it is at the first trial (``start`` SEs out),
+    solve ``t(beta)^2 = t*_b(beta)^2`` for that one replicate by the secant method (O(1) a step),
+    and check the answer with two counts over the B replicates, 2.5e-4 SE either side: the test
+    accepts inside and rejects outside.  When another replicate took over, again from there (four
+    rounds at most); when that fails too, or the answer leaves [0, 1], :func:`_wild_bracketed` decides.
+    It decides at once with Webb's weights: with so few documents the p-value may cross alpha
+    several times on a side, and the bracket, searched outwards, takes the first crossing.
+    """
+    beta = min(max(th + side * start * s, 0.0), 1.0)
+    delta = 2.5e-4 * s
+    for _ in range(0 if webb else 4):
+        for b in range(buffer.size):
+            buffer[b] = _wild_t2(sums, squares, b, beta, q2, nr)
+        work[:] = buffer
+        kth_value = _kth_smallest(work, kth)
+        if not np.isfinite(kth_value):
+            break
+        b = 0
+        while buffer[b] != kth_value:
+            b += 1
+        x0, x1 = beta, th + side * np.sqrt(kth_value) * s
+        g0 = (th - x0) * (th - x0) / (s * s) - kth_value
+        for _ in range(30):
+            g1 = (th - x1) * (th - x1) / (s * s) - _wild_t2(sums, squares, b, x1, q2, nr)
+            if g1 == g0 or not np.isfinite(g1):
+                break
+            x0, x1, g0 = x1, x1 - g1 * (x1 - x0) / (g1 - g0), g1
+            if abs(x1 - x0) < 1e-9 * s:
+                break
+        if not 0.0 < x1 < 1.0:  # the test rejects nothing up to the edge, or the bracket decides
+            edge = 0.0 if side < 0 else 1.0
+            if not _wild_rejects(sums, squares, edge, th, s, q2, nr, kth):
+                return edge
+            break
+        if side * (x1 - th) <= delta:
+            break
+        if not _wild_rejects(sums, squares, x1 - side * delta, th, s, q2, nr, kth) and _wild_rejects(
+            sums, squares, x1 + side * delta, th, s, q2, nr, kth
+        ):
+            return x1
+        beta = x1
+    return _wild_bracketed(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer)
+
+
+@_kernel(nogil=True, cache=True, error_model="numpy")
+def _wild_bounds(first, second, seeds, webb, theta, se, start, kth, iters, reps, lower, upper):
+    """The bounds of ``{beta: p(beta) > alpha}``, the restricted wild bootstrap's test inverted, per row.
+
+    Each row draws its ``reps`` replicates' sums (:func:`_wild_row`) into buffers that stay in cache,
+    then finds each bound (:func:`_wild_bound`).  ``p(beta)`` is the share of |t*(beta)| at or above
+    |t(beta)| = |theta - beta| / se: the test rejects where |t(beta)| passes the ``kth`` smallest
+    |t*(beta)| (:func:`_wild_excess`).
+    """
+    rows, k = first.shape[0], first.shape[1]
+    table = np.empty(((k + 7) // 8, 256, 4))
+    sums, squares = np.empty((reps, 4)), np.empty((reps, 3))
+    buffer, work = np.empty(reps), np.empty(reps)
     for r in range(rows):
-        th, s, q2, nr = theta[r], se[r], m2[r], n[r]
+        th, s = theta[r], se[r]
         if not s > 0:
             lower[r] = upper[r] = np.nan
             continue
-        for side in (-1.0, 1.0):
-            edge = 0.0 if side < 0 else 1.0
-            inner, h_in = th, -1.0
-            outer = min(max(th + side * start[r] * s, 0.0), 1.0)
-            h_out = _wild_excess(first, second, r, outer, th, s, q2, nr, kth, buffer)
-            step = abs(outer - th) - h_out * s  # q s at the first trial: where its critical value puts the bound
-            while h_out < 0 and outer != edge:
-                inner, h_in = outer, h_out
-                outer = min(max(th + side * step, 0.0), 1.0)
-                h_out = _wild_excess(first, second, r, outer, th, s, q2, nr, kth, buffer)
-                step *= 2
-            if h_out < 0:
-                bound = edge
-            else:
-                last = 0
-                for _ in range(iters):
-                    if abs(outer - inner) < 1e-3 * s:
-                        break
-                    x = (inner * h_out - outer * h_in) / (h_out - h_in)
-                    hx = _wild_excess(first, second, r, x, th, s, q2, nr, kth, buffer)
-                    if hx >= 0:
-                        outer, h_out = x, hx
-                        if last == 1:
-                            h_in /= 2
-                        last = 1
-                    else:
-                        inner, h_in = x, hx
-                        if last == -1:
-                            h_out /= 2
-                        last = -1
-                bound = 0.5 * (inner + outer)
-            if side < 0:
-                lower[r] = bound
-            else:
-                upper[r] = bound
+        _wild_row(first[r], second[r], seeds[r], webb, table, sums, squares)
+        if not webb:  # v^2 = 1: the sums of squares are the sample's own in every replicate
+            for c in range(3):
+                squares[:, c] = second[r, :, c].sum()
+        q2, nr = first[r, :, 3].sum(), first[r, :, 1].sum()
+        lower[r] = _wild_bound(sums, squares, th, s, q2, nr, start[r], -1.0, kth, iters, buffer, work, webb)
+        upper[r] = _wild_bound(sums, squares, th, s, q2, nr, start[r], 1.0, kth, iters, buffer, work, webb)
 
 
 @_kernel(nogil=True, cache=True, error_model="numpy")
@@ -758,7 +872,7 @@ def _wild_tstats(first, second, m2, n, beta, out):
     rows, reps = first.shape[0], first.shape[1]
     for r in range(rows):
         for b in range(reps):
-            out[r, b] = np.sqrt(_wild_t2(first, second, r, b, beta[r], m2[r], n[r]))
+            out[r, b] = np.sqrt(_wild_t2(first[r], second[r], b, beta[r], m2[r], n[r]))
 
 
 class WildSums(NamedTuple):
@@ -770,50 +884,55 @@ class WildSums(NamedTuple):
     n: np.ndarray  # (rows,) sum m
 
 
-def wild_sums(y, m, reps: int, rng: np.random.Generator, *, webb: bool) -> WildSums:
+def _wild_columns(y, m):
+    """The per-document columns the wild sums weigh: (Y, m, Y m, m^2) by v and (Y^2, Y m, m^2) by v^2."""
+    y, m = np.asarray(y, dtype=np.float64), np.asarray(m, dtype=np.float64)
+    return np.ascontiguousarray(np.stack([y, m, y * m, m * m], -1)), np.ascontiguousarray(
+        np.stack([y * y, y * m, m * m], -1)
+    )
+
+
+def wild_sums(y, m, reps: int, seeds: np.ndarray, *, webb: bool) -> WildSums:
     """Wild bootstrap sums of rows ``y``, ``m`` (rows, K): one weight per document and replicate, one stream per row.
 
-    The stream of a row is seeded as :func:`ratio_replicates`' (one 64-bit seed per row from the
-    Generator, SplitMix64), so results do not depend on how rows are split across threads.
+    ``seeds`` (:func:`row_seeds`, as :func:`ratio_replicates`' streams): results do not depend on
+    how rows are split across threads, and :func:`wild_bounds` reads the same replicates.
     """
     compile_kernels()
-    rows, k = y.shape
-    seeds = _seeds(rng, rows)
-    y, m = np.asarray(y, dtype=np.float64), np.asarray(m, dtype=np.float64)
-    first = np.ascontiguousarray(np.stack([y, m, y * m, m * m], -1))
-    squares = np.stack([y * y, y * m, m * m], -1)
+    rows, k = np.shape(y)
+    first, squares = _wild_columns(y, m)
     out_first = np.empty((rows, reps, 4))
     if webb:
-        second, out_second = np.ascontiguousarray(squares), np.empty((rows, reps, 3))
+        second, out_second = squares, np.empty((rows, reps, 3))
     else:  # v^2 = 1: the second sums are the sample's own, the same in every replicate
         second, out_second = np.empty((rows, k, 0)), np.empty((rows, reps, 0))
     _on_row_blocks(
         lambda f, s, sd, o1, o2: _wild_sums(f, s, sd, webb, o1, o2),
         rows,
         rows * reps,
-        (first, second, seeds, out_first, out_second),
+        (first, second, np.asarray(seeds, dtype=np.uint64), out_first, out_second),
     )
     if not webb:
         out_second = np.ascontiguousarray(np.broadcast_to(squares.sum(1)[:, None, :], (rows, reps, 3)))
-    return WildSums(out_first, out_second, (m * m).sum(-1), m.sum(-1))
+    return WildSums(out_first, out_second, first[..., 3].sum(-1), first[..., 1].sum(-1))
 
 
-def wild_bounds(sums: WildSums, theta, se, start, kth: int, iters: int) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds (rows,) of the inverted restricted wild bootstrap test (:func:`_wild_bounds`)."""
+def wild_bounds(
+    y, m, seeds, theta, se, start, *, reps: int, webb: bool, kth: int, iters: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds (rows,) of the inverted restricted wild bootstrap test (:func:`_wild_bounds`).
+
+    ``seeds`` (:func:`row_seeds`): the rows' streams, so that a row's bounds use the replicates
+    :func:`wild_sums` draws from the same seed.
+    """
     compile_kernels()
-    rows = sums.first.shape[0]
+    rows = np.shape(y)[0]
     lower, upper = np.empty(rows), np.empty(rows)
-    arrays = (
-        sums.first,
-        sums.second,
-        sums.m2,
-        sums.n,
-        *(np.ascontiguousarray(a, dtype=float) for a in (theta, se, start)),
-    )
+    arrays = (*_wild_columns(y, m), seeds, *(np.ascontiguousarray(a, dtype=float) for a in (theta, se, start)))
     _on_row_blocks(
-        lambda f, s, m2, n, th, se_, st, lo, hi: _wild_bounds(f, s, m2, n, th, se_, st, kth, iters, lo, hi),
+        lambda f, s, sd, th, se_, st, lo, hi: _wild_bounds(f, s, sd, webb, th, se_, st, kth, iters, reps, lo, hi),
         rows,
-        sums.first.shape[0] * sums.first.shape[1] * iters,
+        rows * reps * 8,
         (*arrays, lower, upper),
     )
     return lower, upper

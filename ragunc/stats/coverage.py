@@ -18,8 +18,9 @@ from .bootstrap import check_boot
 from .intervals import interval_arrays
 from .linearization import check_options, chunk_variance, point_estimate
 from .methods import interval_methods
-from .recommend import RECOMMENDED_METHOD, WILD_METHOD, recommended_methods
+from .recommend import RECOMMENDED_METHOD, SPAN_METHOD, WILD_METHOD, recommended_methods
 from .sample import ClusterStats, check_k
+from .wild import span
 
 CONTROLS = (None, "iid")
 
@@ -69,9 +70,9 @@ class CoverageResult:
     mean_chunks: float  # mean chunks per repetition's sample (expected: K N / D, kept chunks for two stages)
     # The default recommended method (stats.recommend.RECOMMENDED_METHOD); None when it did not run.
     recommended: str | None = None
-    # The interval stats.recommend chose for each repetition's sample (the default, or the wild bootstrap
-    # on the samples recommended_methods picks), when every method it chooses from ran; the JSON gives its
-    # coverage, MC SE, undefined count and width under "recommended" (else the default's).
+    # The interval stats.recommend chose for each repetition's sample (the default, or its span with the
+    # wild bootstrap on the samples recommended_methods picks), when both ran; the JSON gives its coverage,
+    # MC SE, undefined count and width under "recommended" (else the default's).
     recommended_choice: MethodCoverage | None = None
 
     def _by_method(self, field: str) -> dict:
@@ -322,9 +323,13 @@ def coverage_experiment(
         for name, values in se.items():
             values[sl] = arr.se[name]
         if choosing:
-            wild = recommended_methods(y, m, estimator=estimator) == WILD_METHOD
-            for bound, values in (("lower", arr.lower), ("upper", arr.upper)):
-                chosen[bound][sl] = np.where(wild, values[WILD_METHOD], values[RECOMMENDED_METHOD])
+            both = recommended_methods(y, m, estimator=estimator) == SPAN_METHOD
+            lo, hi = arr.lower, arr.upper
+            spans = span(lo[RECOMMENDED_METHOD], hi[RECOMMENDED_METHOD], lo[WILD_METHOD], hi[WILD_METHOD])
+            for bound, default, spanned in zip(
+                ("lower", "upper"), (lo[RECOMMENDED_METHOD], hi[RECOMMENDED_METHOD]), spans
+            ):
+                chosen[bound][sl] = np.where(both, spanned, default)
         if progress is not None:
             progress(stop, reps)
 

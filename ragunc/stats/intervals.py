@@ -72,7 +72,7 @@ def interval_arrays(
         )
     if WILD_BOOTSTRAP in families:
         reads[WILD_BOOTSTRAP] = wild_resample(
-            total, size, estimator=estimator, level=level, fpc=fpc, reps=wild_reps, rng=rng
+            total, size, estimator=estimator, level=level, fpc=fpc, reps=wild_reps, rng=rng, lin=lin
         )
     se, lower, upper = {}, {}, {}
     for m in chosen:

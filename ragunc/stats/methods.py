@@ -197,6 +197,15 @@ METHODS: tuple[IntervalMethod, ...] = (
         color="tol_purple",
         in_default_coverage=False,
     ),
+    # What stats.recommend reports instead of korn_graubard_bm when a few documents carry the sample.
+    IntervalMethod(
+        "wild_span",
+        "Korn–Graubard–BM and wild bootstrap, their span",
+        WILD_BOOTSTRAP,
+        wild.wild_span,
+        color="tol_cyan",
+        in_default_coverage=False,
+    ),
 )
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)
 

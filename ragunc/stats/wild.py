@@ -11,18 +11,25 @@ when K < :data:`WEBB_BELOW` (2^K Rademacher draws are too few to tell p-values a
 
 Every replicate is a few weighted sums over the documents in which ``beta_0`` enters linearly
 (:func:`ragunc.stats.bootstrap_kernels.wild_sums`, the resampling engine's streams), so the
-test inverts without drawing again.  With a known population the sample's ``t`` carries the FPC
-(``se sqrt(1 - K/D)``): the bootstrap gives the pivot's law, the FPC its scale.
+test inverts without drawing again; in the interval's kernel each row draws its sums into a
+buffer that stays in cache and inverts at once (:func:`~ragunc.stats.bootstrap_kernels.wild_bounds`).
+Each row (a coverage experiment's repetition) draws its own weights: one draw shared by every
+repetition would leave each one's interval as valid, but would tie their coverage events together,
+so the experiment's Monte Carlo error would no longer be that of R independent repetitions.  With
+a known population the sample's ``t`` carries the FPC (``se sqrt(1 - K/D)``): the bootstrap gives
+the pivot's law, the FPC its scale.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import special
 
-from .bootstrap_kernels import WildSums, wild_bounds, wild_sums, wild_tstats
+from .bootstrap_kernels import row_seeds, wild_bounds, wild_sums, wild_tstats
+from .linearization import Linearized, korn_graubard_bell_mccaffrey
 
 WEBB_BELOW = 12  # K below which the weights are Webb's six points
 WILD_REPS = 999  # B: (B + 1) alpha is a whole number at the usual levels
@@ -31,18 +38,47 @@ INVERSION_STEPS = 40  # most regula falsi steps per bound (to 1e-4 SE; a few usu
 
 @dataclass(frozen=True)
 class WildReplicates:
-    """What the WCR kernel reads: a batch's wild bootstrap sums and the sample's figures (leading shape ``lead``)."""
+    """What the WCR kernel reads: a batch's documents, their streams and figures (leading shape ``lead``)."""
 
-    sums: WildSums
+    y: np.ndarray  # (rows, K) the documents' hits (micro) or rates (macro)
+    m: np.ndarray  # (rows, K) their chunks (micro) or ones (macro)
+    seeds: np.ndarray  # (rows,) each row's stream of weights
+    reps: int  # B
     theta: np.ndarray  # (rows,) the estimate
     se: np.ndarray  # (rows,) its CV1 SE without small-sample factor, FPC applied
     level: float
     lead: tuple
-    n_docs: int  # K
+    lin: Linearized | None = None  # the same rows linearized: the span (wild_span) reads the default from it
 
     @property
-    def reps(self) -> int:
-        return self.sums.first.shape[1]
+    def n_docs(self) -> int:
+        return self.y.shape[-1]
+
+    @property
+    def webb(self) -> bool:
+        return self.n_docs < WEBB_BELOW
+
+    def sums(self):
+        """The replicates' sums (:class:`~ragunc.stats.bootstrap_kernels.WildSums`), as the interval reads them."""
+        return wild_sums(self.y, self.m, self.reps, self.seeds, webb=self.webb)
+
+    @cached_property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The WCR interval's bounds (rows,), computed once for every method that reads them."""
+        kth = min(self.reps, int(np.ceil(self.level * (self.reps + 1)))) - 1
+        start = np.full(self.theta.shape, special.stdtrit(self.n_docs - 1, 0.5 + self.level / 2))
+        return wild_bounds(
+            self.y,
+            self.m,
+            self.seeds,
+            self.theta,
+            self.se,
+            start,
+            reps=self.reps,
+            webb=self.webb,
+            kth=kth,
+            iters=INVERSION_STEPS,
+        )
 
 
 def _columns(total, size, estimator):
@@ -54,12 +90,14 @@ def _columns(total, size, estimator):
 
 
 def wild_resample(
-    total, size, *, estimator: str = "micro", level: float = 0.95, fpc=1.0, reps: int = WILD_REPS, rng=None
+    total, size, *, estimator: str = "micro", level: float = 0.95, fpc=1.0, reps: int = WILD_REPS, rng=None, lin=None
 ) -> WildReplicates:
-    """Draw the wild bootstrap's weights for each row (documents on the last axis), ``reps`` replicates."""
+    """Seed the wild bootstrap's weights for each row (documents on the last axis), ``reps`` replicates.
+
+    ``lin``: the same rows' :class:`~ragunc.stats.linearization.Linearized`, for :func:`wild_span`.
+    """
     rng = np.random.default_rng(rng)
     y, m, lead = _columns(total, size, estimator)
-    k = y.shape[-1]
     theta = y.sum(-1) / m.sum(-1)
     n = m.sum(-1)
     se = (
@@ -68,7 +106,7 @@ def wild_resample(
         )
         / n
     )
-    return WildReplicates(wild_sums(y, m, reps, rng, webb=k < WEBB_BELOW), theta, se, level, lead, k)
+    return WildReplicates(y, m, row_seeds(rng, y.shape[0]), reps, theta, se, level, lead, lin)
 
 
 def wild_cluster_restricted(w: WildReplicates):
@@ -80,10 +118,27 @@ def wild_cluster_restricted(w: WildReplicates):
     about 0 make the symmetric and equal-tailed tests one.  When one document holds most chunks
     the test may reject nothing on a side: the bound is then 0 or 1, which is what the data say.
     """
-    kth = min(w.reps, int(np.ceil(w.level * (w.reps + 1)))) - 1
-    start = np.full(w.theta.shape, special.stdtrit(w.n_docs - 1, 0.5 + w.level / 2))
-    lower, upper = wild_bounds(w.sums, w.theta, w.se, start, kth, INVERSION_STEPS)
+    lower, upper = w.bounds
     return None, lower.reshape(w.lead), upper.reshape(w.lead)
+
+
+def span(lower_a, upper_a, lower_b, upper_b):
+    """``(lower, upper)``: the span of two intervals, every value either keeps (one where the other is NaN)."""
+    return np.fmin(lower_a, lower_b), np.fmax(upper_a, upper_b)
+
+
+def wild_span(w: WildReplicates):
+    """The span of Korn–Graubard–BM and the WCR interval (no SE): every rate either of them keeps.
+
+    MacKinnon, Nielsen & Webb (2023) advise, when a few clusters carry the sample, to compute
+    several intervals and, where they disagree, to trust none of the shorter ones alone; the span
+    reports that disagreement as width.  Both are inside [0, 1], so the span is.
+    """
+    if w.lin is None:
+        raise ValueError("the span needs the rows linearized: wild_resample(..., lin=linearize(...))")
+    _, lower_kg, upper_kg = korn_graubard_bell_mccaffrey(w.lin)
+    _, lower, upper = wild_cluster_restricted(w)
+    return (None, *span(lower_kg, upper_kg, lower, upper))
 
 
 def wild_pvalue(total, size, beta0, *, estimator: str = "micro", reps: int = WILD_REPS, webb=None, rng=None):
@@ -95,7 +150,7 @@ def wild_pvalue(total, size, beta0, *, estimator: str = "micro", reps: int = WIL
     y, m, lead = _columns(total, size, estimator)
     k = y.shape[-1]
     beta0 = np.broadcast_to(np.asarray(beta0, dtype=float), lead).reshape(-1)
-    sums = wild_sums(y, m, reps, rng, webb=k < WEBB_BELOW if webb is None else webb)
+    sums = wild_sums(y, m, reps, row_seeds(rng, y.shape[0]), webb=k < WEBB_BELOW if webb is None else webb)
     theta = y.sum(-1) / m.sum(-1)
     se = np.sqrt(((y - theta[:, None] * m) ** 2).sum(-1)) / m.sum(-1)
     t = np.abs(theta - beta0) / se

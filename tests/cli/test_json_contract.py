@@ -42,6 +42,7 @@ ADDED: dict[str, set[str]] = {
         "jackknife",
         "wild_restricted",
         "leverage",
+        "wild_span",  # the span of korn_graubard_bm and wild_restricted (recommended where G* < 0.3 K)
     },
     "simulate": {
         "undefined",
@@ -55,7 +56,7 @@ ADDED: dict[str, set[str]] = {
         *(
             f"{block}.{method}"
             for block in ("coverage", "coverage_mcse", "undefined", "width", "se_mean")
-            for method in ("jackknife", "wild_restricted")
+            for method in ("jackknife", "wild_restricted", "wild_span")
         ),
     },
 }

@@ -23,7 +23,7 @@ from ragunc.stats.sample import ClusterStats
 OKABE_ITO = {"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#999999"}
 # Colour-blind-safe colours the builders may use: Okabe-Ito plus Paul Tol's muted wine, indigo, teal,
 # olive, rose, green and purple (Tol's "muted" scheme, https://personal.sron.nl/~pault/; the methods beyond eight).
-SAFE = OKABE_ITO | {"#882255", "#332288", "#44AA99", "#999933", "#CC6677", "#117733", "#AA4499"}
+SAFE = OKABE_ITO | {"#882255", "#332288", "#44AA99", "#999933", "#CC6677", "#117733", "#AA4499", "#88CCEE"}
 
 
 def _population(n_docs=200, rho=0.3, p=0.2, seed=1, config="100w"):

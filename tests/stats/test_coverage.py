@@ -304,7 +304,8 @@ def test_the_recommended_method_is_reported_under_its_own_key(clustered_run):
         ("width", "width"),
     ):
         assert list(d[block]) == [*r.methods, "recommended"]
-        assert d[block]["recommended"] == getattr(r.methods[RECOMMENDED_METHOD], field)
+        # the per-sample choice (the default, or its span with the wild bootstrap on the samples the rule picks)
+        assert d[block]["recommended"] == getattr(r.recommended_choice, field)
         assert all(d[block][name] == getattr(m, field) for name, m in r.methods.items())
 
 
@@ -337,3 +338,25 @@ def test_rare_hits_at_k10_studentized_bootstrap_no_longer_loses_its_tail():
         new, mcse = run.methods[method].coverage, run.methods[method].mcse
         assert new - 3 * mcse >= 0.88, method
         assert new - old > 10 * mcse, method
+
+
+def test_the_recommended_choice_is_the_span_where_the_rule_says_so_and_the_registered_span_is_the_same():
+    """On a population where one document holds half the chunks, the coverage experiment's per-sample choice
+    (:func:`~ragunc.stats.recommend.recommended_methods`) against the registered ``wild_span`` kernel."""
+    from ragunc.stats.battery import battery_population
+    from ragunc.stats.recommend import RECOMMENDED_METHOD, SPAN_METHOD, WILD_METHOD, recommended_methods
+
+    pop = battery_population("lognormal_heavy")
+    idx = random_subsets(np.random.default_rng(3), pop.n_docs, 12, 120)
+    names = [RECOMMENDED_METHOD, WILD_METHOD, SPAN_METHOD]
+    result = coverage_experiment(pop, k=12, reps=120, boot=100, rng=4, samples=idx, methods=names)
+    both = recommended_methods(pop.sum_y[idx], pop.n[idx]) == SPAN_METHOD
+    assert 0 < both.sum() < both.size  # the rule picks some samples and leaves others
+    chosen, span, default = result.recommended_choice, result.methods[SPAN_METHOD], result.methods[RECOMMENDED_METHOD]
+    np.testing.assert_array_equal(chosen.lower[both], span.lower[both])
+    np.testing.assert_array_equal(chosen.upper[both], span.upper[both])
+    np.testing.assert_array_equal(chosen.lower[~both], default.lower[~both])
+    # the span holds both intervals it is made of
+    wild = result.methods[WILD_METHOD]
+    assert (span.lower <= default.lower).all() and (span.lower[both] == np.fmin(default.lower, wild.lower)[both]).all()
+    assert (span.upper >= default.upper).all() and (0 <= span.lower).all() and (span.upper <= 1).all()

@@ -12,6 +12,7 @@ from ragunc.stats.linearization import bell_mccaffrey_df
 from ragunc.stats.leverage import effective_documents
 from ragunc.stats.recommend import (
     RECOMMENDED_METHOD,
+    SPAN_METHOD,
     WILD_METHOD,
     WILD_SHARE,
     recommend,
@@ -41,6 +42,16 @@ def test_one_long_document_lowers_the_degrees_of_freedom_and_says_why():
     assert r.df < 3
     assert f"df = {r.df:.1f} instead of K - 1 = 9" in r.reason and "long documents" in r.reason
     assert "as well" not in r.reason  # hits in 7 of the 10 documents: not the weak corner
+    # one document holds 300 of 345 chunks: G* = 345^2 / 90,225 = 1.3 of 10, so the span is reported
+    assert r.method == SPAN_METHOD and "worth G* = 1.3 equal ones" in r.reason
+
+
+def test_a_long_document_among_ten_with_g_star_at_four_tenths_of_k_keeps_the_default():
+    size = np.array([40, 10, 10, 10, 10, 10, 10, 10, 10, 10])  # G* = 130^2 / 2,500 = 6.8 of 10
+    total = np.array([8.0, 1, 0, 2, 1, 0, 1, 3, 0, 1])
+    assert effective_documents(size) == pytest.approx(130**2 / 2500)
+    r = recommend(total, size)
+    assert r.method == RECOMMENDED_METHOD and "G*" not in r.reason
 
 
 def test_no_hits_falls_back_to_one_trial_per_document():
@@ -107,8 +118,9 @@ CORNER_TOTAL = np.array([0.0, 0, 12, 0, 2, 0, 0, 0, 1, 0, 0, 0])  # 3 of the 12 
 def test_a_sample_from_the_weak_corner_is_told_so():
     assert bell_mccaffrey_df(CORNER_SIZES) < 11 / 2
     r = recommend(CORNER_TOTAL, CORNER_SIZES)
-    assert r.method == WILD_METHOD and r.documents_with_hits == 3  # G* = 667^2 / 186,701 = 2.4 of 12
-    assert r.reason.startswith("Wild cluster bootstrap: the 12 documents are worth G* = 2.4")
+    assert r.method == SPAN_METHOD and r.documents_with_hits == 3  # G* = 667^2 / 186,701 = 2.4 of 12
+    assert r.reason.startswith("Korn–Graubard and the wild cluster bootstrap together: the 12 documents are worth")
+    assert "G* = 2.4 equal ones" in r.reason
     assert "9 of the 12 documents have no hit as well" in r.reason
     assert "longest documents" in r.reason and "probability proportional to their chunks" in r.reason
     assert "docs/weak_corner.md" in r.reason
@@ -166,24 +178,28 @@ def test_one_sample_drawn_from_the_corner_carries_the_warning_into_its_report():
     assert report.to_dict()["recommended"]["reason"] == r.reason  # what `ragunc interval --json` prints
 
 
-def test_the_wild_bootstrap_is_chosen_by_g_star_and_sparse_outcomes_only():
+def test_the_span_is_chosen_by_g_star_alone_when_the_sample_has_hits_and_misses():
     assert effective_documents(CORNER_SIZES) == pytest.approx(CORNER_SIZES.sum() ** 2 / (CORNER_SIZES**2).sum())
     assert effective_documents(CORNER_SIZES) < WILD_SHARE * 12
-    many = np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1])  # hits in 9 of the 12: KG-BM stays
+    many = np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1])  # hits in 9 of the 12: the span all the same
     rows = np.stack([CORNER_TOTAL, many, np.zeros(12), CORNER_TOTAL])
     sizes = np.stack([CORNER_SIZES, CORNER_SIZES, CORNER_SIZES, np.full(12, 20)])
-    assert wild_evidence(rows, sizes).tolist() == [True, False, False, False]
-    assert recommended_methods(rows, sizes).tolist() == [WILD_METHOD] + [RECOMMENDED_METHOD] * 3
+    # no hits: no spread for the wild bootstrap to reweigh; equal sizes: G* = K
+    assert wild_evidence(rows, sizes).tolist() == [True, True, False, False]
+    assert recommended_methods(rows, sizes).tolist() == [SPAN_METHOD] * 2 + [RECOMMENDED_METHOD] * 2
     assert recommended_methods(rows, sizes, estimator="macro").tolist() == [RECOMMENDED_METHOD] * 4
-    assert recommend(many, CORNER_SIZES).method == RECOMMENDED_METHOD
+    assert recommend(many, CORNER_SIZES).method == SPAN_METHOD
 
 
-def test_the_recommended_wild_interval_is_inside_zero_one_and_reported():
+def test_the_recommended_span_is_inside_zero_one_and_reported():
     from ragunc.stats.sample import ClusterStats
 
     s = ClusterStats(np.arange(12).astype(str), CORNER_TOTAL, CORNER_SIZES, CORNER_TOTAL)
     r = interval_report(s, boot=50, rng=0)
-    assert r.recommendation.method == WILD_METHOD
+    assert r.recommendation.method == SPAN_METHOD
     low, high = r.recommended().ci
     assert 0 <= low < r.estimate < high <= 1
-    assert r.to_dict()["recommended"]["method"] == WILD_METHOD
+    assert r.to_dict()["recommended"]["method"] == SPAN_METHOD
+    # the span of the default's interval and the wild bootstrap's, both reported beside it
+    parts = [r.interval(name).ci for name in (RECOMMENDED_METHOD, WILD_METHOD)]
+    assert (low, high) == (min(p.low for p in parts), max(p.high for p in parts))

@@ -8,7 +8,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from ragunc.stats.bootstrap_kernels import wild_sums, wild_tstats
+from ragunc.stats.bootstrap_kernels import row_seeds, wild_sums, wild_tstats
 from ragunc.stats.intervals import interval_arrays
 from ragunc.stats.linearization import cluster_variance, jackknife_variance
 from ragunc.stats.wild import wild_cluster_restricted, wild_pvalue, wild_resample
@@ -76,11 +76,12 @@ def test_wild_interval_is_the_set_the_test_does_not_reject(k, seed, fpc):
     # the p-value of every null on a grid, from the same replicates
     grid = np.linspace(0, 1, 2001)
     t = np.abs(w.theta - grid) / w.se
-    sums = w.sums._replace(
-        first=np.repeat(w.sums.first, grid.size, 0),
-        second=np.repeat(w.sums.second, grid.size, 0),
-        m2=np.repeat(w.sums.m2, grid.size),
-        n=np.repeat(w.sums.n, grid.size),
+    one = w.sums()
+    sums = one._replace(
+        first=np.repeat(one.first, grid.size, 0),
+        second=np.repeat(one.second, grid.size, 0),
+        m2=np.repeat(one.m2, grid.size),
+        n=np.repeat(one.n, grid.size),
     )
     p = (wild_tstats(sums, grid) >= t[:, None]).mean(-1)
     step = grid[1] - grid[0]
@@ -93,18 +94,41 @@ def test_wild_interval_is_the_set_the_test_does_not_reject(k, seed, fpc):
             assert p[outside][np.argmin(np.abs(grid[outside] - bound))] <= 0.05
 
 
+@pytest.mark.parametrize(("k", "tail", "estimator"), [(14, 1.0, "micro"), (20, 0.8, "micro"), (40, 1.5, "macro")])
+def test_each_bound_sits_where_the_p_value_crosses_alpha_within_a_thousandth_of_an_se(k, tail, estimator):
+    """The interval kernel (one replicate's closed form solved, checked by counts) against the p-values of
+    the same replicates drawn apart (:func:`wild_sums`), on 40 samples at once."""
+    rows = [_sample(k=k, seed=s, tail=tail) for s in range(40)]
+    hits, size = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+    w = wild_resample(hits, size, estimator=estimator, fpc=0.9, rng=21)
+    _, lower, upper = wild_cluster_restricted(w)
+    sums = w.sums()
+    for bound, side in ((lower, -1.0), (upper, 1.0)):
+        inside = bound - side * 1e-3 * w.se
+        outside = bound + side * 1e-3 * w.se
+        for beta, rejects in ((inside, False), (outside, True)):
+            t = np.abs(w.theta - beta) / w.se
+            p = (wild_tstats(sums, beta) >= t[:, None]).mean(-1)
+            on_edge = (bound == 0) | (bound == 1)
+            assert ((p <= 0.05) == rejects)[~on_edge].all(), (side, rejects, p[~on_edge])
+
+
 def test_webb_weights_below_twelve_documents_and_rows_keep_their_streams():
     hits, size = _sample(k=6, seed=7)
-    one = wild_sums(hits[None], size[None], 999, np.random.default_rng(5), webb=True)
+    one = wild_sums(hits[None], size[None], 999, row_seeds(np.random.default_rng(5), 1), webb=True)
     # Rademacher weights give at most 2^6 sums: Webb's six points give hundreds
     assert np.unique(np.round(one.first[0, :, 1], 9)).size > 500
-    rad = wild_sums(hits[None], size[None], 999, np.random.default_rng(5), webb=False)
+    rad = wild_sums(hits[None], size[None], 999, row_seeds(np.random.default_rng(5), 1), webb=False)
     assert np.unique(np.round(rad.first[0, :, 1], 9)).size <= 64
     # E v = 0, E v^2 = 1 for Webb's weights: the mean of sum v^2 m^2 is sum m^2
     assert one.second[0, :, 2].mean() == pytest.approx((size**2).sum(), rel=0.1)
     # a row's replicates do not depend on the rows beside it (one stream per row)
     batch = wild_sums(
-        np.stack([hits, hits[::-1]]), np.stack([size, size[::-1]]), 999, np.random.default_rng(5), webb=True
+        np.stack([hits, hits[::-1]]),
+        np.stack([size, size[::-1]]),
+        999,
+        row_seeds(np.random.default_rng(5), 2),
+        webb=True,
     )
     np.testing.assert_array_equal(batch.first[0], one.first[0])
 

@@ -16,7 +16,7 @@ from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.intervals import interval_estimates
 from ragunc.stats.linearization import estimate
 from ragunc.stats.leverage import leverage
-from ragunc.stats.recommend import RECOMMENDED_METHOD, WILD_METHOD, recommend
+from ragunc.stats.recommend import RECOMMENDED_METHOD, SPAN_METHOD, recommend
 from ragunc.stats.sample import nested_orders
 
 
@@ -45,7 +45,7 @@ def _row(population, k, orders, methods, estimator, level) -> dict[str, float]:
         row[f"{name}_low"], row[f"{name}_high"] = est.ci
         if est.se is not None:
             row[f"{name}_se"] = est.se
-    # The table's recommended interval is the default's; where the wild bootstrap is recommended instead it says so.
+    # The table's recommended interval is the default's; where its span with the wild bootstrap is recommended instead it says so.
     row["recommended_low"], row["recommended_high"] = intervals[RECOMMENDED_METHOD].ci
     lev = leverage(sample, estimator=estimator)
     row["recommended_df"] = rec.df
@@ -62,7 +62,7 @@ def _row(population, k, orders, methods, estimator, level) -> dict[str, float]:
         "g_star": lev.g_star,
         "g_star_rho0": lev.g_star_rho0,
         "max_leverage": lev.max_leverage,
-        "recommended_wild": float(rec.method == WILD_METHOD),
+        "recommended_wild": float(rec.method == SPAN_METHOD),
     }
     values = design(population, k, estimator=estimator, samples=orders[1:, :k])
     row |= {
