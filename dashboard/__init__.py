@@ -4,7 +4,9 @@
                  synthetic population, chunk sizes computed live from a corpus) and the column peek of an upload
 ``run_sources``  the runs and qrels of the Ranking metrics page (bundled sample run and runs, a worked example,
                  upload)
-``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through, and ``figure(...)``
+``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through (keyed by its
+                 arguments' contents), and ``figure(...)``
+``evalset_work`` where the evaluation-set page keeps a visitor's uploads and one folder per set
 ``explorer_view`` the explorer's component (drawn in the browser from the view of every K) and its served assets
 ``url_state``    controls bound to the URL's query parameters (``bind``, ``sync_url``, ``clamp``, ``one_of``, ...)
 ``routing``      every page under app.py's router, also for a first visitor's deep link

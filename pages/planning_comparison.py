@@ -9,7 +9,7 @@ from dashboard import sources, widgets
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
-from ragunc.present import figures, judged_figures, numbers
+from ragunc.present import judged_figures, numbers, planning_figures
 from ragunc.present.headlines import plan_headline
 from ragunc.present.summary import comparison_reading, comparison_table, rank_reading
 from ragunc.stats.multiple import ADJUSTMENTS, adjustment, compare_configs, rank_configs
@@ -44,6 +44,7 @@ with st.sidebar:
     config = widgets.config_select("Pilot config", source, configs)
     estimator = widgets.estimator_radio()
     level = widgets.level_slider()
+    seed = widgets.seed_input()  # every bootstrap of the page: many configs, ranks, the paired comparison
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 
@@ -69,7 +70,6 @@ try:
     plan = cached(
         plan_from_pilot,
         population,
-        key=(source.key, config),
         half_width=half_width / 100,
         whole_corpus=finite,
         estimator=estimator,
@@ -84,7 +84,7 @@ else:
     tiles[0].metric("Documents needed", numbers.count(plan.docs_needed))
     tiles[1].metric("Chunks they hold", numbers.about(plan.chunks_expected))
     tiles[2].metric("Chunks the binomial formula asks for", numbers.count(plan.naive_chunks_needed))
-    plan_fig = figures.plan_figure(plan)
+    plan_fig = planning_figures.plan_figure(plan)
     st.plotly_chart(plan_fig, key="plan_chart")
     if not finite and plan.docs_needed > population.n_docs:
         st.info(
@@ -128,19 +128,18 @@ if len(configs) >= 2:
         many = cached(
             compare_configs,
             results.populations,
-            key=(source.key, tuple(configs)),
             baseline=baseline,
             all_pairs=all_pairs,
             adjust=adjust,
             estimator=estimator,
             level=level,
             boot=many_boot,
-            rng=0,
+            rng=seed,
         )
     except ValueError as exc:
         st.error(str(exc))
     else:
-        forest = figures.forest_figure(many)
+        forest = planning_figures.forest_figure(many)
         st.plotly_chart(forest, key="forest_chart")
         st.dataframe(comparison_table(many), hide_index=True)
         st.markdown("\n".join(f"- {line}" for line in comparison_reading(many)))
@@ -150,11 +149,10 @@ if len(configs) >= 2:
         ranks = cached(
             rank_configs,
             results.populations,
-            key=(source.key, tuple(configs)),
             estimator=estimator,
             level=level,
             boot=many_boot,
-            rng=0,
+            rng=seed,
         )
     except ValueError as exc:
         st.error(str(exc))
@@ -177,7 +175,6 @@ if len(configs) >= 2:
             plan_difference,
             results.population(power_a),
             results.population(power_b),
-            key=(source.key, power_a, power_b),
             difference=delta / 100,
             power=power,
             estimator=estimator,
@@ -187,14 +184,14 @@ if len(configs) >= 2:
         st.error(str(exc))
     else:
         tiles = st.columns(3)
-        tiles[0].metric("Documents needed (paired)", f"{dplan.n_docs:,}")
+        tiles[0].metric("Documents needed (paired)", f"{dplan.docs_needed:,}")
         tiles[1].metric(
             "Naive binomial formula",
-            f"{dplan.n_docs_naive:,}",
+            f"{dplan.naive_docs_needed:,}",
             help="Unpaired chunks taken as independent, divided by the mean chunks per document.",
         )
         tiles[2].metric(f"Pilot difference {power_b} − {power_a}", numbers.signed_points(dplan.pilot_difference))
-        st.plotly_chart(figures.power_figure(dplan), key="power_chart")
+        st.plotly_chart(planning_figures.power_figure(dplan), key="power_chart")
         widgets.json_download("Power plan (JSON)", dplan.to_dict, "ragunc_power.json")
 
 # ---------------------------------------------------------------- comparison
@@ -205,11 +202,10 @@ if len(configs) < 2:
         "(e.g. the bundled chunk sizes)."
     )
 else:
-    cols = st.columns(4)
+    cols = st.columns(3)
     config_a = cols[0].selectbox("Config A", configs, key=bind("cmp_a", configs[0], fix=one_of(configs, configs[0])))
     config_b = cols[1].selectbox("Config B", configs, key=bind("cmp_b", configs[1], fix=one_of(configs, configs[1])))
     boot = widgets.choice_slider("B: bootstrap replicates", BOOTS, key="cmp_boot", default=1000, where=cols[2])
-    seed = widgets.seed_input(where=cols[3])
     if config_a == config_b:
         st.info("Pick two different configs.")
     else:
@@ -218,7 +214,6 @@ else:
                 paired_comparison,
                 results.population(config_a),
                 results.population(config_b),
-                key=(source.key, config_a, config_b),
                 estimator=estimator,
                 level=level,
                 boot=boot,
@@ -239,7 +234,7 @@ else:
             ):
                 low, high = cmp.interval(method).ci
                 tile.metric(label, numbers.plus_minus((high - low) / 2))
-            cmp_fig = figures.comparison_figure(cmp)
+            cmp_fig = planning_figures.comparison_figure(cmp)
             st.plotly_chart(cmp_fig, key="comparison_chart")
             cols = st.columns(2)
             widgets.json_download("Comparison (JSON)", cmp.to_dict, "ragunc_comparison.json", where=cols[0])

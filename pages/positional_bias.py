@@ -7,7 +7,6 @@ and loads it only when a new one runs.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,13 +55,11 @@ def _corpus():
             st.info("Upload a corpus to run on it.")
             return None
         data = upload.getvalue()
-        return cached(uploaded_corpus, upload.name, data, key=(upload.name, hashlib.sha1(data).hexdigest()), kept=2)
+        return cached(uploaded_corpus, upload.name, data, kept=2)
     # Only what the operator listed (dashboard/operator.py), by name: a visitor types no path.
     name = st.selectbox("Corpus on the server", list(offered), key="pb_server_corpus")
     path = offered[name]
-    corpus = cached(
-        load_corpus, str(path), key=(str(path), path.stat().st_mtime), kept=2, spinner="Reading the corpus…"
-    )
+    corpus = cached(load_corpus, path, kept=2, spinner="Reading the corpus…")
     return replace(corpus, source=name)  # the sweep records and shows the name, not the server's path
 
 
@@ -230,7 +227,7 @@ st.caption(
 sweep = st.session_state.get(RESULT)
 if sweep is None:
     if BUNDLED.exists():
-        show(cached(positional.load_sweep, BUNDLED, key=BUNDLED.stat().st_mtime), bundled=True)
+        show(cached(positional.load_sweep, BUNDLED), bundled=True)
     else:
         st.info("The bundled results are not in this checkout; run a setting below.")
 else:

@@ -14,8 +14,8 @@ from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, s
 from ragunc.data.serialize import json_text
 from ragunc.present import numbers, ranking_figures
 from ragunc.present.export import csv_text
-from ragunc.present.figures import method_label
 from ragunc.present.headlines import recall_headline
+from ragunc.present.style import method_label
 from ragunc.present.summary import comparison_table
 from ragunc.ranking import metrics
 from ragunc.ranking.comparison import compare_runs
@@ -79,7 +79,7 @@ if loaded is None:
     stop()
 qrels = loaded.qrels
 names = list(loaded.runs)
-longest = max(j.longest_list for j in loaded.judged.values())
+longest = max(j.longest_list for j in loaded.matched.values())
 
 with st.sidebar:
     st.header("Ranking metrics")
@@ -157,8 +157,7 @@ if len(names) > 1:
             compare_runs,
             loaded.runs,
             qrels,
-            loaded.judged,
-            key=loaded.key,
+            loaded.matched,
             k=k,
             baseline=baseline,
             names=tuple(chosen),
@@ -204,15 +203,14 @@ if len(names) > 1:
     shown = st.selectbox("One run in detail (below)", names, key=bind("rk_run", baseline, fix=one_of(names, baseline)))
 else:
     shown = names[0]
-run, judged = loaded.runs[shown], loaded.judged[shown]
+run, matched = loaded.runs[shown], loaded.matched[shown]
 
 try:
     overview = cached(
         ranking_overview,
         run,
         qrels,
-        judged,
-        key=(loaded.key, shown),
+        matched,
         k=k,
         order=order,
         group_col=group_col,
@@ -304,7 +302,7 @@ if len(table):
     st.plotly_chart(ranking_figures.per_query_difference_figure(table))
     picks = list(shown["query_id"] if len(shown) else table["query_id"])
     pick = st.selectbox("Ranked list of one query", picks, key=bind("rk_query", picks[0], fix=one_of(picks, picks[0])))
-    st.dataframe(ranked_list(judged, pick).rename(columns=RANKED_LIST_HEADERS), hide_index=True)
+    st.dataframe(ranked_list(matched, pick).rename(columns=RANKED_LIST_HEADERS), hide_index=True)
 
 st.subheader("Downloads")
 download = overview.per_query.merge(table[["query_id", "truncate_dedup", "dedup_truncate", "why"]], on="query_id")

@@ -34,7 +34,7 @@ def test_recall_headline_says_the_tiles_numbers_and_the_width_against_the_naive_
 
     from ragunc.data.runs import qrels_from_frame, run_from_frame
     from ragunc.present.headlines import recall_headline
-    from ragunc.ranking.metrics import judge
+    from ragunc.ranking.metrics import match_qrels
     from ragunc.ranking.uncertainty import recall_report
 
     # Eight queries, each with relevant documents a and b; query i's top 3 chunks hold a, then b when i is
@@ -46,8 +46,8 @@ def test_recall_headline_says_the_tiles_numbers_and_the_width_against_the_naive_
         qrows += [(f"q{i}", d, 1, f"g{i // 2}") for d in ("a", "b")]
     run = run_from_frame(pd.DataFrame(rows, columns=["query_id", "rank", "chunk_id", "doc_id"]))
     qrels = qrels_from_frame(pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance", "source"]))
-    judged = judge(run, qrels)
-    report = recall_report(judged, 3, groups=qrels.query_attrs["source"], group_col="source", boot=50, rng=0)
+    matched = match_qrels(run, qrels)
+    report = recall_report(matched, 3, groups=qrels.query_attrs["source"], group_col="source", boot=50, rng=0)
     assert (report.n_queries, report.n_groups, report.recall) == (8, 4, 0.75)
     low, high = report.recommended().ci
     naive_low, naive_high = report.interval("naive").ci

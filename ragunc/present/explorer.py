@@ -22,7 +22,8 @@ from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
 from . import numbers
 from .design_effects import DEFF_TILE, N_EFF_TILE
-from .figures import REFERENCE_COLOR, interval_label, method_color, reference_line
+from .explorer_figures import interval_label
+from .style import REFERENCE_COLOR, method_color, reference_line
 from .summary import WORTH_TILE, coverage_held_sentence, design_sentence
 
 PENDING = "computing…"
@@ -54,7 +55,7 @@ def _design_sentence(row: dict, k: int) -> str:
 def _coverage_sentence(row: dict, k: int, table: KTable, metric: str) -> str:
     naive, honest = row["coverage_naive"], row["coverage_recommended"]
     if not (_finite(naive) and _finite(honest)):
-        return f"At K = D = {table.n_docs:,} every document is in the sample: there is nothing to resample."
+        return f"At K = D = {table.population_docs:,} every document is in the sample: there is nothing to resample."
     return coverage_held_sentence(table.reps, k, naive, honest, table.level, metric)
 
 
@@ -201,8 +202,8 @@ def explorer_view(
                 f"{level} intervals for {metric}: {k} documents, {numbers.count(row['n_chunks'])} chunks",
                 (
                     f"Coverage over {table.reps:,} samples of K = {k} documents (±1.96 Monte Carlo SE)"
-                    if k < table.n_docs
-                    else f"No coverage at K = D = {table.n_docs:,}: nothing to resample"
+                    if k < table.population_docs
+                    else f"No coverage at K = D = {table.population_docs:,}: nothing to resample"
                 ),
             ]
         )
@@ -270,7 +271,7 @@ def explorer_view(
     boot_rows = [i for i, (_, _, analytic) in enumerate(shown) if not analytic]
     html_text = _skeleton(table, boots, reps_options)
     return {
-        "id": f"{table.n_docs}-{table.estimator}-{table.level}-{table.seed}-{table.reps}-{'/'.join(methods)}-{plain}",
+        "id": f"{table.population_docs}-{table.estimator}-{table.level}-{table.seed}-{table.reps}-{'/'.join(methods)}-{plain}",
         "html": html_text,
         "k": {"min": ks[0], "max": ks[-1], "texts": [f"{k} documents" for k in ks]},
         "choices": {
@@ -358,7 +359,7 @@ def _skeleton(table: KTable, boots: Sequence[int], reps_options: Sequence[int]) 
     """The component's markup: its controls, the text slots and the figures' places (filled per K by the browser)."""
     return (
         '<div class="controls" role="group" aria-label="Explorer controls">'
-        + _range("k", CONTROL_LABELS["k"], 2, table.n_docs)
+        + _range("k", CONTROL_LABELS["k"], 2, table.population_docs)
         + _range("boot", CONTROL_LABELS["boot"], 0, len(boots) - 1)
         + _range("reps", CONTROL_LABELS["reps"], 0, len(reps_options) - 1)
         + "</div>"

@@ -24,7 +24,7 @@ from ..stats.intervals import IntervalReport
 from ..stats.linearization import estimate
 from ..stats.sample import ClusterStats, document_rates
 from .numbers import count, deff, effective_n, icc, level, percent, plus_minus, points, times
-from .figures import (
+from .style import (
     COVER_COLOR,
     MISS_COLOR,
     OKABE_ITO,

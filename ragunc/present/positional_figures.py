@@ -1,7 +1,7 @@
 """Plotly builders for the page "Positional bias": pure functions of a :class:`PositionalSweep`.
 
 nDCG@10 is drawn in percent; every interval is the sweep's paired cluster bootstrap over
-passages.  Colours are Okabe–Ito (shared with :mod:`ragunc.present.figures`), and every series
+passages.  Colours are Okabe–Ito (shared with :mod:`ragunc.present.style`), and every series
 also has its own dash and marker so the figures read without colour.
 """
 
@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from ..positional.evaluation import CURVE_BINS, PositionalSweep, SettingResult
 from ..positional.passages import POSITION_GROUPS
 from . import numbers
-from .figures import LEGEND_BELOW, OKABE_ITO, REFERENCE_COLOR
+from .style import LEGEND_BELOW, OKABE_ITO, REFERENCE_COLOR
 
 GROUP_STYLE = {  # colour, dash, marker
     "begin": (OKABE_ITO["blue"], "solid", "circle"),

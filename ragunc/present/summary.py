@@ -24,7 +24,8 @@ from ..stats.design import ChunkSizeDiagnostics
 from ..stats.intervals import IntervalReport
 from ..stats.leverage import Leverage
 from ..stats.methods import WILD_BOOTSTRAP, interval_method, interval_methods
-from ..stats.judged import LABELS, JudgedReport
+from ..stats.judged.report import JudgedReport
+from ..stats.judged.sample import LABELS
 from ..stats.multiple import MultipleComparison, RankResult, adjustment
 from . import numbers
 from .design_effects import DEFF_TILE, N_EFF_TILE

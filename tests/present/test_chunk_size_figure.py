@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragunc.present.figures import OKABE_ITO, chunk_size_figure
+from ragunc.present.design_effect_figures import chunk_size_figure
+from ragunc.present.style import OKABE_ITO
 from ragunc.present.summary import chunk_size_reading, chunk_size_table
 from ragunc.stats.design import chunk_size_diagnostics
 from ragunc.stats.sample import ClusterStats

@@ -9,7 +9,7 @@ from ragunc.positional.evaluation import CURVE_BINS, PositionalSweep, evaluate_s
 from ragunc.positional.passages import PositionalQueries
 from ragunc.positional.settings import sweep_settings
 from ragunc.present import positional_figures as pf
-from ragunc.present.figures import OKABE_ITO
+from ragunc.present.style import OKABE_ITO
 
 
 def _sweep(n: int) -> PositionalSweep:

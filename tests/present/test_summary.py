@@ -12,12 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragunc.present import numbers
+from ragunc.present import explorer_figures, numbers, planning_figures, style
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plotly.offline import get_plotlyjs
 
-from ragunc.present import figures
 from ragunc.present import summary as report
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.design import design
@@ -77,13 +76,13 @@ def test_an_interval_undefined_in_every_repetition_reads_undefined_not_zero(popu
     assert np.isnan(table.loc["bootstrap_t", "coverage"]) and table.loc["bootstrap_t", "coverage_undefined"] == 60
     assert table.loc["cluster", "coverage_undefined"] == 0
     readable = report._readable(small, k2).set_index("interval")["coverage (% ± 1.96 Monte Carlo SE)"]
-    assert readable[figures.method_label("bootstrap_t")] == "undefined in all 60 repetitions"
+    assert readable[style.method_label("bootstrap_t")] == "undefined in all 60 repetitions"
     c, s = k2.methods["cluster"].coverage, k2.methods["cluster"].mcse
-    assert readable[figures.method_label("cluster")] == f"{100 * c:.1f} ± {196 * s:.1f}"
+    assert readable[style.method_label("cluster")] == f"{100 * c:.1f} ± {196 * s:.1f}"
     # a method the simulation did not run (no bootstrap) is "—", not "undefined"
     no_boot = coverage_experiment(population, k=5, reps=30, boot=0, rng=3)
     readable = report._readable(small, no_boot).set_index("interval")["coverage (% ± 1.96 Monte Carlo SE)"]
-    assert readable[figures.method_label("bootstrap")] == "—"
+    assert readable[style.method_label("bootstrap")] == "—"
 
 
 def test_summary_json_is_valid_json_with_context(rep, cov):
@@ -203,7 +202,7 @@ def test_the_report_follows_the_pages_order(population, rep, cov):
 
 
 def test_html_report_is_self_contained(rep, cov):
-    figs = {"intervals": figures.interval_figure(rep), "coverage": figures.coverage_figure(cov)}
+    figs = {"intervals": explorer_figures.interval_figure(rep), "coverage": explorer_figures.coverage_figure(cov)}
     page = report.summary_page(rep, figs, coverage=cov, context={"source": "unit <test>"})
     assert page.startswith("<!DOCTYPE html>")
     # plotly.js inlined exactly once, nothing fetched from the network
@@ -218,7 +217,7 @@ def test_html_report_is_self_contained(rep, cov):
     # every column says what its numbers are: half-widths in pp, coverage with its Monte Carlo error
     assert "<th>half-width (± pp)</th>" in page and "<th>coverage (% ± 1.96 Monte Carlo SE)</th>" in page
     # the caller's figures are not restyled in place
-    assert figs["intervals"].layout.template == figures.interval_figure(rep).layout.template
+    assert figs["intervals"].layout.template == explorer_figures.interval_figure(rep).layout.template
 
 
 @settings(max_examples=25, deadline=None)
@@ -234,7 +233,9 @@ def test_reading_and_table_hold_for_any_sample(population, seed, k):
 
 
 def test_figures_html_embeds_every_figure_and_plotly_once(rep, cov):
-    page = report.figures_html([figures.interval_figure(rep), figures.coverage_figure(cov)], title="F <1>")
+    page = report.figures_html(
+        [explorer_figures.interval_figure(rep), explorer_figures.coverage_figure(cov)], title="F <1>"
+    )
     assert page.count(get_plotlyjs()) == 1
     assert page.count('class="plotly-graph-div"') == 2
     assert "<h1>F &lt;1&gt;</h1>" in page
@@ -327,15 +328,15 @@ def test_the_reports_comparison_table_prints_p_values_rounded_not_as_raw_floats(
 def test_forest_and_power_figures_are_labelled():
     configs = _configs()
     many = compare_configs(configs, "100w", adjust="holm")
-    fig = figures.forest_figure(many)
+    fig = planning_figures.forest_figure(many)
     assert [t.name.split(" (")[0] for t in fig.data] == ["naive binomial", "paired cluster", "simultaneous paired"]
     assert fig.layout.xaxis.title.text == "difference (percentage points)"
     assert list(fig.layout.yaxis.ticktext) == ["50w − 100w", "200w − 100w"]
     plan = plan_difference(configs["100w"], configs["200w"], difference=0.02)
-    fig = figures.power_figure(plan)
+    fig = planning_figures.power_figure(plan)
     assert fig.layout.yaxis.title.text == "power (%)" and len(fig.data) == 4
     assert fig.data[2].name == "target power 80%"
-    assert f"{plan.n_docs:,} documents needed" == fig.data[3].name
+    assert f"{plan.docs_needed:,} documents needed" == fig.data[3].name
 
 
 def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
