@@ -2,7 +2,7 @@
 
 ``sources``      the per-chunk data sources of the sidebar (bundled samples, upload, your corpus in any language,
                  synthetic population, chunk sizes computed live from a corpus) and the column peek of an upload
-``run_sources``  the runs and qrels of the Ranking metrics page (bundled sample run and runs, the seed's example,
+``run_sources``  the runs and qrels of the Ranking metrics page (bundled sample run and runs, a worked example,
                  upload)
 ``cache``        ``cached(...)``, the one LRU helper every cached ragunc call goes through (keyed by its
                  arguments' contents), and ``figure(...)``

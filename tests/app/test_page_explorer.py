@@ -211,6 +211,7 @@ def test_the_landing_view_shows_the_naive_interval_failing(open_app):
     assert row["coverage_naive"] <= 0.7
     assert f"only {numbers.percent(row['coverage_naive'])} of the time" in _text(at, "headline_coverage")
     # the stdlib sample is one click away, with its own honest sentence
+    assert at.button(key="other_sample").label == "Show the Python docs sample instead"  # it says what it does
     at.button(key="other_sample").click().run()
     assert at.selectbox(key="source").value == "sample" and not at.exception
     assert "mildly alike" in _text(at, "headline")
@@ -296,7 +297,7 @@ def test_the_design_effect_page_lists_every_size_computed_so_far(pipeline, chunk
     chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Finer chunks" in c.proto.spec)
     deff = next(t for t in chart["data"] if t.get("name") == "DEFF")
     np.testing.assert_array_equal(_array(deff["x"]), every)
-    np.testing.assert_allclose(_array(deff["y"]), table["DEFF"], atol=5e-4)
+    assert [f"{y:.1f}" for y in _array(deff["y"])] == table["DEFF"].tolist()  # the table says it to one decimal
     assert at.select_slider(key="config").value == "300w"  # the size explored is the page's too
     assert pipeline.calls == [("corpus", 75), ("corpus", 300)]  # the page reuses the session's results
 

@@ -351,7 +351,7 @@ def test_your_corpus_uploaded_in_japanese_is_chunked_in_morphemes_and_the_slider
 
 def test_a_link_restores_the_ranking_view(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{app_url}/ranking_metrics?rk_source=seed&rk_k=4", timeout=TIMEOUT_MS)
+    page.goto(f"{app_url}/ranking_metrics?rk_source=example&rk_k=4", timeout=TIMEOUT_MS)
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator("h1", has_text="Ranking metrics").count() == 1
