@@ -202,7 +202,7 @@ def _released() -> None:
     st.session_state[STATE] = dict(st.session_state[KEY]["state"])
 
 
-def lesson(view: dict, state: dict[str, str]):
+def draw(view: dict, state: dict[str, str]):
     """Mount the lesson on ``view``, showing ``state`` (:func:`shown_state`) at first; it tells the server the
     step and control values the reader pauses on."""
     mount = in_browser.component("lesson")

@@ -23,5 +23,5 @@ if data.error:
         stop(lesson.data_error(data))
 view = lesson.lesson_view(data)
 with shown:
-    lesson.lesson(view, lesson.shown_state(view))
+    lesson.draw(view, lesson.shown_state(view))
 sync_url()
