@@ -160,7 +160,7 @@ def _view(data: LessonData) -> dict:
 
 def lesson_view(data: LessonData) -> dict:
     """Every step of the lesson on ``data`` at every value of its control (computed once per data choice)."""
-    return cached(_view, data, key=data.key, spinner="Preparing the lesson…")
+    return cached(_view, data, spinner="Preparing the lesson…")
 
 
 def _read(control: dict, raw: str | None) -> str:
