@@ -486,27 +486,6 @@ def test_loading_the_encoder_is_never_said_twice(browser):
         page.close()
 
 
-def test_the_lesson_opens_on_the_linked_step_with_the_sidebar_collapsed_and_walks_by_keyboard(app_url, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{app_url}/lesson?step=2", timeout=TIMEOUT_MS)
-    _wait_idle(page, ready='p:has-text("Each dot is the rate")')  # the sentences come after the figure
-    assert page.locator("h2", has_text="2 of 7").count() == 1
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator('[data-testid="stSidebar"]').get_attribute("data-collapsed") == "true"  # a projector view
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 1
-    _screenshot(page, "lesson_step_2.png")
-    page.keyboard.press("PageDown")  # what a presentation clicker sends
-    page.wait_for_url(re.compile(r"[?&]step=3(&|$)"), timeout=TIMEOUT_MS)
-    _wait_idle(page, ready='p:has-text("draw 1 picked")')
-    page.get_by_role("button", name="Draw 20 other documents").click()
-    page.wait_for_url(re.compile(r"[?&]ls_draw=2(&|$)"), timeout=TIMEOUT_MS)
-    _wait_idle(page, ready='p:has-text("draw 2 picked")')
-    page.get_by_role("button", name="Back").click()
-    page.wait_for_url(re.compile(r"[?&]step=2(&|$)"), timeout=TIMEOUT_MS)
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.close()
-
-
 def test_the_default_page_answers_at_its_own_name(app_url, browser):
     # Streamlit serves the default page at "/" only: "/uncertainty_explorer" opened a "Page not found" modal
     # (once the server routes through app.py, which a first visit to "/" makes sure of).
