@@ -154,7 +154,7 @@ real = None
 if k >= n_docs:
     st.info("K must be smaller than D to resample.")
 elif population.binary:
-    common = dict(key=(source.key, config), k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
+    common = dict(k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
     real = cached(coverage_experiment, population, progress_label="Simulating the real design", **common)
     iid = cached(coverage_experiment, population, control="iid", progress_label="Simulating the iid control", **common)
     shown, plain = widgets.methods_toggle()
