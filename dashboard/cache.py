@@ -1,10 +1,11 @@
-"""The one cached-call helper: ``cached(compute, *args, key=..., **options)``, and the figures of cached results.
+"""The one cached-call helper: ``cached(compute, *args, **options)``, and the figures of cached results.
 
-Results are kept in small LRU stores, one per computing function, keyed by a cheap key (the
-data source's key, a config, K, a seed: never a hash of the arrays) and handed out as the very
-objects computed: ragunc's results are frozen dataclasses that pages only read, so a hit costs
-a dictionary lookup, where pickling a copy (``st.cache_data``) would eat the 100 ms budget of a
-rerun at large D.
+Results are kept in small LRU stores, one per computing function, keyed by what the call is
+given (:func:`fingerprint`: equal inputs, equal keys, so no caller can hand another session a
+value computed from other data) and handed out as the very objects computed: ragunc's results
+are frozen dataclasses that pages only read, so a hit costs a dictionary lookup, where pickling a
+copy (``st.cache_data``) would eat the 100 ms budget of a rerun at large D.  A large input (a
+population, an array, a frame) is fingerprinted once per object, not per call.
 
 The stores are plain dictionaries (held by ``st.cache_resource``, so they live as long as
 Streamlit's cache and "Clear cache" empties them), not ``st.cache_resource`` around each
@@ -16,12 +17,20 @@ the progress bar are drawn here, around the computation.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import os
 import threading
 import time
+import types
+import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
+from pathlib import PurePath
 from typing import TypeVar
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
 from . import work
@@ -33,6 +42,7 @@ PROGRESS_AFTER_S = 1.0  # show a progress bar only for work expected to take lon
 # Document draws (R x B x K) of a coverage experiment below which it takes well under a second
 # (R = 2,000, B = 1,000, K = 20 is 4e7 draws): no progress bar at all.
 QUIET_COVERAGE_DRAWS = 100_000_000
+LONG = 64  # items of a sequence above which its key is a digest
 
 
 @st.cache_resource(show_spinner=False)
@@ -45,18 +55,16 @@ def cached(
     compute: Callable[..., T],
     /,
     *args,
-    key: Hashable = None,
     kept: int = KEPT,
     spinner: str | None = None,
     progress_label: str | None = None,
     **options,
 ) -> T:
-    """``compute(*args, **options)``, computed once per ``key`` and ``options``, kept among the ``kept`` latest.
+    """``compute(*args, **options)``, computed once per content of ``args`` and ``options``, kept among the
+    ``kept`` latest.
 
-    ``args`` (samples, runs, bytes) are never hashed: ``key`` stands for them and must change
-    whenever they do (the data source's key and the config, say).  ``options`` are cheap
-    hashable values (k, level, a seed) and part of the key.  ``compute`` is a module-level
-    function of an importable module: its module and name name its store.
+    The key is derived from the arguments (:func:`fingerprint`), never chosen by the caller.  ``compute`` is a module-level function of an importable module: its module
+    and name name its store.
 
     While computing: ``spinner`` shows that text in a spinner; ``progress_label`` passes
     ``compute`` a ``progress=(done, total)`` callback that draws a labelled bar once the work
@@ -65,9 +73,7 @@ def cached(
     name = f"{compute.__module__}.{compute.__qualname__}"
     if compute.__module__ == "__main__" or "<" in compute.__qualname__:
         raise ValueError(f"cached() needs a module-level function of an importable module, got {name}")
-    if args and key is None:
-        raise TypeError(f"cached({compute.__qualname__}, ...) needs a key that stands for its positional arguments")
-    entry = (key, tuple(sorted(options.items())))
+    entry = (fingerprint(args), fingerprint(dict(sorted(options.items()))))
     stores, lock = _stores()
     with lock:
         store = stores.setdefault(name, OrderedDict())
@@ -87,6 +93,116 @@ def cached(
             with lock:
                 _RUNNING.pop((name, entry), None)
     return value
+
+
+_FINGERPRINTS: dict[int, Hashable] = {}  # id of a live large object -> its fingerprint (dropped with the object)
+
+
+def fingerprint(value) -> Hashable:
+    """What stands for ``value`` in a cache key: equal for equal contents, different for different ones.
+
+    Plain values stand for themselves; bytes, arrays, frames and dataclasses (ragunc's samples and
+    results) by a digest of their contents, computed once per object while it lives; a file path by
+    its name, size and modification time; a function by its module and name.  An object of none of
+    these kinds stands for itself, by identity: the key holds it, so no other object takes its place.
+    """
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return ("bytes", hashlib.sha1(value).hexdigest())
+    if isinstance(value, (tuple, list)):
+        parts = tuple(map(fingerprint, value))
+        if len(parts) > LONG:  # a corpus' texts: one digest, not a key as long as the corpus to hash at each lookup
+            return (type(value).__name__, hashlib.sha1(repr(parts).encode()).hexdigest())
+        return (type(value).__name__, *parts)
+    if isinstance(value, (set, frozenset)):
+        return ("set", frozenset(map(fingerprint, value)))
+    if isinstance(value, Mapping):
+        return ("mapping", *((fingerprint(k), fingerprint(v)) for k, v in value.items()))
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.str, value.item())
+    if isinstance(value, np.random.Generator):  # changes as it draws: read every time
+        return ("rng", repr(value.bit_generator.state))
+    if isinstance(value, PurePath):
+        return ("path", str(value), _stats(value))
+    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+        if "<" in value.__qualname__:  # a lambda or a closure: its name is not its content
+            return ("object", value)
+        return ("callable", value.__module__, value.__qualname__)
+    if isinstance(value, types.MethodType):
+        return ("method", fingerprint(value.__self__), value.__func__.__qualname__)
+    known = _FINGERPRINTS.get(id(value))
+    if known is not None:
+        return known
+    digest = _content(value)
+    if digest is None:
+        return ("object", value)
+    if isinstance(digest, _Same):  # held by the key, not by the table of live objects' fingerprints
+        return digest
+    try:
+        weakref.finalize(value, _FINGERPRINTS.pop, id(value), None)
+    except TypeError:  # no weak reference to it: fingerprinted again next time
+        return digest
+    _FINGERPRINTS[id(value)] = digest
+    return digest
+
+
+class _Same:
+    """An unhashable object in a key by identity: equal only to itself, and held, so no other object takes its id."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Same) and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
+def _stats(path) -> tuple:
+    """Size and modification time of a file, or of every file under a folder (a set rewritten in place)."""
+    if os.path.isdir(path):
+        return tuple(
+            (os.path.relpath(os.path.join(root, name), path), _stats(os.path.join(root, name)))
+            for root, _, names in sorted(os.walk(path))
+            for name in sorted(names)
+        )
+    if not os.path.exists(path):
+        return ()
+    stat = os.stat(path)
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+def _content(value) -> Hashable | None:
+    """A digest of a large object's contents; None for a hashable object that stands for itself (by its own
+    equality: identity unless its class says otherwise); :class:`_Same` for an unhashable one without a digest."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            try:
+                data = pd.util.hash_array(value.ravel()).tobytes()
+            except TypeError:  # cells that hash as no value: by identity
+                return _Same(value)
+        else:
+            data = np.ascontiguousarray(value).tobytes()
+        return ("array", value.dtype.str, value.shape, hashlib.sha1(data).hexdigest())
+    if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
+        try:
+            rows = pd.util.hash_pandas_object(value, index=True).to_numpy()
+        except TypeError:  # cells that hash as no value (lists): by identity
+            return _Same(value)
+        columns = tuple(map(str, value.columns)) if isinstance(value, pd.DataFrame) else (str(value.name),)
+        return ("frame", columns, hashlib.sha1(rows.tobytes()).hexdigest())
+    if dataclasses.is_dataclass(value):
+        fields = (fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value))
+        return ("dataclass", type(value).__module__, type(value).__qualname__, *fields)
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"cached() cannot derive a key from a {type(value).__qualname__}") from None
+    return None  # hashable: it stands for itself
 
 
 _RUNNING: dict[tuple, threading.Lock] = {}  # (store, entry) -> held while that entry is being computed
@@ -130,13 +246,11 @@ def _with_results(builder: Callable, *results, **options) -> tuple:
 
 
 def figure(builder: Callable, *results, **options):
-    """``builder(*results, **options)`` built once per cached result (a simulation's figures are reused).
+    """``builder(*results, **options)`` built once per result (a simulation's figures are reused).
 
-    Keyed by the results' identities: the entry holds the results themselves, so while it is kept
-    no other object can take their ids.  ``None`` stands for an absent result.
+    ``None`` stands for an absent result.
     """
-    key = (builder.__module__, builder.__qualname__, *map(id, results))
-    return cached(_with_results, builder, *results, key=key, kept=FIGURES_KEPT, **options)[1]
+    return cached(_with_results, builder, *results, kept=FIGURES_KEPT, **options)[1]
 
 
 class LazyProgress:

@@ -1,7 +1,7 @@
 """The runs and qrels of the Ranking metrics page: the bundled sample run, the bundled several runs on the
-same queries, the seed's worked example, an upload (one run, or several told apart by a column).
+same queries, a worked example of one query, an upload (one run, or several told apart by a column).
 
-Each run is judged once (``ragunc.ranking.metrics.judge``) per cheap key through :func:`dashboard.cache.cached`.
+Each run is matched with its qrels once (``ragunc.ranking.metrics.match_qrels``) through :func:`dashboard.cache.cached`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ragunc.data.runs import (
     qrels_from_frame,
     run_from_frame,
 )
-from ragunc.ranking.metrics import JudgedRun, judge
+from ragunc.ranking.metrics import MatchedRun, match_qrels
 
 from ragunc.data.reader import check_limits
 
@@ -37,22 +37,23 @@ SAMPLE_RUNS_COL, SAMPLE_RUNS_BASELINE = "run", "100w"
 KINDS = {  # URL value -> label
     "sample": "Sample run (stdlib docs, 100-word chunks)",
     "runs": "Sample runs (stdlib docs: 50/100/200-word chunks, two BM25 settings)",
-    "seed": "The seed's example (manual / faq)",
+    "example": "A worked example: one query, five chunks (manual / faq)",
     "upload": "Upload a run and qrels",
 }
 UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv", "parquet", "pq"]
 UPLOADS_KEPT = 8
 
-# The seed's case (shared/seeds/002): hits manual, manual, manual, faq, terms; relevant {manual, faq}.
-SEED_RUN = pd.DataFrame(
+# One query whose top five chunks come from manual, manual, manual, faq, terms; relevant {manual, faq}:
+# per-chunk counting and the two orders of truncating and deduplicating give three different recalls.
+EXAMPLE_RUN = pd.DataFrame(
     {
-        "query_id": ["seed"] * 5,
+        "query_id": ["q1"] * 5,
         "rank": [1, 2, 3, 4, 5],
         "chunk_id": ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"],
         "doc_id": ["manual", "manual", "manual", "faq", "terms"],
     }
 )
-SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
+EXAMPLE_QRELS = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
 
 
 @dataclass(frozen=True)
@@ -62,27 +63,27 @@ class RunSource:
     key: str
     runs: dict[str, Run]
     qrels: Qrels
-    judged: dict[str, JudgedRun]
+    matched: dict[str, MatchedRun]
     default_group: str | None  # the group-by column the page opens on
     default_k: int
     default_baseline: str | None = None  # the run the others are compared with (None: the first)
 
 
-def _judged(runs: dict[str, Run], qrels: Qrels) -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
-    return runs, qrels, {name: judge(run, qrels) for name, run in runs.items()}
+def _matched(runs: dict[str, Run], qrels: Qrels) -> tuple[dict[str, Run], Qrels, dict[str, MatchedRun]]:
+    return runs, qrels, {name: match_qrels(run, qrels) for name, run in runs.items()}
 
 
-def _sample_run() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
-    return _judged(load_runs(SAMPLE_RUN), load_qrels(SAMPLE_QRELS))
+def _sample_run() -> tuple[dict[str, Run], Qrels, dict[str, MatchedRun]]:
+    return _matched(load_runs(SAMPLE_RUN), load_qrels(SAMPLE_QRELS))
 
 
-def _sample_runs() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
-    return _judged(load_runs(SAMPLE_RUNS, runs_col=SAMPLE_RUNS_COL), load_qrels(SAMPLE_RUNS_QRELS))
+def _sample_runs() -> tuple[dict[str, Run], Qrels, dict[str, MatchedRun]]:
+    return _matched(load_runs(SAMPLE_RUNS, runs_col=SAMPLE_RUNS_COL), load_qrels(SAMPLE_RUNS_QRELS))
 
 
-def _seed_example() -> tuple[dict[str, Run], Qrels, dict[str, JudgedRun]]:
-    run = run_from_frame(SEED_RUN, source="seed run")
-    return _judged({"seed": run}, qrels_from_frame(SEED_QRELS, source="seed qrels"))
+def _worked_example() -> tuple[dict[str, Run], Qrels, dict[str, MatchedRun]]:
+    run = run_from_frame(EXAMPLE_RUN, source="example run")
+    return _matched({"example": run}, qrels_from_frame(EXAMPLE_QRELS, source="example qrels"))
 
 
 def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, str, str | None], runs_col: str | None):
@@ -92,12 +93,12 @@ def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, 
             check_limits(named_buffer(name, content), TABLE_LIMITS)
     chunk_map = load_chunk_map(named_buffer(map_name, data[2])) if map_name else None
     runs = load_runs(named_buffer(run_name, data[0]), runs_col=runs_col, chunk_map=chunk_map)
-    return _judged(runs, load_qrels(named_buffer(qrels_name, data[1]), chunk_map=chunk_map))
+    return _matched(runs, load_qrels(named_buffer(qrels_name, data[1]), chunk_map=chunk_map))
 
 
-def seed_example() -> RunSource:
-    """The seed's five-chunk list (k = 3 opens on its 0.50 / 1.00 / 1.50)."""
-    return RunSource("seed", *cached(_seed_example, kept=1), default_group=None, default_k=3)
+def worked_example() -> RunSource:
+    """The worked example's five-chunk list (k = 3 opens on its 0.50 / 1.00 / 1.50)."""
+    return RunSource("example", *cached(_worked_example, kept=1), default_group=None, default_k=3)
 
 
 def load(kind: str) -> RunSource | None:
@@ -105,20 +106,20 @@ def load(kind: str) -> RunSource | None:
 
     An upload draws its three file uploaders here, in the page's main area.
     """
-    if kind == "seed":
-        return seed_example()
+    if kind == "example":
+        return worked_example()
     if kind == "sample":
         if not (SAMPLE_RUN.is_file() and SAMPLE_QRELS.is_file()):
-            st.info("The sample run is not bundled in this checkout yet; showing the seed's example instead.")
-            return seed_example()
-        judged = cached(_sample_run, kept=1, spinner="Loading the sample run…")
-        return RunSource("sample", *judged, default_group="doc_id", default_k=5)
+            st.info("The sample run is not bundled in this checkout yet; showing the worked example instead.")
+            return worked_example()
+        matched = cached(_sample_run, kept=1, spinner="Loading the sample run…")
+        return RunSource("sample", *matched, default_group="doc_id", default_k=5)
     if kind == "runs":
         if not (SAMPLE_RUNS.is_file() and SAMPLE_RUNS_QRELS.is_file()):
-            st.info("The sample runs are not bundled in this checkout yet; showing the seed's example instead.")
-            return seed_example()
-        judged = cached(_sample_runs, kept=1, spinner="Loading the sample runs…")
-        return RunSource("runs", *judged, default_group="doc_id", default_k=5, default_baseline=SAMPLE_RUNS_BASELINE)
+            st.info("The sample runs are not bundled in this checkout yet; showing the worked example instead.")
+            return worked_example()
+        matched = cached(_sample_runs, kept=1, spinner="Loading the sample runs…")
+        return RunSource("runs", *matched, default_group="doc_id", default_k=5, default_baseline=SAMPLE_RUNS_BASELINE)
     left, middle, right = st.columns(3)
     limits = limits_help(TABLE_LIMITS)
     run_file = left.file_uploader(
@@ -141,10 +142,9 @@ def load(kind: str) -> RunSource | None:
     names = (run_file.name, qrels_file.name, map_file.name if map_file else None)
     digest = hashlib.sha1(b"\0".join(d or b"" for d in data) + repr((names, runs_col)).encode()).hexdigest()
     try:
-        judged = cached(
+        matched = cached(
             _uploaded_run,
             data,
-            key=digest,
             kept=UPLOADS_KEPT,
             spinner="Validating the upload…",
             names=names,
@@ -153,4 +153,4 @@ def load(kind: str) -> RunSource | None:
     except ValueError as exc:
         st.error(f"Cannot use this upload: {public_message(exc, 'the upload')}")
         return None
-    return RunSource(f"upload:{digest[:16]}", *judged, default_group=None, default_k=5)
+    return RunSource(f"upload:{digest[:16]}", *matched, default_group=None, default_k=5)

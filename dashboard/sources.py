@@ -8,14 +8,11 @@ A source is loaded once per cheap key (kind + digest of the bytes or the paramet
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
-import tempfile
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import streamlit as st
 
@@ -101,15 +98,15 @@ def _bundled_source(key: str, label: str, load: Callable[[], Results], tokens=No
         results = cached(load, kept=1, spinner=f"Loading the {label}…")
     except (DataError, ValueError, FileNotFoundError) as exc:
         return DataSource(key=key, label=label, error=str(exc))
-    return DataSource(key=key, label=f"{label} ({results.source})", results=results, tokens=tokens)
+    return DataSource(key=key, label=label, results=results, tokens=tokens)
 
 
 def sample_source() -> DataSource:
     """The bundled sample: the stdlib chunk sizes when present, else the synthetic population."""
-    source = _bundled_source("sample", "bundled sample", _bundled_results)
+    source = _bundled_source("sample", "Python standard-library documentation", _bundled_results)
     if source.results is not None and source.results.source.startswith("stdlib"):
         return replace(source, tokens=_stdlib_tokens_cached)  # the fallback synthetic population has no corpus
-    return source
+    return replace(source, label="synthetic population") if source.results is not None else source
 
 
 # What each bundled sample is, and the other one a click away: (note, other source, button label).
@@ -119,13 +116,13 @@ SAMPLE_NOTES = {
         "The **alike-documents sample**: Debian packages' copyright files, which share templates, licence "
         "paragraphs and whole files, like annual versions of one filing.",
         "sample",
-        "Python docs sample",
+        "Show the Python docs sample instead",
     ),
     "sample": (
         "The **stdlib sample**: Python's standard-library documentation, whose modules differ from each "
         "other, so chunks of one document are only mildly alike.",
         "alike",
-        "Alike-documents sample",
+        "Show the alike-documents sample instead",
     ),
     "judged": (
         "The **judged sample**: the stdlib 100-word results with a lenient judge beside the gold hit@1, a "
@@ -134,7 +131,7 @@ SAMPLE_NOTES = {
         "without an audit would; the section *Labels from a judge* below draws a person's audit inside the K "
         "documents and corrects them.",
         "alike",
-        "Alike-documents sample",
+        "Show the alike-documents sample instead",
     ),
     "japanese": (
         "The **Japanese sample**: sections of the Debian Reference in Japanese, cut into chunks of "
@@ -142,7 +139,7 @@ SAMPLE_NOTES = {
         "any other size is computed when chosen. Your own corpus, in any language: *Your corpus* in "
         "the sidebar.",
         "corpus",
-        "Your corpus",
+        "Use your own corpus instead",
     ),
 }
 
@@ -161,7 +158,7 @@ def _judged_results() -> Results:
 
 def judged_sample_source() -> DataSource:
     """The bundled judged sample: a judge's label beside the gold one on every row (the audit is simulated)."""
-    return _bundled_source("judged", "bundled judged sample", _judged_results)
+    return _bundled_source("judged", "Python documentation with a judge's labels", _judged_results)
 
 
 def _alike_results() -> Results:
@@ -170,7 +167,7 @@ def _alike_results() -> Results:
 
 def alike_sample_source() -> DataSource:
     """The bundled Debian-copyright sample, whose documents are alike (the binomial interval undercovers)."""
-    return _bundled_source("alike", "bundled Debian-copyright sample", _alike_results)
+    return _bundled_source("alike", "Debian packages' copyright files", _alike_results)
 
 
 def _synthetic_results(*, seed: int, **params) -> Results:
@@ -182,7 +179,10 @@ def synthetic_source(*, seed: int, **params) -> DataSource:
     """A synthetic population (``ragunc.stats.synthetic.synthesize``) whose truth is known."""
     items = tuple(sorted(params.items()))
     key = "synth:" + hashlib.sha1(repr((items, seed)).encode()).hexdigest()[:16]
-    label = "synthetic population (" + ", ".join(f"{k}={v}" for k, v in items) + f", seed={seed})"
+    label = (  # the sidebar's words for its controls; D and the chunks follow in the caption's counts
+        f"synthetic population (rate {params['p']}, ICC {params['icc']}, size CV {params['size_cv']}, neighbour "
+        f"autocorrelation {params['autocorr']}, {params['doc_types']} document types, seed {seed})"
+    )
     try:
         results = cached(
             _synthetic_results, kept=LOADED_KEPT, spinner="Generating the synthetic population…", seed=seed, **params
@@ -205,7 +205,6 @@ def upload_source(name: str, data: bytes, columns: dict[str, str] | None = None)
         results = cached(
             _uploaded_results,
             data,
-            key=digest,
             kept=LOADED_KEPT,
             spinner="Validating and aggregating the upload…",
             name=name,
@@ -239,7 +238,7 @@ def peek_columns(name: str, data: bytes) -> list[str]:
     """Column names of an upload, for the column-mapping step: ragunc's own peek (``DataError`` when unreadable,
     or when it unpacks past :data:`~dashboard.uploads.TABLE_LIMITS`, which the peek of a header alone would
     not see). Once per upload, a refusal included: a rerun does not read the file again."""
-    columns, error = cached(_peek, data, key=hashlib.sha1(data).hexdigest(), kept=LOADED_KEPT, name=name)
+    columns, error = cached(_peek, data, kept=LOADED_KEPT, name=name)
     if error is not None:
         raise DataError(error)
     return columns
@@ -317,7 +316,6 @@ def _size_results(source: DataSource, units: int, unit: str) -> Results:
     return cached(
         _chunk_results,
         source.tokens(),
-        key=source.key,
         kept=SIZES_KEPT,
         progress_label=f"Chunking and retrieving at {units} {unit}…",
         units=int(units),
@@ -358,94 +356,15 @@ def size_populations(source: DataSource, results: Results) -> dict[int, ClusterS
 
 # ---------------------------------------------------------------- your corpus, and the Japanese sample
 
-CORPUS_SUFFIXES = ("jsonl", "ndjson", "json", "csv", "tsv", "zip", "gz")
 CORPUS_MAX_MB = 25  # an upload's size: what the pipeline chunks, queries and ranks in seconds here
 CORPUS_MAX_DOCS = 20_000
 MAX_DOC_SHARE = 0.5  # documents are the clusters: one holding more of the text than this decides every interval
 
 
-def _text_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
-    suffixes = ragunc.corpus.loaders.TEXT_SUFFIXES
-    return [
-        m
-        for m in archive.infolist()
-        if not m.is_dir()
-        and Path(m.filename).suffix.lower() in suffixes
-        and not Path(m.filename).name.startswith(".")
-        and "__MACOSX" not in Path(m.filename).parts
-    ]
-
-
-def _extract(archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], folder: Path, name: str) -> None:
-    """The members written under ``folder``, decompressed as streams; refused once they pass ``CORPUS_LIMITS``
-    (a member's declared size is not trusted: a zip bomb lies about it)."""
-    if len(members) > CORPUS_MAX_DOCS:
-        raise DataError(f"{name}: {len(members):,} files; the dashboard takes up to {CORPUS_MAX_DOCS:,} documents")
-    left = CORPUS_LIMITS.max_bytes
-    for member in members:
-        # As zipfile's extract: no absolute path and no "..", so every member stays inside the folder.
-        parts = [p for p in PurePosixPath(member.filename.replace("\\", "/")).parts if p not in ("/", ".", "..")]
-        target = folder.joinpath(*parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with archive.open(member) as source, open(target, "wb") as out:
-            while chunk := source.read(min(left + 1, 1 << 20)):
-                left -= len(chunk)
-                if left < 0:
-                    raise DataError(
-                        f"{name}: the archive unpacks to more than {CORPUS_LIMITS.max_bytes // 2**20:,} MB, "
-                        "the most the dashboard takes"
-                    )
-                out.write(chunk)
-
-
 def uploaded_corpus(name: str, data: bytes) -> ragunc.corpus.Corpus:
-    """An uploaded corpus: a table file (read through a temporary file whose name gives the loaders its
-    format, under :data:`~dashboard.uploads.CORPUS_LIMITS`) or a ``.zip`` of ``.txt``/``.md``/``.html``
-    files (each a document, as a folder is read).
-
-    Empty and binary files raise :class:`~ragunc.data.DataError` saying so; no message names a
-    temporary path.
-    """
-    suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    if suffix not in CORPUS_SUFFIXES:
-        raise DataError(
-            f"{name}: not a corpus file; upload JSON lines or CSV (doc_id, text[, doc_type]), or a .zip of "
-            f".txt, .md or .html files (accepted endings: {', '.join('.' + s for s in CORPUS_SUFFIXES)})"
-        )
-    if not data:
-        raise DataError(f"{name}: the file is empty")
-    try:
-        with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:
-            return replace(_read_corpus(name, data, Path(folder)), source=name)
-    except (DataError, ValueError, OSError) as exc:
-        raise DataError(public_message(exc, name)) from None
-
-
-def _read_corpus(name: str, data: bytes, folder: Path) -> ragunc.corpus.Corpus:
-    if name.lower().endswith(".zip"):
-        try:
-            archive = zipfile.ZipFile(io.BytesIO(data))
-        except zipfile.BadZipFile:
-            raise DataError(f"{name}: not a readable .zip archive") from None
-        with archive:
-            members = _text_members(archive)
-            if not members:
-                raise DataError(f"{name}: the archive holds no .txt, .md or .html file")
-            _extract(archive, members, folder, name)
-        return ragunc.corpus.load_corpus(folder)
-    head = data[:65536]
-    if name.lower().endswith(".gz"):
-        try:
-            head = gzip.GzipFile(fileobj=io.BytesIO(data)).read(65536)
-        except (OSError, EOFError):
-            raise DataError(f"{name}: not a readable .gz file") from None
-    if b"\x00" in head:
-        raise DataError(
-            f"{name}: binary data, not text (JSON lines or CSV with doc_id, text[, doc_type], or a .zip of text files)"
-        )
-    file = folder / name
-    file.write_bytes(data)
-    return ragunc.corpus.load_corpus(file, limits=CORPUS_LIMITS)
+    """An uploaded corpus, read as the library and the CLI read a file of that name
+    (:func:`ragunc.corpus.corpus_from_bytes`), under :data:`~dashboard.uploads.CORPUS_LIMITS`."""
+    return ragunc.corpus.corpus_from_bytes(name, data, limits=CORPUS_LIMITS)
 
 
 def check_corpus_size(corpus: ragunc.corpus.Corpus) -> None:
@@ -492,7 +411,6 @@ def corpus_source(name: str, data: bytes, language: str | None = None) -> DataSo
         tokens = cached(
             _corpus_tokens,
             data,
-            key=key,
             kept=LOADED_KEPT,
             spinner="Reading and analysing your corpus…",
             name=name,
@@ -521,4 +439,6 @@ def _japanese_tokens_cached() -> ragunc.retrieval.CorpusTokens:
 
 def japanese_sample_source() -> DataSource:
     """The bundled Japanese sample (sections of the Debian Reference), chunked in morphemes; other sizes on demand."""
-    return _bundled_source("japanese", "bundled Japanese sample", _japanese_results, tokens=_japanese_tokens_cached)
+    return _bundled_source(
+        "japanese", "Debian Reference in Japanese", _japanese_results, tokens=_japanese_tokens_cached
+    )

@@ -10,9 +10,9 @@ from dashboard import sources, widgets
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
-from ragunc.present import figures
+from ragunc.present import design_effect_figures, explorer_figures
 from ragunc.present.design_effects import DISCLOSURE, why_these_differ
-from ragunc.present.numbers import deff, effective_n, icc, points
+from ragunc.present.numbers import about, deff, effective_n, icc, number, percent, points
 from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, headline
 from ragunc.stats.coverage import coverage_experiment, iid_control
 from ragunc.stats.design import chunk_size_diagnostics, design
@@ -57,28 +57,34 @@ with st.sidebar:
     )
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
-d = cached(diagnostics, population, key=(source.key, config), estimator="micro")
-the_design = cached(design, population, key=(source.key, config), k=k, estimator="micro", rng=seed)
+d = cached(diagnostics, population, estimator="micro")
+the_design = cached(design, population, k=k, estimator="micro", rng=seed)
 
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({sources.config_label(source, config)})")
 st.markdown(f"**{headline(the_design)[0]}**")
 design_box, data_box = st.container(border=True), st.container(border=True)
 why = st.expander(DISCLOSURE)  # filled once the coverage run below has its variance ratio
 design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
-for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
-    column.metric(label, value, help=help_text)
+tiles = design_tiles(the_design)
+for start in range(0, len(tiles), 2):  # two a row: a tile's label is one line, cut where it does not fit
+    for column, (label, value, help_text) in zip(design_box.columns(2), tiles[start : start + 2]):
+        column.metric(label, value, help=help_text)
 data_box.markdown("**The documents:** their sizes and structure")
 data_tiles = (
-    ("Chunks / doc", widgets.number(d.mean_size, ".1f"), f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}."),
     (
-        "Neighbour corr.",
-        widgets.number(d.lag1_autocorr, ".3f"),
+        "Chunks per document, on average",
+        number(d.mean_size, ".1f"),
+        f"Mean chunks per document m̄; the CV of sizes (their spread) is {number(d.cv_size, '.2f')}.",
+    ),
+    (
+        "How alike neighbouring chunks are",
+        icc(d.lag1_autocorr),
         "Lag-1 autocorrelation of within-document residuals of neighbouring chunks.",
     ),
     (
-        "doc_type share",
-        widgets.number(d.doc_type_share, ".1%"),
-        "Share of the variance of document rates explained by the document type.",
+        "Spread due to document type",
+        percent(d.doc_type_share),
+        "Share of the variance of document rates explained by the document type (doc_type).",
     ),
 )
 for column, (label, value, help_text) in zip(data_box.columns(3), data_tiles):
@@ -88,13 +94,13 @@ every_config = {**results.populations, **sources.computed_sizes(source)}
 observed = {
     sources.config_label(source, name): (
         float(p.n.mean()),
-        cached(design, p, key=(source.key, name), k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
+        cached(design, p, k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
     )
     for name, p in every_config.items()
 }
 m_max = max(2 * max(m for m, _ in observed.values()), 20.0)
 exports = {"figures": {}, "results": {"diagnostics": d.to_dict(), "design": the_design.to_dict()}}
-deff_fig = figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=observed)
+deff_fig = design_effect_figures.deff_curve_figure(rho=d.icc, k=k, m_max=m_max, observed=observed)
 exports["figures"]["deff"] = deff_fig
 st.plotly_chart(deff_fig, key="deff_chart")
 st.markdown(
@@ -109,9 +115,9 @@ sizes = sources.size_populations(source, results)
 if sizes:
     st.subheader("Chunk size: every size computed so far")
     size_k = min(k, *(p.n_docs for p in sizes.values()))
-    by_size = cached(chunk_size_diagnostics, sizes, key=(source.key, tuple(sizes)), k=size_k, rng=seed)
+    by_size = cached(chunk_size_diagnostics, sizes, k=size_k, rng=seed)
     unit = sources.unit_name(config) if sources.chunk_words(config) else "words"
-    size_fig = figures.chunk_size_figure(by_size, current=sources.chunk_words(config), unit=unit)
+    size_fig = design_effect_figures.chunk_size_figure(by_size, current=sources.chunk_words(config), unit=unit)
     exports["figures"]["chunk_size"] = size_fig
     exports["results"]["chunk_sizes"] = [row.to_dict() for row in by_size]
     st.plotly_chart(size_fig, key="size_chart")
@@ -120,11 +126,11 @@ if sizes:
 
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:
-    shuffled = cached(iid_control, population, np.random.default_rng(seed), key=(source.key, config, seed))
-    iid_design = cached(design, shuffled, key=(source.key, config, "iid", seed), k=k, estimator="micro", rng=seed)
+    shuffled = cached(iid_control, population, np.random.default_rng(seed))
+    iid_design = cached(design, shuffled, k=k, estimator="micro", rng=seed)
     left, right = st.columns([3, 2])
     left.plotly_chart(
-        figures.document_rates_figure(
+        design_effect_figures.document_rates_figure(
             {
                 "documents as they are": document_rates(population),
                 "iid control (hits shuffled across chunks)": document_rates(shuffled),
@@ -148,11 +154,13 @@ real = None
 if k >= n_docs:
     st.info("K must be smaller than D to resample.")
 elif population.binary:
-    common = dict(key=(source.key, config), k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
+    common = dict(k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
     real = cached(coverage_experiment, population, progress_label="Simulating the real design", **common)
     iid = cached(coverage_experiment, population, control="iid", progress_label="Simulating the iid control", **common)
     shown, plain = widgets.methods_toggle()
-    iid_fig = figures.coverage_figure({"documents as they are": real, "iid control": iid}, methods=shown, plain=plain)
+    iid_fig = explorer_figures.coverage_figure(
+        {"documents as they are": real, "iid control": iid}, methods=shown, plain=plain
+    )
     exports["figures"]["iid_control"] = iid_fig
     exports["results"].update(coverage=real.to_dict(), coverage_iid=iid.to_dict())
     st.plotly_chart(iid_fig, key="iid_chart")
@@ -166,15 +174,15 @@ elif population.binary:
             progress_label="Simulating two-stage sampling",
             **common,
         )
-        two_fig = figures.coverage_figure(
+        two_fig = explorer_figures.coverage_figure(
             {"all chunks": real, f"{fraction:.0%} of chunks": two}, methods=shown, plain=plain
         )
         exports["figures"]["two_stage"] = two_fig
         exports["results"]["coverage_two_stage"] = two.to_dict()
         st.plotly_chart(two_fig, key="two_stage_chart")
         st.markdown(
-            f"Keeping {fraction:.0%} of the chunks ({two.mean_chunks:,.0f} instead of {real.mean_chunks:,.0f} "
-            f"per sample on average) moves the estimator's SD from {points(real.sd_empirical)} to "
+            f"Keeping {fraction:.0%} of the chunks ({about(two.mean_chunks)} instead of "
+            f"{about(the_design.expected_chunks)} per sample on average) moves the estimator's SD from {points(real.sd_empirical)} to "
             f"{points(two.sd_empirical)}: most of the uncertainty comes from which "
             f"documents were drawn, not from how many of their chunks were judged."
         )

@@ -8,23 +8,17 @@ URL, model and key, in a password widget bound to no URL parameter, and never wi
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import time
-import zipfile
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import operator, work
+from dashboard import evalset_work, operator, work
 from dashboard.cache import cached
 from dashboard.routing import require_app
-from dashboard.sources import named_buffer, saved_upload
 from dashboard.uploads import CORPUS_LIMITS, TABLE_LIMITS, limits_help
 from ragunc.data import DataError
-from ragunc.data.reader import check_limits
 from ragunc.evalset import (
     DEFAULT_MIX,
     QUESTION_TYPES,
@@ -34,13 +28,14 @@ from ragunc.evalset import (
     evaluate_evalset,
     load_evalset,
 )
+from ragunc.evalset.build import CHUNK_WORDS, CONCURRENCY
+from ragunc.evalset.store import MANIFEST, QUESTIONS
 from ragunc.present import evalset_figures, judged_figures
-from ragunc.present.figures import method_label
+from ragunc.present.style import method_label
 from ragunc.present.summary import judged_reading
 
 require_app()  # before anything: a first visitor's deep link reruns through app.py
 
-WORK = operator.visitor_folder("evalset")  # this visitor's sets and uploaded corpora; a rebuild resumes from here
 CORPORA = {"stdlib": "Python standard library documentation", "upload": "Upload a corpus"}
 ENDPOINT = operator.endpoint()
 GENERATORS = {
@@ -48,13 +43,8 @@ GENERATORS = {
     **({"operator": f"The server's endpoint ({ENDPOINT.model})"} if ENDPOINT else {}),
     **({"openai": "Your OpenAI-compatible endpoint"} if operator.visitor_endpoints() else {}),
 }
-SET_FILES = ("questions.jsonl", "manifest.json")
 BUILDING = "es_building"  # session state: the set folder whose build started and has not finished
 NOTICE = "es_notice"  # session state: what the last build said, shown by the run after it
-
-
-def _digest(payload) -> str:
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _corpus() -> tuple[str | None, str | None]:
@@ -74,20 +64,18 @@ def _corpus() -> tuple[str | None, str | None]:
     return _saved(upload, CORPUS_LIMITS, "corpora")
 
 
-def _saved(upload, limits, folder: str) -> tuple[str | None, str | None]:
+def _saved(upload, limits, kind: str) -> tuple[str | None, str | None]:
     """(the upload's path in this visitor's folder, its digest), or (None, None) after saying what it passes."""
-    data = upload.getvalue()
     try:
-        check_limits(named_buffer(upload.name, data), limits)  # before the bytes are written or read whole
+        path, digest = evalset_work.save_upload(upload.name, upload.getvalue(), limits, kind)
     except DataError as exc:
         st.error(f"Cannot use {upload.name}: {str(exc).removeprefix(f'{upload.name}: ')}")
         return None, None
-    path, digest = saved_upload(upload.name, data, WORK / folder)
     return str(path), digest
 
 
-def _audit(where) -> tuple[str | None, str | None]:
-    """(the uploaded audit's path, its digest), or (None, None) without one."""
+def _audit(where) -> str | None:
+    """The uploaded audit's path, or None without one."""
     upload = where.file_uploader(
         "Audit of the judged pairs (optional): question_id, chunk_id, relevant (1/0) as a person labelled them",
         type=["csv", "jsonl", "tsv", "gz"],
@@ -96,8 +84,8 @@ def _audit(where) -> tuple[str | None, str | None]:
         "question and the person's on the audited ones (prediction-powered). " + limits_help(TABLE_LIMITS),
     )
     if upload is None:
-        return None, None
-    return _saved(upload, TABLE_LIMITS, "audits")
+        return None
+    return _saved(upload, TABLE_LIMITS, "audits")[0]
 
 
 def _settings():
@@ -107,7 +95,7 @@ def _settings():
         "Units per chunk",
         10,
         1000,
-        100,
+        CHUNK_WORDS,
         step=10,
         key="es_chunk_words",
         help="Words; morphemes for Japanese, jieba's words for Chinese.",
@@ -130,7 +118,7 @@ def _settings():
         )
     if kind != "offline":
         c, d = st.columns(2)
-        endpoint["concurrency"] = c.number_input("Calls in flight", 1, 32, 4, key="es_concurrency")
+        endpoint["concurrency"] = c.number_input("Calls in flight", 1, 32, CONCURRENCY, key="es_concurrency")
         endpoint["max_calls"] = d.number_input(
             "Budget: at most this many calls (0: no limit)", 0, 100_000, 0, key="es_max_calls"
         )
@@ -198,16 +186,6 @@ def _build(corpus: str, out: Path, settings: dict, *, journal_only: bool) -> tup
     return None
 
 
-def _zip(folder: Path) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in SET_FILES:
-            archive.write(folder / name, f"evalset/{name}")
-        for path in sorted((folder / "review").glob("*.jsonl")):
-            archive.write(path, f"evalset/review/{path.name}")
-    return buffer.getvalue()
-
-
 def _show(out: Path) -> None:
     evalset = load_evalset(out)
     m = evalset.manifest
@@ -234,7 +212,7 @@ def _show(out: Path) -> None:
     name = st.selectbox(
         "List",
         [n for n in REVIEW_LISTS if n in sizes],
-        key=f"es_review_{_digest([out.name, m['created']])}",
+        key=f"es_review_{evalset_work.digest([out.name, m['created']])}",
         format_func=lambda n: f"{n.replace('_', ' ')} ({sizes[n]}): {REVIEW_LISTS[n]}",
     )
     rows = evalset.review(name)
@@ -245,18 +223,21 @@ def _show(out: Path) -> None:
     with st.expander(f"The {len(evalset):,} questions of the set"):
         st.dataframe(evalset.frame(), hide_index=True)
     st.download_button(
-        "Download the frozen set (.zip)", _zip(out), file_name="evalset.zip", mime="application/zip", key="es_download"
+        "Download the frozen set (.zip)",
+        evalset.zip_bytes(),
+        file_name="evalset.zip",
+        mime="application/zip",
+        key="es_download",
     )
 
     st.subheader("Evaluation")
     left, right = st.columns([1, 3])
     k = left.number_input("k (chunks retrieved)", 1, 100, 10, key="es_k")
-    audit, audit_id = _audit(right)
+    audit = _audit(right)
     try:
         report = cached(
             evaluate_evalset,
-            str(out),
-            key=(str(out), m["created"], audit_id),
+            out,  # a folder: keyed by its files' sizes and dates, so a rebuilt set is evaluated again
             k=int(k),
             boot=500,
             audit=audit,
@@ -337,8 +318,7 @@ corpus, corpus_id = _corpus()
 settings = _settings()
 out = None
 if corpus is not None:
-    public = {k: v for k, v in settings.items() if k not in ("concurrency", "max_calls")}
-    out = WORK / "sets" / _digest({"corpus": corpus_id, **public})
+    out = evalset_work.set_folder(corpus_id, settings)
 build_col, stop_col = st.columns([1, 5])
 build = build_col.button("Build", type="primary", key="es_build", disabled=out is None)
 if build:
@@ -366,7 +346,7 @@ if notice := st.session_state.pop(NOTICE, None):
     kind, text = notice
     (st.error if kind == "error" else st.info)(text)
 if out is not None:
-    if all((out / name).exists() for name in SET_FILES):
+    if all((out / name).exists() for name in (QUESTIONS, MANIFEST)):
         try:
             _show(out)
         except (ValueError, OSError) as exc:

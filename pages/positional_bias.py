@@ -7,7 +7,6 @@ and loads it only when a new one runs.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from dashboard.sources import uploaded_corpus
 from dashboard.uploads import CORPUS_LIMITS, limits_help, public_message
 from ragunc import positional
 from ragunc.corpus import load_corpus
+from ragunc.present import numbers
 from ragunc.present import positional_figures as figures
 from ragunc.present.headlines import positional_headline
 
@@ -55,13 +55,11 @@ def _corpus():
             st.info("Upload a corpus to run on it.")
             return None
         data = upload.getvalue()
-        return cached(uploaded_corpus, upload.name, data, key=(upload.name, hashlib.sha1(data).hexdigest()), kept=2)
+        return cached(uploaded_corpus, upload.name, data, kept=2)
     # Only what the operator listed (dashboard/operator.py), by name: a visitor types no path.
     name = st.selectbox("Corpus on the server", list(offered), key="pb_server_corpus")
     path = offered[name]
-    corpus = cached(
-        load_corpus, str(path), key=(str(path), path.stat().st_mtime), kept=2, spinner="Reading the corpus…"
-    )
+    corpus = cached(load_corpus, path, kept=2, spinner="Reading the corpus…")
     return replace(corpus, source=name)  # the sweep records and shows the name, not the server's path
 
 
@@ -178,25 +176,30 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
             f"fall in the **PosIR bucket {pas['length_bucket']}**. Intervals: {sweep.level:.0%} cluster bootstrap "
             f"over passages ({sweep.reps:,} replicates), each setting paired with λ = 0 on the same passages."
         )
+    # Plain labels; the headline's rules for each number (nDCG a rate, its changes in points).
+    lam, pct = f"λ = {best.calibration.lam:g}", numbers.level(sweep.level)
     cols = st.columns(4)
     cols[0].metric(
-        "Stock PSI",
-        f"{stock.metrics['psi']:.3f}",
-        help=f"{sweep.level:.0%} CI {stock.ci['psi'][0]:.3f} to {stock.ci['psi'][1]:.3f}",
+        "Unevenness, stock encoder",
+        numbers.icc(stock.metrics["psi"]),
+        help=f"PSI, from 0 (found as well anywhere in the passage) to 1; {pct} interval "
+        f"{numbers.icc(stock.ci['psi'][0])} to {numbers.icc(stock.ci['psi'][1])}.",
     )
     cols[1].metric(
-        f"ΔHM at λ = {best.calibration.lam:g}",
-        f"{best.diff['hm']:+.3f}",
-        help=f"paired {sweep.level:.0%} CI {best.diff_ci['hm'][0]:+.3f} to {best.diff_ci['hm'][1]:+.3f}",
+        f"nDCG@10 change at {lam}",
+        numbers.signed_points(best.diff["hm"]),
+        help=f"The harmonic mean (HM) of the three thirds' nDCG@10 against λ = 0; paired {pct} interval "
+        f"{numbers.signed_points(best.diff_ci['hm'][0])} to {numbers.signed_points(best.diff_ci['hm'][1])}.",
     )
     cols[2].metric(
-        f"ΔPSI at λ = {best.calibration.lam:g}",
-        f"{best.diff['psi']:+.3f}",
-        help=f"paired {sweep.level:.0%} CI {best.diff_ci['psi'][0]:+.3f} to {best.diff_ci['psi'][1]:+.3f}",
+        f"Unevenness change at {lam}",
+        f"{best.diff['psi']:+.3f}".replace("-", "−"),
+        help=f"PSI against λ = 0; paired {pct} interval {best.diff_ci['psi'][0]:+.3f} to "
+        f"{best.diff_ci['psi'][1]:+.3f}.",
     )
     cols[3].metric(
-        "Truncated answers",
-        f"{pas['truncated_share']:.1%}",
+        "Answers cut off by truncation",
+        numbers.percent(pas["truncated_share"]),
         help="Answer spans beyond max_seq_length: the encoder never reads them. That is truncation, "
         "not positional bias, and no calibration brings those tokens back.",
     )
@@ -224,7 +227,7 @@ st.caption(
 sweep = st.session_state.get(RESULT)
 if sweep is None:
     if BUNDLED.exists():
-        show(cached(positional.load_sweep, BUNDLED, key=BUNDLED.stat().st_mtime), bundled=True)
+        show(cached(positional.load_sweep, BUNDLED), bundled=True)
     else:
         st.info("The bundled results are not in this checkout; run a setting below.")
 else:

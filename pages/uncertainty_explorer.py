@@ -15,13 +15,15 @@ from dashboard.explorer_view import KEY as EXPLORER_KEY
 from dashboard.explorer_view import explorer
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, stop, sync_url
-from ragunc.present import explorer as view_text
-from ragunc.present import figures, judged_figures
+from ragunc.present import explorer as view_text, explorer_figures
+from ragunc.present import judged_figures
 from ragunc.present import summary as report
 from ragunc.present.export import csv_text
 from ragunc.stats.all_k import k_table
 from ragunc.stats.explore import explore
-from ragunc.stats.judged import AUDIT_LABELS, AUDIT_UNITS, judged_coverage, judged_report, simulated_audit
+from ragunc.stats.judged.coverage import judged_coverage, simulated_audit
+from ragunc.stats.judged.report import judged_report
+from ragunc.stats.judged.sample import AUDIT_LABELS, AUDIT_UNITS
 from ragunc.stats.linearization import estimate
 from ragunc.stats.multiple import compare_configs
 from ragunc.stats.recommend import RECOMMENDED_METHOD
@@ -79,14 +81,12 @@ boot = st.session_state[bind("boot", 1000, parse=int, fix=one_of(BOOTS, 1000))]
 reps = st.session_state[bind("reps", 1000, parse=int, fix=one_of(REPS, 1000))]
 
 # ---------------------------------------------------------------- the table of every K, then the bootstrap at K
-population_key = (source.key, population.config)
 settings = dict(estimator=estimator, level=level, seed=seed)
 try:
-    table = cached(k_table, population, key=population_key, reps=reps, spinner="Computing every K…", **settings)
+    table = cached(k_table, population, reps=reps, spinner="Computing every K…", **settings)
     view = cached(
         view_text.explorer_view,
         table,
-        key=(*population_key, reps, *settings.values()),
         methods=shown,
         plain=plain,
         boots=BOOTS,
@@ -94,7 +94,7 @@ try:
     )
     # The bootstrap at K is the one part whose work grows with R x B x K: a shared server's budget applies to it.
     run_reps, run_boot, budget_note = work.within_budget(reps, boot, k)
-    seen = cached(explore, population, key=population_key, k=k, boot=run_boot, reps=run_reps, **settings)
+    seen = cached(explore, population, k=k, boot=run_boot, reps=run_reps, **settings)
 except ValueError as exc:
     stop(f"Cannot compute intervals for this sample: {exc}")
 rep, the_design, result = seen.report, seen.design, seen.coverage
@@ -104,9 +104,8 @@ if budget_note:
     st.caption(budget_note)
 if source.key in sources.SAMPLE_NOTES:
     note, other, other_label = sources.SAMPLE_NOTES[source.key]
-    left, right = st.columns([3, 1], vertical_alignment="center")
-    left.caption(note)
-    right.button(other_label, on_click=sources.choose_source, args=(other,), key="other_sample")
+    st.caption(note)  # the button on its own line: beside the note, a narrow column cut its label short
+    st.button(other_label, on_click=sources.choose_source, args=(other,), key="other_sample")
 
 
 # ---------------------------------------------------------------- the repetitions, on demand (at the released K)
@@ -124,11 +123,17 @@ if result is not None and st.toggle(
         key=bind("stack", 100, parse=int, fix=clamp(10, min(300, result.reps))),
     )
     st.plotly_chart(
-        figure(figures.stacked_intervals_figure, result, n=stack, methods=("naive", RECOMMENDED_METHOD), plain=True),
+        figure(
+            explorer_figures.stacked_intervals_figure,
+            result,
+            n=stack,
+            methods=("naive", RECOMMENDED_METHOD),
+            plain=True,
+        ),
         key="stacked_chart",
     )
     left, right = st.columns([3, 2], vertical_alignment="center")
-    left.plotly_chart(figure(figures.sampling_distribution_figure, result), key="distribution_chart")
+    left.plotly_chart(figure(explorer_figures.sampling_distribution_figure, result), key="distribution_chart")
     right.markdown(report.distribution_reading(result))
 
 
@@ -159,7 +164,6 @@ if judged is not None:
             audited = cached(
                 simulated_audit,
                 judged,
-                key=(*population_key, "audit"),
                 k=k,
                 audit=audit,
                 audit_share=share / 100,
@@ -174,7 +178,7 @@ if judged is not None:
             "the sample itself, so the three estimates are of all of it (K does not apply here)."
         )
         try:
-            judged_rep = cached(judged_report, judged, key=population_key, estimator=estimator, level=level)
+            judged_rep = cached(judged_report, judged, estimator=estimator, level=level)
         except ValueError as exc:
             st.error(f"Cannot estimate from these judged labels: {exc}")
     if judged_rep is not None:
@@ -203,7 +207,6 @@ if judged is not None:
         judged_cov = cached(
             judged_coverage,
             judged,
-            key=population_key,
             progress_label=coverage_progress("Audit simulation", reps=reps, boot=1, k=k),
             k=k,
             reps=reps,
@@ -237,7 +240,7 @@ context = {
 def _figures() -> dict:
     figs = {
         "intervals": figure(
-            figures.interval_figure,
+            explorer_figures.interval_figure,
             rep,
             result,
             population_value=table.population_value,
@@ -246,15 +249,15 @@ def _figures() -> dict:
         )
     }
     if result is not None:
-        figs["coverage"] = figure(figures.coverage_figure, result, methods=shown, plain=plain)
+        figs["coverage"] = figure(explorer_figures.coverage_figure, result, methods=shown, plain=plain)
         figs["stacked"] = figure(
-            figures.stacked_intervals_figure,
+            explorer_figures.stacked_intervals_figure,
             result,
             n=st.session_state.get("stack", 100),
             methods=("naive", RECOMMENDED_METHOD),
             plain=True,
         )
-        figs["distribution"] = figure(figures.sampling_distribution_figure, result)
+        figs["distribution"] = figure(explorer_figures.sampling_distribution_figure, result)
     return figs
 
 
@@ -268,7 +271,6 @@ def _one_page_report() -> str:
         many = cached(
             compare_configs,
             results.populations,
-            key=(source.key, tuple(results.configs)),
             baseline=baseline,
             estimator=estimator,
             level=level,

@@ -28,7 +28,7 @@ _EXPORTS = {
     **dict.fromkeys(
         ("OpenAIGenerator", "add_questions", "build_evalset", "evaluate_evalset", "load_evalset"), "evalset"
     ),
-    **dict.fromkeys(("compare_runs", "judge", "recall_report"), "ranking"),
+    **dict.fromkeys(("compare_runs", "match_qrels", "recall_report"), "ranking"),
     "chunk_eval": "retrieval",
     **dict.fromkeys(
         (

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ragunc.data.results import results_from_frame
 from ragunc.data.serialize import json_text
-from ragunc.stats.judged import judged_coverage
+from ragunc.stats.judged.coverage import judged_coverage
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "stdlib_100w.csv.gz"

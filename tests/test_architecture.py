@@ -265,7 +265,7 @@ def scratch_package(tmp_path: pathlib.Path, ok_module: str | None = None) -> pat
     ("file", "source", "expected"),
     [
         ("stats/bad.py", "from ..retrieval import bm25\n", "stats/ imports retrieval/"),
-        ("data/bad.py", "from ragunc.present import figures\n", "data/ imports present/"),
+        ("data/bad.py", "from ragunc.present import style\n", "data/ imports present/"),
         ("ranking/bad.py", "import streamlit as st\n", "imports streamlit (never in the library)"),
         ("retrieval/bad.py", "import torch\n", "imports torch (only positional/ may)"),
         ("ranking/bad.py", "from openai import OpenAI\n", "imports openai (only evalset/ may)"),

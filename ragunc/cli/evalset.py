@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from ..data.results import infer_file_type, write_results
-from ..evalset.build import FUNNEL, build_evalset, plan_evalset
+from ..evalset.build import CHUNK_WORDS, CONCURRENCY, FUNNEL, build_evalset, plan_evalset
 from ..evalset.evaluate import evaluate_evalset
 from ..evalset.generators import OpenAIGenerator
 from ..evalset.real import add_questions
@@ -86,7 +86,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--chunk-words",
         type=int,
-        default=100,
+        default=CHUNK_WORDS,
         help="units per chunk: words, or morphemes for an unspaced language (default %(default)s)",
     )
     p.add_argument(
@@ -97,7 +97,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=seed_arg, default=0, help="sampling and generation seed (default %(default)s)")
     p.add_argument("--max-calls", type=_count, help="budget: at most this many calls (0: journal only)")
-    p.add_argument("--concurrency", type=_positive, default=4, help="calls in flight at once (default %(default)s)")
+    p.add_argument(
+        "--concurrency", type=_positive, default=CONCURRENCY, help="calls in flight at once (default %(default)s)"
+    )
     p.add_argument(
         "--dry-run",
         action="store_true",

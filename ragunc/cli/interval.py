@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..stats.intervals import interval_report
-from ..stats.judged import LABELS, judged_report
+from ..stats.judged.report import judged_report
+from ..stats.judged.sample import LABELS
 from ..stats.methods import interval_method, interval_methods
 from .options import (
     boot_options,

@@ -14,7 +14,7 @@ import dataclasses
 from ..data.contract import JUDGE
 from ..data.reader import DataError
 from ..data.results import Results, load_results, merge_results
-from ..stats.judged import JudgedSample
+from ..stats.judged.sample import JudgedSample
 from ..stats.linearization import ESTIMATORS
 from ..stats.methods import interval_method
 from ..stats.multiple import ADJUSTMENTS, adjustment

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..data.reader import DataError, listing
-from ..stats.judged import plan_audit
+from ..stats.judged.plan import plan_audit
 from ..stats.planning import plan_difference, plan_documents
 from .options import judge_option, judged_sample, load_results_of, population_option, results_options, with_population
 from .output import emit, number_text, rows_text

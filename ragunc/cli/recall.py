@@ -14,7 +14,7 @@ import numpy as np
 from ..data.reader import DataError, listing
 from ..data.runs import load_chunk_map, load_qrels, load_run, load_runs, query_groups
 from ..ranking.comparison import compare_runs
-from ..ranking.metrics import METRICS, ORDERS, TRUNCATE_DEDUP, judge, ranking_metric, recall
+from ..ranking.metrics import METRICS, ORDERS, TRUNCATE_DEDUP, match_qrels, ranking_metric, recall
 from ..ranking.uncertainty import align_scores, compare_scores, recall_report
 from ..stats.linearization import ESTIMATORS
 from .options import (
@@ -97,10 +97,10 @@ def _recall(args: argparse.Namespace) -> int:
     else:
         run = load_run(args.run_files[0], chunk_map=chunk_map, columns=args.columns)
     qrels = load_qrels(args.qrels, chunk_map=chunk_map, columns=args.columns)
-    judged = judge(run, qrels)
-    groups = query_groups(run, qrels, args.group_col, judged.query_id) if args.group_col else None
+    matched = match_qrels(run, qrels)
+    groups = query_groups(run, qrels, args.group_col, matched.query_id) if args.group_col else None
     report = recall_report(
-        judged,
+        matched,
         args.k,
         order=args.order,
         groups=groups,
@@ -111,12 +111,12 @@ def _recall(args: argparse.Namespace) -> int:
     )
     payload = report.to_dict()
     if args.compare:
-        judged_b = judge(load_run(args.compare, chunk_map=chunk_map, columns=args.columns), qrels)
+        matched_b = match_qrels(load_run(args.compare, chunk_map=chunk_map, columns=args.columns), qrels)
         queries, a, b = align_scores(
-            judged.query_id,
-            recall(judged, args.k, order=args.order),
-            judged_b.query_id,
-            recall(judged_b, args.k, order=args.order),
+            matched.query_id,
+            recall(matched, args.k, order=args.order),
+            matched_b.query_id,
+            recall(matched_b, args.k, order=args.order),
         )
         groups_ab = query_groups(run, qrels, args.group_col, queries) if args.group_col else None
         result = compare_scores(

@@ -1,14 +1,19 @@
-"""Corpus loaders: a folder of .txt/.md/.html, a table file (JSON lines, CSV, TSV, Parquet), or ``"stdlib"``.
+"""Corpus loaders: a folder or a ``.zip`` of .txt/.md/.html, a table file (JSON lines, CSV, TSV, Parquet), or
+``"stdlib"``; :func:`load_corpus` reads each, and :func:`corpus_from_bytes` an upload's bytes the same way.
 
 Files are read by :mod:`ragunc.data.reader`, as every loader reads them; a corpus is
 lenient about encoding only: invalid UTF-8 becomes U+FFFD, with a warning and a count.
+Empty, binary and unreadable files are the reader's :class:`~ragunc.data.reader.DataError`, an archive's its own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import tempfile
 import warnings
-from pathlib import Path
+import zipfile
+from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
@@ -18,13 +23,16 @@ from .model import Corpus, corpus_from_frame
 from .stdlib import stdlib_corpus
 
 TEXT_SUFFIXES = (".txt", ".md", ".html", ".htm")
+# What a corpus file may be called (a folder aside): table files, optionally gzipped, and archives of text files.
+CORPUS_SUFFIXES = ("jsonl", "ndjson", "json", "csv", "tsv", "parquet", "zip", "gz")
+_EXPECTED = "JSON lines, CSV or Parquet (doc_id, text[, doc_type]), or a .zip of .txt, .md or .html files"
 
 
 def load_corpus(
     source: str | os.PathLike | Corpus | pd.DataFrame, *, limits: ReadLimits | None = None, **kwargs
 ) -> Corpus:
-    """A corpus from ``"stdlib"``, a folder, a ``.jsonl``, ``.csv``, ``.tsv`` or ``.parquet`` file (``.gz``
-    allowed), or a frame.  ``limits`` caps what a table file unpacks to (an upload; see
+    """A corpus from ``"stdlib"``, a folder or a ``.zip`` of text files, a ``.jsonl``, ``.csv``, ``.tsv`` or
+    ``.parquet`` file (``.gz`` allowed), or a frame.  ``limits`` caps what a file unpacks to (an upload; see
     :class:`~ragunc.data.reader.ReadLimits`); None reads any size."""
     if isinstance(source, Corpus):
         return source
@@ -36,15 +44,91 @@ def load_corpus(
     if path.is_dir():
         return load_folder(path)
     if not path.exists():
-        raise FileNotFoundError(f"no corpus at {str(path)!r} (expected 'stdlib', a folder, .jsonl or .csv)")
+        raise FileNotFoundError(f"no corpus at {str(path)!r} (expected 'stdlib', a folder, .jsonl, .csv or .zip)")
+    if path.suffix.lower() == ".zip":
+        return load_archive(path, limits=limits)
     try:
         file_type = infer_file_type(path.name)
     except DataError:
         raise DataError(
-            f"{path}: unknown corpus format (expected a folder, .jsonl, .ndjson, .json, .csv, .tsv or .parquet, "
-            "optionally .gz)"
+            f"{path}: not a corpus file; expected {_EXPECTED} "
+            f"(accepted endings: {', '.join('.' + s for s in CORPUS_SUFFIXES)})"
         ) from None
     return load_table(path, file_type, limits=limits, **kwargs)
+
+
+def corpus_from_bytes(name: str, data: bytes, *, limits: ReadLimits | None = None, **kwargs) -> Corpus:
+    """The corpus a file called ``name`` holding ``data`` is (an upload): read as :func:`load_corpus` reads it.
+
+    The bytes go through a temporary file whose name gives the format; no message names that file's
+    path, and the corpus' ``source`` is ``name``.
+    """
+    with tempfile.TemporaryDirectory(prefix="ragunc-corpus-") as folder:
+        file = Path(folder) / Path(name).name
+        file.write_bytes(data)
+        try:
+            corpus = load_corpus(file, limits=limits, **kwargs)
+        except (DataError, ValueError, OSError) as exc:
+            raise DataError(str(exc).replace(str(file), name).replace(folder, name)) from None
+    return dataclasses.replace(corpus, source=name)
+
+
+def load_archive(path: str | os.PathLike, *, limits: ReadLimits | None = None) -> Corpus:
+    """Every ``.txt``/``.md``/``.html`` file of the ``.zip`` at ``path`` is a document, as in :func:`load_folder`.
+
+    Hidden files and macOS's ``__MACOSX`` folder are skipped.  The members are decompressed as
+    streams and refused once they pass ``limits`` (files: ``max_rows``; bytes: ``max_bytes``): a
+    member's declared size is not trusted, since a zip bomb lies about it.
+    """
+    path = Path(path)
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise DataError(f"{path}: not a readable .zip archive") from None
+    with archive, tempfile.TemporaryDirectory(prefix="ragunc-archive-") as folder:
+        members = _text_members(archive)
+        if not members:
+            raise DataError(f"{path}: the archive holds no .txt, .md or .html file")
+        _extract(archive, members, Path(folder), path, limits)
+        try:
+            corpus = load_folder(folder)
+        except (DataError, ValueError) as exc:  # named after the archive, not the folder it was unpacked in
+            raise type(exc)(str(exc).replace(folder, str(path))) from None
+    return dataclasses.replace(corpus, source=str(path))
+
+
+def _text_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    return [
+        m
+        for m in archive.infolist()
+        if not m.is_dir()
+        and Path(m.filename).suffix.lower() in TEXT_SUFFIXES
+        and not Path(m.filename).name.startswith(".")
+        and "__MACOSX" not in Path(m.filename).parts
+    ]
+
+
+def _extract(
+    archive: zipfile.ZipFile, members: list[zipfile.ZipInfo], folder: Path, path: Path, limits: ReadLimits | None
+) -> None:
+    if limits is not None and len(members) > limits.max_rows:
+        raise DataError(f"{path}: {len(members):,} files; at most {limits.max_rows:,} documents are read")
+    left = None if limits is None else limits.max_bytes
+    for member in members:
+        # As zipfile's extract: no absolute path and no "..", so every member stays inside the folder.
+        parts = [p for p in PurePosixPath(member.filename.replace("\\", "/")).parts if p not in ("/", ".", "..")]
+        target = folder.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(member) as source, open(target, "wb") as out:
+            while chunk := source.read(1 << 20 if left is None else min(left + 1, 1 << 20)):
+                if left is not None:
+                    left -= len(chunk)
+                    if left < 0:
+                        raise DataError(
+                            f"{path}: the archive unpacks to more than {limits.max_bytes // 2**20:,} MB, "
+                            "the most that is read"
+                        )
+                out.write(chunk)
 
 
 def _warn_replaced(paths: list[str]) -> None:

@@ -42,7 +42,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..stats.judged import JudgedSample, audit_unit
+from ..stats.judged.sample import JudgedSample, audit_unit
 from ..stats.sample import ClusterStats
 from .reader import DataError, listing, rows_phrase
 
@@ -222,7 +222,7 @@ def judged_samples(stats: Mapping[str, np.ndarray], populations: Mapping[str, Cl
     """One :class:`JudgedSample` per config, the judge's labels being ``populations`` (from :func:`populations`), when
     ``stats`` hold the audit's columns (:data:`JUDGED`); else an empty dict.
 
-    The audit's design is read off the counts (:func:`ragunc.stats.judged.audit_unit`).
+    The audit's design is read off the counts (:func:`ragunc.stats.judged.sample.audit_unit`).
     """
     if "audited" not in stats:
         return {}
@@ -234,11 +234,7 @@ def judged_samples(stats: Mapping[str, np.ndarray], populations: Mapping[str, Cl
         out[name] = JudgedSample(
             judge=judge,
             audited=audited,
-            gold_total=stats["sum_gold"][part],
-            gold_sumsq=stats["sum_gold2"][part],
-            judge_audited=stats["sum_judge_audited"][part],
-            judge_audited_sumsq=stats["sum_judge2_audited"][part],
-            cross=stats["sum_gold_judge"][part],
+            **{column: stats[column][part] for column in JUDGED[1:]},  # JudgedSample's fields carry the columns' names
             audit=audit_unit(judge.n, audited),
         )
     return out
@@ -264,9 +260,7 @@ def per_document_frame(
             part["doc_type"] = population.label
         if judged:
             j = judged[config]
-            part |= dict(
-                zip(JUDGED, (j.audited, j.gold_total, j.gold_sumsq, j.judge_audited, j.judge_audited_sumsq, j.cross))
-            )
+            part |= {column: getattr(j, column) for column in JUDGED}
         parts.append(pd.DataFrame(part))
     return pd.concat(parts, ignore_index=True)
 

@@ -22,7 +22,7 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
-from ..stats.judged import JudgedSample
+from ..stats.judged.sample import JudgedSample
 from ..stats.linearization import cluster_variance
 from ..stats.sample import ClusterStats, finite_population_correction
 from . import duckdb_sql, inspect_log, per_document, trec_eval

@@ -4,7 +4,7 @@ unanswerable negatives, a frozen versioned folder, real questions merged in, and
 on it with intervals clustered by source document.  The only place in ragunc with an LLM client.
 May import ``stats``, ``data``, ``corpus``, ``retrieval`` and ``ranking``."""
 
-from .build import FUNNEL, BuildPlan, BuildResult, build_evalset, plan_evalset
+from .build import FUNNEL, BuildPlan, BuildResult, FilterSettings, build_evalset, plan_evalset
 from .evaluate import EvalsetReport, evaluate_evalset
 from .filters import BM25Ranker
 from .generators import CallFailed, GenerationStopped, Generator, OfflineGenerator, OpenAIGenerator, Task
@@ -24,6 +24,7 @@ __all__ = [
     "CallFailed",
     "EvalSet",
     "EvalsetReport",
+    "FilterSettings",
     "GenerationStopped",
     "Generator",
     "OfflineGenerator",

@@ -61,6 +61,9 @@ FUNNEL = (  # stage, label: questions still in the set after it
     ("kept", "after the round trip (kept)"),
 )
 BUILD_REVIEW_LISTS = tuple(name for name in REVIEW_LISTS if name != "displaced")
+SAMPLED = 200  # chunks sampled when the caller does not say: raw question-chunk pairs
+CHUNK_WORDS = 100  # units (words, or morphemes of an unspaced language) per chunk when the caller does not say
+CONCURRENCY = 4  # calls in flight at once when the caller does not say
 PASSAGE_SHOWN = 600  # characters of the source chunk shown in a review list
 EXIT_KEPT_NOTHING, EXIT_STOPPED = 3, 4
 
@@ -108,38 +111,46 @@ class _Prepared:
     popularity: dict | None
 
 
-def _build_iv(
-    n,
-    chunk_words,
-    seed,
-    depth,
-    leakage_threshold,
-    candidates,
-    chunk_similarity,
-    question_similarity,
-    max_calls,
-    concurrency,
-    language,
-) -> None:
-    def integer(name, value, low):
-        if isinstance(value, bool) or int(value) != value or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+def _check_integer(name: str, value, low: int) -> None:
+    if isinstance(value, bool) or int(value) != value or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
 
-    integer("n", n, 1)
-    integer("chunk_words", chunk_words, 10)
-    integer("seed", seed, 0)
-    integer("depth", depth, 1)
-    integer("candidates", candidates, 0)
-    integer("concurrency", concurrency, 1)
+
+@dataclass(frozen=True)
+class FilterSettings:
+    """How strict each filter of a build is; the manifest's ``filters`` records them.
+
+    ``depth``: the round trip keeps an answerable question whose source chunk the ranker puts in
+    its top ``depth``.  ``leakage_threshold``: the share of a question's content words found in
+    its chunk at which it leaks (rephrased once, dropped if it still does); without a judging
+    generator, a negative whose words a chunk holds at this share is answered.  ``candidates``:
+    top-ranked chunks the uniqueness filter checks (one more for a negative).  ``chunk_similarity``:
+    shingle Jaccard at which a chunk is a near duplicate of the source (without a judging
+    generator).  ``question_similarity``: content-word Jaccard at which two questions are duplicates.
+    """
+
+    depth: int = 50
+    leakage_threshold: float = 0.8
+    candidates: int = 5
+    chunk_similarity: float = 0.5
+    question_similarity: float = 0.8
+
+    def __post_init__(self) -> None:
+        _check_integer("depth", self.depth, 1)
+        _check_integer("candidates", self.candidates, 0)
+        for name in ("leakage_threshold", "chunk_similarity", "question_similarity"):
+            value = getattr(self, name)
+            if not 0 < value <= 1:
+                raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+
+
+def _build_iv(*, n, chunk_words, seed, max_calls, concurrency, language) -> None:
+    _check_integer("n", n, 1)
+    _check_integer("chunk_words", chunk_words, 10)
+    _check_integer("seed", seed, 0)
+    _check_integer("concurrency", concurrency, 1)
     if max_calls is not None:
-        integer("max_calls", max_calls, 0)
-    for name, value in (
-        ("leakage_threshold", leakage_threshold),
-        ("chunk_similarity", chunk_similarity),
-        ("question_similarity", question_similarity),
-    ):
-        if not 0 < value <= 1:
-            raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+        _check_integer("max_calls", max_calls, 0)
     if language is not None and language not in LANGUAGES:
         raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, got {language!r}")
 
@@ -242,24 +253,24 @@ def plan_evalset(
     corpus: Corpus | str | os.PathLike,
     out: str | os.PathLike | None = None,
     *,
-    n: int = 200,
+    n: int = SAMPLED,
     generator: Generator | str = "offline",
-    chunk_words: int = 100,
+    chunk_words: int = CHUNK_WORDS,
     types=None,
     seed: int = 0,
     max_per_doc: int | None = None,
     popularity: Mapping[str, float] | str | os.PathLike | None = None,
     language: str | None = None,
-    candidates: int = 5,
+    filters: FilterSettings = FilterSettings(),
     max_calls: int | None = None,
 ) -> BuildPlan:
     """How many calls, and roughly how many prompt tokens, :func:`build_evalset` would need.
 
     Question calls are exact (the journal in ``out`` is subtracted); rephrase and judge
-    calls depend on the replies, so their count is an upper bound (``candidates`` judgments
-    per answerable question, ``candidates + 1`` per negative, one rephrasing per answerable one).
+    calls depend on the replies, so their count is an upper bound (``filters.candidates``
+    judgments per answerable question, one more per negative, one rephrasing per answerable one).
     """
-    _build_iv(n, chunk_words, seed, 50, 0.8, candidates, 0.5, 0.8, max_calls, 1, language)
+    _build_iv(n=n, chunk_words=chunk_words, seed=seed, max_calls=max_calls, concurrency=CONCURRENCY, language=language)
     prep = _prepare(
         corpus,
         n=n,
@@ -282,7 +293,7 @@ def plan_evalset(
         for kind in (REPHRASE, JUDGE)
     }
     rephrases = max(0, len(answerable) - done[REPHRASE])
-    judges = max(0, len(tasks) * (candidates + 1) - done[JUDGE]) if gen.can_judge else 0
+    judges = max(0, len(tasks) * (filters.candidates + 1) - done[JUDGE]) if gen.can_judge else 0
     rephrase_tokens = rephrases * (np.mean([estimate_tokens(t.messages) for t in answerable]) if answerable else 0)
     mean_chunk = np.mean([len(t.texts[0]) for t in tasks]) if tasks else 0.0
     judge_tokens = judges * (mean_chunk / 4 + 60)
@@ -349,17 +360,11 @@ class _Builder:
         asker: Asker,
         *,
         ranker,
-        depth,
-        leakage_threshold,
-        candidates,
-        chunk_similarity,
-        question_similarity,
+        filters: FilterSettings,
     ) -> None:
         self.prep, self.generator, self.asker = prep, generator, asker
         self.language = prep.language.code
-        self.ranker = ranker
-        self.depth, self.threshold, self.n_candidates = depth, leakage_threshold, candidates
-        self.chunk_similarity, self.question_similarity = chunk_similarity, question_similarity
+        self.ranker, self.filters = ranker, filters
         self.review: dict[str, list[dict]] = {name: [] for name in BUILD_REVIEW_LISTS}
         self.counts = dict.fromkeys(
             (
@@ -417,7 +422,7 @@ class _Builder:
         scores = leakage_scores([it.question for it in items], words, self.language)
         for item, score in zip(items, scores):
             item.scores["leakage"] = float(score)
-        leaky = [(it, w) for it, w, s in zip(items, words, scores) if s >= self.threshold]
+        leaky = [(it, w) for it, w, s in zip(items, words, scores) if s >= self.filters.leakage_threshold]
         self.counts["leaky"] = len(leaky)
         tasks = [
             Task(REPHRASE, it.qtype, it.sources, it.chunk_ids, it.texts, self.language, question=it.question)
@@ -439,7 +444,7 @@ class _Builder:
                 )
                 continue
             after = leakage(parsed.text, passage, self.language)
-            if after >= self.threshold:
+            if after >= self.filters.leakage_threshold:
                 self._drop(
                     item,
                     "not_leaking",
@@ -457,7 +462,7 @@ class _Builder:
 
     def remove_duplicates(self) -> None:
         items = self._live()
-        parent = duplicate_of([it.question for it in items], self.language, self.question_similarity)
+        parent = duplicate_of([it.question for it in items], self.language, self.filters.question_similarity)
         for item, p in zip(items, parent.tolist()):
             if p >= 0:
                 self._drop(
@@ -507,7 +512,7 @@ class _Builder:
     def round_trip_and_uniqueness(self) -> None:
         items = self._live()
         chunks = self.prep.retrieval.chunks
-        ranked = ranked_lists(self.ranker, [it.question for it in items], self.depth, len(chunks))
+        ranked = ranked_lists(self.ranker, [it.question for it in items], self.filters.depth, len(chunks))
         chunk_ids = chunks.chunk_ids
         answerable = [i for i, it in enumerate(items) if it.qtype in ANSWERABLE]
         ranks = round_trip_ranks(ranked[answerable], [items[i].sources for i in answerable])
@@ -522,13 +527,13 @@ class _Builder:
                     "round_trip_failures",
                     "round_trip_failed",
                     retrieved_instead=top,
-                    reason=f"no source chunk in the top {self.depth} of {ranker_name(self.ranker)}",
+                    reason=f"no source chunk in the top {self.filters.depth} of {ranker_name(self.ranker)}",
                 )
             else:
                 item.scores["round_trip_rank"] = int(rank)
                 found.append(i)
         # Uniqueness: top-ranked chunks besides the sources that answer the question join its relevant set.
-        pool = candidates(ranked[found], [items[i].sources for i in found], self.n_candidates)
+        pool = candidates(ranked[found], [items[i].sources for i in found], self.filters.candidates)
         if self.generator.can_judge:
             pairs = [(items[i], int(c)) for i, cands in zip(found, pool) for c in cands]
             verdicts = iter(self._judge(pairs))
@@ -537,7 +542,7 @@ class _Builder:
             accepted = [
                 cands[
                     near_duplicate_chunks(
-                        items[i].texts, [chunks.texts[c] for c in cands], self.chunk_similarity, self.language
+                        items[i].texts, [chunks.texts[c] for c in cands], self.filters.chunk_similarity, self.language
                     )
                 ].tolist()
                 for i, cands in zip(found, pool)
@@ -553,7 +558,12 @@ class _Builder:
         """A negative that its own chunk or a top-ranked chunk answers is no negative."""
         chunks = self.prep.retrieval.chunks
         checked = [
-            (item, [item.sources[0], *[int(c) for c in row[row >= 0] if c != item.sources[0]]][: self.n_candidates + 1])
+            (
+                item,
+                [item.sources[0], *[int(c) for c in row[row >= 0] if c != item.sources[0]]][
+                    : self.filters.candidates + 1
+                ],
+            )
             for item, row in negatives
         ]
         pairs = [(item, c) for item, cands in checked for c in cands]
@@ -561,7 +571,8 @@ class _Builder:
             verdicts = self._judge(pairs)
         else:  # a chunk holding (nearly) all of the question's content words could answer it
             verdicts = [
-                leakage(item.question, passage_words([chunks.texts[c]], self.language), self.language) >= self.threshold
+                leakage(item.question, passage_words([chunks.texts[c]], self.language), self.language)
+                >= self.filters.leakage_threshold
                 for item, c in pairs
             ]
         answered: dict[str, list[str]] = {}
@@ -578,7 +589,7 @@ class _Builder:
                     answered_by=answered[item.question_id],
                     reason="judged answerable"
                     if self.generator.can_judge
-                    else f"a chunk holds >= {self.threshold:g} of its content words",
+                    else f"a chunk holds >= {self.filters.leakage_threshold:g} of its content words",
                 )
 
     def questions(self) -> list[dict]:
@@ -622,22 +633,18 @@ def build_evalset(
     corpus: Corpus | str | os.PathLike,
     out: str | os.PathLike,
     *,
-    n: int = 200,
+    n: int = SAMPLED,
     generator: Generator | str = "offline",
-    chunk_words: int = 100,
+    chunk_words: int = CHUNK_WORDS,
     types=None,
     seed: int = 0,
     max_per_doc: int | None = None,
     popularity: Mapping[str, float] | str | os.PathLike | None = None,
     language: str | None = None,
     ranker: Callable | None = None,
-    depth: int = 50,
-    leakage_threshold: float = 0.8,
-    candidates: int = 5,
-    chunk_similarity: float = 0.5,
-    question_similarity: float = 0.8,
+    filters: FilterSettings = FilterSettings(),
     max_calls: int | None = None,
-    concurrency: int = 4,
+    concurrency: int = CONCURRENCY,
     progress: Callable[[int, int], None] | None = None,
     stop: Callable[[], bool] | None = None,
 ) -> BuildResult:
@@ -648,25 +655,11 @@ def build_evalset(
     (``["factual=0.5", "negative=0.2", ...]`` or a mapping). ``popularity``: document
     weights (a mapping or a file, see :func:`~ragunc.evalset.sampling.read_popularity`).
     ``ranker``: the round-trip retriever (default :class:`~ragunc.evalset.filters.BM25Ranker`
-    over the same chunks); ``depth``: its cutoff. ``candidates``: top-ranked chunks checked
-    by the uniqueness filter. ``chunk_similarity``: shingle Jaccard at which a chunk is a
-    near duplicate of the source; ``question_similarity``: content-word Jaccard at which
-    two questions are duplicates. ``max_calls``: budget of calls (0: use the journal only);
+    over the same chunks); ``filters``: how strict each filter is (:class:`FilterSettings`).
+    ``max_calls``: budget of calls (0: use the journal only);
     ``progress(done, total)`` counts calls; ``stop()`` returning True ends the asking.
     """
-    _build_iv(
-        n,
-        chunk_words,
-        seed,
-        depth,
-        leakage_threshold,
-        candidates,
-        chunk_similarity,
-        question_similarity,
-        max_calls,
-        concurrency,
-        language,
-    )
+    _build_iv(n=n, chunk_words=chunk_words, seed=seed, max_calls=max_calls, concurrency=concurrency, language=language)
     folder = Path(out)
     prep = _prepare(
         corpus,
@@ -689,11 +682,7 @@ def build_evalset(
             gen,
             asker,
             ranker=ranker,
-            depth=depth,
-            leakage_threshold=leakage_threshold,
-            candidates=candidates,
-            chunk_similarity=chunk_similarity,
-            question_similarity=question_similarity,
+            filters=filters,
         )
         builder.ask_questions()
         builder.filter_leakage()
@@ -741,17 +730,17 @@ def build_evalset(
         "generator": {**gen.describe(), "concurrency": int(concurrency)},
         "prompt_templates_hash": templates_hash(prep.language.code),
         "filters": {
-            "round_trip": {"ranker": ranker_name(ranker), "depth": int(depth)},
+            "round_trip": {"ranker": ranker_name(ranker), "depth": int(filters.depth)},
             "uniqueness": {
                 "judge": "llm" if gen.can_judge else "near-duplicate text",
-                "candidates": int(candidates),
-                "chunk_similarity": chunk_similarity if not gen.can_judge else None,
+                "candidates": int(filters.candidates),
+                "chunk_similarity": filters.chunk_similarity if not gen.can_judge else None,
             },
-            "leakage": {"threshold": leakage_threshold, "rephrase_once": True},
-            "duplicates": {"question_similarity": question_similarity},
+            "leakage": {"threshold": filters.leakage_threshold, "rephrase_once": True},
+            "duplicates": {"question_similarity": filters.question_similarity},
             "negatives": {
-                "judge": "llm" if gen.can_judge else f"content words >= {leakage_threshold:g} in a chunk",
-                "candidates": int(candidates) + 1,
+                "judge": "llm" if gen.can_judge else f"content words >= {filters.leakage_threshold:g} in a chunk",
+                "candidates": int(filters.candidates) + 1,
             },
         },
         "funnel": funnel,

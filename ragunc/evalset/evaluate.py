@@ -28,11 +28,11 @@ from ..data.reader import DataError, read_table, rows_phrase
 from ..data.results import results_from_frame
 from ..data.runs import Run, load_run, qrels_from_frame, run_from_frame
 from ..data.serialize import jsonable
-from ..ranking.metrics import METRICS, TRUNCATE_DEDUP, judge, metric_table, recall
+from ..ranking.metrics import METRICS, TRUNCATE_DEDUP, match_qrels, metric_table, recall
 from ..ranking.uncertainty import RecallReport, query_interval, recall_report
 from ..retrieval.bm25 import top_k
 from ..retrieval.pipeline import prepare_retrieval
-from ..stats.judged import JudgedReport, judged_report
+from ..stats.judged.report import JudgedReport, judged_report
 from ..stats.intervals import undefined_estimates
 from ..stats.methods import IntervalEstimate
 from ..stats.recommend import Recommendation, Recommends
@@ -201,7 +201,7 @@ def _audited_recall(
     gold = pd.Series(np.nan, index=query_id)
     if kept:
         rows = run.to_frame()[np.isin(run.query_id[run.qidx], ids)]
-        audited = judge(run_from_frame(rows, source=run.source), qrels_from_frame(_qrels_frame(kept)))
+        audited = match_qrels(run_from_frame(rows, source=run.source), qrels_from_frame(_qrels_frame(kept)))
         gold.loc[audited.query_id] = recall(audited, k, order=TRUNCATE_DEDUP)
     defined = ~np.isnan(judge_recall)
     frame = pd.DataFrame({"doc_id": groups[defined], "y_judge": judge_recall[defined], "y": gold.to_numpy()[defined]})
@@ -325,13 +325,13 @@ def evaluate_evalset(
     ids = {q["question_id"] for q in answerable}
     keep = np.isin(run.query_id[run.qidx], list(ids))
     rows = run.to_frame()[keep]
-    judged = judge(run_from_frame(rows, source=retriever), qrels_from_frame(_qrels_frame(answerable)))
+    matched = match_qrels(run_from_frame(rows, source=retriever), qrels_from_frame(_qrels_frame(answerable)))
     source_doc = {q["question_id"]: q["source_doc_id"] or q["question_id"] for q in questions}
-    groups = np.array([source_doc.get(qid, qid) for qid in judged.query_id])
+    groups = np.array([source_doc.get(qid, qid) for qid in matched.query_id])
     recall_all = recall_report(
-        judged, int(k), groups=groups, group_col="source_doc_id", level=level, boot=boot, rng=rng
+        matched, int(k), groups=groups, group_col="source_doc_id", level=level, boot=boot, rng=rng
     )
-    table = metric_table(judged, int(k))
+    table = metric_table(matched, int(k))
     metrics = tuple(
         _summary(name, table[name].to_numpy(), groups, level=level, boot=boot, rng=rng)
         for name in FRIENDS
@@ -339,8 +339,8 @@ def evaluate_evalset(
     )
 
     by_id = {q["question_id"]: q for q in questions}
-    info = pd.DataFrame({"query_id": judged.query_id}).assign(
-        type=[by_id[q]["type"] for q in judged.query_id], origin=[by_id[q]["origin"] for q in judged.query_id]
+    info = pd.DataFrame({"query_id": matched.query_id}).assign(
+        type=[by_id[q]["type"] for q in matched.query_id], origin=[by_id[q]["origin"] for q in matched.query_id]
     )
     by_type = {
         t: {"n": int(m.size), "recall": float(np.nanmean(table["recall"].to_numpy()[m]))}
@@ -356,9 +356,9 @@ def evaluate_evalset(
     negatives_summary = _negatives(run, negatives, scores, answerable, source_doc, level=level, boot=boot, rng=rng)
     results = pd.DataFrame(
         {
-            "query_id": judged.query_id,
+            "query_id": matched.query_id,
             "doc_id": groups,
-            "relevant_chunk_id": [(by_id[q]["relevant_chunk_ids"] or [""])[0] for q in judged.query_id],
+            "relevant_chunk_id": [(by_id[q]["relevant_chunk_ids"] or [""])[0] for q in matched.query_id],
             "config": f"{retriever} @{int(k)}",
             "question_type": info["type"].to_numpy(),
             "origin": info["origin"].to_numpy(),
@@ -373,7 +373,7 @@ def evaluate_evalset(
     audited = (
         None
         if verdicts is None
-        else _audited_recall(verdicts, answerable, run, recall_all.per_query, judged.query_id, groups, int(k), level)
+        else _audited_recall(verdicts, answerable, run, recall_all.per_query, matched.query_id, groups, int(k), level)
     )
     return EvalsetReport(
         k=int(k),

@@ -11,9 +11,11 @@ sits beside them: the raw replies, which a rebuild reads instead of paying again
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +112,16 @@ class EvalSet:
         """The code of the language the set was built in (its corpus' chunks and words, its prompts);
         None when the manifest records none (the corpus' language is then detected again)."""
         return self.manifest.get("language", {}).get("code")
+
+    def zip_bytes(self) -> bytes:
+        """The frozen set as a ``.zip`` (questions, manifest, review lists under ``evalset/``; not the journal)."""
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name in (QUESTIONS, MANIFEST):
+                archive.write(self.folder / name, f"evalset/{name}")
+            for path in sorted((self.folder / REVIEW).glob("*.jsonl")):
+                archive.write(path, f"evalset/{REVIEW}/{path.name}")
+        return buffer.getvalue()
 
     def corpus(self) -> Corpus:
         """The corpus the set was built from, checked against the manifest's hash."""

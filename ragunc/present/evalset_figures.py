@@ -15,7 +15,7 @@ from ..evalset.build import FUNNEL
 from ..evalset.evaluate import EvalsetReport
 from ..ranking.metrics import ranking_metric
 from ..stats.recommend import RECOMMENDED_METHOD
-from .figures import LEGEND_BELOW, OKABE_ITO, method_color, method_label
+from .style import LEGEND_BELOW, OKABE_ITO, method_color, method_label
 
 
 def _with_layout(fig: go.Figure, *, title: str, x: str, y: str, height: int = 360) -> go.Figure:

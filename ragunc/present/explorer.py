@@ -21,8 +21,10 @@ from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
 from . import numbers
-from .figures import REFERENCE_COLOR, interval_label, method_color, reference_line
-from .summary import coverage_held_sentence, design_sentence
+from .design_effects import DEFF_TILE, N_EFF_TILE
+from .explorer_figures import interval_label
+from .style import REFERENCE_COLOR, method_color, reference_line
+from .summary import WORTH_TILE, coverage_held_sentence, design_sentence
 
 PENDING = "computing…"
 CONTROL_LABELS = {
@@ -30,8 +32,11 @@ CONTROL_LABELS = {
     "boot": "B: bootstrap replicates",
     "reps": "R: repetitions (coverage)",
 }
-DEFF_LABEL = "How many times less a chunk tells you here"  # the one design effect the explorer shows
 PERCENT = numbers.D3["percent"]
+# Figure text large enough to read from the back of a room at 1280x720, and the width a row label's
+# character takes at that size (a bold label's too), so the fixed left margin holds the longest label.
+FIGURE_FONT_PX = 16
+CHAR_PX = 9
 
 
 def _finite(x: float) -> bool:
@@ -50,7 +55,7 @@ def _design_sentence(row: dict, k: int) -> str:
 def _coverage_sentence(row: dict, k: int, table: KTable, metric: str) -> str:
     naive, honest = row["coverage_naive"], row["coverage_recommended"]
     if not (_finite(naive) and _finite(honest)):
-        return f"At K = D = {table.n_docs:,} every document is in the sample: there is nothing to resample."
+        return f"At K = D = {table.population_docs:,} every document is in the sample: there is nothing to resample."
     return coverage_held_sentence(table.reps, k, naive, honest, table.level, metric)
 
 
@@ -81,10 +86,11 @@ def _figure(data: list[dict], *, x: str, labels: Sequence[str], reference: tuple
     # on every move of K (an axis' labels measured, then the plot laid out again).
     widest = max((len(label) for label in labels), default=0)
     layout = {
+        "font": {"size": FIGURE_FONT_PX},
         "xaxis": {"title": {"text": x}, "automargin": False},
         "yaxis": {"autorange": "reversed", "automargin": False},
-        "height": max(200, 100 + 32 * len(labels)),
-        "margin": {"l": 16 + 7 * widest, "r": 16, "t": 24, "b": 48},
+        "height": max(220, 110 + 40 * len(labels)),
+        "margin": {"l": 16 + CHAR_PX * widest, "r": 16, "t": 28, "b": 60},
         "hovermode": "closest",
         "showlegend": False,
         "shapes": [reference[0]],
@@ -196,8 +202,8 @@ def explorer_view(
                 f"{level} intervals for {metric}: {k} documents, {numbers.count(row['n_chunks'])} chunks",
                 (
                     f"Coverage over {table.reps:,} samples of K = {k} documents (±1.96 Monte Carlo SE)"
-                    if k < table.n_docs
-                    else f"No coverage at K = D = {table.n_docs:,}: nothing to resample"
+                    if k < table.population_docs
+                    else f"No coverage at K = D = {table.population_docs:,}: nothing to resample"
                 ),
             ]
         )
@@ -265,7 +271,7 @@ def explorer_view(
     boot_rows = [i for i, (_, _, analytic) in enumerate(shown) if not analytic]
     html_text = _skeleton(table, boots, reps_options)
     return {
-        "id": f"{table.n_docs}-{table.estimator}-{table.level}-{table.seed}-{table.reps}-{'/'.join(methods)}-{plain}",
+        "id": f"{table.population_docs}-{table.estimator}-{table.level}-{table.seed}-{table.reps}-{'/'.join(methods)}-{plain}",
         "html": html_text,
         "k": {"min": ks[0], "max": ks[-1], "texts": [f"{k} documents" for k in ks]},
         "choices": {
@@ -353,7 +359,7 @@ def _skeleton(table: KTable, boots: Sequence[int], reps_options: Sequence[int]) 
     """The component's markup: its controls, the text slots and the figures' places (filled per K by the browser)."""
     return (
         '<div class="controls" role="group" aria-label="Explorer controls">'
-        + _range("k", CONTROL_LABELS["k"], 2, table.n_docs)
+        + _range("k", CONTROL_LABELS["k"], 2, table.population_docs)
         + _range("boot", CONTROL_LABELS["boot"], 0, len(boots) - 1)
         + _range("reps", CONTROL_LABELS["reps"], 0, len(reps_options) - 1)
         + "</div>"
@@ -361,14 +367,14 @@ def _skeleton(table: KTable, boots: Sequence[int], reps_options: Sequence[int]) 
         '<p data-slot="headline_coverage"></p>'
         '<div class="boxes">'
         '<div class="box" data-box="design"><b data-slot="design_title"></b><div class="tiles">'
-        + _tile("design_deff", DEFF_LABEL)
-        + _tile("design_n_eff", "As informative as this many independent chunks")
+        + _tile("design_deff", DEFF_TILE)
+        + _tile("design_n_eff", N_EFF_TILE)
         + _tile("design_chunks", "Chunks a sample holds")
         + '</div></div><div class="box" data-box="sample"><b data-slot="sample_title"></b><div class="tiles">'
         + _tile("sample_estimate", "Its hit@1")
         + _tile("sample_interval", f"Recommended {numbers.level(table.level)} interval")
         + _tile("sample_chunks", "Its chunks")
-        + _tile("sample_g_star", "Worth this many documents (G*)")
+        + _tile("sample_g_star", WORTH_TILE)
         + "</div></div></div>"
         '<details><summary>Why these design effects differ</summary><p data-template="why"></p></details>'
         '<h4 data-slot="intervals_title"></h4>'

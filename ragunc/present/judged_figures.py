@@ -9,9 +9,13 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..stats.judged import ESTIMATES, LABELS, JudgedCoverage, JudgedReport
+from ..stats.judged.coverage import JudgedCoverage
+
+from ..stats.judged.report import JudgedReport
+
+from ..stats.judged.sample import ESTIMATES, LABELS
 from ..stats.multiple import RankResult
-from .figures import OKABE_ITO, REFERENCE_COLOR, reference_line
+from .style import OKABE_ITO, REFERENCE_COLOR, reference_line
 
 # One colour per estimate, the same in every figure: the judge alone warns (vermillion), the
 # audited rows alone are the plain reference (grey), the corrected estimate the one to read (blue).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ..stats.leverage import Leverage
-from .figures import OKABE_ITO, reference_line
+from .style import OKABE_ITO, reference_line
 
 # Documents drawn at most: the rest are summed into one bar, so a sample of thousands stays one light trace.
 TOP_DOCUMENTS = 15

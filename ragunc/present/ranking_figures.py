@@ -1,6 +1,6 @@
 """Plotly builders for the page "Ranking metrics": pure functions returning ``go.Figure``.
 
-Colours are Okabe–Ito (shared with :mod:`ragunc.present.figures`); every series also has its
+Colours are Okabe–Ito (shared with :mod:`ragunc.present.style`); every series also has its
 own dash or marker so the figures read without colour.
 """
 
@@ -12,7 +12,8 @@ import plotly.graph_objects as go
 from ..ranking.comparison import RunComparison
 from ..ranking.metrics import DEDUP_TRUNCATE, TRUNCATE_DEDUP, ranking_metric
 from ..ranking.uncertainty import RecallReport
-from .figures import LEGEND_BELOW, OKABE_ITO, forest_figure, method_color, method_label
+from .planning_figures import forest_figure
+from .style import LEGEND_BELOW, OKABE_ITO, method_color, method_label
 
 SERIES = (  # column of recall_curve, label, colour, dash, marker
     ("truncate_dedup", f"{TRUNCATE_DEDUP}: documents in the top-k chunks", OKABE_ITO["blue"], "solid", "circle"),

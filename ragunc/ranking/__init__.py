@@ -1,4 +1,4 @@
-"""Ranking: judged runs, document-level metrics (truncate, then deduplicate), and their uncertainty
+"""Ranking: runs matched with their qrels, document-level metrics (truncate, then deduplicate), and their uncertainty
 over grouped queries through the stats layer.  May import ``data`` and ``stats``."""
 
 from .comparison import RunComparison, compare_runs
@@ -7,8 +7,8 @@ from .metrics import (
     METRICS,
     ORDERS,
     TRUNCATE_DEDUP,
-    JudgedRun,
-    judge,
+    MatchedRun,
+    match_qrels,
     metric_scores,
     metric_table,
     ranked_list,

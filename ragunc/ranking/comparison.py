@@ -28,7 +28,7 @@ import pandas as pd
 from ..data.runs import Qrels, Run, query_groups
 from ..data.serialize import jsonable
 from ..stats.multiple import MultipleComparison, compare_aligned, comparison_names
-from .metrics import TRUNCATE_DEDUP, JudgedRun, judge, metric_scores
+from .metrics import TRUNCATE_DEDUP, MatchedRun, match_qrels, metric_scores
 from .uncertainty import scores_sample
 
 
@@ -91,7 +91,7 @@ class RunComparison:
 def compare_runs(
     runs: Mapping[str, Run],
     qrels: Qrels,
-    judged: Mapping[str, JudgedRun] | None,
+    matched: Mapping[str, MatchedRun] | None,
     k: int,
     baseline: str,
     *,
@@ -108,15 +108,15 @@ def compare_runs(
 ) -> RunComparison:
     """Every run (or ``names``, the baseline added) against ``baseline`` on ``metric`` at cutoff ``k``.
 
-    ``judged`` holds ``judge(run, qrels)`` per run, passed in so that a caller keeping it judges once
-    (None, or a run missing from it: judged here).
+    ``matched`` holds ``match_qrels(run, qrels)`` per run, passed in so that a caller keeping it matches once
+    (None, or a run missing from it: matched here).
     ``group_col`` names a column constant within each query (qrels first, then the baseline
     run) whose values are the clusters; None: every query is its own cluster.
     """
     chosen = comparison_names(runs, baseline, names, adjust, estimator, level, boot, what="run")
-    judged = {r: (judged[r] if judged is not None and r in judged else judge(runs[r], qrels)) for r in chosen}
+    matched = {r: (matched[r] if matched is not None and r in matched else match_qrels(runs[r], qrels)) for r in chosen}
     scores = {
-        r: pd.Series(metric_scores(judged[r], metric, k, order=order), index=judged[r].query_id).dropna()
+        r: pd.Series(metric_scores(matched[r], metric, k, order=order), index=matched[r].query_id).dropna()
         for r in chosen
     }
     scorable = pd.unique(np.concatenate([s.index.to_numpy(dtype=str) for s in scores.values()]))
@@ -127,7 +127,7 @@ def compare_runs(
     if shared.size == 0:
         counts = ", ".join(f"{r} {listed[r].size}" for r in chosen)
         raise ValueError(
-            f"runs {chosen} share no query with relevant items (each run's judged queries: {counts}); "
+            f"runs {chosen} share no query with relevant items (queries with relevant items per run: {counts}); "
             "a comparison needs the same queries in every run"
         )
     groups = query_groups(runs[baseline], qrels, group_col, shared) if group_col else None

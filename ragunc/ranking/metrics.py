@@ -25,7 +25,7 @@ truncate-dedup, document rank for dedup-truncate):
 - hit@k = 1 if counted ∩ R is non-empty
 - precision@k = |counted ∩ R| / k (a context slot holding a repeated document brings nothing new)
 - RR(@k) = 1 / (1-based slot of the first relevant counted document), 0 when none
-- nDCG@k = sum over counted of rel / log2(slot + 1) / the ideal DCG@k of the judged grades (linear gain, as trec_eval)
+- nDCG@k = sum over counted of rel / log2(slot + 1) / the ideal DCG@k of the qrels' grades (linear gain, as trec_eval)
 - chunk recall@k = |relevant chunks in the top-k chunks| / |relevant chunks| (needs chunk-level qrels)
 """
 
@@ -45,7 +45,7 @@ ORDERS = (TRUNCATE_DEDUP, DEDUP_TRUNCATE)
 
 
 @dataclass(frozen=True)
-class JudgedRun:
+class MatchedRun:
     """A run aligned with its qrels: per-row gains plus per-query relevant counts.
 
     Row arrays (N,) are sorted by query, then chunk position. Queries are the run's,
@@ -75,7 +75,7 @@ class JudgedRun:
         return int(self.position.max(initial=0)) + 1
 
 
-def judge(run: Run, qrels: Qrels) -> JudgedRun:
+def match_qrels(run: Run, qrels: Qrels) -> MatchedRun:
     """Align ``run`` with ``qrels`` once; every metric below reads the result."""
     query_id = np.concatenate([run.query_id, np.setdiff1d(pd.unique(qrels.query_id), run.query_id)]).astype(str)
     qcode = pd.Index(query_id).get_indexer(qrels.query_id)
@@ -103,8 +103,8 @@ def judge(run: Run, qrels: Qrels) -> JudgedRun:
 
     chunk_gain = n_relevant_chunks = None
     if qrels.has_chunks:
-        judged = qrels.chunk_id != None  # noqa: E711 (object array: None marks a document-level row)
-        keep = judged & positive
+        at_chunk = qrels.chunk_id != None  # noqa: E711 (object array: None marks a document-level row)
+        keep = at_chunk & positive
         chunks = (
             pd.DataFrame({"q": qcode[keep], "c": qrels.chunk_id[keep].astype(str), "g": qrels.relevance[keep]})
             .groupby(["q", "c"], sort=False)["g"]
@@ -112,7 +112,7 @@ def judge(run: Run, qrels: Qrels) -> JudgedRun:
         )
         chunk_gain = chunks.reindex(pd.MultiIndex.from_arrays([run.qidx, run.chunk_id])).fillna(0.0).to_numpy(float)
         n_relevant_chunks = np.bincount(chunks.index.get_level_values(0), minlength=Q).astype(np.int64)
-    return JudgedRun(
+    return MatchedRun(
         query_id=query_id,
         qidx=run.qidx,
         position=run.position,
@@ -150,7 +150,7 @@ def _check_order(order: str) -> str:
     return order
 
 
-def _counted(j: JudgedRun, k: int, order: str) -> tuple[np.ndarray, np.ndarray]:
+def _counted(j: MatchedRun, k: int, order: str) -> tuple[np.ndarray, np.ndarray]:
     """Rows that count at cutoff k (first occurrences kept by the order) and their 0-based slot."""
     if order == TRUNCATE_DEDUP:
         # The first occurrence has the smallest position, so "first in the top k" == "first overall and < k".
@@ -158,7 +158,7 @@ def _counted(j: JudgedRun, k: int, order: str) -> tuple[np.ndarray, np.ndarray]:
     return j.first_doc & (j.doc_rank < k), j.doc_rank
 
 
-def _per_query(j: JudgedRun, weights: np.ndarray) -> np.ndarray:
+def _per_query(j: MatchedRun, weights: np.ndarray) -> np.ndarray:
     return np.bincount(j.qidx, weights=weights, minlength=j.n_queries)
 
 
@@ -166,7 +166,7 @@ def _undefined_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> n
     return np.where(n_relevant > 0, values, np.nan)
 
 
-def _relevant_found(j: JudgedRun, k: int, order: str) -> np.ndarray:
+def _relevant_found(j: MatchedRun, k: int, order: str) -> np.ndarray:
     counted, _ = _counted(j, _check_k(k), _check_order(order))
     return _per_query(j, (counted & (j.doc_gain > 0)).astype(float))
 
@@ -174,29 +174,29 @@ def _relevant_found(j: JudgedRun, k: int, order: str) -> np.ndarray:
 # -- high-level functions: one score per query -----------------------------------------------------------------
 
 
-def recall(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+def recall(j: MatchedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     """Document-level Recall@k per query: relevant documents counted / relevant documents."""
     found = _relevant_found(j, k, order)
     return _undefined_without_relevant(found / np.maximum(j.n_relevant, 1), j.n_relevant)
 
 
-def naive_recall_sum(j: JudgedRun, k: int) -> np.ndarray:
+def naive_recall_sum(j: MatchedRun, k: int) -> np.ndarray:
     """The per-chunk sum: +1 for every top-k chunk of a relevant document, / relevant documents. Can pass 1."""
     hits = (j.position < _check_k(k)) & (j.doc_gain > 0)
     return _undefined_without_relevant(_per_query(j, hits.astype(float)) / np.maximum(j.n_relevant, 1), j.n_relevant)
 
 
-def hit_rate(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+def hit_rate(j: MatchedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     """Hit@k per query: 1 when at least one relevant document is counted."""
     return _undefined_without_relevant((_relevant_found(j, k, order) > 0).astype(float), j.n_relevant)
 
 
-def precision(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+def precision(j: MatchedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     """Precision@k per query: distinct relevant documents counted / k."""
     return _undefined_without_relevant(_relevant_found(j, k, order) / _check_k(k), j.n_relevant)
 
 
-def reciprocal_rank(j: JudgedRun, k: int | None = None, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+def reciprocal_rank(j: MatchedRun, k: int | None = None, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     """RR(@k) per query; without k, the whole list. The slot is the chunk rank (truncate-dedup) or document rank."""
     _check_order(order)
     cutoff = np.iinfo(np.int64).max if k is None else _check_k(k)
@@ -209,7 +209,7 @@ def reciprocal_rank(j: JudgedRun, k: int | None = None, *, order: str = TRUNCATE
     return _undefined_without_relevant(rr, j.n_relevant)
 
 
-def ndcg(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+def ndcg(j: MatchedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     """nDCG@k per query with linear gains; repeated documents gain nothing and (truncate-dedup) still use a slot."""
     k = _check_k(k)
     counted, slot = _counted(j, k, _check_order(order))
@@ -219,7 +219,7 @@ def ndcg(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     return _undefined_without_relevant(dcg / np.where(idcg > 0, idcg, 1.0), j.n_relevant)
 
 
-def chunk_recall(j: JudgedRun, k: int) -> np.ndarray:
+def chunk_recall(j: MatchedRun, k: int) -> np.ndarray:
     """Chunk-level Recall@k per query: relevant chunks in the top k / relevant chunks (needs chunk-level qrels)."""
     if j.chunk_gain is None:
         raise ValueError("chunk-level recall needs qrels with a chunk_id column (judgments of individual chunks)")
@@ -234,14 +234,14 @@ class RankingMetric:
 
     name: str  # its key: --metric, a column of metric_table, the JSON
     label: str  # what tables, figures, the CLI and the pages call it, at a cutoff: :meth:`at`
-    kernel: Callable[..., np.ndarray]  # (JudgedRun, k[, order=...]) -> one score per query (NaN: excluded)
+    kernel: Callable[..., np.ndarray]  # (MatchedRun, k[, order=...]) -> one score per query (NaN: excluded)
     ordered: bool = True  # it counts documents in an order (truncate-dedup / dedup-truncate); else chunks
 
     def at(self, k: int | str) -> str:
         """The label at cutoff ``k``: "Recall@10" (or "Recall@k")."""
         return f"{self.label}@{k}"
 
-    def scores(self, j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+    def scores(self, j: MatchedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
         """One score per query at cutoff ``k`` (``order`` only for an ordered metric)."""
         return self.kernel(j, k, order=order) if self.ordered else self.kernel(j, k)
 
@@ -266,12 +266,12 @@ def ranking_metric(name: str) -> RankingMetric:
     raise ValueError(f"metric must be one of {', '.join(METRICS)}, got {name!r}")
 
 
-def metric_scores(j: JudgedRun, metric: str, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
+def metric_scores(j: MatchedRun, metric: str, k: int, *, order: str = TRUNCATE_DEDUP) -> np.ndarray:
     """One metric of :data:`METRICS` per query at cutoff ``k`` (``chunk_recall`` has no order)."""
     return ranking_metric(metric).scores(j, k, order=order)
 
 
-def metric_table(j: JudgedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> pd.DataFrame:
+def metric_table(j: MatchedRun, k: int, *, order: str = TRUNCATE_DEDUP) -> pd.DataFrame:
     """Every metric per query (NaN where a query has no relevant items), one row per query."""
     table = {"query_id": j.query_id, "n_relevant": j.n_relevant}
     for name in METRICS:
@@ -288,7 +288,7 @@ def mean_defined(scores: np.ndarray) -> tuple[float, int, int]:
     return (float(scores[defined].mean()) if used else float("nan")), used, int(scores.size - used)
 
 
-def order_differences(j: JudgedRun, k: int) -> pd.DataFrame:
+def order_differences(j: MatchedRun, k: int) -> pd.DataFrame:
     """Per query, the three Recall@k numbers side by side and why they differ.
 
     Columns ``query_id, n_relevant, truncate_dedup, dedup_truncate, naive_sum, differs, why``.
@@ -340,7 +340,7 @@ def order_differences(j: JudgedRun, k: int) -> pd.DataFrame:
     return table
 
 
-def ranked_list(j: JudgedRun, query_id: str) -> pd.DataFrame:
+def ranked_list(j: MatchedRun, query_id: str) -> pd.DataFrame:
     """One query's result list, chunk by chunk: where each document is first seen and what it is worth.
 
     Columns ``chunk_rank, chunk_id, doc_id, relevance, first_seen, doc_rank`` (ranks 1-based;

@@ -1,4 +1,4 @@
-"""Everything a judged run shows at one cutoff k, computed in one call (what the dashboard's Ranking page draws)."""
+"""Everything a run matched with its qrels shows at one cutoff k, computed in one call (what the dashboard's Ranking page draws)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.runs import Qrels, Run, query_groups
-from .metrics import TRUNCATE_DEDUP, JudgedRun, mean_defined, metric_table, order_differences
+from .metrics import TRUNCATE_DEDUP, MatchedRun, mean_defined, metric_table, order_differences
 from .uncertainty import RecallReport, recall_curve, recall_report
 
 
@@ -26,7 +26,7 @@ class RankingOverview:
 def ranking_overview(
     run: Run,
     qrels: Qrels,
-    judged: JudgedRun,
+    matched: MatchedRun,
     k: int,
     *,
     order: str = TRUNCATE_DEDUP,
@@ -35,15 +35,15 @@ def ranking_overview(
     boot: int = 1000,
     rng: np.random.Generator | int | None = None,
 ) -> RankingOverview:
-    """The overview of ``judged`` (``judge(run, qrels)``, passed in so that a caller keeping it judges once) at ``k``.
+    """The overview of ``matched`` (``match_qrels(run, qrels)``, passed in so that a caller keeping it matches once) at ``k``.
 
     ``group_col`` names a column constant within each query (qrels first, then the run) whose
     values group queries for the cluster interval (see :func:`recall_report`); None: every query
     is its own group.  Metric means leave out queries without relevant documents, as every mean does.
     """
-    groups = query_groups(run, qrels, group_col, judged.query_id) if group_col else None
-    report = recall_report(judged, k, order=order, groups=groups, group_col=group_col, level=level, boot=boot, rng=rng)
-    per_query = metric_table(judged, k, order=order)
+    groups = query_groups(run, qrels, group_col, matched.query_id) if group_col else None
+    report = recall_report(matched, k, order=order, groups=groups, group_col=group_col, level=level, boot=boot, rng=rng)
+    per_query = metric_table(matched, k, order=order)
     means = {
         name: mean_defined(per_query[name].to_numpy(dtype=float))[0]
         for name in per_query.columns.drop(["query_id", "n_relevant"])
@@ -52,6 +52,6 @@ def ranking_overview(
         recall=report,
         metric_means=means,
         per_query=per_query,
-        order_differences=order_differences(judged, k),
-        curve=recall_curve(judged, range(1, judged.longest_list + 1)),
+        order_differences=order_differences(matched, k),
+        curve=recall_curve(matched, range(1, matched.longest_list + 1)),
     )

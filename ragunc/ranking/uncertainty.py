@@ -24,7 +24,7 @@ from ..stats.sample import ClusterStats
 from .metrics import (
     ORDERS,
     TRUNCATE_DEDUP,
-    JudgedRun,
+    MatchedRun,
     mean_defined,
     naive_recall_sum,
     recall,
@@ -124,7 +124,7 @@ class RecallReport(Recommends):
 
 
 def recall_report(
-    judged: JudgedRun,
+    matched: MatchedRun,
     k: int,
     *,
     order: str = TRUNCATE_DEDUP,
@@ -136,9 +136,9 @@ def recall_report(
 ) -> RecallReport:
     """Recall@k in ``order`` with every interval of :func:`query_interval` (queries grouped by ``groups``).
 
-    ``groups`` has one label per query of ``judged`` (``group_col`` only names it in the output).
+    ``groups`` has one label per query of ``matched`` (``group_col`` only names it in the output).
     """
-    by_order = {o: recall(judged, k, order=o) for o in ORDERS}
+    by_order = {o: recall(matched, k, order=o) for o in ORDERS}
     if order not in by_order:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
     scores = by_order[order]
@@ -154,13 +154,13 @@ def recall_report(
         order=order,
         recall=mean,
         recall_by_order={o: mean_defined(s)[0] for o, s in by_order.items()},
-        naive_sum=mean_defined(naive_recall_sum(judged, k))[0],
+        naive_sum=mean_defined(naive_recall_sum(matched, k))[0],
         n_queries=used,
         n_excluded=excluded,
         n_groups=n_groups,
         group_col=group_col,
         level=level,
-        query_id=judged.query_id,
+        query_id=matched.query_id,
         per_query=scores,
         intervals=intervals,
         recommendation=recommendation,
@@ -168,13 +168,13 @@ def recall_report(
     )
 
 
-def recall_curve(judged: JudgedRun, ks) -> pd.DataFrame:
+def recall_curve(matched: MatchedRun, ks) -> pd.DataFrame:
     """Mean Recall@k over queries for each k: both orders and the naive sum (columns ``k, truncate_dedup, ...``)."""
     rows = [
         (
             int(k),
-            *(mean_defined(recall(judged, k, order=o))[0] for o in ORDERS),
-            mean_defined(naive_recall_sum(judged, k))[0],
+            *(mean_defined(recall(matched, k, order=o))[0] for o in ORDERS),
+            mean_defined(naive_recall_sum(matched, k))[0],
         )
         for k in ks
     ]

@@ -20,18 +20,11 @@ _EXPORTS = {
         ("Diagnostics", "deff_equal_size", "deff_kish", "diagnostics", "icc_anova", "k_over_rho"), "diagnostics"
     ),
     **dict.fromkeys(("IntervalReport", "interval_arrays", "interval_estimates", "interval_report"), "intervals"),
-    **dict.fromkeys(
-        (
-            "AuditPlan",
-            "JudgedCoverage",
-            "JudgedReport",
-            "JudgedSample",
-            "judged_coverage",
-            "judged_report",
-            "plan_audit",
-        ),
-        "judged",
-    ),
+    **dict.fromkeys(("JudgedCoverage", "judged_coverage"), "judged.coverage"),
+    "AuditPlan": "judged.plan",
+    "plan_audit": "judged.plan",
+    **dict.fromkeys(("JudgedReport", "judged_report"), "judged.report"),
+    "JudgedSample": "judged.sample",
     **dict.fromkeys(("ESTIMATORS", "cluster_variance", "estimate"), "linearization"),
     **dict.fromkeys(
         ("METHODS", "ConfidenceInterval", "IntervalEstimate", "IntervalMethod", "interval_method", "interval_methods"),

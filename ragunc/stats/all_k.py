@@ -77,7 +77,7 @@ class KTable:
     recommended: str  # the recommended method (stats.recommend)
     population_value: float
     population_icc: float
-    n_docs: int  # D
+    population_docs: int  # D
     reps: int  # R: coverage repetitions (and the micro design's draws)
     estimator: str
     level: float
@@ -88,7 +88,7 @@ class KTable:
         """Every column at ``k``."""
         i = int(k) - 2
         if not 0 <= i < self.k.size:
-            raise ValueError(f"k must be from 2 to {self.n_docs}, got {k!r}")
+            raise ValueError(f"k must be from 2 to {self.population_docs}, got {k!r}")
         return {name: float(values[i]) for name, values in self.columns.items()}
 
     def to_payload(self) -> dict:
@@ -104,7 +104,7 @@ class KTable:
             "recommended": self.recommended,
             "population_value": self.population_value,
             "population_icc": self.population_icc,
-            "n_docs": self.n_docs,
+            "n_docs": self.population_docs,
             "reps": self.reps,
             "estimator": self.estimator,
             "level": self.level,
@@ -246,7 +246,7 @@ def k_table(
         recommended=RECOMMENDED_METHOD,
         population_value=value,
         population_icc=icc_anova(total, size, sumsq),
-        n_docs=d,
+        population_docs=d,
         reps=int(reps),
         estimator=estimator,
         level=float(level),

@@ -78,13 +78,10 @@ class IntervalMethod:
     has_se: bool = False  # it has an SE of its own (the JSON's and the tables' "se"; simulate's se_mean)
     needs_replicate_se: bool = False  # bootstrap kernels only: it reads each replicate's SE
     json_field: tuple[str, str] | None = None  # (object, field) of its bounds in `ragunc interval --json`
-    color: str = "grey"  # key of ragunc.present.figures.PALETTE (colour-blind safe)
+    color: str = "grey"  # key of ragunc.present.style.PALETTE (colour-blind safe)
     # In the short list every view shows first (the naive interval, the recommended one, one bootstrap),
     # under this plain name; the others appear when the reader asks for all methods.
     plain: str | None = None
-    # Run by the coverage experiment without a list of methods; the wild bootstrap costs several times the
-    # whole default run (bench/bench_coverage.py), so it runs there when named.
-    in_default_coverage: bool = True
 
     @property
     def shown_first(self) -> bool:
@@ -195,7 +192,6 @@ METHODS: tuple[IntervalMethod, ...] = (
         WILD_BOOTSTRAP,
         wild.wild_cluster_restricted,
         color="tol_purple",
-        in_default_coverage=False,
     ),
     # What stats.recommend reports instead of korn_graubard_bm when a few documents carry the sample.
     IntervalMethod(
@@ -204,7 +200,6 @@ METHODS: tuple[IntervalMethod, ...] = (
         WILD_BOOTSTRAP,
         wild.wild_span,
         color="tol_cyan",
-        in_default_coverage=False,
     ),
 )
 METHOD_NAMES: tuple[str, ...] = tuple(m.name for m in METHODS)

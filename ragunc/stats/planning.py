@@ -145,8 +145,8 @@ class DifferencePlan:
     level: float  # 1 - alpha of the test
     difference: float  # the difference to detect
     power: float  # target 1 - beta
-    n_docs: int  # smallest K reaching the power (paired document-level variance)
-    n_docs_naive: int  # what the unpaired binomial formula asks for, in documents of m_bar chunks
+    docs_needed: int  # smallest K reaching the power (paired document-level variance)
+    naive_docs_needed: int  # what the unpaired binomial formula asks for, in documents of m_bar chunks
     pilot_difference: float  # b - a in the pilot
     paired_variance: float  # s^2 of the per-document paired residual differences
     naive_variance: float  # p_a q_a + p_b q_b, per chunk
@@ -164,8 +164,8 @@ class DifferencePlan:
             "difference": self.difference,
             "power": self.power,
             "level": self.level,
-            "n_docs": self.n_docs,
-            "n_docs_naive": self.n_docs_naive,
+            "n_docs": self.docs_needed,  # the JSON keys of the published contract
+            "n_docs_naive": self.naive_docs_needed,
             "pilot_difference": self.pilot_difference,
             "paired_variance": self.paired_variance,
             "naive_variance": self.naive_variance,
@@ -239,8 +239,8 @@ def plan_difference(
         level=level,
         difference=float(difference),
         power=power,
-        n_docs=needed,
-        n_docs_naive=needed_naive,
+        docs_needed=needed,
+        naive_docs_needed=needed_naive,
         pilot_difference=float(est_b - est_a),
         paired_variance=s2,
         naive_variance=pq,

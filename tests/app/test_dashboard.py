@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import runpy
@@ -16,6 +17,7 @@ from streamlit import config
 
 from dashboard import cache, serving, sources
 from ragunc.data import DataError, load_results
+from ragunc.stats.sample import ClusterStats
 from tests.support.app_pages import routed_pages
 
 
@@ -98,45 +100,99 @@ def counted():
     cache._stores.clear()
 
 
-def test_cached_computes_once_per_key_and_options_and_hands_out_the_same_object(counted):
-    arrays = np.arange(4.0)  # an unhashable argument: the key stands for it
-    first = cache.cached(_counted_sum, arrays, key="a", scale=2.0)
+def test_cached_computes_once_per_content_and_options_and_hands_out_the_same_object(counted):
+    arrays = np.arange(4.0)  # an unhashable argument: its contents are the key
+    first = cache.cached(_counted_sum, arrays, scale=2.0)
     assert first == 12.0 and counted == [(6.0, 2.0, False)]
-    assert cache.cached(_counted_sum, arrays, key="a", scale=2.0) == 12.0
+    assert cache.cached(_counted_sum, np.arange(4.0), scale=2.0) == 12.0  # equal contents, another object
     assert len(counted) == 1  # a hit: not computed again
-    assert cache.cached(_counted_sum, arrays, key="a", scale=3.0) == 18.0  # another option: computed
-    assert cache.cached(_counted_sum, arrays + 1, key="b", scale=2.0) == 20.0  # another key: computed
+    assert cache.cached(_counted_sum, arrays, scale=3.0) == 18.0  # another option: computed
+    assert cache.cached(_counted_sum, arrays + 1, scale=2.0) == 20.0  # other contents: computed
     assert len(counted) == 3
-    box = cache.cached(cache._with_results, _counted_sum, arrays, key="boxed")
-    assert cache.cached(cache._with_results, _counted_sum, arrays, key="boxed") is box  # the object, not a copy
+    box = cache.cached(cache._with_results, _counted_sum, arrays)
+    assert cache.cached(cache._with_results, _counted_sum, arrays) is box  # the object, not a copy
+
+
+def test_two_uploads_of_one_file_name_get_their_own_values(counted):
+    # Keyed by a file's name, two sessions' uploads got the first one's value; the key is the content now.
+    mine, theirs = np.array([1.0, 0.0]), np.array([1.0, 1.0])
+    assert cache.cached(_counted_sum, mine) == 1.0
+    assert cache.cached(_counted_sum, theirs) == 2.0
+    one, other = (ClusterStats(np.array(["a", "b"]), sums, np.array([2, 2]), sums) for sums in (mine, theirs))
+    assert cache.cached(_estimate_of, one) != cache.cached(_estimate_of, other)
+    same = ClusterStats(np.array(["a", "b"]), np.array([1.0, 0.0]), np.array([2, 2]), np.array([1.0, 0.0]))
+    assert cache.cached(_estimate_of, same) == cache.cached(_estimate_of, one)
+    renamed = dataclasses.replace(one, cluster_id=np.array(["a", "c"]))  # the same sums, another document
+    assert cache.fingerprint(renamed) != cache.fingerprint(one)
+    assert len(counted) == 4  # two sums, two estimates: the equal population was a hit
+
+
+def test_a_large_object_is_fingerprinted_once_while_it_lives(monkeypatch):
+    digests = []
+    content = cache._content
+    monkeypatch.setattr(cache, "_content", lambda value: digests.append(type(value)) or content(value))
+    population = ClusterStats(np.array(["a", "b"]), np.array([1.0, 0.0]), np.array([2, 2]), np.array([1.0, 0.0]))
+    assert cache.fingerprint(population) == cache.fingerprint(population)
+    assert digests.count(ClusterStats) == 1  # the second call found it
+    ident = id(population)
+    del population
+    assert ident not in cache._FINGERPRINTS  # dropped with its object: a new object at that id starts afresh
+
+
+def test_a_file_path_is_keyed_by_its_contents_date_and_size(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("one")
+    before = cache.fingerprint(path)
+    path.write_text("one two")
+    assert cache.fingerprint(path) != before
 
 
 def test_cached_keeps_the_most_recently_used(counted):
-    for key in ("a", "b", "c"):
-        cache.cached(_counted_sum, np.ones(1), key=key, kept=2)
-    cache.cached(_counted_sum, np.ones(1), key="b", kept=2)  # b is used again, so a is the oldest of b, c
-    cache.cached(_counted_sum, np.ones(1), key="d", kept=2)  # a and then c go: b, d are kept
+    a, b, c, d = (np.full(1, float(v)) for v in range(4))
+    for value in (a, b, c):
+        cache.cached(_counted_sum, value, kept=2)
+    cache.cached(_counted_sum, b, kept=2)  # b is used again, so a is the oldest of b, c
+    cache.cached(_counted_sum, d, kept=2)  # a and then c go: b, d are kept
     assert len(counted) == 4
-    cache.cached(_counted_sum, np.ones(1), key="b", kept=2)
+    cache.cached(_counted_sum, b, kept=2)
     assert len(counted) == 4
-    cache.cached(_counted_sum, np.ones(1), key="a", kept=2)
+    cache.cached(_counted_sum, a, kept=2)
     assert len(counted) == 5
 
 
+def test_frames_are_keyed_by_their_cells_and_other_objects_by_identity():
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "rank": [1, 2]})
+    assert cache.fingerprint(frame) == cache.fingerprint(frame.copy())
+    assert cache.fingerprint(frame) != cache.fingerprint(frame.assign(rank=[2, 1]))
+    listed = pd.DataFrame({"ids": [["a"], ["b"]]})  # cells that do not hash: the frame by identity
+    assert cache.fingerprint(listed) == cache.fingerprint(listed) != cache.fingerprint(listed.copy())
+    one, other = object(), object()
+    assert cache.fingerprint(one) == cache.fingerprint(one) != cache.fingerprint(other)
+
+
 def test_cached_passes_a_progress_callback_only_when_asked_and_never_caches_a_failure(counted):
-    assert cache.cached(_counted_sum, np.ones(2), key="p", progress_label="Summing") == 2.0
+    assert cache.cached(_counted_sum, np.ones(2), progress_label="Summing") == 2.0
     assert counted == [(2.0, 1.0, True)]
     with pytest.raises(AttributeError):
-        cache.cached(_counted_sum, "not an array", key="bad")
+        cache.cached(_counted_sum, "not an array")
     with pytest.raises(AttributeError):
-        cache.cached(_counted_sum, "not an array", key="bad")  # computed (and failing) again: nothing was kept
+        cache.cached(_counted_sum, "not an array")  # computed (and failing) again: nothing was kept
 
 
 def test_cached_refuses_what_it_cannot_name_or_key():
     with pytest.raises(ValueError, match="module-level function"):
-        cache.cached(lambda values: values, np.ones(1), key="x")
-    with pytest.raises(TypeError, match="needs a key"):
-        cache.cached(_counted_sum, np.ones(1))
+        cache.cached(lambda values: values, np.ones(1))
+    with pytest.raises(TypeError, match="cannot derive a key from a Unhashable"):
+        cache.cached(_counted_sum, Unhashable())
+
+
+class Unhashable:
+    __hash__ = None
+
+
+def _estimate_of(population: ClusterStats) -> float:
+    CALLS.append((float(population.sum_y.sum()), 1.0, False))
+    return float(population.sum_y.sum() / population.n.sum())
 
 
 FIGURES_BUILT: list[str] = []
@@ -152,7 +208,7 @@ def test_a_figure_is_built_once_per_result_object(counted):
     result = np.arange(3.0)
     first = cache.figure(_figure_of, result, title="t")
     assert cache.figure(_figure_of, result, title="t") is first and FIGURES_BUILT == ["t"]
-    other = np.arange(3.0)  # equal values, another result object: a figure of its own
+    other = np.arange(3.0) + 1  # another result: a figure of its own
     assert cache.figure(_figure_of, other, title="t") is not first
     assert cache.figure(_figure_of, result, title="u")["title"] == "u"
     assert FIGURES_BUILT == ["t", "t", "u"]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from ragunc.data.results import load_results, results_from_frame
-from ragunc.stats.judged import judged_coverage, judged_report, simulated_audit
+from ragunc.stats.judged.coverage import judged_coverage, simulated_audit
+from ragunc.stats.judged.report import judged_report
 from ragunc.stats.linearization import estimate
 from ragunc.stats.synthetic import synthesize_judged
 from dashboard import sources

@@ -56,7 +56,7 @@ def _slider(at):
 def test_the_japanese_sample_is_chunked_in_morphemes_and_any_size_is_computed(open_app):
     at = open_app(source="japanese", sim="0")
     assert not at.exception and not at.error
-    assert "bundled Japanese sample" in at.sidebar.caption[-1].value
+    assert "Debian Reference in Japanese" in at.sidebar.caption[-1].value
     assert _slider(at).value == "100m" and "75 morphemes" in _slider(at).options
     at = _slider(at).set_value("75m").run()
     assert not at.exception and not at.error
@@ -89,8 +89,8 @@ def test_a_zip_of_japanese_files_is_detected_and_its_language_can_be_set(open_ap
 @pytest.mark.parametrize(
     ("name", "data", "message"),
     [
-        ("empty.jsonl", b"", "the file is empty"),
-        ("noise.csv", bytes(range(256)) * 40, "binary data, not text"),
+        ("empty.jsonl", b"", "empty.jsonl is an empty file"),
+        ("noise.csv", bytes(range(256)) * 40, "binary data, not UTF-8 text"),
         ("one.jsonl", b'{"doc_id": "a", "text": "only one document here"}\n', "at least two non-empty documents"),
         (
             "big-one.jsonl",
@@ -104,7 +104,7 @@ def test_a_zip_of_japanese_files_is_detected_and_its_language_can_be_set(open_ap
         ),
         ("images.zip", _zip({"a.png": "\x89PNG", "b.jpg": "x"}), "the archive holds no .txt, .md or .html file"),
         ("broken.zip", b"PK\x03\x04 not really", "not a readable .zip archive"),
-        ("report.pdf", b"%PDF-1.7 text", "not a corpus file; upload JSON lines or CSV"),
+        ("report.pdf", b"%PDF-1.7 text", "not a corpus file; expected JSON lines, CSV or Parquet"),
     ],
 )
 def test_a_bad_corpus_gets_a_clear_error_in_place_and_the_controls_stay(open_app, name, data, message):

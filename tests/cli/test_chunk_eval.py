@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import platform
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -104,6 +105,55 @@ def test_unreadable_corpus_and_unwritable_out_are_one_line_errors(corpus_file, t
     )
     err = capsys.readouterr().err
     assert err.startswith("ragunc chunk-eval: error: ") and "taken" in err and err.count("\n") == 1
+
+
+def _folder_and_zip(tmp_path) -> tuple[Path, Path]:
+    """The same documents as a folder and as a .zip of it (with a hidden file and macOS's clutter beside them)."""
+    folder = tmp_path / "docs"
+    for d in range(6):
+        path = folder / f"t{d % 2}" / f"doc{d}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(" ".join(f"term{(d * 37 + i) % 97} topic{i % 13}" for i in range(60 + 9 * d)))
+    archive = tmp_path / "docs.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        for file in sorted(folder.rglob("*.txt")):
+            z.write(file, file.relative_to(folder).as_posix())
+        z.writestr(".DS_Store", b"\x00\x01")
+        z.writestr("__MACOSX/t0/._doc0.txt", b"\x00\x05")
+    return folder, archive
+
+
+def test_a_zip_of_text_files_is_read_as_the_folder_it_holds(tmp_path, capsys):
+    folder, archive = _folder_and_zip(tmp_path)
+    outputs = {}
+    for source in (folder, archive):
+        out = tmp_path / f"{source.name}.csv"
+        args = ["chunk-eval", str(source), "--chunk-words", "20", "--out", str(out), "--seed", "3", "--json"]
+        assert main([*args, "--no-progress"]) == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert payload["n_docs"] == 6
+        outputs[source.name] = pd.read_csv(out)
+    pd.testing.assert_frame_equal(outputs["docs"], outputs["docs.zip"])
+    assert set(outputs["docs.zip"]["doc_id"]) == {f"t{d % 2}/doc{d}.txt" for d in range(6)}
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("broken.zip", b"PK\x03\x04 not really", "broken.zip: not a readable .zip archive"),
+        ("images.zip", None, "images.zip: the archive holds no .txt, .md or .html file"),
+    ],
+)
+def test_a_bad_zip_is_a_one_line_error(tmp_path, capsys, name, data, message):
+    path = tmp_path / name
+    if data is None:
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("a.png", b"\x89PNG")
+    else:
+        path.write_bytes(data)
+    assert main(["chunk-eval", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ragunc chunk-eval: error: ") and message in err and err.count("\n") == 1
 
 
 def test_stdlib_at_75_words(tmp_path, monkeypatch, capsys):

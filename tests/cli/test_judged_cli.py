@@ -11,7 +11,8 @@ import pytest
 
 from ragunc.cli import main
 from ragunc.data.results import load_results
-from ragunc.stats.judged import judged_report, plan_audit
+from ragunc.stats.judged.plan import plan_audit
+from ragunc.stats.judged.report import judged_report
 from ragunc.stats.multiple import rank_configs
 from ragunc.stats.synthetic import synthesize, synthesize_judged
 

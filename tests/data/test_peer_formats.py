@@ -13,7 +13,7 @@ import ranx
 
 from ragunc.data import DataError
 from ragunc.data.runs import load_qrels, load_run
-from ragunc.ranking.metrics import judge, recall
+from ragunc.ranking.metrics import match_qrels, recall
 
 
 def case(seed: int = 0, n_queries: int = 20, tied: bool = False):
@@ -40,9 +40,9 @@ def test_ranx_saved_run_and_qrels_read_with_ranx_recall(tmp_path, suffix):
     ranx.Run(run).save(str(tmp_path / f"run.{suffix}"))
     ranx.Qrels(qrels).save(str(tmp_path / f"qrels.{suffix}"))
     ours = load_run(tmp_path / f"run.{suffix}")
-    judged = judge(ours, load_qrels(tmp_path / f"qrels.{suffix}"))
+    matched = match_qrels(ours, load_qrels(tmp_path / f"qrels.{suffix}"))
     theirs = dict(zip(sorted(qrels), ranx_recall(qrels, run, 3)))  # ranx sorts its query ids
-    assert dict(zip(judged.query_id, recall(judged, 3))) == pytest.approx(theirs, rel=1e-12)
+    assert dict(zip(matched.query_id, recall(matched, 3))) == pytest.approx(theirs, rel=1e-12)
 
 
 def test_beir_qrels_tsv_with_its_header(tmp_path):
@@ -66,10 +66,10 @@ def test_ties_follow_trec_eval(tmp_path):
     qrels, run = case(seed=3, n_queries=40, tied=True)
     path = tmp_path / "run.json"
     ranx.Run(run).save(str(path))
-    judged = judge(load_run(path), load_qrels_dict(tmp_path, qrels))
+    matched = match_qrels(load_run(path), load_qrels_dict(tmp_path, qrels))
     for k in (1, 2, 3, 5):
         want = pytrec_eval.RelevanceEvaluator(qrels, {f"recall.{k}"}).evaluate(run)
-        got = dict(zip(judged.query_id, recall(judged, k)))
+        got = dict(zip(matched.query_id, recall(matched, k)))
         assert got == pytest.approx({q: v[f"recall_{k}"] for q, v in want.items()}, rel=1e-12), k
 
 

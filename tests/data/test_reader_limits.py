@@ -94,6 +94,16 @@ def test_the_corpus_loader_takes_the_same_limits(tmp_path):
     assert len(load_corpus(path)) == 50_000  # the owner's own file, without limits: any size
 
 
+def test_a_zip_corpus_is_refused_past_its_files_limit(tmp_path):
+    path = tmp_path / "docs.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for i in range(3):
+            archive.writestr(f"d{i}.txt", f"document {i} words")
+    with pytest.raises(DataError, match=r"docs\.zip: 3 files; at most 2 documents are read"):
+        load_corpus(path, limits=ReadLimits(MB, 2, MB))
+    assert len(load_corpus(path)) == 3
+
+
 def test_a_zip_corpus_upload_lying_about_its_size_is_refused(monkeypatch):
     from dashboard import sources
 

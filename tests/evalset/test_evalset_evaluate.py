@@ -118,7 +118,7 @@ AUDIT = pd.DataFrame(
 
 
 def test_an_audit_corrects_the_judges_relevant_sets(hand_set):
-    from ragunc.stats.judged import judged_report
+    from ragunc.stats.judged.report import judged_report
     from tests.support.judged import judged_from_rows
 
     AUDIT.to_csv(hand_set / "audit.csv", index=False)

@@ -3,15 +3,18 @@ a question whose chunk the round trip misses is listed, duplicates and answerabl
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from ragunc.evalset.build import build_evalset
+from ragunc.evalset.build import FilterSettings, build_evalset
 from ragunc.evalset.filters import candidates, near_duplicate_chunks, round_trip_ranks
 from ragunc.evalset.generators import OpenAIGenerator
+from ragunc.evalset.store import load_evalset
 from tests.support.chat_server import ChatServer, Reply, is_judge, is_rephrase, passage
 
 TWIN = (
@@ -74,7 +77,7 @@ def test_a_copied_question_is_a_leak_and_a_reworded_one_is_kept(corpus, tmp_path
         "Tomatoes": "Tomatoes need how many hours of sun?",
     }  # the same words again
     with ChatServer(by_topic(questions, rephrased)) as server:
-        build(corpus, tmp_path, server, chunk_similarity=0.99)
+        build(corpus, tmp_path, server, filters=FilterSettings(chunk_similarity=0.99))
     kept = {q["source_doc_id"]: q for q in rows(tmp_path, "questions")}
     leaks = {q["source_doc_id"]: q for q in rows(tmp_path, "leaks")}
     assert kept["spool-guide"]["question"] == rephrased["frobnicator flushes"]
@@ -126,7 +129,7 @@ def test_a_question_two_chunks_answer_gets_both_when_the_llm_judges(corpus, tmp_
 def test_a_question_the_round_trip_misses_is_listed_with_what_came_back(corpus, tmp_path):
     questions = {"risotto": "When should a sailor shorten the mainsail in strong wind?"}  # about another document
     with ChatServer(by_topic(questions)) as server:
-        build(corpus, tmp_path, server, depth=1)
+        build(corpus, tmp_path, server, filters=FilterSettings(depth=1))
     (failed,) = rows(tmp_path, "round_trip_failures")
     assert failed["source_doc_id"] == "cooking" and failed["retrieved_instead"] == ["sailing#0"]
     assert "top 1" in failed["reason"] and "cooking" not in {q["source_doc_id"] for q in rows(tmp_path, "questions")}
@@ -165,10 +168,41 @@ def test_the_round_trip_ranker_is_pluggable_and_recorded(corpus, tmp_path):
         def __call__(self, questions, depth):
             return np.tile(np.arange(5)[::-1][:depth], (len(questions), 1))
 
-    result = build_evalset(corpus, tmp_path, n=5, chunk_words=50, types=["factual"], ranker=LastFirst(), depth=2)
+    result = build_evalset(
+        corpus, tmp_path, n=5, chunk_words=50, types=["factual"], ranker=LastFirst(), filters=FilterSettings(depth=2)
+    )
     assert result.manifest["filters"]["round_trip"] == {"ranker": "reversed corpus order", "depth": 2}
     kept = {q["source_doc_id"] for q in rows(tmp_path, "questions")}
     assert kept <= {"sailing", "cooking"}  # only the two chunks this ranker puts in its top 2
+
+
+def test_filter_settings_are_checked_where_made_and_recorded_in_the_manifest(corpus, tmp_path):
+    with pytest.raises(ValueError, match=r"leakage_threshold must be in \(0, 1\], got 0"):
+        FilterSettings(leakage_threshold=0)
+    with pytest.raises(ValueError, match="depth must be an integer >= 1, got 0"):
+        FilterSettings(depth=0)
+    settings = FilterSettings(
+        depth=3, leakage_threshold=0.7, candidates=2, chunk_similarity=0.6, question_similarity=0.9
+    )
+    filters = build_evalset(corpus, tmp_path, n=5, chunk_words=50, types=["factual"], filters=settings).manifest[
+        "filters"
+    ]
+    assert filters["round_trip"]["depth"] == 3 and filters["leakage"]["threshold"] == 0.7
+    assert filters["uniqueness"] == {"judge": "near-duplicate text", "candidates": 2, "chunk_similarity": 0.6}
+    assert filters["duplicates"] == {"question_similarity": 0.9}
+    assert filters["negatives"] == {"judge": "content words >= 0.7 in a chunk", "candidates": 3}
+
+
+def test_a_set_zips_to_the_files_it_is_read_from(corpus, tmp_path):
+    build_evalset(corpus, tmp_path / "set", n=5, chunk_words=50, types=["factual"])
+    evalset = load_evalset(tmp_path / "set")
+    with zipfile.ZipFile(io.BytesIO(evalset.zip_bytes())) as archive:
+        names = archive.namelist()
+        archive.extractall(tmp_path / "unzipped")
+    assert "evalset/questions.jsonl" in names and not any("journal" in name for name in names)
+    again = load_evalset(tmp_path / "unzipped" / "evalset")
+    assert again.questions == evalset.questions and again.manifest == evalset.manifest
+    assert all(again.review(name) == evalset.review(name) for name in evalset.manifest["review_lists"])
 
 
 def test_filter_kernels():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ragunc.cli import main
-from ragunc.evalset.build import build_evalset
+from ragunc.evalset.build import FilterSettings, build_evalset
 from ragunc.evalset.filters import duplicate_of, passage_words
 from ragunc.evalset.generators import _TEMPLATES, QUESTION, OfflineGenerator, Task
 from ragunc.evalset.parsing import DISCARD, PARSED_QUESTION, UNPARSABLE, parse_question, parse_verdict
@@ -178,7 +178,13 @@ def test_a_japanese_corpus_gets_japanese_prompts_and_its_replies_are_kept(tmp_pa
     replies = sequence(Reply(text="はい、質問です：シェルのプロンプトを変えるにはどうすればいいですか？"))
     with ChatServer(replies) as server:
         result = build_evalset(
-            JA, tmp_path, n=4, generator=generator(server), types=["factual"], concurrency=1, candidates=1
+            JA,
+            tmp_path,
+            n=4,
+            generator=generator(server),
+            types=["factual"],
+            concurrency=1,
+            filters=FilterSettings(candidates=1),
         )
         prompts = [r.prompt for r in server.requests]
     assert result.language == "ja" and result.manifest["language"]["detected"]

@@ -12,7 +12,7 @@ from ragunc.present.evalset_figures import (
     metric_intervals_figure,
     type_mix_figure,
 )
-from ragunc.present.figures import OKABE_ITO
+from ragunc.present.style import OKABE_ITO
 from ragunc.ranking.metrics import ranking_metric
 from tests.support.evalsets import question, write_set
 

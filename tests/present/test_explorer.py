@@ -82,7 +82,7 @@ def test_every_text_is_the_tables_number_at_that_k(table, view, k):
     assert _text(view, k, "sample_interval") == numbers.interval(row["recommended_low"], row["recommended_high"])
     assert _text(view, k, "sample_chunks") == numbers.count(row["n_chunks"])
     headline = _text(view, k, "headline")
-    if k < table.n_docs and row["design_deff"] > 0:
+    if k < table.population_docs and row["design_deff"] > 0:
         # the headline says the tiles' numbers the tiles' way: one value per quantity
         for slot in ("design_chunks", "design_n_eff", "design_deff"):
             assert _text(view, k, slot) in headline
@@ -132,7 +132,7 @@ def test_the_bootstrap_is_pending_until_the_answer_for_that_k(population, table,
 
 
 def test_the_view_is_json_and_has_every_k_and_the_named_controls(table, view):
-    assert len(view["rows"]) == table.n_docs - 1 == len(view["figures"]["intervals"]["values"])
+    assert len(view["rows"]) == table.population_docs - 1 == len(view["figures"]["intervals"]["values"])
     assert json.loads(json.dumps(view, allow_nan=False)) == view  # no NaN: JSON the browser reads
     for name in ("k", "boot", "reps"):
         assert f'<input type="range" id="ragunc-{name}" name="{name}"' in view["html"]

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ragunc.present import figures
+from ragunc.present import design_effect_figures, explorer_figures, numbers, planning_figures, style
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
@@ -73,7 +73,7 @@ def _colors(fig: go.Figure) -> set[str]:
 
 
 def test_interval_figure_draws_every_interval_at_its_bounds(report):
-    fig = figures.interval_figure(report, population_value=0.2)
+    fig = explorer_figures.interval_figure(report, population_value=0.2)
     drawn = {t.y[0]: t for t in fig.data}
     assert len(drawn) == len(METHODS)
     for method in METHODS:
@@ -83,7 +83,7 @@ def test_interval_figure_draws_every_interval_at_its_bounds(report):
         assert est == pytest.approx(100 * report.estimate)
         assert est - trace.error_x.arrayminus[0] == pytest.approx(100 * low)
         assert est + trace.error_x.array[0] == pytest.approx(100 * high)
-        assert trace.marker.color == figures.PALETTE[method.color]
+        assert trace.marker.color == style.PALETTE[method.color]
     assert fig.layout.shapes[0].x0 == pytest.approx(20.0)  # the population line, in percent
     assert "%" in fig.layout.xaxis.title.text
 
@@ -92,24 +92,24 @@ def test_interval_figure_lists_the_methods_in_the_registry_order(report):
     # Cluster methods before the bootstrap ones, whatever order a report was built in.
     shuffled = dataclasses.replace(report, intervals=dict(reversed(report.intervals.items())))
     for r in (report, shuffled):
-        fig = figures.interval_figure(r)
+        fig = explorer_figures.interval_figure(r)
         assert [t.y[0] for t in fig.data] == [m.label for m in METHODS]
 
 
 def test_every_registered_method_has_a_distinct_label_and_a_safe_distinct_colour():
-    labels = [figures.method_label(m.name) for m in METHODS]
-    colours = [figures.method_color(m.name) for m in METHODS]
+    labels = [style.method_label(m.name) for m in METHODS]
+    colours = [style.method_color(m.name) for m in METHODS]
     assert len(set(labels)) == len(labels) and len(set(colours)) == len(colours)
     assert {c.upper() for c in colours} <= SAFE
     with pytest.raises(ValueError, match="unknown interval method 'paired'"):
-        figures.method_label("paired")
+        style.method_label("paired")
 
 
 def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
-    fig = figures.coverage_figure(coverage)
+    fig = explorer_figures.coverage_figure(coverage)
     (trace,) = fig.data
     methods = list(coverage.methods)
-    assert list(trace.y) == [figures.method_label(m) for m in methods]
+    assert list(trace.y) == [style.method_label(m) for m in methods]
     np.testing.assert_allclose(trace.x, [100 * coverage.methods[m].coverage for m in methods])
     # ±1.96 Monte Carlo SE, with the binomial MCSE recomputed here: sqrt(c(1-c)/R)
     c = np.array([coverage.methods[m].coverage for m in methods])
@@ -120,9 +120,9 @@ def test_coverage_figure_shows_coverage_mcse_and_nominal_line(coverage):
 def test_coverage_figure_writes_undefined_rather_than_drawing_zero(population):
     # K = 2: the studentized bootstraps are undefined in every repetition
     r = coverage_experiment(population, k=2, reps=100, boot=30, rng=4)
-    fig = figures.coverage_figure(r)
+    fig = explorer_figures.coverage_figure(r)
     markers, undefined = fig.data
-    labels = [figures.method_label(m) for m in ("bootstrap_t", "bootstrap_t_logit")]
+    labels = [style.method_label(m) for m in ("bootstrap_t", "bootstrap_t_logit")]
     for label in labels:
         assert np.isnan(markers.x[list(markers.y).index(label)])  # no point at 0%
     assert list(undefined.y) == labels and list(undefined.text) == ["undefined"] * 2
@@ -133,25 +133,25 @@ def test_coverage_figure_writes_undefined_rather_than_drawing_zero(population):
 
 def test_stacked_intervals_count_undefined_intervals_apart(population):
     r = coverage_experiment(population, k=2, reps=40, boot=30, rng=5)
-    fig = figures.stacked_intervals_figure(r, n=40, methods=("cluster", "bootstrap_t"))
+    fig = explorer_figures.stacked_intervals_figure(r, n=40, methods=("cluster", "bootstrap_t"))
     assert fig.layout.annotations[1].text == "Cluster bootstrap (studentized)<br>0 of 40 miss, 40 undefined"
 
 
 def test_coverage_figure_side_by_side_has_one_trace_per_scenario(population, coverage):
     iid = coverage_experiment(population, k=15, reps=150, boot=100, rng=3, control="iid")
-    fig = figures.coverage_figure({"real": coverage, "iid": iid}, methods=("naive", "cluster"))
+    fig = explorer_figures.coverage_figure({"real": coverage, "iid": iid}, methods=("naive", "cluster"))
     assert [t.name for t in fig.data] == ["real", "iid"]
     np.testing.assert_allclose(fig.data[1].x, [100 * iid.methods[m].coverage for m in ("naive", "cluster")])
 
 
 def test_stacked_intervals_colours_exactly_the_misses(coverage):
     n = 60
-    fig = figures.stacked_intervals_figure(coverage, n=n)
+    fig = explorer_figures.stacked_intervals_figure(coverage, n=n)
     truth = coverage.population_value
     for col, method in enumerate(("naive", "cluster")):
         miss = (coverage.methods[method].lower[:n] > truth) | (coverage.methods[method].upper[:n] < truth)
         hold_trace, miss_trace = fig.data[3 * col], fig.data[3 * col + 1]
-        assert miss_trace.line.color == figures.MISS_COLOR
+        assert miss_trace.line.color == style.MISS_COLOR
         # each segment is (low, high, gap): count segments by their non-gap starts
         assert np.isfinite(np.asarray(miss_trace.x, float)[::3]).sum() == miss.sum()
         assert np.isfinite(np.asarray(hold_trace.x, float)[::3]).sum() == n - miss.sum()
@@ -159,7 +159,7 @@ def test_stacked_intervals_colours_exactly_the_misses(coverage):
 
 
 def test_sampling_distribution_curves_use_the_mean_standard_errors(coverage):
-    fig = figures.sampling_distribution_figure(coverage, bins=25)
+    fig = explorer_figures.sampling_distribution_figure(coverage, bins=25)
     hist = fig.data[0]
     # binned here: 25 bars of the estimates' density (per percentage point), not every estimate
     density, edges = np.histogram(100 * coverage.estimates, bins=25, density=True)
@@ -177,7 +177,7 @@ def test_sampling_distribution_curves_use_the_mean_standard_errors(coverage):
 
 def test_deff_curve_follows_kish_and_approaches_k_over_rho():
     rho, k = 0.25, 20
-    fig = figures.deff_curve_figure(rho=rho, k=k, m_max=400, observed={"100w": (25.8, 7.0)})
+    fig = design_effect_figures.deff_curve_figure(rho=rho, k=k, m_max=400, observed={"100w": (25.8, 7.0)})
     deff, chunks, n_eff = fig.data[0], fig.data[1], fig.data[2]
     m = np.asarray(deff.x)
     assert deff.y[0] == pytest.approx(1.0)  # one chunk per document: no design effect
@@ -186,13 +186,16 @@ def test_deff_curve_follows_kish_and_approaches_k_over_rho():
     assert n_eff.y[-1] < k / rho and n_eff.y[-1] == pytest.approx(k / rho, rel=0.02)
     assert np.all(np.diff(n_eff.y) > 0)
     ceiling = fig.data[3]
-    assert list(ceiling.y) == pytest.approx([k / rho] * 2) and ceiling.name == f"ceiling K/ρ = {k / rho:,.1f}"
+    assert (
+        list(ceiling.y) == pytest.approx([k / rho] * 2)
+        and ceiling.name == f"ceiling K/ρ = {numbers.effective_n(k / rho)}"
+    )
     assert fig.data[4].x[0] == 25.8 and fig.data[4].y[0] == 7.0
 
 
 def test_document_rates_figure_bins_shares_of_documents_in_percent():
     rates = np.array([0.0, 0.0, 0.5, 1.0])
-    fig = figures.document_rates_figure({"a": rates}, bins=4)
+    fig = design_effect_figures.document_rates_figure({"a": rates}, bins=4)
     (bars,) = fig.data
     np.testing.assert_allclose(bars.x, [12.5, 37.5, 62.5, 87.5])
     # numpy puts 0.5 in [50, 75) and 1.0 in the closed last bin [75, 100]
@@ -202,7 +205,7 @@ def test_document_rates_figure_bins_shares_of_documents_in_percent():
 
 def test_plan_figure_marks_the_documents_needed(population):
     plan = plan_documents(population, half_width=0.03)
-    fig = figures.plan_figure(plan)
+    fig = planning_figures.plan_figure(plan)
     np.testing.assert_allclose(fig.data[0].y, 100 * plan.curve_half_width)
     np.testing.assert_allclose(fig.data[1].y, 100 * plan.curve_naive_half_width)
     assert fig.data[3].x[0] == plan.docs_needed
@@ -218,7 +221,7 @@ def test_power_figure_titles_the_planned_difference_in_the_pilots_direction(popu
     worse = dataclasses.replace(population, sum_y=fewer, sum_y2=fewer, config="50w")
     plan = plan_difference(population, worse, difference=0.02)
     assert plan.pilot_difference < 0  # the premise
-    title = figures.power_figure(plan).layout.title.text
+    title = planning_figures.power_figure(plan).layout.title.text
     assert "2.00 pp" in title and f"pilot 50w − 100w {100 * plan.pilot_difference:+.2f} pp" in title
     signs = {sign for sign in re.findall(r"([+−-])\d+(?:\.\d+)? pp", title)}
     assert signs <= {"-", "−"}, title  # no signed difference of the other direction
@@ -230,7 +233,7 @@ def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
         cluster_id=population.cluster_id, sum_y=other.sum_y, n=other.n, sum_y2=other.sum_y2, config="200w"
     )
     cmp = paired_comparison(population, other, boot=200, rng=0)
-    fig = figures.comparison_figure(cmp)
+    fig = planning_figures.comparison_figure(cmp)
     for trace, est in zip(fig.data, (cmp.interval("naive"), cmp.interval("paired"), cmp.interval("bootstrap"))):
         diff = trace.x[0]
         assert diff == pytest.approx(100 * cmp.difference)
@@ -241,11 +244,11 @@ def test_comparison_figure_draws_naive_paired_and_bootstrap(population):
 
 def test_builders_use_okabe_ito_and_leave_the_theme_alone(report, coverage):
     built = [
-        figures.interval_figure(report),
-        figures.coverage_figure(coverage),
-        figures.stacked_intervals_figure(coverage, n=20),
-        figures.sampling_distribution_figure(coverage),
-        figures.deff_curve_figure(rho=0.3, k=20),
+        explorer_figures.interval_figure(report),
+        explorer_figures.coverage_figure(coverage),
+        explorer_figures.stacked_intervals_figure(coverage, n=20),
+        explorer_figures.sampling_distribution_figure(coverage),
+        design_effect_figures.deff_curve_figure(rho=0.3, k=20),
     ]
     for fig in built:
         assert isinstance(fig, go.Figure)
@@ -265,7 +268,7 @@ def test_builders_use_okabe_ito_and_leave_the_theme_alone(report, coverage):
 def test_segments_draw_one_gap_separated_segment_per_row(low, width, n):
     lows = np.full(n, low)
     highs = lows + width
-    x, y = figures._segments(lows, highs, np.arange(n))
+    x, y = explorer_figures._segments(lows, highs, np.arange(n))
     assert len(x) == 3 * n and np.isnan(x[2::3]).all() and np.isnan(y[2::3]).all()
     np.testing.assert_array_equal(x[0::3], lows)
     np.testing.assert_array_equal(x[1::3], highs)
@@ -273,42 +276,42 @@ def test_segments_draw_one_gap_separated_segment_per_row(low, width, n):
 
 
 def test_interval_figure_stars_the_recommended_interval_and_labels_coverage(report, coverage):
-    fig = figures.interval_figure(report, coverage=coverage)
-    recommended = figures.method_label(report.recommendation.method)
+    fig = explorer_figures.interval_figure(report, coverage=coverage)
+    recommended = style.method_label(report.recommendation.method)
     ticks = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext))
-    assert list(ticks) == [figures.method_label(m.name) for m in METHODS]
+    assert list(ticks) == [style.method_label(m.name) for m in METHODS]
     assert ticks[recommended].startswith(f"<b>★ {recommended} (recommended)</b>")
     for m in METHODS:
         assert ticks[m.label].endswith(f" · {100 * coverage.methods[m.name].coverage:.1f}% coverage here")
     sizes = {t.y[0]: t.marker.size for t in fig.data}
     assert sizes[recommended] > max(size for label, size in sizes.items() if label != recommended)
-    plain = figures.interval_figure(report)
+    plain = explorer_figures.interval_figure(report)
     assert "coverage" not in " ".join(plain.layout.yaxis.ticktext)
 
 
 def test_the_short_list_shows_three_intervals_under_plain_names(report, coverage):
     short = [m.name for m in METHODS if m.shown_first]
     assert short == ["naive", "korn_graubard_bm", "bootstrap"]  # the naive one, the recommended one, one bootstrap
-    fig = figures.interval_figure(report, coverage, methods=short, plain=True)
-    assert [t.y[0] for t in fig.data] == [figures.interval_label(m, plain=True) for m in short]
+    fig = explorer_figures.interval_figure(report, coverage, methods=short, plain=True)
+    assert [t.y[0] for t in fig.data] == [explorer_figures.interval_label(m, plain=True) for m in short]
     ticks = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext))
     assert ticks["Documents as clusters (recommended)"].startswith("<b>★ Documents as clusters (recommended)</b> · ")
     assert all("coverage here" in t for t in ticks.values())
-    cov = figures.coverage_figure(coverage, methods=short, plain=True)
-    assert list(cov.data[0].y) == [figures.interval_label(m, plain=True) for m in short]
+    cov = explorer_figures.coverage_figure(coverage, methods=short, plain=True)
+    assert list(cov.data[0].y) == [explorer_figures.interval_label(m, plain=True) for m in short]
 
 
 def test_explorer_figures_are_lean(report, coverage):
     """The figures redrawn on every K move: no subplot grid, a few traces whatever the repetitions, shapes
     for reference lines, and the histogram sent as its bars."""
-    stacked = figures.stacked_intervals_figure(coverage, n=100, methods=("naive", "korn_graubard_bm"))
+    stacked = explorer_figures.stacked_intervals_figure(coverage, n=100, methods=("naive", "korn_graubard_bm"))
     assert len(stacked.data) == 6  # per panel: held, missed, estimates
-    assert len(figures.sampling_distribution_figure(coverage).data[0].x) == 40
+    assert len(explorer_figures.sampling_distribution_figure(coverage).data[0].x) == 40
     for fig in (
-        figures.interval_figure(report, population_value=0.2),
-        figures.coverage_figure(coverage),
+        explorer_figures.interval_figure(report, population_value=0.2),
+        explorer_figures.coverage_figure(coverage),
         stacked,
-        figures.sampling_distribution_figure(coverage),
+        explorer_figures.sampling_distribution_figure(coverage),
     ):
         assert fig.layout.shapes and all(s.type == "line" for s in fig.layout.shapes)
         assert fig.layout.grid.rows is None  # not make_subplots
@@ -317,7 +320,7 @@ def test_explorer_figures_are_lean(report, coverage):
 def test_stacked_panels_hold_every_interval_and_their_titles_do_not_overlap(population):
     # Wide intervals (K = 3): every drawn bound inside the shared x range, panel titles centred on their panel
     r = coverage_experiment(population, k=3, reps=60, boot=30, rng=8)
-    fig = figures.stacked_intervals_figure(r, n=60, methods=("naive", "bootstrap"))
+    fig = explorer_figures.stacked_intervals_figure(r, n=60, methods=("naive", "bootstrap"))
     low, high = fig.layout.xaxis.range
     assert tuple(fig.layout.xaxis2.range) == (low, high)
     for trace in fig.data:

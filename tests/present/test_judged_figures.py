@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from ragunc.present.judged_figures import judged_coverage_figure, judged_figure, rank_figure
-from ragunc.stats.judged import judged_coverage, judged_report
+from ragunc.stats.judged.coverage import judged_coverage
+from ragunc.stats.judged.report import judged_report
 from ragunc.stats.multiple import rank_configs
 from ragunc.stats.sample import ClusterStats
 from tests.support.judged import judged_from_rows

@@ -8,20 +8,20 @@ import pytest
 
 from ragunc.data.runs import qrels_from_frame, run_from_frame, runs_from_frame
 from ragunc.present import ranking_figures
-from ragunc.present.figures import OKABE_ITO
+from ragunc.present.style import OKABE_ITO
 from ragunc.present.ranking_figures import (
     order_curve_figure,
     per_query_difference_figure,
     recall_interval_figure,
 )
 from ragunc.ranking.comparison import compare_runs
-from ragunc.ranking.metrics import judge, order_differences
+from ragunc.ranking.metrics import match_qrels, order_differences
 from ragunc.ranking.uncertainty import recall_curve, recall_report
 from ragunc.stats.multiple import adjustment
 
 
 @pytest.fixture(scope="module")
-def judged():
+def matched():
     rng = np.random.default_rng(1)
     rows, qrows = [], []
     for i in range(30):
@@ -30,11 +30,11 @@ def judged():
         rows += [(f"q{i}", r + 1, f"c{i}_{r}", d) for r, d in enumerate(docs)]
         qrows.append((f"q{i}", source, 1))
     run = run_from_frame(pd.DataFrame(rows, columns=["query_id", "rank", "chunk_id", "doc_id"]))
-    return judge(run, qrels_from_frame(pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance"])))
+    return match_qrels(run, qrels_from_frame(pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance"])))
 
 
-def test_order_curve_draws_the_three_series(judged):
-    curve = recall_curve(judged, range(1, 7))
+def test_order_curve_draws_the_three_series(matched):
+    curve = recall_curve(matched, range(1, 7))
     fig = order_curve_figure(curve, k=3)
     assert len(fig.data) == 3
     for trace, column in zip(fig.data, ("truncate_dedup", "dedup_truncate", "naive_sum")):
@@ -48,9 +48,9 @@ def test_order_curve_draws_the_three_series(judged):
     assert any(s.x0 == 3 for s in fig.layout.shapes)
 
 
-def test_interval_figure_matches_the_report(judged):
+def test_interval_figure_matches_the_report(matched):
     groups = np.array([f"d{i % 5}" for i in range(30)])
-    report = recall_report(judged, 2, groups=groups, group_col="doc_id", boot=200, rng=0)
+    report = recall_report(matched, 2, groups=groups, group_col="doc_id", boot=200, rng=0)
     fig = recall_interval_figure(report)
     # the recommended interval first, then the naive, cluster and bootstrap ones
     methods = (report.recommendation.method, "naive", "cluster", "bootstrap")
@@ -63,8 +63,8 @@ def test_interval_figure_matches_the_report(judged):
     assert "5 groups by doc_id" in fig.layout.title.text and "Recall@2" in fig.layout.title.text
 
 
-def test_per_query_difference_histogram_holds_the_excess(judged):
-    table = order_differences(judged, 2)
+def test_per_query_difference_histogram_holds_the_excess(matched):
+    table = order_differences(matched, 2)
     fig = per_query_difference_figure(table)
     for trace, column in zip(fig.data, ("dedup_truncate", "naive_sum")):
         excess = (table[column] - table["truncate_dedup"]).to_numpy()

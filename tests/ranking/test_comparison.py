@@ -13,7 +13,7 @@ from statsmodels.stats.multitest import multipletests
 
 from ragunc.data.runs import qrels_from_frame, query_groups, run_from_frame, runs_from_frame
 from ragunc.ranking.comparison import compare_runs
-from ragunc.ranking.metrics import judge, metric_scores
+from ragunc.ranking.metrics import match_qrels, metric_scores
 from ragunc.ranking.uncertainty import scores_sample
 from ragunc.stats.multiple import compare_configs
 
@@ -112,7 +112,7 @@ def test_paired_se_is_statsmodels_cluster_robust_ols_of_the_per_query_difference
     queries = r.query_id
     groups = query_groups(runs["r0"], qrels, "source", queries)
     score = {
-        name: pd.Series(metric_scores(judge(run, qrels), metric, 4), index=run.query_id).reindex(queries)
+        name: pd.Series(metric_scores(match_qrels(run, qrels), metric, 4), index=run.query_id).reindex(queries)
         for name, run in runs.items()
     }
     for comp in r.comparison.comparisons:
@@ -138,7 +138,7 @@ def test_maxt_is_the_config_comparison_of_the_same_per_group_sums():
     groups = query_groups(runs["r1"], qrels, "source", r.query_id)
     samples = {
         name: scores_sample(
-            pd.Series(metric_scores(judge(runs[name], qrels), "recall", 3), index=runs[name].query_id)
+            pd.Series(metric_scores(match_qrels(runs[name], qrels), "recall", 3), index=runs[name].query_id)
             .reindex(r.query_id)
             .to_numpy(),
             groups,
@@ -162,8 +162,8 @@ def test_without_groups_every_query_is_a_cluster():
     r = compare_runs(runs, qrels, None, 3, "r0", adjust="none")
     assert r.n_clusters == r.n_queries == 90 and r.group_col is None
     d = (
-        pd.Series(metric_scores(judge(runs["r1"], qrels), "recall", 3), index=runs["r1"].query_id)
-        - pd.Series(metric_scores(judge(runs["r0"], qrels), "recall", 3), index=runs["r0"].query_id)
+        pd.Series(metric_scores(match_qrels(runs["r1"], qrels), "recall", 3), index=runs["r1"].query_id)
+        - pd.Series(metric_scores(match_qrels(runs["r0"], qrels), "recall", 3), index=runs["r0"].query_id)
     ).to_numpy()
     assert r.comparison.comparisons[0].interval("paired").se == pytest.approx(d.std(ddof=1) / math.sqrt(d.size))
 
@@ -236,13 +236,13 @@ def test_per_query_paired_t_is_ranx_students_t():
         columns=["query_id", "doc_id", "relevance", "source"],
     )
     ours = {n: run_from_frame(frame(r)) for n, r in runs.items()}
-    judged = qrels_from_frame(qframe)
-    r = compare_runs(ours, judged, None, 3, "A", metric="recall", adjust="none")
+    matched = qrels_from_frame(qframe)
+    r = compare_runs(ours, matched, None, 3, "A", metric="recall", adjust="none")
     (c,) = r.comparison.comparisons
     want = report.comparisons["A", "B"]["recall@3"]["p_value"]
     assert c.p_value == pytest.approx(want, rel=1e-12)
     assert c.df == 29
     # Queries grouped (every third query in one group): the per-query answer kept beside is still ranx's.
-    g = compare_runs(ours, judged, None, 3, "A", metric="recall", adjust="none", group_col="source")
+    g = compare_runs(ours, matched, None, 3, "A", metric="recall", adjust="none", group_col="source")
     assert g.per_query.comparisons[0].p_value == pytest.approx(want, rel=1e-12)
     assert g.comparison.comparisons[0].df == g.n_clusters - 1 < 29

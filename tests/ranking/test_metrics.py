@@ -18,7 +18,7 @@ from ragunc.ranking.metrics import (
     TRUNCATE_DEDUP,
     chunk_recall,
     hit_rate,
-    judge,
+    match_qrels,
     mean_defined,
     metric_table,
     naive_recall_sum,
@@ -31,7 +31,7 @@ from ragunc.ranking.metrics import (
 )
 
 
-def judged(lists: dict[str, list[str]], rels: dict[str, dict[str, float]], chunk_rels=None):
+def matched(lists: dict[str, list[str]], rels: dict[str, dict[str, float]], chunk_rels=None):
     """Run from ranked document lists (chunk ids "<doc>#<n>"); qrels from {query: {doc: grade}}."""
     rows = []
     for q, docs in lists.items():
@@ -49,7 +49,7 @@ def judged(lists: dict[str, list[str]], rels: dict[str, dict[str, float]], chunk
             columns=["query_id", "doc_id", "relevance", "chunk_id"],
         )
         frame = pd.concat([frame, extra], ignore_index=True)
-    return judge(run, qrels_from_frame(frame))
+    return match_qrels(run, qrels_from_frame(frame))
 
 
 def seed_doc_recall(hits, relevant, k):
@@ -67,7 +67,7 @@ SEED_RELEVANT = {"q": {"manual": 1, "faq": 1}}
 
 
 def test_seed_case_three_orders():
-    j = judged(SEED, SEED_RELEVANT)
+    j = matched(SEED, SEED_RELEVANT)
     assert naive_recall_sum(j, 3)[0] == pytest.approx(1.50)
     assert recall(j, 3, order=TRUNCATE_DEDUP)[0] == pytest.approx(0.50)
     assert recall(j, 3, order=DEDUP_TRUNCATE)[0] == pytest.approx(1.00)
@@ -78,14 +78,14 @@ def test_seed_case_three_orders():
 
 @pytest.mark.parametrize("k", [0, -1, 1.5])
 def test_k_below_one_or_fractional_raises(k):
-    j = judged(SEED, SEED_RELEVANT)
+    j = matched(SEED, SEED_RELEVANT)
     for metric in (recall, precision, hit_rate, ndcg, naive_recall_sum):
         with pytest.raises(ValueError, match="k must be a positive integer"):
             metric(j, k)
 
 
 def test_seed_edge_cases():
-    j = judged(
+    j = matched(
         {"all_manual": ["manual"] * 3, "terms_only": ["terms"], "no_relevant": SEED_HITS},
         {"all_manual": {"manual": 1}, "terms_only": {"manual": 1, "faq": 1}, "empty_list": {"faq": 1}},
     )
@@ -102,14 +102,14 @@ def test_seed_edge_cases():
 
 
 def test_zero_grade_is_not_relevant():
-    j = judged({"q": ["a", "b"]}, {"q": {"a": 0, "b": 2}})
+    j = matched({"q": ["a", "b"]}, {"q": {"a": 0, "b": 2}})
     assert j.n_relevant[0] == 1
     assert recall(j, 1)[0] == 0.0 and recall(j, 2)[0] == 1.0
 
 
 def test_hand_computed_metrics_with_duplicates():
     # ranks: 1 a(rel 2)  2 a  3 x  4 b(rel 1)  5 c(rel 1)
-    j = judged({"q": ["a", "a", "x", "b", "c"]}, {"q": {"a": 2, "b": 1, "c": 1}})
+    j = matched({"q": ["a", "a", "x", "b", "c"]}, {"q": {"a": 2, "b": 1, "c": 1}})
     assert recall(j, 4)[0] == pytest.approx(2 / 3)
     assert precision(j, 4)[0] == pytest.approx(2 / 4)  # a once, b once; the repeated a fills a slot
     assert precision(j, 4, order=DEDUP_TRUNCATE)[0] == pytest.approx(3 / 4)  # documents a, x, b, c
@@ -125,14 +125,14 @@ def test_hand_computed_metrics_with_duplicates():
 
 
 def test_reciprocal_rank_slot_depends_on_order():
-    j = judged({"q": ["x", "x", "x", "r"]}, {"q": {"r": 1}})
+    j = matched({"q": ["x", "x", "x", "r"]}, {"q": {"r": 1}})
     assert reciprocal_rank(j, order=TRUNCATE_DEDUP)[0] == pytest.approx(1 / 4)  # chunk rank 4
     assert reciprocal_rank(j, order=DEDUP_TRUNCATE)[0] == pytest.approx(1 / 2)  # document rank 2
     assert reciprocal_rank(j, 3, order=TRUNCATE_DEDUP)[0] == 0.0
 
 
 def test_chunk_recall_counts_relevant_chunks():
-    j = judged(
+    j = matched(
         {"q": ["a", "a", "b", "a"]},
         {"q": {"a": 1}},
         chunk_rels={"q": {"a#2": 1, "a#3": 1, "b#9": 1}},
@@ -145,16 +145,16 @@ def test_chunk_recall_counts_relevant_chunks():
 
 def test_chunk_recall_needs_chunk_qrels():
     with pytest.raises(ValueError, match="chunk_id"):
-        chunk_recall(judged(SEED, SEED_RELEVANT), 3)
+        chunk_recall(matched(SEED, SEED_RELEVANT), 3)
 
 
 def test_unknown_order_raises():
     with pytest.raises(ValueError, match="order must be one of"):
-        recall(judged(SEED, SEED_RELEVANT), 3, order="dedup-first")
+        recall(matched(SEED, SEED_RELEVANT), 3, order="dedup-first")
 
 
 def test_order_differences_explains_the_seed_case():
-    table = order_differences(judged({**SEED, "same": ["faq", "manual"]}, {**SEED_RELEVANT, "same": {"faq": 1}}), 3)
+    table = order_differences(matched({**SEED, "same": ["faq", "manual"]}, {**SEED_RELEVANT, "same": {"faq": 1}}), 3)
     row = table.set_index("query_id").loc["q"]
     assert row["differs"]
     assert "faq entered only after dedup: first at chunk rank 4" in row["why"]
@@ -177,7 +177,7 @@ relevant_sets = st.dictionaries(st.sampled_from(DOCS), st.integers(0, 3), max_si
     k=st.integers(1, 14),
 )
 def test_every_metric_in_unit_interval_and_matches_the_seed_reference(lists, rels, k):
-    j = judged(lists, rels)
+    j = matched(lists, rels)
     for order in ORDERS:
         table = metric_table(j, k, order=order)
         for col in ("recall", "hit", "precision", "rr", "ndcg"):
@@ -208,7 +208,7 @@ def test_inserting_another_chunk_of_a_top_k_document_never_raises_recall(hits, r
     dup = top[pick % len(top)]
     where = where % (min(k, len(hits)) + 1)  # inside (or right after) the top k
     more = hits[:where] + [dup] + hits[where:]
-    j_before, j_after = judged({"q": hits}, {"q": rel}), judged({"q": more}, {"q": rel})
+    j_before, j_after = matched({"q": hits}, {"q": rel}), matched({"q": more}, {"q": rel})
     for order in ORDERS:
         before, after = recall(j_before, k, order=order)[0], recall(j_after, k, order=order)[0]
         assert (math.isnan(before) and math.isnan(after)) or after <= before + 1e-12
@@ -226,12 +226,12 @@ def test_parity_with_pytrec_eval_without_duplicates():
         lists[q] = docs
         judged_docs = rng.choice(40, size=rng.integers(1, 8), replace=False)
         rels[q] = {f"d{j}": int(rng.integers(1, 4)) for j in judged_docs}
-        rels[q][f"d{rng.integers(40, 50)}"] = 0  # a judged non-relevant document
+        rels[q][f"d{rng.integers(40, 50)}"] = 0  # a matched non-relevant document
     trec_run = {q: {d: float(100 - r) for r, d in enumerate(docs)} for q, docs in lists.items()}
     ks = (1, 3, 5, 10, 20)
     measures = {"recip_rank"} | {f"{m}.{k}" for m in ("recall", "P", "ndcg_cut") for k in ks}
     expected = pytrec_eval.RelevanceEvaluator(rels, measures).evaluate(trec_run)
-    j = judged(lists, rels)
+    j = matched(lists, rels)
     index = {q: i for i, q in enumerate(j.query_id)}
     order = [index[q] for q in lists]
     for k in ks:
@@ -247,7 +247,7 @@ def test_parity_with_pytrec_eval_without_duplicates():
 
 
 def test_ranked_list_shows_where_each_document_is_first_seen():
-    j = judged({**SEED, "other": ["faq"]}, {**SEED_RELEVANT, "other": {"faq": 1}})
+    j = matched({**SEED, "other": ["faq"]}, {**SEED_RELEVANT, "other": {"faq": 1}})
     table = ranked_list(j, "q")
     assert list(table["chunk_rank"]) == [1, 2, 3, 4, 5]
     assert list(table["doc_id"]) == SEED_HITS and list(table["chunk_id"]) == [
@@ -266,4 +266,4 @@ def test_ranked_list_shows_where_each_document_is_first_seen():
 
 
 def test_longest_list_is_the_longest_result_list_in_chunks():
-    assert judged({**SEED, "short": ["faq"]}, SEED_RELEVANT).longest_list == 5
+    assert matched({**SEED, "short": ["faq"]}, SEED_RELEVANT).longest_list == 5

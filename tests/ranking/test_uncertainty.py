@@ -11,7 +11,7 @@ import statsmodels.api as sm
 from scipy import stats
 
 from ragunc.data.runs import qrels_from_frame, run_from_frame
-from ragunc.ranking.metrics import DEDUP_TRUNCATE, judge, recall
+from ragunc.ranking.metrics import DEDUP_TRUNCATE, match_qrels, recall
 from ragunc.ranking.uncertainty import (
     align_scores,
     compare_scores,
@@ -84,7 +84,7 @@ def seed_like_judged(n_queries=40, seed=0):
     rows.append(("unjudged", 1, "u", "doc1"))
     run = run_from_frame(pd.DataFrame(rows, columns=["query_id", "rank", "chunk_id", "doc_id"]))
     qrels = qrels_from_frame(pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance"]))
-    return judge(run, qrels), np.array([f"doc{i % 10}" for i in range(n_queries)] + ["doc1"])
+    return match_qrels(run, qrels), np.array([f"doc{i % 10}" for i in range(n_queries)] + ["doc1"])
 
 
 def test_recall_report_contract_and_consistency():
@@ -118,7 +118,7 @@ def test_recall_report_on_one_query_keeps_the_numbers_and_leaves_intervals_undef
         )
     )
     qrels = qrels_from_frame(pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["manual", "faq"], "relevance": 1}))
-    report = recall_report(judge(run, qrels), 3)
+    report = recall_report(match_qrels(run, qrels), 3)
     assert (report.recall, report.naive_sum) == (0.5, 1.5)
     assert report.recall_by_order["dedup-truncate"] == 1.0
     assert report.n_groups == 1 and math.isnan(report.interval("cluster").se) and math.isnan(report.deff)

@@ -10,16 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ragunc.stats.judged import (
-    JudgedSample,
-    audit_unit,
-    judged_arrays,
-    judged_coverage,
-    judged_population,
-    judged_report,
-    plan_audit,
-    simulated_audit,
-)
+from ragunc.stats.judged.coverage import judged_coverage, simulated_audit
+
+from ragunc.stats.judged.kernel import judged_arrays
+
+from ragunc.stats.judged.plan import plan_audit
+
+from ragunc.stats.judged.report import judged_report
+
+from ragunc.stats.judged.sample import JudgedSample, JudgedSums, audit_unit, judged_population
 from ragunc.stats.sample import ClusterStats
 from ragunc.stats.synthetic import synthesize_judged
 from tests.support.judged import judged_from_rows
@@ -230,22 +229,13 @@ def test_batch_rows_are_the_single_sample_calls():
     for seed in (10, 11, 12):
         doc, f, y, audited = random_judged(seed, k=20)
         s = judged_from_rows(doc, f, y, audited)
-        columns.append(
-            (
-                s.judge.n,
-                s.judge.sum_y,
-                s.audited,
-                s.gold_total,
-                s.gold_sumsq,
-                s.judge_audited,
-                s.judge_audited_sumsq,
-                s.cross,
-            )
-        )
-    stacked = [np.stack(c) for c in zip(*columns)]
-    batch = judged_arrays(*stacked)
-    for i, cols in enumerate(columns):
-        one = judged_arrays(*cols)
+        columns.append(s.sums())
+    stacked = JudgedSums(
+        **{f.name: np.stack([getattr(c, f.name) for c in columns]) for f in dataclasses.fields(JudgedSums)}
+    )
+    batch = judged_arrays(stacked)
+    for i, sums in enumerate(columns):
+        one = judged_arrays(sums)
         for name, value in one.estimate.items():
             assert batch.estimate[name][i] == pytest.approx(value)
             assert batch.lower[name][i] == pytest.approx(one.lower[name])
@@ -318,9 +308,9 @@ def test_coverage_validation(biased_judge_population):
     scores = biased_judge_population.judge
     half = judged_population(
         ClusterStats(scores.cluster_id, scores.sum_y / 2, scores.n, scores.sum_y2 / 4),
-        biased_judge_population.gold_total,
-        biased_judge_population.gold_sumsq,
-        biased_judge_population.cross / 2,
+        biased_judge_population.sum_gold,
+        biased_judge_population.sum_gold2,
+        biased_judge_population.sum_gold_judge / 2,
     )
     with pytest.raises(ValueError, match="0/1 gold and judge"):
         judged_coverage(half, k=20, reps=10, audit="rows")
@@ -404,7 +394,7 @@ def test_one_simulated_audit(biased_judge_population):
     drawn = np.isin(pop.judge.cluster_id, rows.judge.cluster_id)
     share = rows.n_audited / rows.n_rows
     assert abs(share - 0.25) < 4 * np.sqrt(0.25 * 0.75 / rows.n_rows)
-    assert np.all(rows.gold_total <= pop.gold_total[drawn]) and np.all(rows.cross <= rows.gold_total)
+    assert np.all(rows.sum_gold <= pop.sum_gold[drawn]) and np.all(rows.sum_gold_judge <= rows.sum_gold)
     docs = simulated_audit(pop, k=40, audit="documents", audit_share=0.3, rng=1)
     assert docs.n_audited_docs == 12 and docs.audit == "documents"
     whole = docs.audited > 0

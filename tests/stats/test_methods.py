@@ -7,7 +7,7 @@ import pytest
 
 import ragunc.stats.methods as registry
 from ragunc.cli.interval import interval_table
-from ragunc.present import figures, summary
+from ragunc.present import explorer_figures, style, summary
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_arrays, interval_report
 from ragunc.stats.methods import (
@@ -109,5 +109,5 @@ def test_one_registry_entry_adds_a_method_everywhere(monkeypatch):
     table = summary.summary_table(r, cov)
     assert table["method"].iloc[-1] == "cluster_3se"
     assert table["coverage"].iloc[-1] == cov.methods["cluster_3se"].coverage
-    assert [t.y[0] for t in figures.interval_figure(r).data][-1] == "Cluster (±3 SE)"
-    assert figures.method_color("cluster_3se") == figures.PALETTE["yellow"]
+    assert [t.y[0] for t in explorer_figures.interval_figure(r).data][-1] == "Cluster (±3 SE)"
+    assert style.method_color("cluster_3se") == style.PALETTE["yellow"]

@@ -97,7 +97,7 @@ def test_planned_documents_reach_the_power_by_simulation():
     a, b = _two_config_population(0)
     delta = b.sum_y.sum() / b.n_chunks - a.sum_y.sum() / a.n_chunks
     plan = plan_difference(a, b, difference=delta, power=0.8)
-    reps, k = 3000, plan.n_docs
+    reps, k = 3000, plan.docs_needed
     pick = np.random.default_rng(1).integers(0, a.n_docs, (reps, k))  # K documents of the superpopulation
     est_a, res_a = linearized_residuals(a.sum_y[pick], a.n[pick])
     est_b, res_b = linearized_residuals(b.sum_y[pick], b.n[pick])
@@ -116,10 +116,10 @@ def test_difference_plan_by_hand_and_naive():
     s2 = ((rb - ra) ** 2).sum() / 399
     assert plan.paired_variance == pytest.approx(s2)
     z = stats.norm.ppf(0.95) + stats.norm.ppf(0.9)
-    assert plan.n_docs == pytest.approx(z**2 * s2 / 0.03**2, abs=1.5)
+    assert plan.docs_needed == pytest.approx(z**2 * s2 / 0.03**2, abs=1.5)
     pa, pb = a.sum_y.sum() / a.n_chunks, b.sum_y.sum() / b.n_chunks
     m_bar = a.n.mean()
-    assert plan.n_docs_naive == int(np.ceil(z**2 * (pa * (1 - pa) + pb * (1 - pb)) / (m_bar * 0.03**2)))
+    assert plan.naive_docs_needed == int(np.ceil(z**2 * (pa * (1 - pa) + pb * (1 - pb)) / (m_bar * 0.03**2)))
     assert np.all(np.diff(plan.curve_power) >= 0)
     with pytest.raises(ValueError, match="power must be"):
         plan_difference(a, b, difference=0.03, power=1.0)

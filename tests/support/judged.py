@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragunc.stats.judged import JudgedSample, audit_unit
+from ragunc.stats.judged.sample import JudgedSample, audit_unit
 from ragunc.stats.sample import ClusterStats
 
 
