@@ -2,8 +2,9 @@
 
 A component (``components/<name>.js`` and ``.css``) is mounted inline in the page (no iframe).  Its view,
 everything it draws for every value of its controls, is published once as a JSON file the browser fetches
-and keeps, so a rerun re-sends only the file's name.  The scripts, Plotly.js (the copy the ``plotly``
-wheel ships) and the views are served by Streamlit's component asset route,
+and keeps, so a rerun re-sends only the file's name.  The scripts, Plotly.js (npm's
+``plotly.js-basic-dist-min``: scatter, bar and pie traces, pinned in ``plotly/package.json`` beside its
+licence) and the views are served by Streamlit's component asset route,
 ``/_stcore/bidi-components/ragunc.<name>/<file>``, so nothing is fetched from the internet.
 """
 
@@ -16,17 +17,17 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-import plotly
 import streamlit as st
 from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
 from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
 COMPONENTS = Path(__file__).resolve().parent / "components"
+PLOTLY = Path(__file__).resolve().parent / "plotly"  # the pinned npm package's files
 VIEWS = Path(tempfile.mkdtemp(prefix="ragunc-views-"))  # the published views, one JSON file each
 VIEWS_KEPT = 64
 # (package root, asset folder under that root) of the files every component reads: Plotly.js, the views
 _SHARED = {
-    "plotly": (Path(plotly.__file__).resolve().parent, "package_data"),
+    "plotly": (PLOTLY.parent, PLOTLY.name),
     "views": (VIEWS.parent, VIEWS.name),
 }
 _published: OrderedDict[int, tuple[dict, str]] = OrderedDict()  # id(view) -> (the view, its file's name)

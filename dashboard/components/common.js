@@ -1,7 +1,7 @@
 // What the app's components drawn in the browser share: the published view they fetch, Plotly.js
 // (both served beside the component's own files), the page's theme for a figure, the URL's query.
 
-const PLOTLY_URL = new URL("../ragunc.plotly/plotly.min.js", import.meta.url).href;
+const PLOTLY_URL = new URL("../ragunc.plotly/plotly-basic.min.js", import.meta.url).href;
 const VIEWS_URL = new URL("../ragunc.views/", import.meta.url).href;
 const views = new Map(); // file name -> the view's promise: each view is fetched once per page
 

@@ -32,6 +32,7 @@ export default function (component) {
   const { data, parentElement } = component;
   const state = parentElement.__ragunc;
   if (state && state.name === data.view) return update(state, data);
+  loadPlotly(); // fetched and parsed while the view is on its way, not after it
   loadView(data.view).then((view) => {
     const now = parentElement.__ragunc;
     if (now && now.name === data.view) return update(now, data);

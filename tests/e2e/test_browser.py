@@ -500,6 +500,21 @@ def test_the_default_page_answers_at_its_own_name(app_url, browser):
     page.close()
 
 
+def test_the_explorer_draws_with_the_pinned_plotly_bundle_the_app_serves(app_url, browser):
+    # 30 students' browsers each fetch and compile it: the partial bundle, never also the full 4.8 MB one.
+    bundle = ROOT / "dashboard" / "plotly" / "plotly-basic.min.js"
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    plotly = []
+    page.on("response", lambda response: "plotly" in response.url.lower() and plotly.append(response))
+    page.goto(app_url, timeout=TIMEOUT_MS)
+    _wait_idle(page, SETTLED)
+    assert [r.url for r in plotly] == [f"{app_url}/_stcore/bidi-components/ragunc.plotly/{bundle.name}"]
+    assert plotly[0].body() == bundle.read_bytes()
+    assert page.evaluate("window.Plotly.version") == json.loads((bundle.parent / "package.json").read_text())["version"]
+    assert page.locator(f"{EXPLORER} .js-plotly-plot").count() == 2
+    page.close()
+
+
 def test_the_server_log_is_free_of_file_watcher_noise(browser):
     # With the file watcher on, each page load wrote about 40 "Inotify queue overflowed" lines, burying
     # any real error; .streamlit/config.toml turns the watcher off.
