@@ -216,7 +216,8 @@ def sidebar_source(*, used: bool = True) -> sources.DataSource:
             st.error(f"Could not use {source.label}: {source.error}")
     else:
         r = source.results
-        st.caption(f"{source.label}: {r.n_rows:,} chunks · {sources.configs_text(source, r)}")
+        docs = max(population.n_docs for population in r.populations.values())
+        st.caption(f"{source.label}: {r.n_rows:,} chunks of {docs:,} documents · {sources.configs_text(source, r)}")
     return source
 
 

@@ -1,8 +1,8 @@
 """Speed and memory of ragunc's sparse BM25 against rank-bm25 and bm25s, measured in one run.
 
 The corpus is the embedded stdlib documentation topped up with the standard library's
-own source files until it reaches ``--words`` (default ~1.6 million, the issue's scale),
-chunked at ``--chunk-words``. Targets (issue 4):
+own source files until it reaches ``--words`` (default ~1.6 million),
+chunked at ``--chunk-words``. Targets:
 
 - all queries of the 100-word run (~17k) in <= 5 s on 2 cores, end to end;
 - >= 100x faster than rank-bm25 (its per-query time on a subset, extrapolated);

@@ -45,24 +45,36 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 EXPLORER = '[data-testid="ragunc-explorer"]'
-# Records the time of the last input (key press or pointer down), of every DOM change, and of every
-# data-k / data-pending value the explorer's root takes (performance.now(), ms).
-INSTRUMENT = """
-window.__input = 0; window.__lastChange = performance.now(); window.__drawn = []; window.__settled = [];
-for (const type of ["keydown", "pointerdown"]) {
-  document.addEventListener(type, () => { window.__input = performance.now(); }, true);
-}
-new MutationObserver((records) => {
+
+
+def instrument(setup: str, each_record: str) -> str:
+    """A page script recording the time of the last input (key press or pointer down) in ``window.__input``
+    and of every DOM change in ``window.__lastChange`` (performance.now(), ms); it runs ``setup`` first and
+    ``each_record`` (JavaScript seeing ``r``, a mutation record, and ``now``) for every change."""
+    return f"""
+{setup}
+window.__input = 0; window.__lastChange = performance.now();
+for (const type of ["keydown", "pointerdown"]) {{
+  document.addEventListener(type, () => {{ window.__input = performance.now(); }}, true);
+}}
+new MutationObserver((records) => {{
   const now = performance.now();
   window.__lastChange = now;
-  for (const r of records) {
-    if (r.type !== "attributes" || r.target.dataset.testid !== "ragunc-explorer") continue;
+  for (const r of records) {{
+    {each_record}
+  }}
+}}).observe(document, {{subtree: true, childList: true, attributes: true, characterData: true}});
+"""
+
+
+# Also records every data-k / data-pending value the explorer's root takes.
+INSTRUMENT = instrument(
+    "window.__drawn = []; window.__settled = [];",
+    """if (r.type !== "attributes" || r.target.dataset.testid !== "ragunc-explorer") continue;
     if (r.attributeName === "data-k") window.__drawn.push([now, +r.target.dataset.k]);
     if (r.attributeName === "data-pending" && r.target.dataset.pending === "0")
-      window.__settled.push([now, +r.target.dataset.k]);
-  }
-}).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-"""
+      window.__settled.push([now, +r.target.dataset.k]);""",
+)
 TARGETS = {"p50": 50.0, "p95": 100.0, "floor ratio": 0.5, "drag": 15, "bootstrap p50": 500.0}
 
 

@@ -7,8 +7,10 @@ with the arrow keys, a reader's pause apart.  A move is timed from the key press
 root naming the new K as drawn (as in bench/bench_browser.py).  The server's resident memory is
 sampled throughout (its process and children).
 
-Prints page-load and move p50/p95, errors and lost connections, the server's peak RSS, and the floor
-page's slider p50 measured alone in the same run (the reference a Streamlit rerun costs).
+Prints page-load and move p50/p95, errors and lost connections, the server's peak RSS, the CPU seconds
+per student of the server and of chromium (steadier than wall times on a shared machine), and two
+references measured in the same run: the floor page's slider p50 alone (what a Streamlit rerun costs)
+and the floor page loaded by as many contexts at once (what Streamlit's own page load costs a class).
 
     python bench/bench_classroom.py [--students 30] [--moves 10]
 """
@@ -40,6 +42,24 @@ def _rss_bytes(pid: int) -> int:
             total += _rss_bytes(int(child))
     fields = Path(f"/proc/{pid}/statm").read_text().split()
     return total + int(fields[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds of ``pid`` and its children, those it has reaped included (from /proc)."""
+    total = 0.0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                total += _cpu_seconds(int(child))
+            except FileNotFoundError:  # ended meanwhile: its parent's reaped time holds it
+                pass
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return total + sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _browser_seconds(server_pid: int) -> float:
+    """CPU seconds of this process's children but the server: chromium and Playwright's driver."""
+    return _cpu_seconds(os.getpid()) - _cpu_seconds(server_pid) - sum(os.times()[:2])
 
 
 def _sample_rss(pid: int, stop: threading.Event, peak: list[int]) -> None:
@@ -85,15 +105,39 @@ async def student(browser, url: str, moves: int, out: dict) -> None:
         await context.close()
 
 
-async def classroom(url: str, students: int, moves: int) -> dict:
+async def classroom(url: str, students: int, moves: int, server_pid: int) -> dict:
     from playwright.async_api import async_playwright
 
     out = {"load": [], "moves": [], "errors": [], "lost": 0}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        server_s, browser_s = _cpu_seconds(server_pid), _browser_seconds(server_pid)
         await asyncio.gather(*(student(browser, url, moves, out) for _ in range(students)))
+        out["server s"] = _cpu_seconds(server_pid) - server_s
+        out["browser s"] = _browser_seconds(server_pid) - browser_s
         await browser.close()
     return out
+
+
+async def floor_loads(url: str, students: int) -> list[float]:
+    """Seconds for ``students`` contexts loading the floor page at once (one slider, one line of text)."""
+    from playwright.async_api import async_playwright
+
+    async def one(browser) -> float:
+        context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = await context.new_page()
+        began = time.perf_counter()
+        await page.goto(url, timeout=300_000)
+        await page.wait_for_selector("text=K = 20", timeout=300_000)
+        seconds = time.perf_counter() - began
+        await context.close()
+        return seconds
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        seconds = await asyncio.gather(*(one(browser) for _ in range(students)))
+        await browser.close()
+    return list(seconds)
 
 
 def floor_p50(url: str, moves: int = 10) -> float:
@@ -120,12 +164,13 @@ def main() -> None:
 
     with served("bench/browser_floor.py") as (floor, _):
         reference = floor_p50(floor)
+        floor_load = np.array(asyncio.run(floor_loads(floor, args.students)))
     with served("app.py") as (app, server):
         stop, peak = threading.Event(), [0]
         sampler = threading.Thread(target=_sample_rss, args=(server.pid, stop, peak), daemon=True)
         sampler.start()
         began = time.perf_counter()
-        out = asyncio.run(classroom(app, args.students, args.moves))
+        out = asyncio.run(classroom(app, args.students, args.moves, server.pid))
         wall = time.perf_counter() - began
         stop.set()
         sampler.join()
@@ -141,7 +186,16 @@ def main() -> None:
     print(
         f"K move     n={moves.size:>3}  p50 {np.percentile(moves, 50):6.0f} ms  p95 {np.percentile(moves, 95):6.0f} ms"
     )
+    print(
+        f"CPU per student (its load and moves): server {out['server s'] / args.students:.2f} s, "
+        f"chromium {out['browser s'] / args.students:.2f} s"
+    )
     print(f"floor (one session alone, same run): p50 {reference:.0f} ms")
+    print(
+        f"floor page loaded by {args.students} contexts at once (same run): p50 {np.percentile(floor_load, 50):.2f} s"
+        f"   p95 {np.percentile(floor_load, 95):.2f} s; explorer load p95 / floor's "
+        f"{np.percentile(load, 95) / np.percentile(floor_load, 95):.1f}x"
+    )
     print(f"errors {len(out['errors'])}, lost connections {out['lost']}, server peak RSS {rss_gb:.2f} GB")
     for error in out["errors"][:5]:
         print(f"  error: {error[:200]}")

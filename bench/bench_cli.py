@@ -1,6 +1,6 @@
 """Cold start of the command line: ``ragunc interval`` and ``ragunc simulate``, process to process.
 
-Targets (issue 18, deliver 8), on the 33,552-row teaching population
+Targets, on the 33,552-row teaching population
 (``sample_data/synthetic_population.csv.gz``, D = 1,300 documents):
 
 - ``ragunc interval FILE`` takes at most 2x ``python -c "import numpy, pandas"``;

@@ -1,14 +1,14 @@
-"""Coverage experiment speed: the seed's setting (D = 1,300 documents, ~33.5k chunks, K = 20, R = 2,000, B = 1,000).
+"""Coverage experiment speed on the teaching population (D = 1,300 documents, ~33.5k chunks), K = 20,
+R = 2,000, B = 1,000.
 
 Prints ragunc's time beside a per-repetition Python loop around
 ``scipy.stats.bootstrap(method="percentile", vectorized statistic)`` measured in
 the same run (timed on a subset of repetitions and extrapolated), and the
-seed's figures read off the result.  Targets (issue 13): the default run
+worked example's figures read off the result.  Targets: the default run
 (percentile, BCa and both studentized intervals) <= 0.1 s on 2 cores and still
 >= 8x the loop (which computes percentile intervals only); the percentile + BCa
-run is timed beside it.  Before the compiled kernels (numpy gathers) the default
-run was 4.7x the loop and percentile + BCa 10x: >= 3x faster means >= 14x.  The jackknife and the
-wild cluster bootstrap (B = 999) are timed beside Korn–Graubard–BM alone (target <= 2x its time).
+run is timed beside it.  The jackknife and the wild cluster bootstrap (B = 999) are timed beside
+Korn–Graubard–BM alone (target <= 2x its time).
 
 Timings on a machine shared with other jobs swing by 2-3x from one second to the
 next: each figure is the best of ``--repeat`` runs, ragunc and the loop

@@ -135,7 +135,7 @@ def main() -> None:
         verdict = "meets" if fresh_p50 <= NEW_K_TARGET_MS else "misses"
         print(
             f"  sim new K script p50 {fresh_p50:.1f} ms {verdict} the {NEW_K_TARGET_MS:.0f} ms target "
-            "(issue 13; no progress bar at these R, B: dashboard.cache.coverage_progress)"
+            "(no progress bar at these R, B: dashboard.cache.coverage_progress)"
         )
 
 

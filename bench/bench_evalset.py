@@ -1,4 +1,4 @@
-"""ragunc's own overhead per question when building an evaluation set (issue 10), measured in one run.
+"""ragunc's own overhead per question when building an evaluation set, measured in one run.
 
 A 200-question build of the stdlib corpus (100-word chunks) against a local chat-completions
 server that answers at once (``tests/evalset/chat_server.py``, a real HTTP server on

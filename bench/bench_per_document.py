@@ -14,7 +14,7 @@ two ways:
 
 The reference, measured in the same run, is the same library calls on the
 1,300-document teaching population.  The coverage simulation of a never-simulated
-K is not included (issue 13's coverage work).  Target: p95 <= 100 ms.
+K is not included.  Target: p95 <= 100 ms.
 
     python bench/bench_per_document.py [--docs 1000000] [--moves 40]
 """

@@ -5,7 +5,7 @@ default, cut from the stdlib corpus) in batches of 16, three ways: stock (lambda
 calibrated row per layer (the [CLS] row in every layer) and every row in the last half of the
 layers (what mean pooling calibrates).  The three ways run batch by batch, back to back, and
 each keeps its best round per batch, so load from other processes adds time to none in
-particular.  Targets (issue 11):
+particular.  Targets:
 
 - one row per layer: <= 1.1x the stock time;
 - every row in half the layers: <= 1.6x.

@@ -55,7 +55,6 @@ def cached(
     compute: Callable[..., T],
     /,
     *args,
-    key: Hashable = None,
     kept: int = KEPT,
     spinner: str | None = None,
     progress_label: str | None = None,
@@ -64,8 +63,7 @@ def cached(
     """``compute(*args, **options)``, computed once per content of ``args`` and ``options``, kept among the
     ``kept`` latest.
 
-    The key is derived from the arguments (:func:`fingerprint`); ``key`` is ignored (accepted while
-    callers still pass one).  ``compute`` is a module-level function of an importable module: its module
+    The key is derived from the arguments (:func:`fingerprint`), never chosen by the caller.  ``compute`` is a module-level function of an importable module: its module
     and name name its store.
 
     While computing: ``spinner`` shows that text in a spinner; ``progress_label`` passes

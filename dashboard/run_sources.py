@@ -1,5 +1,5 @@
 """The runs and qrels of the Ranking metrics page: the bundled sample run, the bundled several runs on the
-same queries, the seed's worked example, an upload (one run, or several told apart by a column).
+same queries, a worked example of one query, an upload (one run, or several told apart by a column).
 
 Each run is matched with its qrels once (``ragunc.ranking.metrics.match_qrels``) through :func:`dashboard.cache.cached`.
 """
@@ -37,22 +37,23 @@ SAMPLE_RUNS_COL, SAMPLE_RUNS_BASELINE = "run", "100w"
 KINDS = {  # URL value -> label
     "sample": "Sample run (stdlib docs, 100-word chunks)",
     "runs": "Sample runs (stdlib docs: 50/100/200-word chunks, two BM25 settings)",
-    "seed": "The seed's example (manual / faq)",
+    "example": "A worked example: one query, five chunks (manual / faq)",
     "upload": "Upload a run and qrels",
 }
 UPLOAD_TYPES = ["csv", "gz", "jsonl", "ndjson", "json", "txt", "trec", "run", "qrels", "tsv", "parquet", "pq"]
 UPLOADS_KEPT = 8
 
-# The seed's case (shared/seeds/002): hits manual, manual, manual, faq, terms; relevant {manual, faq}.
-SEED_RUN = pd.DataFrame(
+# One query whose top five chunks come from manual, manual, manual, faq, terms; relevant {manual, faq}:
+# per-chunk counting and the two orders of truncating and deduplicating give three different recalls.
+EXAMPLE_RUN = pd.DataFrame(
     {
-        "query_id": ["seed"] * 5,
+        "query_id": ["q1"] * 5,
         "rank": [1, 2, 3, 4, 5],
         "chunk_id": ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"],
         "doc_id": ["manual", "manual", "manual", "faq", "terms"],
     }
 )
-SEED_QRELS = pd.DataFrame({"query_id": ["seed", "seed"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
+EXAMPLE_QRELS = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["manual", "faq"], "relevance": [1, 1]})
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,9 @@ def _sample_runs() -> tuple[dict[str, Run], Qrels, dict[str, MatchedRun]]:
     return _matched(load_runs(SAMPLE_RUNS, runs_col=SAMPLE_RUNS_COL), load_qrels(SAMPLE_RUNS_QRELS))
 
 
-def _seed_example() -> tuple[dict[str, Run], Qrels, dict[str, MatchedRun]]:
-    run = run_from_frame(SEED_RUN, source="seed run")
-    return _matched({"seed": run}, qrels_from_frame(SEED_QRELS, source="seed qrels"))
+def _worked_example() -> tuple[dict[str, Run], Qrels, dict[str, MatchedRun]]:
+    run = run_from_frame(EXAMPLE_RUN, source="example run")
+    return _matched({"example": run}, qrels_from_frame(EXAMPLE_QRELS, source="example qrels"))
 
 
 def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, str, str | None], runs_col: str | None):
@@ -95,9 +96,9 @@ def _uploaded_run(data: tuple[bytes, bytes, bytes | None], *, names: tuple[str, 
     return _matched(runs, load_qrels(named_buffer(qrels_name, data[1]), chunk_map=chunk_map))
 
 
-def seed_example() -> RunSource:
-    """The seed's five-chunk list (k = 3 opens on its 0.50 / 1.00 / 1.50)."""
-    return RunSource("seed", *cached(_seed_example, kept=1), default_group=None, default_k=3)
+def worked_example() -> RunSource:
+    """The worked example's five-chunk list (k = 3 opens on its 0.50 / 1.00 / 1.50)."""
+    return RunSource("example", *cached(_worked_example, kept=1), default_group=None, default_k=3)
 
 
 def load(kind: str) -> RunSource | None:
@@ -105,18 +106,18 @@ def load(kind: str) -> RunSource | None:
 
     An upload draws its three file uploaders here, in the page's main area.
     """
-    if kind == "seed":
-        return seed_example()
+    if kind == "example":
+        return worked_example()
     if kind == "sample":
         if not (SAMPLE_RUN.is_file() and SAMPLE_QRELS.is_file()):
-            st.info("The sample run is not bundled in this checkout yet; showing the seed's example instead.")
-            return seed_example()
+            st.info("The sample run is not bundled in this checkout yet; showing the worked example instead.")
+            return worked_example()
         matched = cached(_sample_run, kept=1, spinner="Loading the sample run…")
         return RunSource("sample", *matched, default_group="doc_id", default_k=5)
     if kind == "runs":
         if not (SAMPLE_RUNS.is_file() and SAMPLE_RUNS_QRELS.is_file()):
-            st.info("The sample runs are not bundled in this checkout yet; showing the seed's example instead.")
-            return seed_example()
+            st.info("The sample runs are not bundled in this checkout yet; showing the worked example instead.")
+            return worked_example()
         matched = cached(_sample_runs, kept=1, spinner="Loading the sample runs…")
         return RunSource("runs", *matched, default_group="doc_id", default_k=5, default_baseline=SAMPLE_RUNS_BASELINE)
     left, middle, right = st.columns(3)

@@ -98,15 +98,15 @@ def _bundled_source(key: str, label: str, load: Callable[[], Results], tokens=No
         results = cached(load, kept=1, spinner=f"Loading the {label}…")
     except (DataError, ValueError, FileNotFoundError) as exc:
         return DataSource(key=key, label=label, error=str(exc))
-    return DataSource(key=key, label=f"{label} ({results.source})", results=results, tokens=tokens)
+    return DataSource(key=key, label=label, results=results, tokens=tokens)
 
 
 def sample_source() -> DataSource:
     """The bundled sample: the stdlib chunk sizes when present, else the synthetic population."""
-    source = _bundled_source("sample", "bundled sample", _bundled_results)
+    source = _bundled_source("sample", "Python standard-library documentation", _bundled_results)
     if source.results is not None and source.results.source.startswith("stdlib"):
         return replace(source, tokens=_stdlib_tokens_cached)  # the fallback synthetic population has no corpus
-    return source
+    return replace(source, label="synthetic population") if source.results is not None else source
 
 
 # What each bundled sample is, and the other one a click away: (note, other source, button label).
@@ -116,13 +116,13 @@ SAMPLE_NOTES = {
         "The **alike-documents sample**: Debian packages' copyright files, which share templates, licence "
         "paragraphs and whole files, like annual versions of one filing.",
         "sample",
-        "Python docs sample",
+        "Show the Python docs sample instead",
     ),
     "sample": (
         "The **stdlib sample**: Python's standard-library documentation, whose modules differ from each "
         "other, so chunks of one document are only mildly alike.",
         "alike",
-        "Alike-documents sample",
+        "Show the alike-documents sample instead",
     ),
     "judged": (
         "The **judged sample**: the stdlib 100-word results with a lenient judge beside the gold hit@1, a "
@@ -131,7 +131,7 @@ SAMPLE_NOTES = {
         "without an audit would; the section *Labels from a judge* below draws a person's audit inside the K "
         "documents and corrects them.",
         "alike",
-        "Alike-documents sample",
+        "Show the alike-documents sample instead",
     ),
     "japanese": (
         "The **Japanese sample**: sections of the Debian Reference in Japanese, cut into chunks of "
@@ -139,7 +139,7 @@ SAMPLE_NOTES = {
         "any other size is computed when chosen. Your own corpus, in any language: *Your corpus* in "
         "the sidebar.",
         "corpus",
-        "Your corpus",
+        "Use your own corpus instead",
     ),
 }
 
@@ -158,7 +158,7 @@ def _judged_results() -> Results:
 
 def judged_sample_source() -> DataSource:
     """The bundled judged sample: a judge's label beside the gold one on every row (the audit is simulated)."""
-    return _bundled_source("judged", "bundled judged sample", _judged_results)
+    return _bundled_source("judged", "Python documentation with a judge's labels", _judged_results)
 
 
 def _alike_results() -> Results:
@@ -167,7 +167,7 @@ def _alike_results() -> Results:
 
 def alike_sample_source() -> DataSource:
     """The bundled Debian-copyright sample, whose documents are alike (the binomial interval undercovers)."""
-    return _bundled_source("alike", "bundled Debian-copyright sample", _alike_results)
+    return _bundled_source("alike", "Debian packages' copyright files", _alike_results)
 
 
 def _synthetic_results(*, seed: int, **params) -> Results:
@@ -179,7 +179,10 @@ def synthetic_source(*, seed: int, **params) -> DataSource:
     """A synthetic population (``ragunc.stats.synthetic.synthesize``) whose truth is known."""
     items = tuple(sorted(params.items()))
     key = "synth:" + hashlib.sha1(repr((items, seed)).encode()).hexdigest()[:16]
-    label = "synthetic population (" + ", ".join(f"{k}={v}" for k, v in items) + f", seed={seed})"
+    label = (  # the sidebar's words for its controls; D and the chunks follow in the caption's counts
+        f"synthetic population (rate {params['p']}, ICC {params['icc']}, size CV {params['size_cv']}, neighbour "
+        f"autocorrelation {params['autocorr']}, {params['doc_types']} document types, seed {seed})"
+    )
     try:
         results = cached(
             _synthetic_results, kept=LOADED_KEPT, spinner="Generating the synthetic population…", seed=seed, **params
@@ -436,4 +439,6 @@ def _japanese_tokens_cached() -> ragunc.retrieval.CorpusTokens:
 
 def japanese_sample_source() -> DataSource:
     """The bundled Japanese sample (sections of the Debian Reference), chunked in morphemes; other sizes on demand."""
-    return _bundled_source("japanese", "bundled Japanese sample", _japanese_results, tokens=_japanese_tokens_cached)
+    return _bundled_source(
+        "japanese", "Debian Reference in Japanese", _japanese_results, tokens=_japanese_tokens_cached
+    )

@@ -12,7 +12,7 @@ from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, sync_url
 from ragunc.present import design_effect_figures, explorer_figures
 from ragunc.present.design_effects import DISCLOSURE, why_these_differ
-from ragunc.present.numbers import deff, effective_n, icc, points
+from ragunc.present.numbers import about, deff, effective_n, icc, number, percent, points
 from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, headline
 from ragunc.stats.coverage import coverage_experiment, iid_control
 from ragunc.stats.design import chunk_size_diagnostics, design
@@ -65,20 +65,26 @@ st.markdown(f"**{headline(the_design)[0]}**")
 design_box, data_box = st.container(border=True), st.container(border=True)
 why = st.expander(DISCLOSURE)  # filled once the coverage run below has its variance ratio
 design_box.markdown(f"**The design:** repeated samples of K = {k} documents")
-for column, (label, value, help_text) in zip(design_box.columns(4), design_tiles(the_design)):
-    column.metric(label, value, help=help_text)
+tiles = design_tiles(the_design)
+for start in range(0, len(tiles), 2):  # two a row: a tile's label is one line, cut where it does not fit
+    for column, (label, value, help_text) in zip(design_box.columns(2), tiles[start : start + 2]):
+        column.metric(label, value, help=help_text)
 data_box.markdown("**The documents:** their sizes and structure")
 data_tiles = (
-    ("Chunks / doc", widgets.number(d.mean_size, ".1f"), f"Mean chunks per document m̄; CV of sizes {d.cv_size:.2f}."),
     (
-        "Neighbour corr.",
-        widgets.number(d.lag1_autocorr, ".3f"),
+        "Chunks per document, on average",
+        number(d.mean_size, ".1f"),
+        f"Mean chunks per document m̄; the CV of sizes (their spread) is {number(d.cv_size, '.2f')}.",
+    ),
+    (
+        "How alike neighbouring chunks are",
+        icc(d.lag1_autocorr),
         "Lag-1 autocorrelation of within-document residuals of neighbouring chunks.",
     ),
     (
-        "doc_type share",
-        widgets.number(d.doc_type_share, ".1%"),
-        "Share of the variance of document rates explained by the document type.",
+        "Spread due to document type",
+        percent(d.doc_type_share),
+        "Share of the variance of document rates explained by the document type (doc_type).",
     ),
 )
 for column, (label, value, help_text) in zip(data_box.columns(3), data_tiles):
@@ -148,7 +154,7 @@ real = None
 if k >= n_docs:
     st.info("K must be smaller than D to resample.")
 elif population.binary:
-    common = dict(key=(source.key, config), k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
+    common = dict(k=k, reps=reps, boot=boot, estimator="micro", level=level, rng=seed)
     real = cached(coverage_experiment, population, progress_label="Simulating the real design", **common)
     iid = cached(coverage_experiment, population, control="iid", progress_label="Simulating the iid control", **common)
     shown, plain = widgets.methods_toggle()
@@ -175,8 +181,8 @@ elif population.binary:
         exports["results"]["coverage_two_stage"] = two.to_dict()
         st.plotly_chart(two_fig, key="two_stage_chart")
         st.markdown(
-            f"Keeping {fraction:.0%} of the chunks ({two.mean_chunks:,.0f} instead of {real.mean_chunks:,.0f} "
-            f"per sample on average) moves the estimator's SD from {points(real.sd_empirical)} to "
+            f"Keeping {fraction:.0%} of the chunks ({about(two.mean_chunks)} instead of "
+            f"{about(the_design.expected_chunks)} per sample on average) moves the estimator's SD from {points(real.sd_empirical)} to "
             f"{points(two.sd_empirical)}: most of the uncertainty comes from which "
             f"documents were drawn, not from how many of their chunks were judged."
         )

@@ -9,7 +9,8 @@ from dashboard import sources, widgets
 from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, one_of, parse_bool, sync_url
-from ragunc.present import judged_figures, planning_figures
+from ragunc.present import judged_figures, numbers, planning_figures
+from ragunc.present.headlines import plan_headline
 from ragunc.present.summary import comparison_reading, comparison_table, rank_reading
 from ragunc.stats.multiple import ADJUSTMENTS, adjustment, compare_configs, rank_configs
 from ragunc.stats.paired import paired_comparison
@@ -47,6 +48,8 @@ with st.sidebar:
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 
+headline = st.empty()  # the page's finding in one sentence, filled once the plan below is computed
+
 # ---------------------------------------------------------------- planning
 st.subheader("How many documents for a target half-width?")
 population = results.population(config)
@@ -59,8 +62,9 @@ half_width = left.slider(
     key=bind("hw", 2.0, parse=float, fix=clamp(0.25, 10.0)),
 )
 finite = right.toggle(
-    f"The corpus is exactly these {population.n_docs:,} documents (finite-population correction)",
+    f"These {population.n_docs:,} documents are the whole corpus",
     key=bind("fpc", False, parse=parse_bool),
+    help="Then the plan applies the finite-population correction: documents left out are few.",
 )
 try:
     plan = cached(
@@ -74,23 +78,19 @@ try:
 except ValueError as exc:
     st.error(str(exc))
 else:
+    what = f"hit@1 ({estimator}, {sources.config_label(source, config)})"
+    headline.markdown(f"**{plan_headline(plan, what=what)}**")
     tiles = st.columns(3)
-    tiles[0].metric("Documents needed", f"{plan.docs_needed:,}")
-    tiles[1].metric("Chunks expected", f"{plan.chunks_expected:,.0f}")
-    tiles[2].metric("Chunks the binomial formula asks for", f"{plan.naive_chunks_needed:,}")
+    tiles[0].metric("Documents needed", numbers.count(plan.docs_needed))
+    tiles[1].metric("Chunks they hold", numbers.about(plan.chunks_expected))
+    tiles[2].metric("Chunks the binomial formula asks for", numbers.count(plan.naive_chunks_needed))
     plan_fig = planning_figures.plan_figure(plan)
     st.plotly_chart(plan_fig, key="plan_chart")
-    st.markdown(
-        f"To know {estimator} {sources.config_label(source, config)} within ± {half_width:.2f} pp at {level:.0%}, "
-        f"judge about "
-        f"**{plan.docs_needed:,} documents** (≈ {plan.chunks_expected:,.0f} chunks). The binomial formula "
-        f"would stop at {plan.naive_chunks_needed:,} chunks."
-    )
     if not finite and plan.docs_needed > population.n_docs:
         st.info(
             f"That is more documents than the {population.n_docs:,} in the data: the plan is for a larger corpus "
-            f"like this one. If these {population.n_docs:,} documents are the whole corpus, turn on the "
-            f"finite-population correction above."
+            f"like this one. If these {population.n_docs:,} documents are the whole corpus, say so with the "
+            "switch above."
         )
     cols = st.columns(2)
     widgets.json_download("Plan (JSON)", plan.to_dict, "ragunc_plan.json", where=cols[0])
@@ -190,7 +190,7 @@ if len(configs) >= 2:
             f"{dplan.naive_docs_needed:,}",
             help="Unpaired chunks taken as independent, divided by the mean chunks per document.",
         )
-        tiles[2].metric(f"Pilot difference {power_b} − {power_a}", f"{100 * dplan.pilot_difference:+.2f} pp")
+        tiles[2].metric(f"Pilot difference {power_b} − {power_a}", numbers.signed_points(dplan.pilot_difference))
         st.plotly_chart(planning_figures.power_figure(dplan), key="power_chart")
         widgets.json_download("Power plan (JSON)", dplan.to_dict, "ragunc_power.json")
 
@@ -223,16 +223,17 @@ else:
             st.error(str(exc))
         else:
             tiles = st.columns(4)
-            tiles[0].metric(f"{config_b} − {config_a}", f"{100 * cmp.difference:+.2f} pp")
+            tiles[0].metric(f"{config_b} − {config_a}", numbers.signed_points(cmp.difference))
             tiles[1].metric(
                 "Shared documents",
                 f"{cmp.n_docs:,}",
                 help=f"dropped: {cmp.dropped_a} only in {config_a}, {cmp.dropped_b} only in {config_b}",
             )
-            tiles[2].metric("± naive (pp)", f"{50 * (cmp.interval('naive').ci[1] - cmp.interval('naive').ci[0]):.2f}")
-            tiles[3].metric(
-                "± paired cluster (pp)", f"{50 * (cmp.interval('paired').ci[1] - cmp.interval('paired').ci[0]):.2f}"
-            )
+            for tile, (label, method) in zip(
+                tiles[2:], (("Naive interval", "naive"), ("Paired cluster interval", "paired"))
+            ):
+                low, high = cmp.interval(method).ci
+                tile.metric(label, numbers.plus_minus((high - low) / 2))
             cmp_fig = planning_figures.comparison_figure(cmp)
             st.plotly_chart(cmp_fig, key="comparison_chart")
             cols = st.columns(2)

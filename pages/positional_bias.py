@@ -19,6 +19,7 @@ from dashboard.sources import uploaded_corpus
 from dashboard.uploads import CORPUS_LIMITS, limits_help, public_message
 from ragunc import positional
 from ragunc.corpus import load_corpus
+from ragunc.present import numbers
 from ragunc.present import positional_figures as figures
 from ragunc.present.headlines import positional_headline
 
@@ -175,25 +176,30 @@ def show(sweep: positional.PositionalSweep, *, bundled: bool) -> None:
             f"fall in the **PosIR bucket {pas['length_bucket']}**. Intervals: {sweep.level:.0%} cluster bootstrap "
             f"over passages ({sweep.reps:,} replicates), each setting paired with λ = 0 on the same passages."
         )
+    # Plain labels; the headline's rules for each number (nDCG a rate, its changes in points).
+    lam, pct = f"λ = {best.calibration.lam:g}", numbers.level(sweep.level)
     cols = st.columns(4)
     cols[0].metric(
-        "Stock PSI",
-        f"{stock.metrics['psi']:.3f}",
-        help=f"{sweep.level:.0%} CI {stock.ci['psi'][0]:.3f} to {stock.ci['psi'][1]:.3f}",
+        "Unevenness, stock encoder",
+        numbers.icc(stock.metrics["psi"]),
+        help=f"PSI, from 0 (found as well anywhere in the passage) to 1; {pct} interval "
+        f"{numbers.icc(stock.ci['psi'][0])} to {numbers.icc(stock.ci['psi'][1])}.",
     )
     cols[1].metric(
-        f"ΔHM at λ = {best.calibration.lam:g}",
-        f"{best.diff['hm']:+.3f}",
-        help=f"paired {sweep.level:.0%} CI {best.diff_ci['hm'][0]:+.3f} to {best.diff_ci['hm'][1]:+.3f}",
+        f"nDCG@10 change at {lam}",
+        numbers.signed_points(best.diff["hm"]),
+        help=f"The harmonic mean (HM) of the three thirds' nDCG@10 against λ = 0; paired {pct} interval "
+        f"{numbers.signed_points(best.diff_ci['hm'][0])} to {numbers.signed_points(best.diff_ci['hm'][1])}.",
     )
     cols[2].metric(
-        f"ΔPSI at λ = {best.calibration.lam:g}",
-        f"{best.diff['psi']:+.3f}",
-        help=f"paired {sweep.level:.0%} CI {best.diff_ci['psi'][0]:+.3f} to {best.diff_ci['psi'][1]:+.3f}",
+        f"Unevenness change at {lam}",
+        f"{best.diff['psi']:+.3f}".replace("-", "−"),
+        help=f"PSI against λ = 0; paired {pct} interval {best.diff_ci['psi'][0]:+.3f} to "
+        f"{best.diff_ci['psi'][1]:+.3f}.",
     )
     cols[3].metric(
-        "Truncated answers",
-        f"{pas['truncated_share']:.1%}",
+        "Answers cut off by truncation",
+        numbers.percent(pas["truncated_share"]),
         help="Answer spans beyond max_seq_length: the encoder never reads them. That is truncation, "
         "not positional bias, and no calibration brings those tokens back.",
     )

@@ -12,8 +12,9 @@ from dashboard.cache import cached
 from dashboard.routing import require_app
 from dashboard.url_state import bind, clamp, forget, one_of, parse_bool, stop, sync_url
 from ragunc.data.serialize import json_text
-from ragunc.present import ranking_figures
+from ragunc.present import numbers, ranking_figures
 from ragunc.present.export import csv_text
+from ragunc.present.headlines import recall_headline
 from ragunc.present.style import method_label
 from ragunc.present.summary import comparison_table
 from ragunc.ranking import metrics
@@ -114,7 +115,7 @@ group_col = None if group_col == NO_GROUP else group_col
 
 def _ci_text(est) -> str:
     low, high = est.ci
-    return UNDEFINED if math.isnan(low) else f"{low:.3f} – {high:.3f}"
+    return UNDEFINED if math.isnan(low) else numbers.score_interval(low, high)
 
 
 def _metric_label(name: str) -> str:
@@ -183,7 +184,7 @@ if len(names) > 1:
             pd.DataFrame(
                 {
                     "run": [r.config for r in many.comparison.configs],
-                    _metric_label(metric): [round(r.estimate, 4) for r in many.comparison.configs],
+                    _metric_label(metric): [numbers.score(r.estimate) for r in many.comparison.configs],
                     "cluster SE": [widgets.number(r.interval("cluster").se, ".4f") for r in many.comparison.configs],
                     f"{level:.0%} interval": [_ci_text(r.interval("cluster")) for r in many.comparison.configs],
                     "queries dropped": [r.dropped for r in many.comparison.configs],
@@ -220,28 +221,31 @@ try:
 except ValueError as exc:
     stop(str(exc))
 report = overview.recall
+recommended = report.recommendation.method if report.recommendation else RECOMMENDED_METHOD
 
+st.markdown(f"**{recall_headline(report)}**")
 tr, dt, naive = st.columns(3)
 tr.metric(
     f"Relevant documents in the top {k} chunks",
-    f"{report.recall_by_order[metrics.TRUNCATE_DEDUP]:.3f}",
+    numbers.score(report.recall_by_order[metrics.TRUNCATE_DEDUP]),
     help="documents of the top-k chunks ∩ relevant / relevant",
 )
 dt.metric(
     f"… in the first {k} distinct documents",
-    f"{report.recall_by_order[metrics.DEDUP_TRUNCATE]:.3f}",
+    numbers.score(report.recall_by_order[metrics.DEDUP_TRUNCATE]),
     help="first k distinct documents ∩ relevant / relevant",
 )
 naive.metric(
-    f"… counting every matching chunk ({metrics.NAIVE_SUM_LABEL})",
-    f"{report.naive_sum:.3f}",
+    "… counting every matching chunk",
+    numbers.score(report.naive_sum),
     help="one per matching chunk: can pass 1",
 )
 with st.expander("Method"):
     st.markdown(
         f"The first tile is **truncate-dedup** Recall@{k} (cut at {k} chunks, then count each document once: what "
         f"the LLM's context holds); the second **dedup-truncate** (documents in first-seen order, then cut at {k} "
-        "documents); the third the naive per-chunk sum, which can pass 1."
+        f"documents); the third the **{metrics.NAIVE_SUM_LABEL}**, which can pass 1. The headline's interval is "
+        f"the recommended one ({method_label(recommended)}), its width set against the naive interval's."
     )
 st.markdown(
     f"**{report.n_queries:,} {'query' if report.n_queries == 1 else 'queries'}** in the mean, "
@@ -254,7 +258,7 @@ st.markdown(
 
 st.subheader(f"{level:.0%} intervals for Recall@{k} ({order})")
 intervals_shown = {
-    "recommended": RECOMMENDED_METHOD,
+    "recommended": recommended,
     "naive (queries independent)": "naive",
     "cluster (groups of queries)": "cluster",
     "cluster bootstrap": "bootstrap",
@@ -274,7 +278,8 @@ st.dataframe(
 if report.recommendation is not None:
     st.caption(report.recommendation.reason)
 st.markdown(
-    "DEFF (cluster variance / naive variance): " + (UNDEFINED if math.isnan(report.deff) else f"**{report.deff:.2f}**")
+    "How many times less a query tells you here (the design effect: cluster variance / naive variance): "
+    + (UNDEFINED if math.isnan(report.deff) else f"**{numbers.deff(report.deff)}**")
 )
 if report.n_groups >= 2:
     st.plotly_chart(ranking_figures.recall_interval_figure(report))
@@ -283,7 +288,8 @@ st.plotly_chart(ranking_figures.order_curve_figure(overview.curve, k=k))
 
 st.subheader(f"Other metrics at k = {k} ({order}; each document counted once)")
 st.dataframe(
-    pd.DataFrame([{_metric_label(name): mean for name, mean in overview.metric_means.items()}]), hide_index=True
+    pd.DataFrame([{_metric_label(name): numbers.score(mean) for name, mean in overview.metric_means.items()}]),
+    hide_index=True,
 )
 
 st.subheader("Per query: where the orders differ, and why")

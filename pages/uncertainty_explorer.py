@@ -104,9 +104,8 @@ if budget_note:
     st.caption(budget_note)
 if source.key in sources.SAMPLE_NOTES:
     note, other, other_label = sources.SAMPLE_NOTES[source.key]
-    left, right = st.columns([3, 1], vertical_alignment="center")
-    left.caption(note)
-    right.button(other_label, on_click=sources.choose_source, args=(other,), key="other_sample")
+    st.caption(note)  # the button on its own line: beside the note, a narrow column cut its label short
+    st.button(other_label, on_click=sources.choose_source, args=(other,), key="other_sample")
 
 
 # ---------------------------------------------------------------- the repetitions, on demand (at the released K)

@@ -1,8 +1,8 @@
 """Build the Debian-copyright corpus (documents that are alike) and its per-chunk BM25 results.
 
 Debian's /usr/share/doc/<package>/copyright files share templates and whole licence
-paragraphs, and families of packages ship identical files: like the seed's annual versions
-of one regulatory filing, alike documents compete in search.  Licence texts are
+paragraphs, and families of packages ship identical files: like annual versions of one
+regulatory filing, alike documents compete in search.  Licence texts are
 verbatim-redistributable.  The files differ by machine, so the corpus this script wrote is
 bundled (debian_copyright.jsonl.gz); rebuild it with
 

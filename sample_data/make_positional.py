@@ -2,9 +2,8 @@
 
 all-MiniLM-L6-v2 (the packaged model, mean pooling, max_seq_length 512) on the embedded stdlib
 corpus: 200 passages of 440-505 tokens, one query per third, the stock model and a lambda grid
-at the seed's default (B = 128, last half of the layers), plus lambda = 0.5 at the other
-basket sizes and layer sets.  Encoding everything took 17 minutes on the shared 2-core machine;
-embeddings are cached on disk, so a rerun only re-evaluates (seconds).
+at the default setting (B = 128, last half of the layers), plus lambda = 0.5 at the other
+basket sizes and layer sets.  Embeddings are cached on disk, so a rerun only re-evaluates.
 
 Run from the repository root: ``python sample_data/make_positional.py``.
 """

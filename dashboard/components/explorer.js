@@ -6,28 +6,7 @@
 // draws: it computes no statistic.  The bootstrap's parts come later from the server (asked when a
 // control is released) and are shown pending until an answer for the K, B and R on screen arrives.
 
-const PLOTLY_URL = new URL("../ragunc.plotly/plotly.min.js", import.meta.url).href;
-const VIEWS_URL = new URL("../ragunc.views/", import.meta.url).href;
-const views = new Map(); // file name -> the view's promise: each view is fetched once per page
-
-function loadView(name) {
-  if (!views.has(name)) views.set(name, fetch(VIEWS_URL + name).then((response) => response.json()));
-  return views.get(name);
-}
-
-function loadPlotly() {
-  if (window.Plotly) return Promise.resolve(window.Plotly);
-  if (!window.__raguncPlotly) {
-    window.__raguncPlotly = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = PLOTLY_URL;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = reject;
-      document.head.appendChild(script);
-    });
-  }
-  return window.__raguncPlotly;
-}
+import { loadPlotly, loadView, setQuery, theme, themed } from "./common.js";
 
 const KEY_RELEASE_MS = 150;
 
@@ -42,31 +21,6 @@ function patch(figure, change) {
   change.paths.forEach((path, i) => setPath(figure, path, change.values[i]));
 }
 
-function theme(root) {
-  const style = getComputedStyle(root);
-  return {
-    text: style.getPropertyValue("--st-text-color").trim() || style.color,
-    grid: style.getPropertyValue("--st-border-color").trim() || "rgba(128,128,128,0.3)",
-    font: style.fontFamily,
-  };
-}
-
-function themed(layout, { text, grid, font }) {
-  layout.font = Object.assign({}, layout.font, { color: text, family: font });
-  layout.paper_bgcolor = "rgba(0,0,0,0)";
-  layout.plot_bgcolor = "rgba(0,0,0,0)";
-  for (const axis of ["xaxis", "yaxis"]) {
-    layout[axis] = Object.assign({ gridcolor: grid, zerolinecolor: grid }, layout[axis]);
-  }
-  return layout;
-}
-
-function setQuery(values) {
-  const url = new URL(window.location.href);
-  for (const [name, value] of Object.entries(values)) url.searchParams.set(name, String(value));
-  window.history.replaceState(window.history.state, "", url);
-}
-
 function build(root, view) {
   root.innerHTML = view.html;
   const controls = {};
@@ -78,6 +32,7 @@ export default function (component) {
   const { data, parentElement } = component;
   const state = parentElement.__ragunc;
   if (state && state.name === data.view) return update(state, data);
+  loadPlotly(); // fetched and parsed while the view is on its way, not after it
   loadView(data.view).then((view) => {
     const now = parentElement.__ragunc;
     if (now && now.name === data.view) return update(now, data);

@@ -68,7 +68,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         default=[128],
         metavar="B",
-        help=f"content tokens per basket (default 128; the seed sweeps {positional.SWEEP_BASKETS})",
+        help=f"content tokens per basket (default 128; the bundled sweep tries {positional.SWEEP_BASKETS})",
     )
     parser.add_argument(
         "--layers",

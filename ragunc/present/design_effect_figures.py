@@ -14,6 +14,7 @@ from plotly.subplots import make_subplots
 
 from ..stats.design import ChunkSizeDiagnostics
 from ..stats.diagnostics import deff_equal_size, k_over_rho
+from . import numbers
 from .style import OKABE_ITO, REFERENCE_COLOR, SERIES_COLORS, level_line, styled, base_layout
 
 
@@ -75,7 +76,7 @@ def deff_curve_figure(
         col=2,
     )
     if np.isfinite(ceiling):
-        fig.add_trace(level_line(m, ceiling, f"ceiling K/ρ = {ceiling:,.1f}"), row=1, col=2)
+        fig.add_trace(level_line(m, ceiling, f"ceiling K/ρ = {numbers.effective_n(ceiling)}"), row=1, col=2)
         fig.update_yaxes(range=[0, 1.6 * ceiling], row=1, col=2)
     for i, (name, (m_bar, d)) in enumerate((observed or {}).items()):
         fig.add_trace(

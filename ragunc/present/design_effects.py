@@ -18,6 +18,9 @@ from ..stats.intervals import IntervalReport
 from .numbers import count, deff, icc, number
 
 LABEL = "how much less a chunk tells you here"
+# The tiles of the design effect and of effective n, the same on every page that shows them.
+DEFF_TILE = "How many times less a chunk tells you here"
+N_EFF_TILE = "As informative as this many independent chunks"
 DISCLOSURE = "Why these design effects differ"
 
 

@@ -21,9 +21,10 @@ from ..stats.coverage import CoverageResult
 from ..stats.intervals import IntervalReport
 from ..stats.methods import interval_methods
 from . import numbers
+from .design_effects import DEFF_TILE, N_EFF_TILE
 from .explorer_figures import interval_label
 from .style import REFERENCE_COLOR, method_color, reference_line
-from .summary import coverage_held_sentence, design_sentence
+from .summary import WORTH_TILE, coverage_held_sentence, design_sentence
 
 PENDING = "computing…"
 CONTROL_LABELS = {
@@ -31,8 +32,11 @@ CONTROL_LABELS = {
     "boot": "B: bootstrap replicates",
     "reps": "R: repetitions (coverage)",
 }
-DEFF_LABEL = "How many times less a chunk tells you here"  # the one design effect the explorer shows
 PERCENT = numbers.D3["percent"]
+# Figure text large enough to read from the back of a room at 1280x720, and the width a row label's
+# character takes at that size (a bold label's too), so the fixed left margin holds the longest label.
+FIGURE_FONT_PX = 16
+CHAR_PX = 9
 
 
 def _finite(x: float) -> bool:
@@ -82,10 +86,11 @@ def _figure(data: list[dict], *, x: str, labels: Sequence[str], reference: tuple
     # on every move of K (an axis' labels measured, then the plot laid out again).
     widest = max((len(label) for label in labels), default=0)
     layout = {
+        "font": {"size": FIGURE_FONT_PX},
         "xaxis": {"title": {"text": x}, "automargin": False},
         "yaxis": {"autorange": "reversed", "automargin": False},
-        "height": max(200, 100 + 32 * len(labels)),
-        "margin": {"l": 16 + 7 * widest, "r": 16, "t": 24, "b": 48},
+        "height": max(220, 110 + 40 * len(labels)),
+        "margin": {"l": 16 + CHAR_PX * widest, "r": 16, "t": 28, "b": 60},
         "hovermode": "closest",
         "showlegend": False,
         "shapes": [reference[0]],
@@ -362,14 +367,14 @@ def _skeleton(table: KTable, boots: Sequence[int], reps_options: Sequence[int]) 
         '<p data-slot="headline_coverage"></p>'
         '<div class="boxes">'
         '<div class="box" data-box="design"><b data-slot="design_title"></b><div class="tiles">'
-        + _tile("design_deff", DEFF_LABEL)
-        + _tile("design_n_eff", "As informative as this many independent chunks")
+        + _tile("design_deff", DEFF_TILE)
+        + _tile("design_n_eff", N_EFF_TILE)
         + _tile("design_chunks", "Chunks a sample holds")
         + '</div></div><div class="box" data-box="sample"><b data-slot="sample_title"></b><div class="tiles">'
         + _tile("sample_estimate", "Its hit@1")
         + _tile("sample_interval", f"Recommended {numbers.level(table.level)} interval")
         + _tile("sample_chunks", "Its chunks")
-        + _tile("sample_g_star", "Worth this many documents (G*)")
+        + _tile("sample_g_star", WORTH_TILE)
         + "</div></div></div>"
         '<details><summary>Why these design effects differ</summary><p data-template="why"></p></details>'
         '<h4 data-slot="intervals_title"></h4>'

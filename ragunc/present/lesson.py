@@ -11,7 +11,8 @@ layout shapes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -48,13 +49,19 @@ NAIVE_COLOR = method_color("naive")
 DOCUMENT_COLOR = OKABE_ITO["blue"]
 STACKED = 50  # repetitions drawn in the stacked-interval figures
 LEVEL = 0.95  # the level of the intervals the lesson speaks of
+DRAW_BINS = 40  # step 2's bins across the range of all draws
 
 Sentences = tuple[str, str]
 
 
 def _axis(title: str) -> dict:
     # Sizes set on the axes themselves: the host's theme (Streamlit's) sets tick and title sizes of its own.
-    return {"title": {"text": title, "font": {"size": FONT_SIZE + 2}}, "tickfont": {"size": FONT_SIZE}}
+    # Margins grow to hold the tick labels and titles, whatever the host's template says.
+    return {
+        "title": {"text": title, "font": {"size": FONT_SIZE + 2}},
+        "tickfont": {"size": FONT_SIZE},
+        "automargin": True,
+    }
 
 
 def _layout(*, x: str, y: str, height: int = HEIGHT, shapes=(), annotations=(), **extra) -> dict:
@@ -66,11 +73,13 @@ def _layout(*, x: str, y: str, height: int = HEIGHT, shapes=(), annotations=(), 
         "yaxis": _axis(y),
         "hovermode": "closest",
         "showlegend": True,  # also when a single trace has points yet (step 2's first draw)
-        # below the x axis, so that the labels of reference lines above the plot stay clear of it
+        # at the figure's foot, below the x axis (the margin grows to hold it), so that the labels of
+        # reference lines above the plot stay clear of it
         "legend": {
             "orientation": "h",
-            "yanchor": "top",
-            "y": -0.16,
+            "yref": "container",
+            "yanchor": "bottom",
+            "y": 0,
             "x": 0,
             "xanchor": "left",
             "font": {"size": FONT_SIZE},
@@ -216,16 +225,27 @@ def _stack(values: np.ndarray, low: float, width: float) -> tuple[np.ndarray, np
     return low + (bins + 0.5) * width, height
 
 
-def draws_figure(result: CoverageResult, report: IntervalReport, *, shown: int, bins: int = 40) -> go.Figure:
-    """A dot plot of the first ``shown`` estimates: step 1's sample (``report``, a star), then the draws of
-    ``result``; step 1's binomial band around the population value.  Axes fit all R draws, so they stay put
-    while dots are added."""
-    shown = int(min(max(shown, 1), result.reps + 1))
+def _draw_points(result: CoverageResult, report: IntervalReport, bins: int):
+    """Step 2's dots, step 1's sample first, then the draws: their values (%), places (x, height) and bins."""
     values = 100 * np.concatenate(([report.estimate], result.estimates))
     truth, band = 100 * result.population_value, 100 * _half_width(report, "naive")
     low = min(values.min(), truth - band)
     width = (max(values.max(), truth + band) - low) / bins * (1 + 1e-9)
     x, height = _stack(values, low, width)
+    return values, x, height, low, width
+
+
+def _others_name(shown: int, reps: int) -> str:
+    return f"other samples ({count(shown - 1)} of {count(reps)} drawn)"
+
+
+def draws_figure(result: CoverageResult, report: IntervalReport, *, shown: int, bins: int = DRAW_BINS) -> go.Figure:
+    """A dot plot of the first ``shown`` estimates: step 1's sample (``report``, a star), then the draws of
+    ``result``; step 1's binomial band around the population value.  Axes fit all R draws, so they stay put
+    while dots are added."""
+    shown = int(min(max(shown, 1), result.reps + 1))
+    values, x, height, low, width = _draw_points(result, report, bins)
+    truth, band = 100 * result.population_value, 100 * _half_width(report, "naive")
     size = float(np.clip(0.8 * (HEIGHT - 150) / height.max(), 5, 16))
     latest = slice(shown - 1, shown) if shown > 1 else slice(0, 0)  # step 1's sample alone: no draw yet
     traces = [
@@ -234,7 +254,7 @@ def draws_figure(result: CoverageResult, report: IntervalReport, *, shown: int, 
             "x": x[1 : shown - 1],
             "y": height[1 : shown - 1],
             "mode": "markers",
-            "name": f"other samples ({count(shown - 1)} of {count(result.reps)} drawn)",
+            "name": _others_name(shown, result.reps),
             "marker": {"color": REFERENCE_COLOR, "size": size},
             "customdata": values[1 : shown - 1],
             "hovertemplate": "%{customdata:.2f}%<extra></extra>",
@@ -370,6 +390,15 @@ def deff_sentences(rho: float, k: int, m: int, *, where: str) -> Sentences:
     return first, second
 
 
+def _beside(m: float, m_max: float) -> list[str]:
+    """Where the labels of step 4's two points go: away from the plot's edges (the axes are log)."""
+    if m <= 5:
+        return ["top right", "bottom right"]
+    if m >= m_max / 4:
+        return ["bottom left", "bottom left"]
+    return ["top left", "bottom right"]
+
+
 def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figure:
     """Chunks (K m) and effective n (K m / DEFF) of K documents against chunks per document m, log-log,
     with the K/ρ ceiling and the point at ``m``."""
@@ -404,14 +433,16 @@ def deff_figure(rho: float, k: int, m: int, *, m_max: float = 2000.0) -> go.Figu
             "showlegend": False,
             "marker": {"color": [NAIVE_COLOR, DOCUMENT_COLOR], "size": 14},
             "text": [f"{count(k * m)} chunks", effective_n(at)],
-            "textposition": ["top left", "bottom right"],
+            "textposition": _beside(m, m_max),
             "hoverinfo": "skip",
         },
     ]
     shapes, annotations = [], []
     if np.isfinite(ceiling):
-        # Labelled at the left end, above the line, where the curve is still far below it.
+        # Labelled at the right end, above the line: the curve nears the line from below there, and the
+        # chunks' line is far above it.
         line, label = _line(ceiling, f"K/ρ = {effective_n(ceiling)}", axis="y")
+        label.update(x=1, xanchor="right")
         shapes.append(line)
         annotations.append(label)
     layout = _layout(
@@ -564,7 +595,8 @@ def chunk_size_figure(designs: Mapping[int, Design], words: int) -> go.Figure:
                 "line": {"color": color, "dash": dash, "width": 4},
                 "marker": {"color": color, "size": 12},
                 "text": labels if field == "binomial_sd" else None,
-                "textposition": "top center",
+                # the first and last labels inward, clear of the plot's edges
+                "textposition": ["top right"] + ["top center"] * (len(sizes) - 2) + ["top left"],
                 "customdata": labels,
                 "hovertemplate": "%{customdata}: %{x:,.0f} chunks, ± %{y:.2f} pt<extra></extra>",
             }
@@ -633,3 +665,168 @@ def cluster_figure(result: CoverageResult, *, n: int = STACKED) -> go.Figure:
     layout = _layout(x="hit rate (%)", y="sample", shapes=[line], annotations=[label])
     layout["yaxis"].update(autorange="reversed")
     return go.Figure(data=traces, layout=layout)
+
+
+# ---------------------------------------------------------------- the whole lesson, as the browser draws it
+
+TITLE = "Lesson: why chunks are not cases"
+
+
+def _figure_json(fig: go.Figure) -> dict:
+    """``fig`` as Plotly JSON without its template: the browser applies the page's theme instead."""
+    spec = json.loads(fig.to_json())
+    spec["layout"].pop("template", None)
+    return spec
+
+
+def _shown_view(fig: go.Figure, sentences: Sentences) -> dict:
+    return {"figure": _figure_json(fig), "sentences": list(sentences)}
+
+
+def _control(kind: str, param: str, label: str, values, texts, default) -> dict:
+    values = [_url_value(v) for v in values]
+    return {
+        "kind": kind,
+        "param": param,
+        "label": label,
+        "values": values,
+        "texts": list(texts),
+        "default": values.index(_url_value(default)),
+    }
+
+
+def _url_value(value) -> str:
+    # As the page's URL writes a control's value: a toggle as 1 / 0, a number as its digits.
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def lesson_view(
+    population: ClusterStats,
+    draws: Sequence[ClusterStats],
+    report: IntervalReport,
+    coverage: Mapping[int, CoverageResult],
+    iid: CoverageResult,
+    designs: Mapping[int, Design],
+    *,
+    k: int,
+    icc: float,
+    icc_source: str,
+    ms: Sequence[int],
+    about: str,
+) -> dict:
+    """Every step of the lesson at every value of its control, as the browser draws it (JSON-ready).
+
+    ``draws`` are step 3's samples of ``k`` documents (``draws[0]`` is step 1's, whose intervals are
+    ``report``); ``coverage`` maps K to R samples of K documents (the lesson's ``k`` among them), ``iid`` is
+    the iid control at ``k``; ``designs`` maps words per chunk to the design at ``k``; ``icc`` (from
+    ``icc_source``) and the choices ``ms`` of chunks per document are step 4's.
+
+    A step is its heading, its control (``kind``: ``toggle``, ``choice`` among listed values, ``count``
+    from 1 to ``max``, ``cycle`` through listed values on a button; ``param`` its name in the URL) and one
+    view (figure and sentences) per value of the control.  Step 2's count is the one exception: one
+    view, drawn with every sample, and ``points``, the dots of all R + 1 samples in order; the browser
+    shows the first n of them (the ``others`` trace the samples before the last, the ``latest`` trace
+    the last) and names the ``others`` trace ``names[n - 1]``.
+    """
+    result = coverage[k]
+    sample = draws[0]
+    sizes = sorted(designs, reverse=True)
+    ks = [c for c in sorted(coverage) if c < population.n_docs]
+    steps = []
+
+    documents = (False, True)
+    steps.append(
+        (
+            _control("toggle", "ls_docs", f"Show the {k} documents", documents, ("hidden", "shown"), False),
+            [
+                _shown_view(sample_figure(report, sample, documents=d), sample_sentences(report, sample))
+                for d in documents
+            ],
+        )
+    )
+
+    every = draws_figure(result, report, shown=result.reps + 1)
+    values, x, height, _, _ = _draw_points(result, report, DRAW_BINS)
+    points = {"x": x.tolist(), "y": height.tolist(), "customdata": values.tolist()}
+    names = [_others_name(n, result.reps) for n in range(1, result.reps + 2)]
+    step_2 = _control("count", "ls_draws", f"Samples of {k} documents drawn", (1,), ("1",), 1)
+    step_2.update(values=[], texts=[], default=1, min=1, max=result.reps + 1)
+    steps.append(
+        (
+            step_2,
+            [
+                {
+                    **_shown_view(every, draws_sentences(result, report)),
+                    "points": points,
+                    "names": names,
+                    "traces": {"others": 0, "latest": 1},
+                }
+            ],
+        )
+    )
+
+    numbers_of_draws = range(1, len(draws) + 1)
+    steps.append(
+        (
+            _control(
+                "cycle",
+                "ls_draw",
+                f"Draw {k} other documents",
+                numbers_of_draws,
+                [f"draw {d} of {len(draws)}" for d in numbers_of_draws],
+                1,
+            ),
+            [
+                _shown_view(census_figure(population, drawn), census_sentences(population, drawn, d))
+                for d, drawn in zip(numbers_of_draws, draws)
+            ],
+        )
+    )
+
+    steps.append(
+        (
+            _control(
+                "choice", "ls_m", "Chunks per document, m", ms, [count(m) for m in ms], 500 if 500 in ms else ms[-1]
+            ),
+            [_shown_view(deff_figure(icc, k, m), deff_sentences(icc, k, m, where=icc_source)) for m in ms],
+        )
+    )
+
+    shuffled = (False, True)
+    steps.append(
+        (
+            _control(
+                "toggle",
+                "ls_iid",
+                "Shuffle the hits across all chunks (the iid control)",
+                shuffled,
+                ("documents as they are", "hits shuffled"),
+                False,
+            ),
+            [_shown_view(iid_figure(result, iid, shuffled=s), iid_sentences(result, iid)) for s in shuffled],
+        )
+    )
+
+    steps.append(
+        (
+            _control("choice", "ls_words", "Words per chunk", sizes, [f"{w} words" for w in sizes], sizes[-1]),
+            [_shown_view(chunk_size_figure(designs, w), chunk_size_sentences(designs, w)) for w in sizes],
+        )
+    )
+
+    steps.append(
+        (
+            _control("choice", "ls_k", "K: documents per sample", ks, [str(c) for c in ks], k if k in ks else ks[-1]),
+            [_shown_view(cluster_figure(coverage[c]), cluster_sentences(coverage[c])) for c in ks],
+        )
+    )
+    return {
+        "title": TITLE,
+        "about": about,
+        "steps": [
+            {"title": title, "heading": f"{i} of {len(STEPS)} · {title}", "control": control, "views": views}
+            for i, (title, (control, views)) in enumerate(zip(STEPS, steps), start=1)
+        ],
+    }

@@ -8,10 +8,12 @@ Pure: a float in, a string out.  Rates, bounds and spreads come in as the librar
 kind               function                    reads
 =================  ==========================  =====================================
 rate, coverage     :func:`percent`             92.5%   (one decimal)
+ranking score      :func:`score`               0.486   (three decimals; a per-chunk sum can pass 1)
 interval           :func:`interval`            [41.2%, 47.9%]
 spread, ±, SE      :func:`points`              0.74 pp (two decimals)
 half-width         :func:`plus_minus`          ±0.74 pp
 difference         :func:`signed_points`       +1.23 pp
+its interval       :func:`signed_interval`     [−2.96, +0.52] pp
 design effect      :func:`deff`                8.7     (one decimal)
 ICC                :func:`icc`                 0.133   (three decimals)
 count              :func:`count`               1,234   (exact)
@@ -51,6 +53,16 @@ def percent(p: float | None) -> str:
     return _special(p) or f"{100 * p:.1f}%"
 
 
+def score(x: float | None) -> str:
+    """A mean ranking score over queries (Recall@k, MRR, the per-chunk sum that can pass 1): "0.486"."""
+    return number(x, ".3f")
+
+
+def score_interval(low: float | None, high: float | None) -> str:
+    """An interval of ranking scores: "0.461 – 0.510"."""
+    return f"{score(low)} – {score(high)}"
+
+
 def interval(low: float | None, high: float | None) -> str:
     """An interval of proportions: "[41.2%, 47.9%]"."""
     return f"[{percent(low)}, {percent(high)}]"
@@ -66,9 +78,19 @@ def plus_minus(x: float | None) -> str:
     return _special(x) or f"±{points(x)}"
 
 
+def _signed(x: float) -> str:
+    return f"{100 * x:+.2f}".replace("-", "−")
+
+
 def signed_points(x: float | None) -> str:
     """A difference of two proportions, in percentage points with its sign: "+1.23 pp", "−0.40 pp"."""
-    return _special(x) or f"{100 * x:+.2f} {PP}".replace("-", "−")
+    return _special(x) or f"{_signed(x)} {PP}"
+
+
+def signed_interval(low: float | None, high: float | None, *, unit: str = PP) -> str:
+    """An interval of a difference of proportions, in percentage points: "[−2.96, +0.52] pp" (``unit=""``
+    leaves the unit to a table's column header)."""
+    return f"[{_special(low) or _signed(low)}, {_special(high) or _signed(high)}] {unit}".rstrip()
 
 
 def deff(x: float | None) -> str:

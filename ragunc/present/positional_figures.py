@@ -14,6 +14,7 @@ from plotly.subplots import make_subplots
 
 from ..positional.evaluation import CURVE_BINS, PositionalSweep, SettingResult
 from ..positional.passages import POSITION_GROUPS
+from . import numbers
 from .style import LEGEND_BELOW, OKABE_ITO, REFERENCE_COLOR
 
 GROUP_STYLE = {  # colour, dash, marker
@@ -216,33 +217,38 @@ def position_curve_figure(settings: list[SettingResult], *, level: float) -> go.
 
 
 def sweep_table(sweep: PositionalSweep) -> pd.DataFrame:
-    """One row per setting: nDCG@10 per group, HM, PSI and their paired differences with intervals."""
+    """One row per setting: nDCG@10 per group, HM, PSI and their paired differences with intervals, each
+    said as the page's headline and tiles say it (nDCG in percent, its differences in points)."""
+    pct = numbers.level(sweep.level)
 
-    def ci(pair, signed=False):
-        low, high = pair
-        if not np.isfinite(low) or not np.isfinite(high):
-            return "—"
+    def pp(pair) -> str:
+        return "—" if not np.all(np.isfinite(pair)) else numbers.signed_interval(*pair)
+
+    def rate(pair) -> str:
+        return "—" if not np.all(np.isfinite(pair)) else numbers.interval(*pair)
+
+    def psi(pair, signed=False) -> str:
         sign = "+" if signed else ""
-        return f"{low:{sign}.3f} to {high:{sign}.3f}"
+        return "—" if not np.all(np.isfinite(pair)) else f"{pair[0]:{sign}.3f} to {pair[1]:{sign}.3f}"
 
     rows = []
     for s in sweep.settings:
         cal, m = s.calibration, s.metrics
         row = {"λ": cal.lam, "B": str(cal.basket) if cal.lam else "—", "layers": cal.layers if cal.lam else "stock"}
         for name in POSITION_GROUPS:
-            row[f"{name} nDCG@10"] = round(m[name], 4)
+            row[f"{name} nDCG@10"] = numbers.percent(m[name])
         row.update(
             {
-                "begin − end": round(m["gap"], 4),
-                f"gap {sweep.level:.0%} CI": ci(s.ci["gap"], signed=True),
-                "HM": round(m["hm"], 4),
-                f"HM {sweep.level:.0%} CI": ci(s.ci["hm"]),
-                "PSI": round(m["psi"], 4),
-                f"PSI {sweep.level:.0%} CI": ci(s.ci["psi"]),
-                "ΔHM vs λ=0": round(s.diff["hm"], 4),
-                "ΔHM CI": ci(s.diff_ci["hm"], signed=True),
-                "ΔPSI vs λ=0": round(s.diff["psi"], 4),
-                "ΔPSI CI": ci(s.diff_ci["psi"], signed=True),
+                "begin − end": numbers.signed_points(m["gap"]),
+                f"gap {pct} CI": pp(s.ci["gap"]),
+                "HM": numbers.percent(m["hm"]),
+                f"HM {pct} CI": rate(s.ci["hm"]),
+                "PSI": numbers.icc(m["psi"]),
+                f"PSI {pct} CI": psi(s.ci["psi"]),
+                "ΔHM vs λ=0": numbers.signed_points(s.diff["hm"]),
+                "ΔHM CI": pp(s.diff_ci["hm"]),
+                "ΔPSI vs λ=0": f"{s.diff['psi']:+.3f}".replace("-", "−"),
+                "ΔPSI CI": psi(s.diff_ci["psi"], signed=True),
             }
         )
         rows.append(row)

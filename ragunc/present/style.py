@@ -35,6 +35,7 @@ PAUL_TOL = {
     "tol_rose": "#CC6677",
     "tol_green": "#117733",
     "tol_purple": "#AA4499",
+    "tol_cyan": "#88CCEE",
 }
 PALETTE = {**OKABE_ITO, **PAUL_TOL}
 

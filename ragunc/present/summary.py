@@ -28,15 +28,14 @@ from ..stats.judged.report import JudgedReport
 from ..stats.judged.sample import LABELS
 from ..stats.multiple import MultipleComparison, RankResult, adjustment
 from . import numbers
+from .design_effects import DEFF_TILE, N_EFF_TILE
 
 
 def recommendation_line(report: IntervalReport) -> str:
     """ "ragunc recommends <method>: [low, high] — <reason>" (percent): the technical statement, for "why this interval"."""
     rec = report.recommendation
     low, high = report.recommended().ci
-    return (
-        f"ragunc recommends {interval_method(rec.method).label}: [{100 * low:.2f}%, {100 * high:.2f}%] — {rec.reason}"
-    )
+    return f"ragunc recommends {interval_method(rec.method).label}: {numbers.interval(low, high)} — {rec.reason}"
 
 
 def estimate_line(report: IntervalReport, *, metric: str = "hit@1") -> str:
@@ -110,31 +109,30 @@ def headline(
 
 def design_tiles(design: Design) -> list[tuple[str, str, str]]:
     """(label, value, help) of the design's values at K: what repeated samples of K documents give."""
-    mc = f" ± {design.deff_mcse:.2f} (Monte Carlo SE, {design.draws:,} samples)" if design.draws else " (exact)"
+    mc = f" ± {numbers.deff(design.deff_mcse)} (Monte Carlo SE, {design.draws:,} samples)" if design.draws else ""
     return [
         (
-            "DEFF",
-            _number(design.deff, ".1f"),
-            f"Variance of the estimate over repeated samples of K = {design.k} documents, over the binomial "
-            f"variance p(1 − p)/n of the chunks they hold{mc}.",
+            DEFF_TILE,
+            numbers.deff(design.deff),
+            f"The design effect: the estimate's variance over repeated samples of K = {design.k} documents, "
+            f"over the binomial variance p(1 − p)/n of the chunks they hold{mc or ' (exact)'}.",
         ),
         (
-            "Effective n",
-            _number(design.n_eff, ",.0f"),
-            f"Chunks a sample holds on average ({design.expected_chunks:,.0f}) / DEFF: the independent chunks "
-            "that would be as informative.",
+            N_EFF_TILE,
+            numbers.effective_n(design.n_eff),
+            f"Effective n: the {numbers.count(design.expected_chunks)} chunks a sample holds on average, divided "
+            "by the design effect.",
         ),
         (
-            "SD (pp)",
-            _number(100 * design.sd, ".2f"),
-            f"SD of the estimate in percentage points over repeated samples of {design.k} documents; the "
-            "binomial formula assumes "
-            f"{100 * design.binomial_sd:.2f} pp.",
+            "How far the estimate moves between samples",
+            numbers.points(design.sd),
+            f"Its SD over repeated samples of {design.k} documents; the binomial formula assumes "
+            f"{numbers.points(design.binomial_sd)}.",
         ),
         (
-            "ICC",
-            _number(design.icc, ".3f"),
-            f"Intraclass correlation of chunks within a document, over all {design.n_docs:,} documents (ANOVA).",
+            "How alike two chunks of one document are",
+            numbers.icc(design.icc),
+            f"The ICC (ρ, from 0 to 1) of chunks within a document, over all {design.n_docs:,} documents (ANOVA).",
         ),
     ]
 
@@ -144,22 +142,29 @@ def sample_tiles(report: IntervalReport) -> list[tuple[str, str, str]]:
     d = report.diagnostics
     return [
         (
-            "DEFF",
-            _number(d.deff, ".2f"),
+            DEFF_TILE,
+            numbers.deff(d.deff),
             "This sample's cluster variance (the one its intervals use) over its binomial variance: an estimate "
-            f"of the design's DEFF from {report.n_docs:,} documents.",
+            f"of the design effect from {report.n_docs:,} documents.",
         ),
-        ("Effective n", _number(d.n_eff, ",.0f"), f"This sample's {report.n_chunks:,} chunks / its DEFF."),
-        ("Chunks", f"{report.n_chunks:,}", f"In the {report.n_docs:,} sampled documents."),
-        ("ICC", _number(d.icc, ".3f"), f"Intraclass correlation within this sample's {report.n_docs:,} documents."),
+        (N_EFF_TILE, numbers.effective_n(d.n_eff), f"This sample's {report.n_chunks:,} chunks / its design effect."),
+        ("Its chunks", numbers.count(report.n_chunks), f"In the {report.n_docs:,} sampled documents."),
+        (
+            "How alike two chunks of one document are",
+            numbers.icc(d.icc),
+            f"The ICC within this sample's {report.n_docs:,} documents.",
+        ),
     ] + ([] if report.leverage is None else [worth_tile(report.leverage)])
+
+
+WORTH_TILE = "Worth this many documents (G*)"
 
 
 def worth_tile(lev: Leverage) -> tuple[str, str, str]:
     """(label, value, help) of "worth G* documents": the effective number of documents beside K."""
     return (
-        "Worth G* documents",
-        _number(lev.g_star, ".1f"),
+        WORTH_TILE,
+        numbers.about(lev.g_star),
         f"The {lev.n_docs:,} documents weigh as {lev.g_star:.1f} equal ones (G*, Carter, Schnepel & Steigerwald "
         f"2017): the longest carries {100 * lev.max_leverage:.0f}% of the estimate's leverage.",
     )
@@ -177,29 +182,23 @@ def dominant_documents_table(lev: Leverage, n: int = 5) -> pd.DataFrame:
     )
 
 
-def _number(value: float, fmt: str) -> str:
-    """A figure as text: "—" when undefined, "∞" when infinite."""
-    if value is None or math.isnan(value):
-        return "—"
-    return format(value, fmt) if math.isfinite(value) else "∞"
-
-
 def deff_note(design: Design, report: IntervalReport) -> str | None:
     """Why this sample's DEFF is below 1 (or far from the design's), when it is; None otherwise."""
     sample = report.diagnostics.deff
     if not (math.isfinite(sample) and math.isfinite(design.deff)) or design.deff <= 0:
         return None
-    if round(sample, 2) < 1:  # below 1 as shown: 0.998 reads "1.00", and "1.00, below 1" would puzzle
+    if round(sample, 1) < 1:  # below 1 as shown: 0.96 reads "1.0", and "1.0, below 1" would puzzle
         return (
-            f"This sample's DEFF is {sample:.2f}, below 1: its {report.n_docs} documents happen to have alike "
-            f"rates, so between them the rate varies less than independent chunks would make it. That is the "
-            f"chance of one draw: over repeated samples of {design.k} documents the design's DEFF is "
-            f"{design.deff:.1f}. A DEFF estimated from {report.n_docs} documents is noisy."
+            f"This sample's design effect is {numbers.deff(sample)}, below 1: its {report.n_docs} documents happen to "
+            f"have alike rates, so between them the rate varies less than independent chunks would make it. That "
+            f"is the chance of one draw: over repeated samples of {design.k} documents the design's is "
+            f"{numbers.deff(design.deff)}. A design effect estimated from {report.n_docs} documents is noisy."
         )
     if not 0.5 <= sample / design.deff <= 2:
         return (
-            f"This sample's DEFF ({sample:.2f}) is far from the design's ({design.deff:.1f}): estimated from "
-            f"{report.n_docs} documents it is noisy; the design's value is what repeated samples give."
+            f"This sample's design effect ({numbers.deff(sample)}) is far from the design's "
+            f"({numbers.deff(design.deff)}): estimated from {report.n_docs} documents it is noisy; the design's "
+            "value is what repeated samples give."
         )
     return None
 
@@ -211,7 +210,7 @@ def why_this_interval(report: IntervalReport) -> str:
     low, high = report.recommended().ci
     how = "" if method.family == WILD_BOOTSTRAP else f" with {rec.df:.1f} degrees of freedom"
     return (
-        f"**{method.label}** (`{method.name}`): [{100 * low:.2f}%, {100 * high:.2f}%]{how}. {rec.reason}\n\n"
+        f"**{method.label}** (`{method.name}`): {numbers.interval(low, high)}{how}. {rec.reason}\n\n"
         "Why this one: it was chosen on ragunc's study of small samples (`bench/study_small_k.py`, with R "
         "survey's own intervals recorded beside; figures in `bench/RESULTS.md`): of the intervals tried it kept "
         "closest to its nominal coverage at K = 10 to 50 documents, at a width close to R survey's Korn–Graubard "
@@ -275,18 +274,19 @@ def plain_reading(
     pct = f"{report.level:.0%}"
     naive = report.interval("naive").ci
     recommended = report.recommended().ci if report.recommendation is not None else report.interval("cluster").ci
-    naive_hw = 50 * (naive.high - naive.low)
-    honest_hw = 50 * (recommended.high - recommended.low)
+    naive_hw = (naive.high - naive.low) / 2
+    honest_hw = (recommended.high - recommended.low) / 2
     lines = [
-        f"The estimated {metric} is {100 * report.estimate:.1f}% from {report.n_chunks:,} chunks "
-        f"of {report.n_docs:,} documents."
+        f"The estimated {metric} is {numbers.percent(report.estimate)} from {numbers.count(report.n_chunks)} chunks "
+        f"of {numbers.count(report.n_docs)} documents."
     ]
     if design is not None and math.isfinite(design.deff) and design.deff > 0:
         lines.append(
             f"The design: over repeated samples of {design.k} documents from these data, the estimate's SD is "
-            f"{100 * design.sd:.2f} percentage points, against {100 * design.binomial_sd:.2f} if chunks were "
-            f"independent: design effect {design.deff:.1f}, so a sample's {design.expected_chunks:,.0f} chunks "
-            f"carry about as much information as {design.n_eff:,.0f} independent ones."
+            f"{numbers.points(design.sd)}, against {numbers.points(design.binomial_sd)} if chunks were "
+            f"independent: design effect {numbers.deff(design.deff)}, so a sample's chunks, "
+            f"{numbers.about(design.expected_chunks)} on average, carry about as much information as "
+            f"{numbers.effective_n(design.n_eff)} independent ones."
         )
     if not math.isfinite(d.deff):
         lines.append(
@@ -298,26 +298,27 @@ def plain_reading(
             "chunks of one document resemble each other" if d.icc > 0.01 else "chunks behave almost independently here"
         )
         lines.append(
-            f"This sample's own estimates: its {report.n_chunks:,} chunks carry about as much information as "
-            f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.2f}): {alike} (ICC {d.icc:.2f})."
+            f"This sample's own estimates: its {numbers.count(report.n_chunks)} chunks carry about as much "
+            f"information as {numbers.effective_n(d.n_eff)} independent ones (design effect {numbers.deff(d.deff)}): "
+            f"{alike} (ICC {numbers.icc(d.icc)})."
         )
     if report.population_docs is not None and report.n_docs >= report.population_docs:
         lines.append(
             f"All {report.n_docs:,} documents of the population are in the sample: the cluster interval has "
-            f"no sampling error left, while the naive one still claims ± {naive_hw:.1f} percentage points."
+            f"no sampling error left, while the naive one still claims {numbers.plus_minus(naive_hw)}."
         )
     elif naive_hw > 0 and math.isfinite(honest_hw):
         lines.append(
-            f"The naive binomial {pct} interval claims ± {naive_hw:.1f} percentage points; "
-            f"the recommended interval, honouring the documents, is ± {honest_hw:.1f} pp, "
-            f"{honest_hw / naive_hw:.1f} times wider."
+            f"The naive binomial {pct} interval claims {numbers.plus_minus(naive_hw)}; "
+            f"the recommended interval, honouring the documents, is {numbers.plus_minus(honest_hw)}, "
+            f"{numbers.times(honest_hw / naive_hw)} as wide."
         )
     rho = design.icc if design is not None else d.icc
     if math.isfinite(rho) and rho > 0:
         lines.append(
             f"However many chunks each document is cut into, {report.n_docs:,} documents can never "
-            f"be worth more than about {report.n_docs / rho:,.0f} independent chunks (K/ρ, "
-            f"ρ = {rho:.3f}{' in the population' if design is not None else ''})."
+            f"be worth more than {numbers.effective_n(report.n_docs / rho)} independent chunks (K/ρ, "
+            f"ρ = {numbers.icc(rho)}{' in the population' if design is not None else ''})."
         )
     if coverage is not None:
         line = coverage_sentence(coverage)
@@ -350,9 +351,9 @@ def coverage_sentence(coverage: CoverageResult) -> str | None:
     naive, honest = coverage.methods["naive"].coverage, coverage.methods[rec].coverage
     return (
         f"Across {coverage.reps:,} repeated samples of {coverage.k} documents, the naive "
-        f"{coverage.level:.0%} interval held the population value {100 * naive:.0f}% of the time; "
-        f"the recommended interval ({interval_method(rec).label}) {100 * honest:.0f}%. The estimates varied "
-        f"{coverage.variance_ratio:.1f} times as much as the binomial variance says (the design effect, "
+        f"{numbers.level(coverage.level)} interval held the population value {numbers.percent(naive)} of the time; "
+        f"the recommended interval ({interval_method(rec).label}) {numbers.percent(honest)}. The estimates varied "
+        f"{numbers.deff(coverage.variance_ratio)} times as much as the binomial variance says (the design effect, "
         "measured on these repetitions)."
     )
 
@@ -400,8 +401,8 @@ def _readable(report: IntervalReport, coverage: CoverageResult | None, *, shown_
     out = pd.DataFrame(
         {
             "interval": table["label"],
-            "low (%)": (100 * table["low"]).map("{:.2f}".format),
-            "high (%)": (100 * table["high"]).map("{:.2f}".format),
+            "low (%)": (100 * table["low"]).map("{:.1f}".format),  # as numbers.percent says a bound
+            "high (%)": (100 * table["high"]).map("{:.1f}".format),
             "half-width (± pp)": table["half_width_pp"].map("{:.2f}".format),
         }
     )
@@ -436,8 +437,7 @@ def comparison_table(result: MultipleComparison) -> pd.DataFrame:
     as :data:`~ragunc.stats.multiple.COMPARISON_INTERVALS` keys them)."""
 
     def ci(c, name: str) -> str:
-        interval = c.interval(name)
-        return f"[{100 * interval.ci.low:+.2f}, {100 * interval.ci.high:+.2f}]"
+        return numbers.signed_interval(*c.interval(name).ci, unit="")
 
     return pd.DataFrame(
         [
@@ -476,8 +476,8 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
         naive_sure = naive.low > 0 or naive.high < 0
         p = p_value_text(c.p_adjusted)
         lines.append(
-            f"{c.b} − {c.a}: {100 * c.difference:+.1f} pp, simultaneous {pct} interval "
-            f"[{100 * lo:+.1f}, {100 * hi:+.1f}] pp (adjusted p {p if p.startswith('<') else f'= {p}'}, {adjust}): "
+            f"{c.b} − {c.a}: {numbers.signed_points(c.difference)}, simultaneous {pct} interval "
+            f"{numbers.signed_interval(lo, hi)} (adjusted p {p if p.startswith('<') else f'= {p}'}, {adjust}): "
             f"{c.b} is {verdict}"
             + ("; the naive binomial reading would call it settled." if naive_sure and not (lo > 0 or hi < 0) else ".")
         )
@@ -487,17 +487,20 @@ def comparison_reading(result: MultipleComparison, *, metric: str = "hit@1") -> 
 def chunk_size_table(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "words") -> pd.DataFrame:
     """The per-size diagnostics as a readable table (rates and SDs in percent / percentage points); sizes
     count ``unit`` (words, morphemes)."""
+    # Each number as the page's tiles and sentences say it (ragunc.present.numbers), trailing zeros kept.
     return pd.DataFrame(
         {
             f"{unit} per chunk": [r.words for r in rows],
-            "chunks per document": [round(r.mean_size, 2) for r in rows],
-            f"chunks in K = {rows[0].k if rows else ''} documents": [round(r.chunks_per_sample, 1) for r in rows],
-            "hit@1 (%)": [round(100 * r.estimate, 2) for r in rows],
-            "ICC": [round(r.icc, 4) for r in rows],
-            "DEFF": [round(r.deff, 3) for r in rows],
-            "effective n": [round(r.n_eff, 1) for r in rows],
-            "micro SD (pp)": [round(100 * r.micro_sd, 3) for r in rows],
-            "binomial SD (pp)": [round(100 * r.binomial_sd, 3) for r in rows],
+            "chunks per document": [numbers.number(r.mean_size, ".1f") for r in rows],
+            f"chunks in K = {rows[0].k if rows else ''} documents, on average": [
+                numbers.count(r.chunks_per_sample) for r in rows
+            ],
+            "hit@1": [numbers.percent(r.estimate) for r in rows],
+            "ICC": [numbers.icc(r.icc) for r in rows],
+            "DEFF": [numbers.deff(r.deff) for r in rows],
+            "effective n": [numbers.effective_n(r.n_eff) for r in rows],
+            "micro SD": [numbers.points(r.micro_sd) for r in rows],
+            "binomial SD": [numbers.points(r.binomial_sd) for r in rows],
         }
     )
 
@@ -511,14 +514,15 @@ def chunk_size_reading(rows: Sequence[ChunkSizeDiagnostics], *, unit: str = "wor
         )
     fine, coarse = rows[0], rows[-1]
     return (
-        f"From {coarse.words} to {fine.words} {unit} per chunk, a sample of K = {fine.k} documents holds "
-        f"{coarse.chunks_per_sample:,.0f} → {fine.chunks_per_sample:,.0f} chunks "
+        f"From {coarse.words} to {fine.words} {unit} per chunk, a sample of K = {fine.k} documents holds on average "
+        f"{numbers.count(coarse.chunks_per_sample)} → {numbers.count(fine.chunks_per_sample)} chunks "
         f"({fine.chunks_per_sample / coarse.chunks_per_sample:.1f}×), yet the SD of its micro estimate goes "
-        f"from {100 * coarse.micro_sd:.2f} to {100 * fine.micro_sd:.2f} percentage points, while the binomial "
-        f"SD, which counts chunks as independent trials, shrinks from {100 * coarse.binomial_sd:.2f} to "
-        f"{100 * fine.binomial_sd:.2f}. Effective n stays between {min(r.n_eff for r in rows):,.0f} and "
-        f"{max(r.n_eff for r in rows):,.0f}: cutting the same documents finer adds chunks to every sample, "
-        f"not documents, and documents are what is sampled (DEFF grows from {coarse.deff:.2f} to {fine.deff:.2f})."
+        f"from {numbers.points(coarse.micro_sd)} to {numbers.points(fine.micro_sd)}, while the binomial "
+        f"SD, which counts chunks as independent trials, shrinks from {numbers.points(coarse.binomial_sd)} to "
+        f"{numbers.points(fine.binomial_sd)}. Effective n stays between "
+        f"{numbers.effective_n(min(r.n_eff for r in rows))} and {numbers.effective_n(max(r.n_eff for r in rows))}: "
+        "cutting the same documents finer adds chunks to every sample, not documents, and documents are what is "
+        f"sampled (the design effect grows from {numbers.deff(coarse.deff)} to {numbers.deff(fine.deff)})."
     )
 
 

@@ -113,11 +113,11 @@ def test_cached_computes_once_per_content_and_options_and_hands_out_the_same_obj
     assert cache.cached(cache._with_results, _counted_sum, arrays) is box  # the object, not a copy
 
 
-def test_inputs_a_caller_once_keyed_alike_no_longer_share_a_value(counted):
-    # Two sessions' uploads under one old key ("upload", a file's name) got the first one's value.
+def test_two_uploads_of_one_file_name_get_their_own_values(counted):
+    # Keyed by a file's name, two sessions' uploads got the first one's value; the key is the content now.
     mine, theirs = np.array([1.0, 0.0]), np.array([1.0, 1.0])
-    assert cache.cached(_counted_sum, mine, key=("upload", "r.csv")) == 1.0
-    assert cache.cached(_counted_sum, theirs, key=("upload", "r.csv")) == 2.0
+    assert cache.cached(_counted_sum, mine) == 1.0
+    assert cache.cached(_counted_sum, theirs) == 2.0
     one, other = (ClusterStats(np.array(["a", "b"]), sums, np.array([2, 2]), sums) for sums in (mine, theirs))
     assert cache.cached(_estimate_of, one) != cache.cached(_estimate_of, other)
     same = ClusterStats(np.array(["a", "b"]), np.array([1.0, 0.0]), np.array([2, 2]), np.array([1.0, 0.0]))

@@ -63,8 +63,13 @@ def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(pag
     population = results.population("100w")
     d = diagnostics(population)
     values = design(population, 20, rng=0)
-    assert tile(at, "ICC") == f"{d.icc:.3f}" == f"{values.icc:.3f}"
-    assert tile(at, "DEFF") == f"{values.deff:.1f}" and tile(at, "Effective n") == f"{values.n_eff:,.0f}"
+    assert tile(at, "How alike two chunks of one document are") == f"{d.icc:.3f}" == f"{values.icc:.3f}"
+    # plain labels, and effective n rounded as the headline rounds it (ragunc.present.numbers)
+    assert tile(at, "How many times less a chunk tells you here") == numbers.deff(values.deff) == f"{values.deff:.1f}"
+    n_eff = tile(at, "As informative as this many independent chunks")
+    assert n_eff == numbers.effective_n(values.n_eff) and any(
+        f"as much as {n_eff} independent ones" in m.value for m in at.markdown
+    )
     # one design effect on the page; Kish's size-only part is reconciled with it in the disclosure
     assert f"**{numbers.deff(d.deff_kish)}: Kish's correction" in _why(at)
     assert f"**{numbers.deff(values.deff)}: the design**" in _why(at)

@@ -7,6 +7,7 @@ import base64
 import io
 import json
 import platform
+import re
 from collections.abc import Iterator
 
 import numpy as np
@@ -17,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 import ragunc.corpus
 import ragunc.retrieval
-from dashboard import cache, explorer_view, sources
+from dashboard import cache, explorer_view, in_browser, sources
 from ragunc.data.results import load_results, results_from_frame
 from ragunc.present import explorer, numbers
 from ragunc.stats.all_k import k_table, nested_bootstrap
@@ -190,6 +191,28 @@ def test_all_methods_shows_every_registered_method(two_configs):
     assert at.query_params["all"] in ("1", ["1"])
 
 
+def test_the_figures_use_only_traces_the_served_plotly_bundle_holds(two_configs):
+    # The browser draws with a partial Plotly.js bundle: a trace type outside it would draw nothing.
+    at, _ = two_configs
+    at.toggle(key="all").set_value(True).run()
+    readme = (in_browser.PLOTLY / "README.md").read_text(encoding="utf-8")
+    held = set(re.findall(r"`(\w+)`", readme.split("Contains trace modules", 1)[1].split("\n", 1)[0]))
+    assert held == {"bar", "pie", "scatter"}
+    traces = [t.get("type", "scatter") for f in _data(at)["view"]["figures"].values() for t in f["base"]["data"]]
+    assert traces and set(traces) <= held
+
+
+def test_the_served_plotly_bundle_is_the_pinned_one_with_its_licence():
+    pinned = json.loads((in_browser.PLOTLY / "package.json").read_text(encoding="utf-8"))
+    bundle = (in_browser.PLOTLY / pinned["main"]).read_text(encoding="utf-8")
+    assert f"plotly.js (basic - minified) v{pinned['version']}" in bundle[:200]
+    assert pinned["license"] == "MIT"
+    assert "Permission is hereby granted, free of charge" in (in_browser.PLOTLY / "LICENSE").read_text(encoding="utf-8")
+    # the components ask for the file the pinned package names, from the asset route of this folder
+    script = (in_browser.COMPONENTS / "common.js").read_text(encoding="utf-8")
+    assert f'"../ragunc.plotly/{pinned["main"]}"' in script
+
+
 def test_changing_chunk_size_sends_a_new_view(two_configs):
     at, frame = two_configs
     # An upload keeps its own sizes (no computing), on a slider ordered by words.
@@ -211,6 +234,7 @@ def test_the_landing_view_shows_the_naive_interval_failing(open_app):
     assert row["coverage_naive"] <= 0.7
     assert f"only {numbers.percent(row['coverage_naive'])} of the time" in _text(at, "headline_coverage")
     # the stdlib sample is one click away, with its own honest sentence
+    assert at.button(key="other_sample").label == "Show the Python docs sample instead"  # it says what it does
     at.button(key="other_sample").click().run()
     assert at.selectbox(key="source").value == "sample" and not at.exception
     assert "mildly alike" in _text(at, "headline")
@@ -296,7 +320,7 @@ def test_the_design_effect_page_lists_every_size_computed_so_far(pipeline, chunk
     chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Finer chunks" in c.proto.spec)
     deff = next(t for t in chart["data"] if t.get("name") == "DEFF")
     np.testing.assert_array_equal(_array(deff["x"]), every)
-    np.testing.assert_allclose(_array(deff["y"]), table["DEFF"], atol=5e-4)
+    assert [f"{y:.1f}" for y in _array(deff["y"])] == table["DEFF"].tolist()  # the table says it to one decimal
     assert at.select_slider(key="config").value == "300w"  # the size explored is the page's too
     assert pipeline.calls == [("corpus", 75), ("corpus", 300)]  # the page reuses the session's results
 

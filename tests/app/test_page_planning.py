@@ -32,6 +32,12 @@ def test_documents_needed_follow_the_target(page, tile):
     assert not at.exception and not at.error
     expected = plan_documents(results.population("100w"), half_width=0.02)
     assert tile(at, "Documents needed") == f"{expected.docs_needed:,}"
+    # The headline says the same plan in one sentence, with the tiles' numbers.
+    headline = next(m.value for m in at.markdown if m.value.startswith("**To know "))
+    assert headline.startswith("**To know hit@1 (micro, 100w) within ±2.00 pp at 95%, judge ")
+    assert f"judge {expected.docs_needed:,} documents (about {expected.chunks_expected:,.0f} chunks)" in headline
+    assert f"would stop at {expected.naive_chunks_needed:,} chunks" in headline
+    assert tile(at, "Chunks they hold") == f"about {expected.chunks_expected:,.0f}"
     at.slider(key="hw").set_value(5.0).run()
     wider = plan_documents(results.population("100w"), half_width=0.05)
     assert tile(at, "Documents needed") == f"{wider.docs_needed:,}"
@@ -44,9 +50,9 @@ def test_documents_needed_follow_the_target(page, tile):
 def test_paired_comparison_of_two_chunk_sizes(page, tile):
     at, results = page
     expected = paired_comparison(results.population("100w"), results.population("50w"), boot=1000, rng=0)
-    assert tile(at, "50w − 100w") == f"{100 * expected.difference:+.2f} pp"
+    assert tile(at, "50w − 100w") == f"{100 * expected.difference:+.2f} pp".replace("-", "−")  # a true minus sign
     low, high = expected.interval("paired").ci
-    assert tile(at, "± paired cluster (pp)") == f"{50 * (high - low):.2f}"
+    assert tile(at, "Paired cluster interval") == f"±{50 * (high - low):.2f} pp"
     spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "shared documents" in c.proto.spec)
     assert len(spec["data"]) == 3
     at.selectbox(key="cmp_b").set_value("100w").run()
@@ -131,4 +137,4 @@ def test_the_seed_widget_drives_every_bootstrap_of_the_page(page):
     by_name = {c.config: c for c in ranks.configs}
     assert bars["x"] == pytest.approx([100 * by_name[n].p_best for n in names["y"]])
     cmp = paired_comparison(results.population("100w"), results.population("50w"), boot=1000, rng=7)
-    assert any(f"{100 * cmp.difference:+.2f} pp" == m.value for m in at.metric)
+    assert any(f"{100 * cmp.difference:+.2f} pp".replace("-", "−") == m.value for m in at.metric)

@@ -30,15 +30,15 @@ def test_the_bundled_sweep_is_shown_without_running_anything():
     assert at.title[0].value == "Positional bias"
     assert any("Bundled results" in c.value and "all-MiniLM-L6-v2" in c.value for c in at.caption)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Stock PSI"] == f"{sweep.reference.metrics['psi']:.3f}"
-    assert metrics["Truncated answers"] == f"{sweep.passages['truncated_share']:.1%}"
+    assert metrics["Unevenness, stock encoder"] == f"{sweep.reference.metrics['psi']:.3f}"
+    assert metrics["Answers cut off by truncation"] == f"{100 * sweep.passages['truncated_share']:.1f}%"
     assert len(at.get("plotly_chart")) == 4
     table = at.dataframe[0].value
     assert len(table) == len(sweep.settings) and table["λ"].iloc[0] == 0.0
     # Another lambda line of the sweep (another basket size) redraws the figures from the same file.
     at.selectbox(key="pb_series").set_value(1).run()
     assert not at.exception
-    assert any(m.label.startswith("ΔHM at λ") for m in at.metric)
+    assert any(m.label.startswith("nDCG@10 change at λ") for m in at.metric)
 
 
 def test_without_the_extra_the_page_says_how_to_install_it(monkeypatch):

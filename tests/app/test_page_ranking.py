@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 PAGE = "ranking_metrics.py"
 SAMPLE_RUN = Path(__file__).resolve().parents[2] / "sample_data" / "stdlib_run_100w.csv.gz"
 SAMPLE_QRELS = SAMPLE_RUN.with_name("stdlib_qrels_100w.csv.gz")
-SEED = "seed"
+EXAMPLE = "example"
 UPLOAD = "upload"
 
 
@@ -20,11 +20,20 @@ def numbers(at: AppTest) -> list[str]:
     return [m.value for m in at.metric]
 
 
-def test_seed_example_shows_the_seed_numbers_and_moves_with_k(open_page):
+def headline(at: AppTest) -> str:
+    """The page's one-sentence finding, in bold before the tiles."""
+    return next(m.value for m in at.markdown if m.value.startswith("**Over "))
+
+
+def test_worked_example_shows_its_numbers_and_moves_with_k(open_page):
     at = open_page(PAGE)
-    at.radio[0].set_value(SEED).run()
+    at.radio[0].set_value(EXAMPLE).run()
     assert not at.exception
     assert numbers(at) == ["0.500", "1.000", "1.500"]
+    assert headline(at) == (
+        "**Over 1 query, the top 3 chunks bring 0.500 of a query's relevant documents on average (too few groups "
+        "of queries for an interval); counting every matching chunk instead would claim 1.500.**"
+    )
     assert any("0 excluded" in m.value for m in at.markdown)
     assert any("**1 query** in the mean" in m.value and "**1 group** of" in m.value for m in at.markdown)
     intervals = at.dataframe[0].value  # the recommended interval first, then naive, cluster, bootstrap
@@ -32,7 +41,7 @@ def test_seed_example_shows_the_seed_numbers_and_moves_with_k(open_page):
     assert list(intervals["SE"]) == ["—"] * 4  # one query: no SE, shown as a dash, not "None"
     assert set(intervals["CI"]) == {"undefined (fewer than 2 groups)"}
     drill = at.dataframe[2].value  # per-query table, filtered to queries where the orders differ
-    assert list(drill["query_id"]) == ["seed"]
+    assert list(drill["query_id"]) == ["q1"]
     assert "faq entered only after dedup: first at chunk rank 4" in drill["why"].iloc[0]
     at.sidebar.slider[0].set_value(4).run()
     # k = 4: manual and faq both inside the top 4 chunks; the naive sum adds manual three times.
@@ -71,7 +80,7 @@ def test_bad_upload_is_an_error_naming_column_and_rows_not_a_traceback(open_page
     assert not at.metric
 
 
-def seed_reference_recall(hits: list[str], relevant: set[str], k: int) -> float | None:
+def reference_recall(hits: list[str], relevant: set[str], k: int) -> float | None:
     """doc_recall by its definition: len(set(hits[:k]) & relevant) / len(relevant)."""
     return None if not relevant else len(set(hits[:k]) & relevant) / len(relevant)
 
@@ -86,7 +95,7 @@ def test_sample_run_default_matches_an_independent_computation(open_page):
     hits = run.groupby("query_id")["doc_id"].agg(list).to_dict()
     k = at.sidebar.slider[0].value
     queries = set(hits) | set(qrels["query_id"])
-    scores = [seed_reference_recall(hits.get(q, []), relevant.get(q, set()), k) for q in queries]
+    scores = [reference_recall(hits.get(q, []), relevant.get(q, set()), k) for q in queries]
     defined = [s for s in scores if s is not None]
     assert numbers(at)[0] == f"{sum(defined) / len(defined):.3f}"
     summary = next(m.value for m in at.markdown if "in the mean" in m.value)
@@ -94,6 +103,11 @@ def test_sample_run_default_matches_an_independent_computation(open_page):
     assert "by `doc_id`" in summary  # queries grouped by their source document
     intervals = at.dataframe[0].value
     assert intervals["CI"].str.contains("–").all()
+    # The headline says the tile's recall and the table's recommended interval, with the same digits.
+    text = headline(at)
+    assert text.startswith(f"**Over {len(defined):,} queries, the top {k} chunks bring {numbers(at)[0]} ")
+    assert f"95% interval {intervals['CI'].iloc[0]} with the " in text and "groups of queries by doc_id" in text
+    assert text.endswith(f"counting every matching chunk instead would claim {numbers(at)[2]}.**")
 
 
 def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here(open_app):
@@ -101,7 +115,7 @@ def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here(
     assert not at.exception
     assert at.title[0].value == "Ranking metrics"
     assert any("not this per-chunk source" in c.value for c in at.sidebar.caption)
-    at.main.radio[0].set_value(SEED).run()
+    at.main.radio[0].set_value(EXAMPLE).run()
     assert not at.exception
     assert numbers(at) == ["0.500", "1.000", "1.500"]
     explorer = open_app()
@@ -109,31 +123,36 @@ def test_through_the_app_the_sidebar_says_its_per_chunk_source_is_not_used_here(
 
 
 def test_a_link_restores_the_ranking_view_and_the_url_follows_the_controls(open_page):
-    at = open_page(PAGE, rk_source="seed", rk_k="4", level="0.9", rk_order="dedup-truncate")
+    at = open_page(PAGE, rk_source="example", rk_k="4", level="0.9", rk_order="dedup-truncate")
     assert not at.exception
     assert at.sidebar.slider[0].value == 4
     assert numbers(at) == ["1.000", "1.000", "2.000"]
     assert any(s.value == "90% intervals for Recall@4 (dedup-truncate)" for s in at.subheader)
     at.sidebar.slider[0].set_value(2).run()
-    assert at.query_params["rk_k"] == "2" and at.query_params["rk_source"] == "seed"
+    assert at.query_params["rk_k"] == "2" and at.query_params["rk_source"] == "example"
 
 
 def test_switching_the_run_resets_k_to_that_runs_default(open_page):
     at = open_page(PAGE)
     at.sidebar.slider[0].set_value(9).run()
-    at.radio[0].set_value(SEED).run()
+    at.radio[0].set_value(EXAMPLE).run()
     assert at.sidebar.slider[0].value == 3  # the worked example's k, not the sample run's 9 clamped to 5
     assert numbers(at) == ["0.500", "1.000", "1.500"]
 
 
 def test_other_metrics_are_means_over_queries_with_relevant_documents(open_page):
     at = open_page(PAGE)
-    at.radio[0].set_value(SEED).run()
+    at.radio[0].set_value(EXAMPLE).run()
     means = at.dataframe[1].value.iloc[0]
     # k = 3: manual, manual, manual; relevant {manual, faq}: recall 1/2, a hit, precision 1/3, RR 1.
-    assert means["Recall@k"] == pytest.approx(0.5) and means["Hit@k"] == pytest.approx(1.0)
-    assert means["Precision@k"] == pytest.approx(1 / 3) and means["MRR@k"] == pytest.approx(1.0)
-    assert means["naive per-chunk sum"] == pytest.approx(1.5)
+    # said as the tiles say a ranking score: three decimals
+    assert (means["Recall@k"], means["Hit@k"], means["Precision@k"], means["MRR@k"]) == (
+        "0.500",
+        "1.000",
+        "0.333",
+        "1.000",
+    )
+    assert means["naive per-chunk sum"] == "1.500"
 
 
 SAMPLE_RUNS = SAMPLE_RUN.with_name("stdlib_runs.csv.gz")
@@ -163,7 +182,7 @@ def test_sample_runs_show_every_run_against_the_baseline(open_page):
         group_col="doc_id",
         adjust="none",
     )
-    assert list(estimates["Recall@k"]) == pytest.approx([round(r.estimate, 4) for r in want.comparison.configs])
+    assert list(estimates["Recall@k"]) == [f"{r.estimate:.3f}" for r in want.comparison.configs]
     assert list(comparisons["difference (points)"]) == pytest.approx(
         [round(100 * c.difference, 2) for c in want.comparison.comparisons]
     )

@@ -39,7 +39,8 @@ def test_default_load_opens_the_explorer_on_the_alike_documents_sample(open_app)
     assert not at.error
     assert at.title[0].value == "Uncertainty explorer"
     assert at.selectbox(key="source").value == "alike"
-    assert "Debian-copyright sample" in at.sidebar.caption[-1].value
+    caption = at.sidebar.caption[-1].value  # what the data are, not the files they come from
+    assert caption.startswith("Debian packages' copyright files: ") and ".csv" not in caption
     assert float(_explorer_text(at, "design_deff")) > 1
 
 
@@ -217,7 +218,7 @@ def test_an_upload_of_two_or_three_documents_runs_every_page(n_docs, page, open_
 def test_the_alike_sample_is_offered_and_says_what_it_shows(open_app):
     at = open_app(source="alike", k="20")
     assert not at.exception and not at.error
-    assert "Debian-copyright sample" in at.sidebar.caption[-1].value
+    assert "Debian packages' copyright files" in at.sidebar.caption[-1].value
     assert at.select_slider(key="config").options == ["50 words", "100 words", "200 words"]  # its own sizes
     assert any("Debian packages' copyright files" in c.value for c in at.caption)
     assert "the usual binomial 95% interval held the true hit@1 only" in _explorer_text(at, "headline_coverage")

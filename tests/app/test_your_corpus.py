@@ -56,7 +56,7 @@ def _slider(at):
 def test_the_japanese_sample_is_chunked_in_morphemes_and_any_size_is_computed(open_app):
     at = open_app(source="japanese", sim="0")
     assert not at.exception and not at.error
-    assert "bundled Japanese sample" in at.sidebar.caption[-1].value
+    assert "Debian Reference in Japanese" in at.sidebar.caption[-1].value
     assert _slider(at).value == "100m" and "75 morphemes" in _slider(at).options
     at = _slider(at).set_value("75m").run()
     assert not at.exception and not at.error

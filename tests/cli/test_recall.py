@@ -17,15 +17,15 @@ CONTRACT = {"k", "order", "recall", "naive_sum", "n_queries", "n_excluded", "per
 
 
 @pytest.fixture
-def seed_files(tmp_path):
+def example_files(tmp_path):
     run = tmp_path / "run.csv"
     run.write_text(
         "query_id,rank,chunk_id,doc_id\n"
-        "seed,1,manual#1,manual\nseed,2,manual#2,manual\nseed,3,manual#3,manual\nseed,4,faq#1,faq\nseed,5,terms#1,terms\n"
+        "q1,1,manual#1,manual\nq1,2,manual#2,manual\nq1,3,manual#3,manual\nq1,4,faq#1,faq\nq1,5,terms#1,terms\n"
         "nothing,1,terms#1,terms\n"
     )
     qrels = tmp_path / "qrels.csv"
-    qrels.write_text("query_id,doc_id,relevance\nseed,manual,1\nseed,faq,1\nempty,faq,1\n")
+    qrels.write_text("query_id,doc_id,relevance\nq1,manual,1\nq1,faq,1\nempty,faq,1\n")
     return run, qrels
 
 
@@ -34,22 +34,22 @@ def run_json(capsys, *argv) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_seed_case_both_orders(seed_files, capsys):
-    run, qrels = seed_files
+def test_worked_example_both_orders(example_files, capsys):
+    run, qrels = example_files
     d = run_json(capsys, "recall", run, qrels, "--k", 3)
     assert CONTRACT <= set(d)
     assert d["k"] == 3 and d["order"] == "truncate-dedup"
-    # "seed" 0.5; "empty" (relevant doc, nothing retrieved) 0; "nothing" has no relevant documents: excluded.
+    # "q1" 0.5; "empty" (relevant doc, nothing retrieved) 0; "nothing" has no relevant documents: excluded.
     per_query = {q["query_id"]: q["recall"] for q in d["per_query"]}
-    assert per_query == {"seed": 0.5, "nothing": None, "empty": 0.0}
+    assert per_query == {"q1": 0.5, "nothing": None, "empty": 0.0}
     assert (d["n_queries"], d["n_excluded"]) == (2, 1)
     assert d["recall"] == pytest.approx(0.25)
     assert d["naive_sum"] == pytest.approx((1.5 + 0) / 2)
     dedup_first = run_json(capsys, "recall", run, qrels, "--k", 3, "--order", "dedup-truncate")
-    assert {q["query_id"]: q["recall"] for q in dedup_first["per_query"]}["seed"] == 1.0
+    assert {q["query_id"]: q["recall"] for q in dedup_first["per_query"]}["q1"] == 1.0
 
 
-def test_seed_case_alone_gives_the_seed_numbers_and_undefined_intervals(tmp_path, capsys):
+def test_worked_example_alone_gives_its_numbers_and_undefined_intervals(tmp_path, capsys):
     (tmp_path / "run.csv").write_text(
         "query_id,rank,chunk_id,doc_id\nq,1,m1,manual\nq,2,m2,manual\nq,3,m3,manual\nq,4,f1,faq\nq,5,t1,terms\n"
     )
@@ -63,8 +63,8 @@ def test_seed_case_alone_gives_the_seed_numbers_and_undefined_intervals(tmp_path
 
 
 @pytest.mark.parametrize("k", ["0", "-2"])
-def test_k_below_one_is_a_clean_error(seed_files, capsys, k):
-    run, qrels = seed_files
+def test_k_below_one_is_a_clean_error(example_files, capsys, k):
+    run, qrels = example_files
     assert main(["recall", str(run), str(qrels), "--k", k]) == 2
     err = capsys.readouterr().err
     assert "k must be a positive integer" in err and "Traceback" not in err

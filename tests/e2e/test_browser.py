@@ -351,7 +351,7 @@ def test_your_corpus_uploaded_in_japanese_is_chunked_in_morphemes_and_the_slider
 
 def test_a_link_restores_the_ranking_view(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{app_url}/ranking_metrics?rk_source=seed&rk_k=4", timeout=TIMEOUT_MS)
+    page.goto(f"{app_url}/ranking_metrics?rk_source=example&rk_k=4", timeout=TIMEOUT_MS)
     _wait_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator("h1", has_text="Ranking metrics").count() == 1
@@ -486,27 +486,6 @@ def test_loading_the_encoder_is_never_said_twice(browser):
         page.close()
 
 
-def test_the_lesson_opens_on_the_linked_step_with_the_sidebar_collapsed_and_walks_by_keyboard(app_url, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{app_url}/lesson?step=2", timeout=TIMEOUT_MS)
-    _wait_idle(page, ready='p:has-text("Each dot is the rate")')  # the sentences come after the figure
-    assert page.locator("h2", has_text="2 of 7").count() == 1
-    assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.locator('[data-testid="stSidebar"]').get_attribute("data-collapsed") == "true"  # a projector view
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 1
-    _screenshot(page, "lesson_step_2.png")
-    page.keyboard.press("PageDown")  # what a presentation clicker sends
-    page.wait_for_url(re.compile(r"[?&]step=3(&|$)"), timeout=TIMEOUT_MS)
-    _wait_idle(page, ready='p:has-text("draw 1 picked")')
-    page.get_by_role("button", name="Draw 20 other documents").click()
-    page.wait_for_url(re.compile(r"[?&]ls_draw=2(&|$)"), timeout=TIMEOUT_MS)
-    _wait_idle(page, ready='p:has-text("draw 2 picked")')
-    page.get_by_role("button", name="Back").click()
-    page.wait_for_url(re.compile(r"[?&]step=2(&|$)"), timeout=TIMEOUT_MS)
-    assert page.locator('[data-testid="stException"]').count() == 0
-    page.close()
-
-
 def test_the_default_page_answers_at_its_own_name(app_url, browser):
     # Streamlit serves the default page at "/" only: "/uncertainty_explorer" opened a "Page not found" modal
     # (once the server routes through app.py, which a first visit to "/" makes sure of).
@@ -518,6 +497,21 @@ def test_the_default_page_answers_at_its_own_name(app_url, browser):
     assert page.get_by_text("Page not found").count() == 0
     assert page.locator("h1", has_text="Uncertainty explorer").count() == 1
     assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
+
+
+def test_the_explorer_draws_with_the_pinned_plotly_bundle_the_app_serves(app_url, browser):
+    # 30 students' browsers each fetch and compile it: the partial bundle, never also the full 4.8 MB one.
+    bundle = ROOT / "dashboard" / "plotly" / "plotly-basic.min.js"
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    plotly = []
+    page.on("response", lambda response: "plotly" in response.url.lower() and plotly.append(response))
+    page.goto(app_url, timeout=TIMEOUT_MS)
+    _wait_idle(page, SETTLED)
+    assert [r.url for r in plotly] == [f"{app_url}/_stcore/bidi-components/ragunc.plotly/{bundle.name}"]
+    assert plotly[0].body() == bundle.read_bytes()
+    assert page.evaluate("window.Plotly.version") == json.loads((bundle.parent / "package.json").read_text())["version"]
+    assert page.locator(f"{EXPLORER} .js-plotly-plot").count() == 2
     page.close()
 
 

@@ -64,10 +64,13 @@ def test_the_size_explored_is_ringed_in_every_panel(rows):
 def test_table_and_reading_say_what_the_rows_hold(rows):
     table = chunk_size_table(rows)
     assert table["words per chunk"].tolist() == [50, 100, 200]
-    assert table["chunks in K = 20 documents"].tolist() == [round(r.chunks_per_sample, 1) for r in rows]
-    assert table["micro SD (pp)"].tolist() == [round(100 * r.micro_sd, 3) for r in rows]
+    # as the tiles and the sentences say each number, trailing zeros kept
+    assert table["chunks in K = 20 documents, on average"].tolist() == [f"{r.chunks_per_sample:,.0f}" for r in rows]
+    assert table["micro SD"].tolist() == [f"{100 * r.micro_sd:.2f} pp" for r in rows]
+    assert table["DEFF"].tolist() == [f"{r.deff:.1f}" for r in rows]
     reading = chunk_size_reading(rows)
     fine, coarse = rows[0], rows[-1]
     assert f"{coarse.chunks_per_sample:,.0f} → {fine.chunks_per_sample:,.0f} chunks (4.0×)" in reading
-    assert f"from {100 * coarse.micro_sd:.2f} to {100 * fine.micro_sd:.2f} percentage points" in reading
+    assert f"from {100 * coarse.micro_sd:.2f} pp to {100 * fine.micro_sd:.2f} pp, while" in reading
+    assert f"the design effect grows from {coarse.deff:.1f} to {fine.deff:.1f}" in reading
     assert "slider" in chunk_size_reading(rows[:1])

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from ragunc.present import design_effect_figures, explorer_figures, planning_figures, style
+from ragunc.present import design_effect_figures, explorer_figures, numbers, planning_figures, style
 from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.methods import METHODS
@@ -186,7 +186,10 @@ def test_deff_curve_follows_kish_and_approaches_k_over_rho():
     assert n_eff.y[-1] < k / rho and n_eff.y[-1] == pytest.approx(k / rho, rel=0.02)
     assert np.all(np.diff(n_eff.y) > 0)
     ceiling = fig.data[3]
-    assert list(ceiling.y) == pytest.approx([k / rho] * 2) and ceiling.name == f"ceiling K/ρ = {k / rho:,.1f}"
+    assert (
+        list(ceiling.y) == pytest.approx([k / rho] * 2)
+        and ceiling.name == f"ceiling K/ρ = {numbers.effective_n(k / rho)}"
+    )
     assert fig.data[4].x[0] == 25.8 and fig.data[4].y[0] == 7.0
 
 

@@ -3,6 +3,8 @@ results' numbers, checked against hand computation and independent re-computatio
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -270,3 +272,38 @@ def test_step_7_the_recommended_interval_against_the_binomial(real):
     names = [t.name for t in fig.data]
     assert f"recommended: {_held_by_hand(real, rec, 50)} of 50 hold" in names
     assert f"binomial: {_held_by_hand(real, 'naive', 50)} of 50 hold" in names
+
+
+# ---------------------------------------------------------------- the whole lesson, as the browser draws it
+
+
+def test_the_lesson_view_holds_one_view_per_value_of_each_steps_control(population, real, iid, designs):
+    draws = [draw_sample(population, 20, rng=seed) for seed in (5, 6, 7)]
+    report = interval_report(draws[0], boot=50, rng=0)
+    coverage = {20: real, 40: coverage_experiment(population, k=40, reps=300, boot=0, rng=2)}
+    view = lesson.lesson_view(
+        population, draws, report, coverage, iid, designs, k=20, icc=0.2, icc_source="here", ms=(1, 10, 500), about="a"
+    )
+    controls = [step["control"] for step in view["steps"]]
+    assert [c["kind"] for c in controls] == ["toggle", "count", "cycle", "choice", "toggle", "choice", "choice"]
+    counts = [len(c["values"]) for c in controls]
+    assert counts == [2, 0, 3, 3, 2, 2, 2]
+    assert [len(step["views"]) for step in view["steps"]] == [2, 1, 3, 3, 2, 2, 2]
+    defaults = [c["values"][c["default"]] for c in controls if c["values"]]
+    assert defaults == ["0", "1", "500", "0", "5", "20"]  # 500 chunks a document, the finest cut, K = 20
+    assert view["steps"][2]["views"][1]["sentences"] == list(lesson.census_sentences(population, draws[1], 2))
+    # Step 2: every sample's dot in draw order (step 1's first), as draws_figure places them, and the name of
+    # the earlier samples' trace for every count the slider can show.
+    shown = view["steps"][1]["views"][0]
+    assert len(shown["points"]["x"]) == real.reps + 1 == controls[1]["max"]
+    assert shown["points"]["customdata"][0] == pytest.approx(100 * report.estimate)
+    assert shown["points"]["customdata"][1:] == pytest.approx(100 * real.estimates)
+    every = lesson.draws_figure(real, report, shown=real.reps + 1)
+    assert shown["points"]["x"][1:-1] == pytest.approx(np.asarray(every.data[0].x))
+    assert (
+        shown["names"][9]
+        == lesson.draws_figure(real, report, shown=10).data[0].name
+        == ("other samples (9 of 300 drawn)")
+    )
+    assert "template" not in view["steps"][0]["views"][0]["figure"]["layout"]
+    json.dumps(view, allow_nan=False)  # JSON as published

@@ -135,6 +135,10 @@ def test_curve_bands_leave_bins_without_a_query_empty():
 def test_table_has_a_row_per_setting_with_paired_differences(sweep):
     table = pf.sweep_table(sweep)
     assert len(table) == len(sweep.settings) == 5
-    assert table.loc[0, "layers"] == "stock" and table.loc[0, "ΔHM vs λ=0"] == 0.0
-    assert table.loc[2, "PSI"] == pytest.approx(round(sweep.settings[2].metrics["psi"], 4))
+    assert table.loc[0, "layers"] == "stock" and table.loc[0, "ΔHM vs λ=0"] == "+0.00 pp"
+    assert table.loc[2, "PSI"] == f"{sweep.settings[2].metrics['psi']:.3f}"
     assert {"begin nDCG@10", "middle nDCG@10", "end nDCG@10", "HM 90% CI", "ΔPSI CI"} <= set(table.columns)
+    # said as the page's headline says them: nDCG in percent to one decimal, the gap and its interval in points
+    m, (low, high) = sweep.settings[2].metrics, sweep.settings[2].ci["gap"]
+    assert table.loc[2, "end nDCG@10"] == f"{100 * m['end']:.1f}%"
+    assert table.loc[2, "gap 90% CI"] == f"[{100 * low:+.2f}, {100 * high:+.2f}] pp".replace("-", "−")

@@ -97,18 +97,19 @@ def test_plain_reading_quotes_the_numbers(rep, cov):
     lines = report.plain_reading(rep, cov)
     d = rep.diagnostics
     text = " ".join(lines)
+    # every number by the rule of its kind, as the headline and the tiles say it (ragunc.present.numbers)
     assert (
         f"This sample's own estimates: its {rep.n_chunks:,} chunks carry about as much information as "
-        f"{d.n_eff:,.0f} independent ones (design effect {d.deff:.2f})"
+        f"{numbers.effective_n(d.n_eff)} independent ones (design effect {d.deff:.1f})"
     ) in text
-    # recompute the width ratio of the recommended interval to the naive one from the intervals
+    # recompute the half-widths and their ratio from the intervals
     honest, naive = rep.recommended().ci, rep.interval("naive").ci
     ratio = (honest.high - honest.low) / (naive.high - naive.low)
-    assert f"{ratio:.1f} times wider" in text
+    assert f"claims ±{50 * (naive.high - naive.low):.2f} pp" in text and f"{ratio:.1f}× as wide" in text
     # the coverage sentence names the recommended interval, not the linearization one
-    assert f"{100 * cov.methods['naive'].coverage:.0f}% of the time" in lines[-1]
+    assert f"{100 * cov.methods['naive'].coverage:.1f}% of the time" in lines[-1]
     held = 100 * cov.methods["korn_graubard_bm"].coverage
-    assert f"the recommended interval (Korn–Graubard, Bell–McCaffrey df) {held:.0f}%" in lines[-1]
+    assert f"the recommended interval (Korn–Graubard, Bell–McCaffrey df) {held:.1f}%" in lines[-1]
 
 
 def test_every_figure_says_whose_it_is(population, rep, cov):
@@ -116,17 +117,24 @@ def test_every_figure_says_whose_it_is(population, rep, cov):
     lines = report.plain_reading(rep, cov, design=values)
     design_line = next(line for line in lines if line.startswith("The design: "))
     assert "over repeated samples of 10 documents" in design_line
-    assert f"design effect {values.deff:.1f}" in design_line and f"{values.n_eff:,.0f} independent ones" in design_line
+    assert f"design effect {values.deff:.1f}" in design_line
+    assert f"{numbers.effective_n(values.n_eff)} independent ones" in design_line
+    assert f"a sample's chunks, about {values.expected_chunks:,.0f} on average" in design_line
     assert any(line.startswith("This sample's own estimates") for line in lines)
-    tiles = dict((label, value) for label, value, _ in report.design_tiles(values))
-    assert tiles == {
-        "DEFF": f"{values.deff:.1f}",
-        "Effective n": f"{values.n_eff:,.0f}",
-        "SD (pp)": f"{100 * values.sd:.2f}",
-        "ICC": f"{values.icc:.3f}",
-    }
+    # Plain labels, and each number rounded by the one rule of its kind (ragunc.present.numbers).
+    tiles = [(label, value) for label, value, _ in report.design_tiles(values)]
+    assert tiles == [
+        ("How many times less a chunk tells you here", f"{values.deff:.1f}"),
+        (
+            "As informative as this many independent chunks",
+            f"{values.n_eff:,.1f}" if values.n_eff < 100 else f"{values.n_eff:,.0f}",
+        ),
+        ("How far the estimate moves between samples", f"{100 * values.sd:.2f} pp"),
+        ("How alike two chunks of one document are", f"{values.icc:.3f}"),
+    ]
     mine = dict((label, value) for label, value, _ in report.sample_tiles(rep))
-    assert mine["DEFF"] == f"{rep.diagnostics.deff:.2f}" and mine["Chunks"] == f"{rep.n_chunks:,}"
+    assert mine["How many times less a chunk tells you here"] == f"{rep.diagnostics.deff:.1f}"
+    assert mine["Its chunks"] == f"{rep.n_chunks:,}"
 
 
 @pytest.mark.parametrize(
@@ -158,12 +166,12 @@ def test_a_sample_deff_below_one_is_explained(population):
     r = interval_report(alike, boot=50, rng=0)
     assert r.diagnostics.deff < 1
     note = report.deff_note(values, r)
-    assert "below 1" in note and f"the design's DEFF is {values.deff:.1f}" in note
+    assert "below 1" in note and f"the design's is {values.deff:.1f}" in note
     near = dataclasses.replace(r, diagnostics=dataclasses.replace(r.diagnostics, deff=values.deff * 1.1))
     assert report.deff_note(values, near) is None
-    # Shown as 1.00 (the Japanese sample at 150 morphemes): not "1.00, below 1".
+    # Shown as 1.0 (the Japanese sample at 150 morphemes): not "1.0, below 1".
     one = dataclasses.replace(values, deff=1.0)
-    shown_as_one = dataclasses.replace(r, diagnostics=dataclasses.replace(r.diagnostics, deff=0.998))
+    shown_as_one = dataclasses.replace(r, diagnostics=dataclasses.replace(r.diagnostics, deff=0.96))
     assert report.deff_note(one, shown_as_one) is None
 
 
@@ -277,6 +285,13 @@ def test_report_says_which_configuration_and_how_sure(rep):
     table = report.comparison_table(many)
     assert list(table["comparison"]) == ["50w − 100w", "200w − 100w"]
     assert table["p adjusted"].tolist() == [report.p_value_text(c.p_adjusted) for c in many.comparisons]
+    # the sentence and the table say each difference and its interval to the same digits
+    for c, (_, row) in zip(many.comparisons, table.iterrows()):
+        line = next(line for line in lines if line.startswith(f"{c.b} − {c.a}: "))
+        lo, hi = c.interval("simultaneous").ci
+        assert row["simultaneous interval"] == f"[{100 * lo:+.2f}, {100 * hi:+.2f}]".replace("-", "−")
+        assert f"interval {row['simultaneous interval']} pp" in line
+        assert f": {100 * c.difference:+.2f} pp".replace("-", "−") in line
     assert "Which configuration" not in report.summary_page(rep)
 
 
@@ -328,7 +343,7 @@ def test_recommendation_line_names_the_method_its_bounds_and_the_reason(rep):
     low, high = rep.interval("korn_graubard_bm").ci
     line = report.recommendation_line(rep)
     assert line == (
-        f"ragunc recommends Korn–Graubard, Bell–McCaffrey df: [{100 * low:.2f}%, {100 * high:.2f}%] — "
+        f"ragunc recommends Korn–Graubard, Bell–McCaffrey df: [{100 * low:.1f}%, {100 * high:.1f}%] — "
         f"{rep.recommendation.reason}"
     )
 
@@ -345,7 +360,7 @@ def test_the_report_says_which_documents_dominate():
     report = interval_report(ClusterStats(ids, hits, n, hits), boot=50, rng=0)
     lev = report.leverage
     label, value, _ = sample_tiles(report)[-1]
-    assert label == "Worth G* documents" and value == f"{lev.g_star:.1f}"
+    assert label == "Worth this many documents (G*)" and value == f"about {lev.g_star:,.0f}"
     table = dominant_documents_table(lev, 3)
     assert table["document"].tolist() == ["doc00", "doc12", "doc01"]  # ties keep the sample's order
     assert table["share of the chunks"].iloc[0] == f"{100 * 400 / n.sum():.1f}%"

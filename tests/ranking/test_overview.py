@@ -14,11 +14,11 @@ from ragunc.ranking.overview import ranking_overview
 from ragunc.ranking.uncertainty import recall_report
 
 
-def seed_case(extra_queries: int = 0):
+def worked_case(extra_queries: int = 0):
     """The worked example's list (manual x3, faq, terms; relevant manual and faq), a query without relevant documents,
     and ``extra_queries`` copies of its query with a ``source`` column that groups them by pairs."""
     hits = ["manual", "manual", "manual", "faq", "terms"]
-    names = ["seed", *(f"s{i}" for i in range(extra_queries))]
+    names = ["q1", *(f"s{i}" for i in range(extra_queries))]
     rows = [(q, r + 1, f"{q}:{d}#{r}", d) for q in names for r, d in enumerate(hits)]
     rows += [("none", 1, "none:terms", "terms")]
     qrows = [(q, d, 1, f"g{i // 2}") for i, q in enumerate(names) for d in ("manual", "faq")]
@@ -29,7 +29,7 @@ def seed_case(extra_queries: int = 0):
 
 
 def test_metric_means_at_k_3_by_hand_leave_the_query_without_relevant_documents_out():
-    run, qrels, matched = seed_case()
+    run, qrels, matched = worked_case()
     overview = ranking_overview(run, qrels, matched, 3, boot=50, rng=0)
     means = overview.metric_means
     # Top 3 chunks: manual three times. Relevant {manual, faq}: recall 1/2, a hit, precision 1/3, RR 1,
@@ -44,7 +44,7 @@ def test_metric_means_at_k_3_by_hand_leave_the_query_without_relevant_documents_
 
 
 def test_the_overview_is_recall_report_and_the_tables_at_the_same_k():
-    run, qrels, matched = seed_case(extra_queries=7)
+    run, qrels, matched = worked_case(extra_queries=7)
     overview = ranking_overview(
         run, qrels, matched, 4, order=DEDUP_TRUNCATE, group_col="source", level=0.9, boot=300, rng=5
     )
@@ -61,6 +61,6 @@ def test_the_overview_is_recall_report_and_the_tables_at_the_same_k():
 
 
 def test_an_unknown_group_column_is_an_error_naming_it():
-    run, qrels, matched = seed_case()
+    run, qrels, matched = worked_case()
     with pytest.raises(ValueError, match="group column 'topic'"):
         ranking_overview(run, qrels, matched, 3, group_col="topic")
