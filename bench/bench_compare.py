@@ -21,13 +21,13 @@ from ragunc.stats.sample import ClusterStats
 def population(docs: int, configs: int, seed: int = 0) -> dict[str, ClusterStats]:
     """Configs sharing documents of unequal size and difficulty; each config shifts every rate a little."""
     rng = np.random.default_rng(seed)
-    size = rng.integers(5, 50, docs)
+    n = rng.integers(5, 50, docs)
     base = rng.beta(1, 4, docs)
     ids = np.array([f"d{i}" for i in range(docs)])
     out = {}
     for c in range(configs):
-        total = rng.binomial(size, np.clip(base + 0.005 * c + rng.normal(0, 0.03, docs), 0, 1)).astype(float)
-        out[f"c{c}"] = ClusterStats(ids, total, size, total, config=f"c{c}")
+        sum_y = rng.binomial(n, np.clip(base + 0.005 * c + rng.normal(0, 0.03, docs), 0, 1)).astype(float)
+        out[f"c{c}"] = ClusterStats(ids, sum_y, n, sum_y, config=f"c{c}")
     return out
 
 

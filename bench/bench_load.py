@@ -69,10 +69,10 @@ problems += int((same_doc & (frame["chunk_index"] == frame["chunk_index"].shift(
 problems += int((grouped["doc_type"].nunique() > 1).sum())
 cross = (frame["y"] * frame["y"].shift(-1)).where(same_doc.shift(-1, fill_value=False), 0.0)
 stats = frame.assign(y2=frame["y"] ** 2, cross=cross).groupby(["config", "doc_id"]).agg(
-    total=("y", "sum"), size=("y", "size"), sumsq=("y2", "sum"), lag_cross=("cross", "sum"),
-    first=("y", "first"), last=("y", "last"), doc_type=("doc_type", "first"))
+    chunks=("y", "size"), sum_y=("y", "sum"), sum_y2=("y2", "sum"), sum_y_next=("cross", "sum"),
+    first_y=("y", "first"), last_y=("y", "last"), doc_type=("doc_type", "first"))
 assert problems == 0
-print(time.perf_counter() - start, cpu() - start_cpu, int(stats["size"].sum()), len(stats))
+print(time.perf_counter() - start, cpu() - start_cpu, int(stats["chunks"].sum()), len(stats))
 """
 
 

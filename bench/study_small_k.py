@@ -110,11 +110,11 @@ def run_cell(pop, k: int, args, cell: int) -> dict:
     }
 
 
-def cr2_variance(total, size, fpc):
+def cr2_variance(sum_y, n, fpc):
     """The micro ratio's bias-reduced (CR2) cluster variance ``fpc sum_d (Y_d - p m_d)^2 / (1 - m_d/N) / N^2``, batch-wise."""
-    n = np.sum(size, axis=-1, keepdims=True)
-    resid = total - total.sum(-1, keepdims=True) / n * size
-    return fpc * (resid**2 / (1 - size / n)).sum(-1) / n[..., 0] ** 2
+    n_chunks = np.sum(n, axis=-1, keepdims=True)
+    resid = sum_y - sum_y.sum(-1, keepdims=True) / n_chunks * n
+    return fpc * (resid**2 / (1 - n / n_chunks)).sum(-1) / n_chunks[..., 0] ** 2
 
 
 def same_draws(pop, k: int, idx: np.ndarray, estimator: str) -> dict:
@@ -155,7 +155,7 @@ def export_draws(pops: dict, directory: pathlib.Path, seed: int) -> None:
             np.column_stack([pop.sum_y, pop.n]),
             fmt="%d",
             delimiter=",",
-            header="total,size",
+            header="sum_y,n",
             comments="",
         )
     for cell, (name, k) in enumerate(R_CELLS):

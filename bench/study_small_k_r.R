@@ -37,15 +37,15 @@ out <- lapply(seq_len(nrow(cells)), function(i) {
   pop <- populations[[cell$population]]
   draws <- as.matrix(read.csv(file.path(dir, cell$draws), header = FALSE))
   d <- nrow(pop)
-  values <- list(micro = sum(pop$total) / sum(pop$size), macro = mean(pop$total / pop$size))
+  values <- list(micro = sum(pop$sum_y) / sum(pop$n), macro = mean(pop$sum_y / pop$n))
   res <- list(micro = matrix(NA, nrow(draws), 4), macro = matrix(NA, nrow(draws), 4))
   for (r in seq_len(nrow(draws))) {
     idx <- draws[r, ]
-    total <- pop$total[idx]
-    size <- pop$size[idx]
-    chunks <- data.frame(doc = rep(seq_along(idx), size), D = d,
-                         y = unlist(mapply(function(h, m) rep(c(1, 0), c(h, m - h)), total, size, SIMPLIFY = FALSE)))
-    docs <- data.frame(doc = seq_along(idx), D = d, y = total / size)
+    sum_y <- pop$sum_y[idx]
+    n <- pop$n[idx]
+    chunks <- data.frame(doc = rep(seq_along(idx), n), D = d,
+                         y = unlist(mapply(function(h, m) rep(c(1, 0), c(h, m - h)), sum_y, n, SIMPLIFY = FALSE)))
+    docs <- data.frame(doc = seq_along(idx), D = d, y = sum_y / n)
     for (est in c("micro", "macro")) {
       design <- suppressWarnings(svydesign(ids = ~doc, fpc = ~D, data = if (est == "micro") chunks else docs))
       res[[est]][r, ] <- c(bounds(design, "beta"), bounds(design, "logit"))

@@ -68,7 +68,7 @@ LABELS = {
 }
 
 
-def icc_working_df(size, icc):
+def icc_working_df(n, icc):
     """Satterthwaite df of the micro ratio's CR2 variance when chunks of a document correlate by ``icc``, batch-wise.
 
     The CR2 variance is ``y' G y`` with ``G = sum_d c_d g_d g_d' / N^2``, ``g_d`` the indicator of
@@ -79,26 +79,26 @@ def icc_working_df(size, icc):
     :func:`~ragunc.stats.linearization.bell_mccaffrey_df`; as ``icc`` grows a long document weighs
     as m_d^2 rather than m_d and the df falls.
     """
-    size = np.asarray(size, dtype=float)
-    share = size / size.sum(-1, keepdims=True)
-    w = size * (1 + np.asarray(icc, dtype=float)[..., None] * (size - 1))
+    n = np.asarray(n, dtype=float)
+    share = n / n.sum(-1, keepdims=True)
+    w = n * (1 + np.asarray(icc, dtype=float)[..., None] * (n - 1))
     s = (
         share[..., :, None] * share[..., None, :] * w.sum(-1)[..., None, None]
         - share[..., None, :] * w[..., :, None]
         - share[..., :, None] * w[..., None, :]
     )
-    s += np.eye(size.shape[-1]) * w[..., None, :]
+    s += np.eye(n.shape[-1]) * w[..., None, :]
     c = 1 / (1 - share)
     trace = (c * np.diagonal(s, axis1=-2, axis2=-1)).sum(-1)
     return trace**2 / (c[..., :, None] * c[..., None, :] * s**2).sum((-2, -1))
 
 
-def binary_icc(total, size):
+def binary_icc(sum_y, n):
     """ANOVA intraclass correlation of 0/1 chunks, batch-wise, clipped to [0, 1] (1 where it is undefined)."""
-    k, n = total.shape[-1], size.sum(-1)
-    between = ((total**2 / size).sum(-1) - total.sum(-1) ** 2 / n) / (k - 1)
-    within = (total - total**2 / size).sum(-1) / (n - k)
-    m0 = (n - (size**2).sum(-1) / n) / (k - 1)
+    k, n_chunks = sum_y.shape[-1], n.sum(-1)
+    between = ((sum_y**2 / n).sum(-1) - sum_y.sum(-1) ** 2 / n_chunks) / (k - 1)
+    within = (sum_y - sum_y**2 / n).sum(-1) / (n_chunks - k)
+    m0 = (n_chunks - (n**2).sum(-1) / n_chunks) / (k - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         icc = (between - within) / (between + (m0 - 1) * within)
     return np.clip(np.nan_to_num(icc, nan=1.0), 0.0, 1.0)
@@ -164,10 +164,10 @@ def run_cell(pop: ClusterStats, k: int, reps: int, boot: int, rng) -> dict:
 
 def twin(pop: ClusterStats) -> ClusterStats:
     """``pop`` with its longest document's hits set to a third of its chunks."""
-    total = pop.sum_y.copy()
+    sum_y = pop.sum_y.copy()
     longest = int(np.argmax(pop.n))
-    total[longest] = np.round(pop.n[longest] / 3)
-    return ClusterStats(pop.cluster_id, total, pop.n, total, config=f"{pop.config} twin")
+    sum_y[longest] = np.round(pop.n[longest] / 3)
+    return ClusterStats(pop.cluster_id, sum_y, pop.n, sum_y, config=f"{pop.config} twin")
 
 
 def proportional_cell(pop: ClusterStats, k: int, reps: int, rng) -> tuple[float, float]:

@@ -226,9 +226,9 @@ def k_table(
     d = population.n_docs
     orders = nested_orders(d, 1 + reps, seed)
     methods = table_methods()
-    total, size, sumsq = population.sum_y, population.n, population.sum_y2
-    value = float(point_estimate(total, size, estimator))
-    pq = float(chunk_variance(total, size, sumsq, value))
+    sum_y, n, sum_y2 = population.sum_y, population.n, population.sum_y2
+    value = float(point_estimate(sum_y, n, estimator))
+    pq = float(chunk_variance(sum_y, n, sum_y2, value))
     sample = _prefixes(population, orders[:1], estimator).part(0, slice(None))
     tally = _Tally(methods, sample.k[:-1], value, level, estimator)
     batch = max(1, BATCH_CELLS // d)
@@ -237,7 +237,7 @@ def k_table(
     columns = {
         **_sample_columns(population, orders[0], sample, methods, level, estimator),
         **_design_columns(population, sample.k, tally, pq, estimator),
-        **tally.columns(pq / float(size.mean())),
+        **tally.columns(pq / float(n.mean())),
     }
     return KTable(
         k=sample.k,
@@ -245,7 +245,7 @@ def k_table(
         methods=methods,
         recommended=RECOMMENDED_METHOD,
         population_value=value,
-        population_icc=icc_anova(total, size, sumsq),
+        population_icc=icc_anova(sum_y, n, sum_y2),
         population_docs=d,
         reps=int(reps),
         estimator=estimator,
@@ -268,14 +268,14 @@ def _sample_columns(population, order, p: _Prefixes, methods, level, estimator) 
     columns["recommended_high"] = columns[f"{RECOMMENDED_METHOD}_high"]
     columns["recommended_df"] = p.df if estimator == "micro" else (p.k - 1).astype(float)
     y, m, s = population.sum_y[order], population.n[order].astype(float), population.sum_y2[order]
-    k, n = p.k, p.n_chunks
+    k, n_chunks = p.k, p.n_chunks
     deff = design_effect(p.cluster_variance, p.binomial_variance)
-    icc = _icc(k, n, _cumulative(y), _cumulative(s), _cumulative(y * y / m), _cumulative(m * m))
+    icc = _icc(k, n_chunks, _cumulative(y), _cumulative(s), _cumulative(y * y / m), _cumulative(m * m))
     return columns | {
         "deff": deff,
         "icc": icc,
-        "n_eff": effective_n(n, deff),
-        "bernoulli_n": bernoulli_equivalent_n(p.binomial_variance * n, p.cluster_variance),
+        "n_eff": effective_n(n_chunks, deff),
+        "bernoulli_n": bernoulli_equivalent_n(p.binomial_variance * n_chunks, p.cluster_variance),
         "k_over_rho": k_over_rho(k, icc),
         "cluster_variance": p.cluster_variance,
         "binomial_variance": p.binomial_variance,
@@ -312,13 +312,13 @@ def _leverage_columns(k, m, icc, y, estimator) -> dict[str, np.ndarray]:
     }
 
 
-def _icc(k, n, hits, sumsq, sq_over_size, size_sq) -> np.ndarray:
-    """:func:`~ragunc.stats.diagnostics.icc_anova` of each prefix, from its sums (of y, y^2, y_d^2 / m_d, m_d^2)."""
-    within = sumsq - sq_over_size
-    msb = (sq_over_size - hits**2 / n) / (k - 1)
+def _icc(k, n_chunks, sum_y, sum_y2, sum_y_sq_over_n, sum_n2) -> np.ndarray:
+    """:func:`~ragunc.stats.diagnostics.icc_anova` of each prefix, from its sums (of y, y^2, Y_d^2 / m_d, m_d^2)."""
+    within = sum_y2 - sum_y_sq_over_n
+    msb = (sum_y_sq_over_n - sum_y**2 / n_chunks) / (k - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        msw = np.where(n > k, within / np.where(n > k, n - k, 1), np.nan)
-        m0 = (n - size_sq / n) / (k - 1)
+        msw = np.where(n_chunks > k, within / np.where(n_chunks > k, n_chunks - k, 1), np.nan)
+        m0 = (n_chunks - sum_n2 / n_chunks) / (k - 1)
         return (msb - msw) / (msb + (m0 - 1) * msw)
 
 

@@ -26,7 +26,7 @@ def check_boot(boot, *, none: bool = False) -> None:
 
 
 def replicates(
-    total, size, *, estimator: str = "micro", reps: int, rng=None, with_se: bool = True
+    sum_y, n, *, estimator: str = "micro", reps: int, rng=None, with_se: bool = True
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Bootstrap replicates (..., reps) of the estimator and (``with_se``) of its linearization SE, in resampling order.
 
@@ -37,18 +37,18 @@ def replicates(
     it costs sums, not a loop: ``sum (y - t m)^2 = Syy - 2 t Sym + t^2 Smm``.  The draws
     do not depend on ``with_se``.
     """
-    boot, boot_se, _, _, _ = _ratio_replicates(total, size, estimator, reps, rng, keep_se=with_se)
+    boot, boot_se, _, _, _ = _ratio_replicates(sum_y, n, estimator, reps, rng, keep_se=with_se)
     return boot, boot_se
 
 
-def _ratio_replicates(total, size, estimator, reps, rng, *, keep_se=False, scales=()):
+def _ratio_replicates(sum_y, n, estimator, reps, rng, *, keep_se=False, scales=()):
     """:func:`ratio_replicates` on a batch's leading shape: ``(replicates, SEs or None, {scale: pivots}, below, sd)``."""
     rng = np.random.default_rng(rng)
-    total = np.asarray(total, dtype=float)
-    size = np.broadcast_to(np.asarray(size, dtype=float), total.shape)
-    lead, k = total.shape[:-1], total.shape[-1]
-    y, m = (total, size) if estimator == "micro" else (total / size, np.ones(total.shape))
-    theta = np.broadcast_to(point_estimate(total, size, estimator), lead).reshape(-1)
+    sum_y = np.asarray(sum_y, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), sum_y.shape)
+    lead, k = sum_y.shape[:-1], sum_y.shape[-1]
+    y, m = (sum_y, n) if estimator == "micro" else (sum_y / n, np.ones(sum_y.shape))
+    theta = np.broadcast_to(point_estimate(sum_y, n, estimator), lead).reshape(-1)
     boot, boot_se, t, below, sd = ratio_replicates(
         y.reshape(-1, k), m.reshape(-1, k), theta, reps, rng, keep_se=keep_se, scales=scales
     )
@@ -177,8 +177,8 @@ class Replicates:
     Arrays have the batch's leading shape, replicates on the last axis.
     """
 
-    total: np.ndarray  # (..., K) the sample's documents
-    size: np.ndarray
+    sum_y: np.ndarray  # (..., K) the sample's sum of y per document
+    n: np.ndarray  # (..., K) its chunks per document
     estimator: str
     level: float
     theta: np.ndarray  # (...,) the sample's estimate
@@ -190,7 +190,7 @@ class Replicates:
 
     @property
     def n_docs(self) -> int:
-        return self.total.shape[-1]
+        return self.sum_y.shape[-1]
 
     @property
     def reps(self) -> int:
@@ -198,8 +198,8 @@ class Replicates:
 
 
 def resample(
-    total,
-    size,
+    sum_y,
+    n,
     *,
     estimator: str = "micro",
     level: float = 0.95,
@@ -213,16 +213,16 @@ def resample(
     replicate's SE and keeps its studentized pivots on both scales (what the
     studentized kernels need), computed in the same pass.  The draws do not depend on it.
     """
-    total, size = np.asarray(total, dtype=float), np.asarray(size)
-    boot, _, t, below, sd = _ratio_replicates(total, size, estimator, reps, rng, scales=PIVOT_SCALES if with_se else ())
+    sum_y, n = np.asarray(sum_y, dtype=float), np.asarray(n)
+    boot, _, t, below, sd = _ratio_replicates(sum_y, n, estimator, reps, rng, scales=PIVOT_SCALES if with_se else ())
     for values in (boot, *t.values()):
         sort_rows(values.reshape(-1, reps))  # in place: nothing needs the resampling order
     return Replicates(
-        total=total,
-        size=size,
+        sum_y=sum_y,
+        n=n,
         estimator=estimator,
         level=level,
-        theta=point_estimate(total, size, estimator),
+        theta=point_estimate(sum_y, n, estimator),
         sorted=boot,
         sd=sd,
         below=below,
@@ -243,7 +243,7 @@ def percentile(boot: Replicates):
 
 def bca(boot: Replicates):
     """Bias-corrected and accelerated percentile interval (Efron), acceleration from the jackknife."""
-    lo_q, hi_q = bca_levels(boot.below, boot.reps, jackknife(boot.total, boot.size, boot.estimator), boot.level)
+    lo_q, hi_q = bca_levels(boot.below, boot.reps, jackknife(boot.sum_y, boot.n, boot.estimator), boot.level)
     return None, sorted_quantile(boot.sorted, lo_q), sorted_quantile(boot.sorted, hi_q)
 
 
@@ -251,7 +251,7 @@ def _studentized(boot: Replicates, scale: str):
     theta = boot.theta
     if boot.n_docs < 3:
         return None, np.full(theta.shape, np.nan), np.full(theta.shape, np.nan)
-    se_hat = np.sqrt(cluster_variance(boot.total, boot.size, boot.estimator))
+    se_hat = np.sqrt(cluster_variance(boot.sum_y, boot.n, boot.estimator))
     t = boot.sorted_pivots[scale]
     alpha = (1 - boot.level) / 2
     t_lo, t_hi = sorted_quantile(t, np.full(theta.shape, alpha)), sorted_quantile(t, np.full(theta.shape, 1 - alpha))

@@ -683,7 +683,7 @@ def _wild_sums(first, second, seeds, webb, out_first, out_second):
 
 
 @_kernel(inline="always", error_model="numpy")
-def _wild_t2(first, second, b, beta, m2, n):
+def _wild_t2(first, second, b, beta, sum_m2, sum_m):
     """The square of the restricted wild bootstrap's t* of replicate ``b`` under the null ``beta``.
 
     With ``a_d = Y_d - beta m_d``: ``s = sum v a``, the replicate's cluster scores ``v_d a_d - (s / N) m_d``
@@ -694,9 +694,9 @@ def _wild_t2(first, second, b, beta, m2, n):
     s = first[b, 0] - beta * first[b, 1]
     vam = first[b, 2] - beta * first[b, 3]
     vaa = second[b, 0] - 2 * beta * second[b, 1] + beta * beta * second[b, 2]
-    share = s / n
-    q = vaa - 2 * share * vam + share * share * m2
-    if not q > 1e-12 * (vaa + share * share * m2):
+    share = s / sum_m
+    q = vaa - 2 * share * vam + share * share * sum_m2
+    if not q > 1e-12 * (vaa + share * share * sum_m2):
         return 0.0 if s == 0 else np.inf
     return s * s / q
 
@@ -727,15 +727,15 @@ def _kth_smallest(values, kth):
 
 
 @_kernel(inline="always", error_model="numpy")
-def _wild_excess(first, second, beta, theta, se, m2, n, kth, buffer):
+def _wild_excess(first, second, beta, theta, se, sum_m2, sum_m, kth, buffer):
     """|t(beta)| minus the ``kth`` smallest |t*(beta)|: negative where the test does not reject ``beta``."""
     for b in range(buffer.size):
-        buffer[b] = _wild_t2(first, second, b, beta, m2, n)
+        buffer[b] = _wild_t2(first, second, b, beta, sum_m2, sum_m)
     return abs(theta - beta) / se - np.sqrt(_kth_smallest(buffer, kth))
 
 
 @_kernel(inline="always", error_model="numpy")
-def _wild_bracketed(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer):
+def _wild_bracketed(sums, squares, th, s, sum_m2, sum_m, start, side, kth, iters, buffer):
     """One bound of the inverted test, found the safe way: a bracket, then regula falsi.
 
     The first trial is ``start`` SEs out, the second the bound its critical value gives
@@ -746,12 +746,12 @@ def _wild_bracketed(sums, squares, th, s, q2, nr, start, side, kth, iters, buffe
     edge = 0.0 if side < 0 else 1.0
     inner, h_in = th, -1.0
     outer = min(max(th + side * start * s, 0.0), 1.0)
-    h_out = _wild_excess(sums, squares, outer, th, s, q2, nr, kth, buffer)
+    h_out = _wild_excess(sums, squares, outer, th, s, sum_m2, sum_m, kth, buffer)
     step = abs(outer - th) - h_out * s  # q s at the first trial: where its critical value puts the bound
     while h_out < 0 and outer != edge:
         inner, h_in = outer, h_out
         outer = min(max(th + side * step, 0.0), 1.0)
-        h_out = _wild_excess(sums, squares, outer, th, s, q2, nr, kth, buffer)
+        h_out = _wild_excess(sums, squares, outer, th, s, sum_m2, sum_m, kth, buffer)
         step *= 2
     if h_out < 0:
         return edge
@@ -760,7 +760,7 @@ def _wild_bracketed(sums, squares, th, s, q2, nr, start, side, kth, iters, buffe
         if abs(outer - inner) < 1e-3 * s:
             break
         x = (inner * h_out - outer * h_in) / (h_out - h_in)
-        hx = _wild_excess(sums, squares, x, th, s, q2, nr, kth, buffer)
+        hx = _wild_excess(sums, squares, x, th, s, sum_m2, sum_m, kth, buffer)
         if hx >= 0:
             outer, h_out = x, hx
             if last == 1:
@@ -775,7 +775,7 @@ def _wild_bracketed(sums, squares, th, s, q2, nr, start, side, kth, iters, buffe
 
 
 @_kernel(inline="always", error_model="numpy")
-def _wild_rejects(sums, squares, beta, th, s, q2, nr, kth):
+def _wild_rejects(sums, squares, beta, th, s, sum_m2, sum_m, kth):
     """Whether the test rejects ``beta``: more than ``kth`` of the t*(beta)^2 at or below t(beta)^2."""
     t2 = (th - beta) * (th - beta) / (s * s)
     below = 0
@@ -783,15 +783,15 @@ def _wild_rejects(sums, squares, beta, th, s, q2, nr, kth):
         a = sums[b, 0] - beta * sums[b, 1]
         vam = sums[b, 2] - beta * sums[b, 3]
         vaa = squares[b, 0] - 2 * beta * squares[b, 1] + beta * beta * squares[b, 2]
-        share = a / nr
-        q = vaa - 2 * share * vam + share * share * q2
-        spread = q > 1e-12 * (vaa + share * share * q2)
+        share = a / sum_m
+        q = vaa - 2 * share * vam + share * share * sum_m2
+        spread = q > 1e-12 * (vaa + share * share * sum_m2)
         below += (a * a <= t2 * q) if spread else (a == 0)
     return below > kth
 
 
 @_kernel(inline="always", error_model="numpy")
-def _wild_bound(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer, work, webb):
+def _wild_bound(sums, squares, th, s, sum_m2, sum_m, start, side, kth, iters, buffer, work, webb):
     """One bound of the inverted test: where |t(beta)| meets the ``kth`` smallest |t*(beta)|.
 
     That order statistic is, near the bound, one replicate's |t*_b(beta)|, a closed form in beta
@@ -807,7 +807,7 @@ def _wild_bound(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer, w
     delta = 2.5e-4 * s
     for _ in range(0 if webb else 4):
         for b in range(buffer.size):
-            buffer[b] = _wild_t2(sums, squares, b, beta, q2, nr)
+            buffer[b] = _wild_t2(sums, squares, b, beta, sum_m2, sum_m)
         work[:] = buffer
         kth_value = _kth_smallest(work, kth)
         if not np.isfinite(kth_value):
@@ -818,7 +818,7 @@ def _wild_bound(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer, w
         x0, x1 = beta, th + side * np.sqrt(kth_value) * s
         g0 = (th - x0) * (th - x0) / (s * s) - kth_value
         for _ in range(30):
-            g1 = (th - x1) * (th - x1) / (s * s) - _wild_t2(sums, squares, b, x1, q2, nr)
+            g1 = (th - x1) * (th - x1) / (s * s) - _wild_t2(sums, squares, b, x1, sum_m2, sum_m)
             if g1 == g0 or not np.isfinite(g1):
                 break
             x0, x1, g0 = x1, x1 - g1 * (x1 - x0) / (g1 - g0), g1
@@ -826,17 +826,17 @@ def _wild_bound(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer, w
                 break
         if not 0.0 < x1 < 1.0:  # the test rejects nothing up to the edge, or the bracket decides
             edge = 0.0 if side < 0 else 1.0
-            if not _wild_rejects(sums, squares, edge, th, s, q2, nr, kth):
+            if not _wild_rejects(sums, squares, edge, th, s, sum_m2, sum_m, kth):
                 return edge
             break
         if side * (x1 - th) <= delta:
             break
-        if not _wild_rejects(sums, squares, x1 - side * delta, th, s, q2, nr, kth) and _wild_rejects(
-            sums, squares, x1 + side * delta, th, s, q2, nr, kth
+        if not _wild_rejects(sums, squares, x1 - side * delta, th, s, sum_m2, sum_m, kth) and _wild_rejects(
+            sums, squares, x1 + side * delta, th, s, sum_m2, sum_m, kth
         ):
             return x1
         beta = x1
-    return _wild_bracketed(sums, squares, th, s, q2, nr, start, side, kth, iters, buffer)
+    return _wild_bracketed(sums, squares, th, s, sum_m2, sum_m, start, side, kth, iters, buffer)
 
 
 @_kernel(nogil=True, cache=True, error_model="numpy")
@@ -861,18 +861,18 @@ def _wild_bounds(first, second, seeds, webb, theta, se, start, kth, iters, reps,
         if not webb:  # v^2 = 1: the sums of squares are the sample's own in every replicate
             for c in range(3):
                 squares[:, c] = second[r, :, c].sum()
-        q2, nr = first[r, :, 3].sum(), first[r, :, 1].sum()
-        lower[r] = _wild_bound(sums, squares, th, s, q2, nr, start[r], -1.0, kth, iters, buffer, work, webb)
-        upper[r] = _wild_bound(sums, squares, th, s, q2, nr, start[r], 1.0, kth, iters, buffer, work, webb)
+        sum_m2, sum_m = first[r, :, 3].sum(), first[r, :, 1].sum()
+        lower[r] = _wild_bound(sums, squares, th, s, sum_m2, sum_m, start[r], -1.0, kth, iters, buffer, work, webb)
+        upper[r] = _wild_bound(sums, squares, th, s, sum_m2, sum_m, start[r], 1.0, kth, iters, buffer, work, webb)
 
 
 @_kernel(nogil=True, cache=True, error_model="numpy")
-def _wild_tstats(first, second, m2, n, beta, out):
+def _wild_tstats(first, second, sum_m2, sum_m, beta, out):
     """|t*| of every replicate of every row under that row's null ``beta[r]``."""
     rows, reps = first.shape[0], first.shape[1]
     for r in range(rows):
         for b in range(reps):
-            out[r, b] = np.sqrt(_wild_t2(first[r], second[r], b, beta[r], m2[r], n[r]))
+            out[r, b] = np.sqrt(_wild_t2(first[r], second[r], b, beta[r], sum_m2[r], sum_m[r]))
 
 
 class WildSums(NamedTuple):
@@ -880,8 +880,8 @@ class WildSums(NamedTuple):
 
     first: np.ndarray  # (rows, B, 4): sums of v (Y, m, Y m, m^2)
     second: np.ndarray  # (rows, B, 3): sums of v^2 (Y^2, Y m, m^2); v^2 = 1 for Rademacher weights
-    m2: np.ndarray  # (rows,) sum m^2
-    n: np.ndarray  # (rows,) sum m
+    sum_m2: np.ndarray  # (rows,) sum m^2
+    sum_m: np.ndarray  # (rows,) sum m
 
 
 def _wild_columns(y, m):
@@ -942,5 +942,5 @@ def wild_tstats(sums: WildSums, beta) -> np.ndarray:
     """|t*| (rows, B) of every replicate under each row's null ``beta`` (rows,)."""
     compile_kernels()
     out = np.empty(sums.first.shape[:2])
-    _wild_tstats(sums.first, sums.second, sums.m2, sums.n, np.ascontiguousarray(beta, dtype=float), out)
+    _wild_tstats(sums.first, sums.second, sums.sum_m2, sums.sum_m, np.ascontiguousarray(beta, dtype=float), out)
     return out

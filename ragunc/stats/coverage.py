@@ -195,7 +195,7 @@ def _floyd_subsets(rng: np.random.Generator, d: int, k: int, n: int) -> np.ndarr
     return out.T
 
 
-def predicted_variance(total, size, k: int, estimator: str = "micro", kept=None) -> float:
+def predicted_variance(sum_y, n, k: int, estimator: str = "micro", kept=None) -> float:
     """Variance of the estimator over draws of ``k`` of these D documents, predicted by linearization.
 
     A property of the population and the design (what the linearization
@@ -203,16 +203,16 @@ def predicted_variance(total, size, k: int, estimator: str = "micro", kept=None)
     runs low at small K.  Micro (ratio, first order): ``(1 - K/D) S_u^2 / (K c^2)``
     with ``u_d = c_d (r_d - R)``, ``R = sum(c r) / sum(c)``, ``c`` the chunks
     observed per document (``kept``, default all of them) and ``c^2`` the square
-    of their mean; macro: ``(1 - K/D) S_r^2 / K``.  With ``kept`` < ``size``
+    of their mean; macro: ``(1 - K/D) S_r^2 / K``.  With ``kept`` < ``n``
     (two stages) each drawn document adds the hypergeometric variance of its
     kept hits, ``c_d r_d (1 - r_d) (m_d - c_d) / (m_d - 1)``, averaged over the
     D documents (divided by ``c_d^2`` for macro).
     """
-    total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
-    kept = size if kept is None else np.asarray(kept, dtype=float)
-    d = size.size
-    rate = total / size
-    within = kept * rate * (1 - rate) * (size - kept) / np.maximum(size - 1, 1)  # 0 when every chunk is kept
+    sum_y, n = np.asarray(sum_y, dtype=float), np.asarray(n, dtype=float)
+    kept = n if kept is None else np.asarray(kept, dtype=float)
+    d = n.size
+    rate = sum_y / n
+    within = kept * rate * (1 - rate) * (n - kept) / np.maximum(n - 1, 1)  # 0 when every chunk is kept
     if estimator == "micro":
         u = kept * (rate - (kept * rate).sum() / kept.sum())
         return float(((1 - k / d) * (u**2).sum() / (d - 1) + within.mean()) / (k * kept.mean() ** 2))
@@ -277,9 +277,9 @@ def coverage_experiment(
     Examples
     --------
     >>> rng = np.random.default_rng(0)
-    >>> size = rng.integers(1, 60, 400)
-    >>> hits = rng.binomial(size, rng.beta(0.5, 2.0, 400)).astype(float)
-    >>> population = ClusterStats(np.arange(400).astype(str), hits, size, hits)
+    >>> n = rng.integers(1, 60, 400)
+    >>> hits = rng.binomial(n, rng.beta(0.5, 2.0, 400)).astype(float)
+    >>> population = ClusterStats(np.arange(400).astype(str), hits, n, hits)
     >>> result = coverage_experiment(population, k=20, reps=500, boot=200, rng=1)
     >>> result.methods["naive"].coverage < 0.8 < result.methods["cluster_t"].coverage
     True
@@ -291,8 +291,8 @@ def coverage_experiment(
     if control == "iid":
         population = iid_control(population, rng)
     d = population.n_docs
-    total, size, sumsq = population.sum_y, population.n, population.sum_y2
-    value = float(point_estimate(total, size, estimator))
+    sum_y, n, sum_y2 = population.sum_y, population.n, population.sum_y2
+    value = float(point_estimate(sum_y, n, estimator))
     fpc = 1.0 if two_stage_fraction is not None else 1.0 - k / d
     methods = [m for m in interval_methods(methods, resampling=bool(boot)) if studentized or not m.needs_replicate_se]
     names = [m.name for m in methods]
@@ -311,7 +311,7 @@ def coverage_experiment(
         stop = min(reps, start + batch)
         sl = slice(start, stop)
         idx = random_subsets(rng, d, k, stop - start) if samples is None else samples[sl]
-        y, m, s = total[idx], size[idx], sumsq[idx]
+        y, m, s = sum_y[idx], n[idx], sum_y2[idx]
         if two_stage_fraction is not None:
             keep = np.maximum(1, np.rint(two_stage_fraction * m)).astype(np.int64)
             y = rng.hypergeometric(y.astype(np.int64), m - y.astype(np.int64), keep).astype(np.float64)
@@ -343,10 +343,10 @@ def coverage_experiment(
         for name in names
     }
     var_emp = float(estimates.var(ddof=1)) if reps > 1 else float("nan")
-    pq = float(chunk_variance(total, size, sumsq, value))
-    kept = size if two_stage_fraction is None else np.maximum(1, np.rint(two_stage_fraction * size))
+    pq = float(chunk_variance(sum_y, n, sum_y2, value))
+    kept = n if two_stage_fraction is None else np.maximum(1, np.rint(two_stage_fraction * n))
     binomial_ref = pq / (k * kept.mean())  # p(1-p) over the expected chunks of one sample
-    predicted = predicted_variance(total, size, k, estimator, kept)
+    predicted = predicted_variance(sum_y, n, k, estimator, kept)
     with np.errstate(divide="ignore", invalid="ignore"):
         return CoverageResult(
             estimator=estimator,

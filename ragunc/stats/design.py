@@ -92,13 +92,13 @@ def design(
     """
     _design_iv(population, k, estimator, draws)
     check_samples(samples, population.n_docs, k)
-    total, size, sumsq = population.sum_y, population.n, population.sum_y2
+    sum_y, n, sum_y2 = population.sum_y, population.n, population.sum_y2
     d = population.n_docs
-    value = float(point_estimate(total, size, estimator))
+    value = float(point_estimate(sum_y, n, estimator))
     expected = k * population.n_chunks / d
-    binomial_var = float(chunk_variance(total, size, sumsq, value)) / expected
+    binomial_var = float(chunk_variance(sum_y, n, sum_y2, value)) / expected
     if estimator == "macro":
-        variance = (1 - k / d) * float((total / size).var(ddof=1)) / k
+        variance = (1 - k / d) * float((sum_y / n).var(ddof=1)) / k
         n_draws, var_se = 0, 0.0
     elif k == d:
         variance, n_draws, var_se = 0.0, 0, 0.0
@@ -109,7 +109,7 @@ def design(
             idx = random_subsets(np.random.default_rng(rng), d, k, n_draws)
         else:
             idx, n_draws = samples, len(samples)
-        estimates = total[idx].sum(1) / size[idx].sum(1)
+        estimates = sum_y[idx].sum(1) / n[idx].sum(1)
         variance = float(estimates.var(ddof=1))
         # SE of a sample variance: sqrt((m4 - variance^2) / draws), m4 the fourth central moment.
         m4 = float(((estimates - estimates.mean()) ** 4).mean())
@@ -120,7 +120,7 @@ def design(
         k=int(k),
         n_docs=d,
         population_value=value,
-        icc=icc_anova(total, size, sumsq),
+        icc=icc_anova(sum_y, n, sum_y2),
         expected_chunks=float(expected),
         sd=float(np.sqrt(variance)),
         binomial_sd=float(np.sqrt(binomial_var)),

@@ -86,17 +86,17 @@ def effective_n(chunks, deff):
         return np.asarray(chunks, dtype=float) / np.asarray(deff, dtype=float)
 
 
-def icc_anova(total, size, sumsq) -> float:
+def icc_anova(sum_y, n, sum_y2) -> float:
     """ANOVA estimator of the intraclass correlation for unequal cluster sizes.
 
     (MSB - MSW) / (MSB + (m0 - 1) MSW), m0 = (N - sum(m^2)/N) / (K - 1).
     """
-    total, size, sumsq = (np.asarray(a, dtype=float) for a in (total, size, sumsq))
-    k, n = total.size, size.sum()
-    within = sumsq - total**2 / size  # sum over chunks of (y - document mean)^2
-    msb = ((total**2 / size).sum() - total.sum() ** 2 / n) / (k - 1)
-    msw = within.sum() / (n - k) if n > k else np.nan
-    m0 = (n - (size**2).sum() / n) / (k - 1)
+    sum_y, n, sum_y2 = (np.asarray(a, dtype=float) for a in (sum_y, n, sum_y2))
+    k, n_chunks = sum_y.size, n.sum()
+    within = sum_y2 - sum_y**2 / n  # sum over chunks of (y - document mean)^2
+    msb = ((sum_y**2 / n).sum() - sum_y.sum() ** 2 / n_chunks) / (k - 1)
+    msw = within.sum() / (n_chunks - k) if n_chunks > k else np.nan
+    m0 = (n_chunks - (n**2).sum() / n_chunks) / (k - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return float((msb - msw) / (msb + (m0 - 1) * msw))
 

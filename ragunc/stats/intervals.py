@@ -34,9 +34,9 @@ class IntervalArrays:
 
 
 def interval_arrays(
-    total,
-    size,
-    sumsq=None,
+    sum_y,
+    n,
+    sum_y2=None,
     *,
     estimator: str = "micro",
     level: float = 0.95,
@@ -50,20 +50,20 @@ def interval_arrays(
 
     ``methods`` names them (default: every method, the bootstrap ones only when ``reps`` > 0);
     the cluster-bootstrap methods share one set of ``reps`` replicates per row, the wild
-    bootstrap draws ``wild_reps`` of its own, both from ``rng``.  ``sumsq`` (sum of y**2 per
-    document) defaults to ``total`` (0/1 y); ``fpc`` is 1 - K/D (1 without a known population),
+    bootstrap draws ``wild_reps`` of its own, both from ``rng``.  ``sum_y2`` (sum of y**2 per
+    document) defaults to ``sum_y`` (0/1 y); ``fpc`` is 1 - K/D (1 without a known population),
     applied by the linearization methods and the wild bootstrap (resampling documents with
     replacement knows none).
     """
     chosen = interval_methods(resampling=reps > 0) if methods is None else interval_methods(methods)
     rng = np.random.default_rng(rng)
-    lin = linearize(total, size, sumsq, estimator=estimator, level=level, fpc=fpc)
+    lin = linearize(sum_y, n, sum_y2, estimator=estimator, level=level, fpc=fpc)
     families = {m.family for m in chosen}
     reads = {family: lin for family in families}
     if CLUSTER_BOOTSTRAP in families:
         reads[CLUSTER_BOOTSTRAP] = resample(
-            total,
-            size,
+            sum_y,
+            n,
             estimator=estimator,
             level=level,
             reps=reps,
@@ -72,7 +72,7 @@ def interval_arrays(
         )
     if WILD_BOOTSTRAP in families:
         reads[WILD_BOOTSTRAP] = wild_resample(
-            total, size, estimator=estimator, level=level, fpc=fpc, reps=wild_reps, rng=rng, lin=lin
+            sum_y, n, estimator=estimator, level=level, fpc=fpc, reps=wild_reps, rng=rng, lin=lin
         )
     se, lower, upper = {}, {}, {}
     for m in chosen:

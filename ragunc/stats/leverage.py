@@ -23,25 +23,25 @@ from .linearization import check_options
 from .sample import ClusterStats, require_documents
 
 
-def effective_documents(size, rho=0.0, estimator: str = "micro"):
+def effective_documents(n, rho=0.0, estimator: str = "micro"):
     """G*, the effective number of documents (Carter, Schnepel & Steigerwald 2017), batch-wise (documents last).
 
     ``(sum gamma)^2 / sum gamma^2`` with ``gamma_d = m_d (1 + rho (m_d - 1))``; K for the macro mean.
     """
-    size = np.asarray(size, dtype=float)
+    n = np.asarray(n, dtype=float)
     if estimator == "macro":
-        return np.full(size.shape[:-1], float(size.shape[-1]))[()]
+        return np.full(n.shape[:-1], float(n.shape[-1]))[()]
     rho = np.asarray(rho, dtype=float)[..., None]
-    gamma = size * (1 + rho * (size - 1))
+    gamma = n * (1 + rho * (n - 1))
     return (gamma.sum(-1) ** 2 / (gamma**2).sum(-1))[()]
 
 
-def leverages(size, estimator: str = "micro"):
+def leverages(n, estimator: str = "micro"):
     """Each document's partial leverage for the estimate, batch-wise: ``m_d / N`` (micro) or ``1 / K`` (macro)."""
-    size = np.asarray(size, dtype=float)
+    n = np.asarray(n, dtype=float)
     if estimator == "macro":
-        return np.full(size.shape, 1 / size.shape[-1])
-    return size / size.sum(-1, keepdims=True)
+        return np.full(n.shape, 1 / n.shape[-1])
+    return n / n.sum(-1, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -90,18 +90,18 @@ def leverage(sample: ClusterStats, *, estimator: str = "micro") -> Leverage:
     """The leverage diagnostics of one sample (see the module docstring)."""
     check_options(estimator)
     require_documents(sample)
-    size = np.asarray(sample.n, dtype=float)
+    n = np.asarray(sample.n, dtype=float)
     icc = icc_anova(sample.sum_y, sample.n, sample.sum_y2)
     rho = float(np.clip(icc, 0.0, 1.0)) if np.isfinite(icc) else 0.0
-    lev = leverages(size, estimator)
+    lev = leverages(n, estimator)
     return Leverage(
         estimator=estimator,
         doc_id=np.asarray(sample.cluster_id),
-        chunk_share=size / size.sum(),
+        chunk_share=n / n.sum(),
         leverage=lev,
-        g_star=float(effective_documents(size, rho, estimator)),
-        g_star_rho0=float(effective_documents(size, 0.0, estimator)),
-        g_star_rho1=float(effective_documents(size, 1.0, estimator)),
+        g_star=float(effective_documents(n, rho, estimator)),
+        g_star_rho0=float(effective_documents(n, 0.0, estimator)),
+        g_star_rho1=float(effective_documents(n, 1.0, estimator)),
         rho=rho,
         max_leverage=float(lev.max()),
     )

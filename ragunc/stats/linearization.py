@@ -32,29 +32,29 @@ def check_options(estimator: str, level: float | None = None) -> None:
         raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
 
 
-def point_estimate(total, size, estimator: str = "micro"):
-    """micro: sum(total)/sum(size) (ratio estimator); macro: mean of total/size. Batch-wise."""
-    total = np.asarray(total, dtype=float)
+def point_estimate(sum_y, n, estimator: str = "micro"):
+    """micro: sum(sum_y)/sum(n) (ratio estimator); macro: mean of sum_y/n. Batch-wise."""
+    sum_y = np.asarray(sum_y, dtype=float)
     if estimator == "micro":
-        return total.sum(-1) / np.sum(size, axis=-1)
-    return (total / size).mean(-1)
+        return sum_y.sum(-1) / np.sum(n, axis=-1)
+    return (sum_y / n).mean(-1)
 
 
-def linearized_residuals(total, size, estimator: str = "micro"):
+def linearized_residuals(sum_y, n, estimator: str = "micro"):
     """Estimate and per-document linearized residuals ``e_d`` (mean zero).
 
     The cluster variance is ``(1 - f) * sum(e_d**2) / (K (K - 1))``:
     micro (ratio) ``e_d = (Y_d - p m_d) K / sum(m)``; macro ``e_d = r_d - mean(r)``.
     """
-    total = np.asarray(total, dtype=float)
-    size = np.asarray(size, dtype=float)
-    k = total.shape[-1]
+    sum_y = np.asarray(sum_y, dtype=float)
+    n = np.asarray(n, dtype=float)
+    k = sum_y.shape[-1]
     if estimator == "micro":
-        n = size.sum(-1, keepdims=True)
-        p = total.sum(-1, keepdims=True) / n
-        resid = (total - p * size) * (k / n)
+        n_chunks = n.sum(-1, keepdims=True)
+        p = sum_y.sum(-1, keepdims=True) / n_chunks
+        resid = (sum_y - p * n) * (k / n_chunks)
     else:
-        rate = total / size
+        rate = sum_y / n
         p = rate.mean(-1, keepdims=True)
         resid = rate - p
     return p[..., 0], resid
@@ -70,17 +70,17 @@ def residual_variance(resid, fpc=1.0):
     return np.asarray(fpc) * (resid**2).sum(-1) / (k * (k - 1))
 
 
-def jackknife(total, size, estimator: str = "micro") -> np.ndarray:
+def jackknife(sum_y, n, estimator: str = "micro") -> np.ndarray:
     """Leave-one-document-out estimates (..., K), in closed form."""
-    total = np.asarray(total, dtype=float)
-    size = np.asarray(size, dtype=float)
+    sum_y = np.asarray(sum_y, dtype=float)
+    n = np.asarray(n, dtype=float)
     if estimator == "micro":
-        return (total.sum(-1, keepdims=True) - total) / (size.sum(-1, keepdims=True) - size)
-    rate = total / size
+        return (sum_y.sum(-1, keepdims=True) - sum_y) / (n.sum(-1, keepdims=True) - n)
+    rate = sum_y / n
     return (rate.sum(-1, keepdims=True) - rate) / (rate.shape[-1] - 1)
 
 
-def bell_mccaffrey_df(size):
+def bell_mccaffrey_df(n):
     """Satterthwaite degrees of freedom of the micro ratio's cluster variance (Bell & McCaffrey 2002), batch-wise.
 
     Under independent chunks of equal variance the bias-reduced (CR2) cluster
@@ -90,17 +90,17 @@ def bell_mccaffrey_df(size):
     ``pi_d = m_d / N`` and ``c_d = 1 / (1 - pi_d)``.  It depends on the sizes
     only: K - 1 when they are equal, fewer when a few long documents carry most
     chunks and so most of the variance (10 documents, one with half the chunks: 3.2).
-    ``size`` has documents on the last axis.
+    ``n`` has documents on the last axis.
     """
-    size = np.asarray(size, dtype=float)
-    share = size / size.sum(-1, keepdims=True)
+    n = np.asarray(n, dtype=float)
+    share = n / n.sum(-1, keepdims=True)
     scaled = share / (1 - share)  # c_d pi_d
     return 1 / ((scaled**2 * (1 - 2 * share)).sum(-1) + (scaled * share).sum(-1) ** 2)
 
 
-def cluster_variance(total, size, estimator: str = "micro", fpc=1.0):
+def cluster_variance(sum_y, n, estimator: str = "micro", fpc=1.0):
     """Linearization variance of the estimator; ``fpc`` is 1 - K/D (1: no FPC)."""
-    _, resid = linearized_residuals(total, size, estimator)
+    _, resid = linearized_residuals(sum_y, n, estimator)
     return residual_variance(resid, fpc)
 
 
@@ -115,16 +115,16 @@ def wilson_interval(p, n, crit):
     return np.where(inside, centre - half, np.nan), np.where(inside, centre + half, np.nan)
 
 
-def chunk_variance(total, size, sumsq, estimate):
+def chunk_variance(sum_y, n, sum_y2, estimate):
     """Per-chunk variance the binomial reference uses, batch-wise.
 
     p(1-p) with p the estimate where every y of the row is 0 or 1 (read off the sums:
     :func:`~ragunc.stats.sample.zero_one`), else the chunk variance about the pooled mean.
     """
-    n = np.sum(size, axis=-1)
-    mean = np.sum(total, axis=-1) / n
-    spread = np.maximum(np.sum(sumsq, axis=-1) / n - mean**2, 0.0)
-    return np.where(zero_one(total, sumsq), estimate * (1 - estimate), spread)
+    n_chunks = np.sum(n, axis=-1)
+    mean = np.sum(sum_y, axis=-1) / n_chunks
+    spread = np.maximum(np.sum(sum_y2, axis=-1) / n_chunks - mean**2, 0.0)
+    return np.where(zero_one(sum_y, sum_y2), estimate * (1 - estimate), spread)
 
 
 @dataclass(frozen=True)
@@ -138,9 +138,9 @@ class Linearized:
     cluster_variance: np.ndarray  # linearization variance, FPC applied
     level: float
     estimator: str = "micro"
-    size: np.ndarray | None = None  # (..., K) chunks per document (the Bell–McCaffrey df reads them)
-    df_bell_mccaffrey: np.ndarray | None = None  # its df when computed already (else read off size)
-    total: np.ndarray | None = None  # (..., K) sum of y per document (the jackknife reads them)
+    n: np.ndarray | None = None  # (..., K) chunks per document (the Bell–McCaffrey df reads them)
+    df_bell_mccaffrey: np.ndarray | None = None  # its df when computed already (else read off n)
+    sum_y: np.ndarray | None = None  # (..., K) sum of y per document (the jackknife reads them)
     fpc: np.ndarray | float = 1.0  # 1 - K/D (1: no FPC), already in cluster_variance
 
     @property
@@ -154,8 +154,8 @@ class Linearized:
 
     @property
     def bell_mccaffrey_df(self):
-        """:func:`bell_mccaffrey_df` of the sizes (the micro ratio's)."""
-        return bell_mccaffrey_df(self.size) if self.df_bell_mccaffrey is None else self.df_bell_mccaffrey
+        """:func:`bell_mccaffrey_df` of the chunk counts ``n`` (the micro ratio's)."""
+        return bell_mccaffrey_df(self.n) if self.df_bell_mccaffrey is None else self.df_bell_mccaffrey
 
     @property
     def design_rows(self):
@@ -163,28 +163,28 @@ class Linearized:
         return self.n_chunks if self.estimator == "micro" else np.full(np.shape(self.estimate), self.n_docs)
 
 
-def linearize(total, size, sumsq=None, *, estimator: str = "micro", level: float = 0.95, fpc=1.0) -> Linearized:
+def linearize(sum_y, n, sum_y2=None, *, estimator: str = "micro", level: float = 0.95, fpc=1.0) -> Linearized:
     """The estimate, chunk count and binomial and cluster variances of each row (documents on the last axis).
 
-    ``sumsq`` (sum of y**2 per document) defaults to ``total`` (0/1 y); ``fpc`` is 1 - K/D
+    ``sum_y2`` (sum of y**2 per document) defaults to ``sum_y`` (0/1 y); ``fpc`` is 1 - K/D
     (1 without a known population).
     """
-    total = np.asarray(total, dtype=float)
-    size = np.asarray(size)
-    if sumsq is None:
-        sumsq = total
-    est, resid = linearized_residuals(total, size, estimator)
-    n = size.sum(-1)
+    sum_y = np.asarray(sum_y, dtype=float)
+    n = np.asarray(n)
+    if sum_y2 is None:
+        sum_y2 = sum_y
+    est, resid = linearized_residuals(sum_y, n, estimator)
+    n_chunks = n.sum(-1)
     return Linearized(
         estimate=est,
-        n_chunks=n,
-        n_docs=total.shape[-1],
-        binomial_variance=chunk_variance(total, size, sumsq, est) / n,
+        n_chunks=n_chunks,
+        n_docs=sum_y.shape[-1],
+        binomial_variance=chunk_variance(sum_y, n, sum_y2, est) / n_chunks,
         cluster_variance=residual_variance(resid, fpc),
         level=level,
         estimator=estimator,
-        size=size,
-        total=total,
+        n=n,
+        sum_y=sum_y,
         fpc=fpc,
     )
 
@@ -255,7 +255,7 @@ def korn_graubard_bell_mccaffrey(lin: Linearized):
     )
 
 
-def jackknife_variance(total, size, estimator: str = "micro", fpc=1.0):
+def jackknife_variance(sum_y, n, estimator: str = "micro", fpc=1.0):
     """The jackknife variance over documents (CV3 of MacKinnon, Nielsen & Webb 2023), batch-wise.
 
     ``fpc (K - 1) / K sum_d (theta_(d) - theta)^2`` with ``theta_(d)`` the estimate without
@@ -265,8 +265,8 @@ def jackknife_variance(total, size, estimator: str = "micro", fpc=1.0):
     about ``1 / (1 - m_d/N)^2``: more than CR2's ``1 / (1 - m_d/N)``.  For the macro mean it is
     the linearization variance exactly.
     """
-    est = point_estimate(total, size, estimator)
-    jack = jackknife(total, size, estimator)
+    est = point_estimate(sum_y, n, estimator)
+    jack = jackknife(sum_y, n, estimator)
     k = jack.shape[-1]
     return np.asarray(fpc) * (k - 1) / k * ((jack - est[..., None]) ** 2).sum(-1)
 
@@ -277,13 +277,13 @@ def jackknife_t(lin: Linearized):
     NaN where a leave-one-out estimate is undefined (a document holding every chunk: K = 1).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.sqrt(jackknife_variance(lin.total, lin.size, lin.estimator, lin.fpc))
+        se = np.sqrt(jackknife_variance(lin.sum_y, lin.n, lin.estimator, lin.fpc))
     lower = np.clip(lin.estimate - lin.t * se, 0.0, 1.0)
     upper = np.clip(lin.estimate + lin.t * se, 0.0, 1.0)
     return se, np.where(np.isnan(se), np.nan, lower), np.where(np.isnan(se), np.nan, upper)
 
 
 def estimate(sample: ClusterStats, estimator: str = "micro") -> float:
-    """micro: sum(total)/sum(size) (ratio estimator); macro: mean of total/size."""
+    """micro: sum(sum_y)/sum(n) (ratio estimator); macro: mean of sum_y/n."""
     check_options(estimator)
     return float(point_estimate(sample.sum_y, sample.n, estimator))

@@ -122,8 +122,8 @@ class MultipleComparison:
 class Differences:
     """What an adjustment reads: the comparisons ``b - a`` and the documents behind them."""
 
-    total: np.ndarray  # (C, K) each config's per-document sums
-    size: np.ndarray
+    sum_y: np.ndarray  # (C, K) each config's sum of y per document
+    n: np.ndarray  # (C, K) its chunks per document
     estimator: str
     level: float
     resid: np.ndarray  # (C, K) each config's linearized residuals
@@ -145,11 +145,11 @@ def _holm(d: Differences) -> tuple[float, np.ndarray]:
 
 
 def _max_t(d: Differences) -> tuple[float, np.ndarray]:
-    replicates = config_replicates(d.total, d.size, d.estimator, d.boot, d.rng)
+    replicates = config_replicates(d.sum_y, d.n, d.estimator, d.boot, d.rng)
     reps = replicates[:, d.b] - replicates[:, d.a]
     # The with-replacement bootstrap's variance is (K - 1)/K times the linearization's
     # (and knows no FPC): scale the replicates' t by the same SE they are drawn with.
-    k = d.total.shape[-1]
+    k = d.sum_y.shape[-1]
     boot_se = np.sqrt(residual_variance(d.resid[d.b] - d.resid[d.a]) * (k - 1) / k)
     null = np.sort(max_t_null(reps, d.difference, boot_se))
     return float(np.quantile(null, d.level)), (1 + d.boot - np.searchsorted(null, d.t, side="left")) / (d.boot + 1)
@@ -210,17 +210,17 @@ def max_t_null(diffs: np.ndarray, observed: np.ndarray, scale: np.ndarray) -> np
     return np.where(scale > 0, t, 0.0).max(axis=-1)
 
 
-def config_replicates(total, size, estimator: str, boot: int, rng) -> np.ndarray:
+def config_replicates(sum_y, n, estimator: str, boot: int, rng) -> np.ndarray:
     """Each config's estimate on ``boot`` resamples of the documents, drawn once for all configs: (boot, C).
 
-    ``total`` and ``size`` are (C, K); every config's columns are summed over the same draws, so
+    ``sum_y`` and ``n`` are (C, K); every config's columns are summed over the same draws, so
     the configs stay paired document by document.
     """
-    c, k = total.shape
+    c, k = sum_y.shape
     if estimator == "micro":
-        sums = resampled_sums([*total, *size], boot, rng)
+        sums = resampled_sums([*sum_y, *n], boot, rng)
         return np.stack(sums[:c], axis=-1) / np.stack(sums[c:], axis=-1)
-    return np.stack(resampled_sums(list(total / size), boot, rng), axis=-1) / k
+    return np.stack(resampled_sums(list(sum_y / n), boot, rng), axis=-1) / k
 
 
 def align_shared(samples: Sequence[ClusterStats]) -> tuple[np.ndarray, list[ClusterStats]]:
@@ -320,12 +320,12 @@ def compare_aligned(
     fpc = finite_population_correction(k, population)
     z = float(special.ndtri(0.5 + level / 2))
 
-    total = np.stack([s.sum_y for s in aligned])  # (C, K)
-    size = np.stack([s.n for s in aligned])
-    sumsq = np.stack([s.sum_y2 for s in aligned])
-    est, resid = linearized_residuals(total, size, estimator)  # (C,), (C, K)
+    sum_y = np.stack([s.sum_y for s in aligned])  # (C, K)
+    n = np.stack([s.n for s in aligned])
+    sum_y2 = np.stack([s.sum_y2 for s in aligned])
+    est, resid = linearized_residuals(sum_y, n, estimator)  # (C,), (C, K)
     se_config = np.sqrt(residual_variance(resid, fpc))
-    chunk_var = chunk_variance(total, size, sumsq, est) / size.sum(-1)
+    chunk_var = chunk_variance(sum_y, n, sum_y2, est) / n.sum(-1)
 
     pairs = list(combinations(range(len(names)), 2)) if all_pairs else [(0, j) for j in range(1, len(names))]
     ia, ib = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
@@ -338,8 +338,8 @@ def compare_aligned(
 
     crit, p_adj = adjustment(adjust).kernel(
         Differences(
-            total=total,
-            size=size,
+            sum_y=sum_y,
+            n=n,
             estimator=estimator,
             level=level,
             resid=resid,
@@ -500,10 +500,10 @@ def rank_configs(
     k = shared.size
     if k < 2:
         raise ValueError(f"configs {names} share {k} document(s); ranking them needs at least 2")
-    total = np.stack([s.sum_y for s in aligned])
-    size = np.stack([s.n for s in aligned])
-    est = point_estimate(total, size, estimator)
-    rank, lower, upper, p_best = bootstrap_ranks(est, config_replicates(total, size, estimator, boot, rng), level)
+    sum_y = np.stack([s.sum_y for s in aligned])
+    n = np.stack([s.n for s in aligned])
+    est = point_estimate(sum_y, n, estimator)
+    rank, lower, upper, p_best = bootstrap_ranks(est, config_replicates(sum_y, n, estimator, boot, rng), level)
     ranked = tuple(
         ConfigRank(
             config=c,

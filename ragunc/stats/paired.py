@@ -89,9 +89,9 @@ def paired_comparison(
         dict(zip("ab", aligned)), dropped=[a.n_docs - k, b.n_docs - k], adjust="none", estimator=estimator, level=level
     )
     (d,) = pair.comparisons
-    total = np.stack([s.sum_y for s in aligned])
-    size = np.stack([s.n for s in aligned])
-    reps = config_replicates(total, size, estimator, boot, rng)
+    sum_y = np.stack([s.sum_y for s in aligned])
+    n = np.stack([s.n for s in aligned])
+    reps = config_replicates(sum_y, n, estimator, boot, rng)
     reps = np.sort(reps[:, 1] - reps[:, 0])
     alpha = (1 - level) / 2
     return ComparisonResult(

@@ -72,7 +72,7 @@ class Recommends(ByMethod):
         return {"method": rec.method, "ci": list(self.recommended().ci), "reason": rec.reason, "df": rec.df}
 
 
-def weak_corner(total, size):
+def weak_corner(sum_y, n):
     """Samples like the recommended interval's weak corner (docs/weak_corner.md), batch-wise (documents last).
 
     True where more than half of the documents have no hit (or more than half no miss),
@@ -81,13 +81,13 @@ def weak_corner(total, size):
     like that the micro rate hangs on the corpus's longest documents, which a sample
     of K documents seldom contains; no interval computed from the sample sees them.
     """
-    total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
-    k = total.shape[-1]
-    few = np.minimum((total > 0).sum(-1), (total < size).sum(-1))
-    return (few > 0) & (few < k / 2) & (bell_mccaffrey_df(size) < (k - 1) / 2)
+    sum_y, n = np.asarray(sum_y, dtype=float), np.asarray(n, dtype=float)
+    k = sum_y.shape[-1]
+    few = np.minimum((sum_y > 0).sum(-1), (sum_y < n).sum(-1))
+    return (few > 0) & (few < k / 2) & (bell_mccaffrey_df(n) < (k - 1) / 2)
 
 
-def wild_evidence(total, size):
+def wild_evidence(sum_y, n):
     """Samples on which the span of the default and the wild bootstrap is recommended (micro), batch-wise.
 
     True where at least one document has a hit and one a miss (else the wild bootstrap has no
@@ -97,21 +97,21 @@ def wild_evidence(total, size):
     candidate rate whether reweighting the documents' residuals could have produced the estimate;
     each misses on samples where the other holds.
     """
-    total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
-    k = total.shape[-1]
-    few = np.minimum((total > 0).sum(-1), (total < size).sum(-1))
-    return (few > 0) & (effective_documents(size, 0.0) < WILD_SHARE * k)
+    sum_y, n = np.asarray(sum_y, dtype=float), np.asarray(n, dtype=float)
+    k = sum_y.shape[-1]
+    few = np.minimum((sum_y > 0).sum(-1), (sum_y < n).sum(-1))
+    return (few > 0) & (effective_documents(n, 0.0) < WILD_SHARE * k)
 
 
-def recommended_methods(total, size, *, estimator: str = "micro"):
+def recommended_methods(sum_y, n, *, estimator: str = "micro"):
     """The recommended method of each row (documents last): :data:`SPAN_METHOD` where :func:`wild_evidence`
     holds (micro only), else :data:`RECOMMENDED_METHOD`; an array of names of the rows' shape."""
-    wild = wild_evidence(total, size) if estimator == "micro" else np.zeros(np.shape(total)[:-1], dtype=bool)
+    wild = wild_evidence(sum_y, n) if estimator == "micro" else np.zeros(np.shape(sum_y)[:-1], dtype=bool)
     return np.where(wild, SPAN_METHOD, RECOMMENDED_METHOD)
 
 
-def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> Recommendation:
-    """The interval ragunc recommends for the documents' hits ``total`` and chunks ``size`` (one sample).
+def recommend(sum_y, n, *, estimator: str = "micro", binary: bool = True) -> Recommendation:
+    """The interval ragunc recommends for the documents' hits ``sum_y`` and chunks ``n`` (one sample).
 
     :data:`RECOMMENDED_METHOD`, or its span with the wild bootstrap where :func:`wild_evidence` holds
     (see :func:`recommended_methods`); the reason names the degrees of freedom against K - 1, says when
@@ -120,18 +120,18 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
     or looks like the weak corner (:func:`weak_corner`, micro only).
     """
     check_options(estimator)
-    total, size = np.asarray(total, dtype=float), np.asarray(size, dtype=float)
-    if total.ndim != 1 or total.shape != size.shape or total.size < 2:
+    sum_y, n = np.asarray(sum_y, dtype=float), np.asarray(n, dtype=float)
+    if sum_y.ndim != 1 or sum_y.shape != n.shape or sum_y.size < 2:
         raise ValueError(
-            f"need one sample of at least 2 documents (1-D total and size), got shapes {total.shape} and {size.shape}"
+            f"need one sample of at least 2 documents (1-D sum_y and n), got shapes {sum_y.shape} and {n.shape}"
         )
-    k = total.size
-    hits, misses = int((total > 0).sum()), int((total < size).sum())
-    df = float(bell_mccaffrey_df(size)) if estimator == "micro" else float(k - 1)
-    method = str(recommended_methods(total, size, estimator=estimator))
+    k = sum_y.size
+    hits, misses = int((sum_y > 0).sum()), int((sum_y < n).sum())
+    df = float(bell_mccaffrey_df(n)) if estimator == "micro" else float(k - 1)
+    method = str(recommended_methods(sum_y, n, estimator=estimator))
     parts = ["Korn–Graubard: Clopper–Pearson limits on the effective n, with Bell–McCaffrey degrees of freedom."]
     if method == SPAN_METHOD:
-        g_star = float(effective_documents(size, 0.0))
+        g_star = float(effective_documents(n, 0.0))
         parts.insert(
             0,
             f"Korn–Graubard and the wild cluster bootstrap together: the {k} documents are worth "
@@ -164,7 +164,7 @@ def recommend(total, size, *, estimator: str = "micro", binary: bool = True) -> 
         )
     few = min(hits, misses)  # documents with the rarer outcome
     side, sides = ("hit", "hits") if hits <= misses else ("miss", "misses")
-    if estimator == "micro" and weak_corner(total, size):
+    if estimator == "micro" and weak_corner(sum_y, n):
         parts.append(
             f"{k - few} of the {k} documents have no {side} as well: on corpora like this the rate hangs on the "
             "corpus's longest documents, which a sample of K documents seldom contains, and no interval computed "

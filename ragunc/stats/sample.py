@@ -97,13 +97,13 @@ class ClusterStats:
         )
 
 
-def zero_one(total, sumsq):
+def zero_one(sum_y, sum_y2):
     """Whether every y of each row (documents on the last axis) is 0 or 1, from per-document sums.
 
     For y in [0, 1] (the data contract), y**2 <= y with equality only at 0 and 1, so a
-    document's sum of squares equals its total exactly when all its chunks are 0/1.
+    document's sum of squares equals its sum exactly when all its chunks are 0/1.
     """
-    return np.all(np.asarray(sumsq) == np.asarray(total), axis=-1)
+    return np.all(np.asarray(sum_y2) == np.asarray(sum_y), axis=-1)
 
 
 def finite_population_correction(k: int, population_docs: int | None) -> float:

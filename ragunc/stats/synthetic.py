@@ -179,12 +179,12 @@ def _per_document(y: np.ndarray, sizes: np.ndarray, doc_id, doc_type, config: st
     pairs = np.zeros_like(y)
     pairs[:-1] = y[:-1] * y[1:]
     pairs[last] = 0.0  # a document's last chunk has no neighbour after it
-    total = np.add.reduceat(y, starts)
+    sum_y = np.add.reduceat(y, starts)
     return ClusterStats(
         cluster_id=doc_id,
-        sum_y=total,
+        sum_y=sum_y,
         n=sizes,
-        sum_y2=total,
+        sum_y2=sum_y,
         sum_y_next=np.add.reduceat(pairs, starts),
         first_y=y[starts],
         last_y=y[last],

@@ -81,30 +81,30 @@ class WildReplicates:
         )
 
 
-def _columns(total, size, estimator):
-    total = np.asarray(total, dtype=float)
-    size = np.broadcast_to(np.asarray(size, dtype=float), total.shape)
-    y, m = (total, size) if estimator == "micro" else (total / size, np.ones(total.shape))
-    k = total.shape[-1]
-    return y.reshape(-1, k), m.reshape(-1, k), total.shape[:-1]
+def _columns(sum_y, n, estimator):
+    sum_y = np.asarray(sum_y, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), sum_y.shape)
+    y, m = (sum_y, n) if estimator == "micro" else (sum_y / n, np.ones(sum_y.shape))
+    k = sum_y.shape[-1]
+    return y.reshape(-1, k), m.reshape(-1, k), sum_y.shape[:-1]
 
 
 def wild_resample(
-    total, size, *, estimator: str = "micro", level: float = 0.95, fpc=1.0, reps: int = WILD_REPS, rng=None, lin=None
+    sum_y, n, *, estimator: str = "micro", level: float = 0.95, fpc=1.0, reps: int = WILD_REPS, rng=None, lin=None
 ) -> WildReplicates:
     """Seed the wild bootstrap's weights for each row (documents on the last axis), ``reps`` replicates.
 
     ``lin``: the same rows' :class:`~ragunc.stats.linearization.Linearized`, for :func:`wild_span`.
     """
     rng = np.random.default_rng(rng)
-    y, m, lead = _columns(total, size, estimator)
-    theta = y.sum(-1) / m.sum(-1)
-    n = m.sum(-1)
+    y, m, lead = _columns(sum_y, n, estimator)
+    sum_m = m.sum(-1)
+    theta = y.sum(-1) / sum_m
     se = (
         np.sqrt(
             np.broadcast_to(np.asarray(fpc, dtype=float), lead).reshape(-1) * ((y - theta[:, None] * m) ** 2).sum(-1)
         )
-        / n
+        / sum_m
     )
     return WildReplicates(y, m, row_seeds(rng, y.shape[0]), reps, theta, se, level, lead, lin)
 
@@ -141,13 +141,13 @@ def wild_span(w: WildReplicates):
     return (None, *span(lower_kg, upper_kg, lower, upper))
 
 
-def wild_pvalue(total, size, beta0, *, estimator: str = "micro", reps: int = WILD_REPS, webb=None, rng=None):
+def wild_pvalue(sum_y, n, beta0, *, estimator: str = "micro", reps: int = WILD_REPS, webb=None, rng=None):
     """The WCR p-value of ``beta = beta0`` (no FPC), batch-wise: the share of |t*| at or above |t|.
 
     ``webb`` (default: K < :data:`WEBB_BELOW`) chooses Webb's weights over Rademacher's.
     """
     rng = np.random.default_rng(rng)
-    y, m, lead = _columns(total, size, estimator)
+    y, m, lead = _columns(sum_y, n, estimator)
     k = y.shape[-1]
     beta0 = np.broadcast_to(np.asarray(beta0, dtype=float), lead).reshape(-1)
     sums = wild_sums(y, m, reps, row_seeds(rng, y.shape[0]), webb=k < WEBB_BELOW if webb is None else webb)

@@ -66,10 +66,10 @@ def _chunks(n_docs: int = 24) -> list[tuple]:
     """(doc_id, chunk_index, doc_type, config, y01, score) rows: unequal sizes, clustered hits."""
     rows = []
     for d in range(n_docs):
-        size = 1 + (7 * d) % 13
-        hits = (5 * d) % (size + 1)
-        for c in range(size):
-            y = int((3 * c + d) % size < hits)
+        n = 1 + (7 * d) % 13
+        hits = (5 * d) % (n + 1)
+        for c in range(n):
+            y = int((3 * c + d) % n < hits)
             score = ((d * (c + 1)) % 5) / 4
             rows.append((f"doc{d:02d}", c, f"t{d % 3}", "a", y, score))
             rows.append((f"doc{d:02d}", c, f"t{d % 3}", "b", int(y or (c + d) % 4 == 0), score))

@@ -15,11 +15,11 @@ from ragunc.stats.sample import ClusterStats
 @pytest.fixture(scope="module")
 def rows():
     rng = np.random.default_rng(5)
-    size = rng.integers(1, 15, 200)
-    total = rng.binomial(size, rng.beta(0.5, 1.5, 200)).astype(float)
+    n = rng.integers(1, 15, 200)
+    sum_y = rng.binomial(n, rng.beta(0.5, 1.5, 200)).astype(float)
     populations = {
         w: ClusterStats(
-            cluster_id=np.arange(200).astype(str), sum_y=total * f, n=size * f, sum_y2=total * f, config=f"{w}w"
+            cluster_id=np.arange(200).astype(str), sum_y=sum_y * f, n=n * f, sum_y2=sum_y * f, config=f"{w}w"
         )
         for w, f in ((200, 1), (100, 2), (50, 4))
     }

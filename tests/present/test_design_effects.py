@@ -17,9 +17,9 @@ from ragunc.stats.sample import ClusterStats, draw_sample
 
 def population(d: int = 300, seed: int = 3) -> ClusterStats:
     rng = np.random.default_rng(seed)
-    size = rng.integers(2, 60, d)
-    hits = rng.binomial(size, rng.beta(0.6, 2.4, d)).astype(float)
-    return ClusterStats(np.arange(d).astype(str), hits, size, hits)
+    n = rng.integers(2, 60, d)
+    hits = rng.binomial(n, rng.beta(0.6, 2.4, d)).astype(float)
+    return ClusterStats(np.arange(d).astype(str), hits, n, hits)
 
 
 def test_each_line_carries_its_own_design_effect_computed_by_hand():

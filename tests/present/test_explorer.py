@@ -21,13 +21,13 @@ BOOTS, REPS = (200, 1000), (50, 200)
 
 def _population(n_docs=40, seed=3):
     rng = np.random.default_rng(seed)
-    size = rng.integers(2, 40, n_docs)
-    total = rng.binomial(size, rng.beta(0.5, 2.0, n_docs)).astype(float)
+    n = rng.integers(2, 40, n_docs)
+    sum_y = rng.binomial(n, rng.beta(0.5, 2.0, n_docs)).astype(float)
     return ClusterStats(
         cluster_id=np.array([f"d{i}" for i in range(n_docs)]),
-        sum_y=total,
-        n=size.astype(np.int64),
-        sum_y2=total.copy(),
+        sum_y=sum_y,
+        n=n.astype(np.int64),
+        sum_y2=sum_y.copy(),
         config="100w",
     )
 

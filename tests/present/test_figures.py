@@ -29,15 +29,15 @@ SAFE = OKABE_ITO | {"#882255", "#332288", "#44AA99", "#999933", "#CC6677", "#117
 def _population(n_docs=200, rho=0.3, p=0.2, seed=1, config="100w"):
     """Beta-binomial documents with unequal sizes (built here, independent of ragunc.synth)."""
     rng = np.random.default_rng(seed)
-    size = rng.integers(1, 60, n_docs)
+    n = rng.integers(1, 60, n_docs)
     ab = 1 / rho - 1
     rate = rng.beta(p * ab, (1 - p) * ab, n_docs)
-    total = rng.binomial(size, rate).astype(float)
+    sum_y = rng.binomial(n, rate).astype(float)
     return ClusterStats(
         cluster_id=np.array([f"d{i}" for i in range(n_docs)]),
-        sum_y=total,
-        n=size.astype(np.int64),
-        sum_y2=total.copy(),
+        sum_y=sum_y,
+        n=n.astype(np.int64),
+        sum_y2=sum_y.copy(),
         config=config,
     )
 

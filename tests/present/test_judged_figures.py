@@ -84,9 +84,9 @@ def test_the_readings_name_what_is_measured():
     one, _ = judged_sample(audited_docs=[3])
     assert any("single document" in line for line in judged_reading(judged_report(one)))
     rng = np.random.default_rng(4)
-    size = rng.integers(2, 20, 200)
+    n = rng.integers(2, 20, 200)
     samples = {
-        name: ClusterStats(np.arange(200).astype(str), h, size, h, config=name)
-        for name, h in (("low", rng.binomial(size, 0.1).astype(float)), ("high", rng.binomial(size, 0.6).astype(float)))
+        name: ClusterStats(np.arange(200).astype(str), h, n, h, config=name)
+        for name, h in (("low", rng.binomial(n, 0.1).astype(float)), ("high", rng.binomial(n, 0.6).astype(float)))
     }
     assert rank_reading(rank_configs(samples, boot=200, rng=1)).startswith("**high** is the best with P(best) 100%")

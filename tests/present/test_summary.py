@@ -29,14 +29,14 @@ from ragunc.stats.sample import ClusterStats
 
 def _sample(n_docs=120, seed=4):
     rng = np.random.default_rng(seed)
-    size = rng.integers(2, 50, n_docs)
+    n = rng.integers(2, 50, n_docs)
     rate = rng.beta(0.5, 2.0, n_docs)
-    total = rng.binomial(size, rate).astype(float)
+    sum_y = rng.binomial(n, rate).astype(float)
     return ClusterStats(
         cluster_id=np.array([f"d{i}" for i in range(n_docs)]),
-        sum_y=total,
-        n=size.astype(np.int64),
-        sum_y2=total.copy(),
+        sum_y=sum_y,
+        n=n.astype(np.int64),
+        sum_y2=sum_y.copy(),
         config="100w",
     )
 
@@ -354,16 +354,16 @@ def test_the_report_says_which_documents_dominate():
     from ragunc.stats.intervals import interval_report
     from ragunc.stats.sample import ClusterStats
 
-    size = np.array([400, 150, 60, 20, 9, 6, 5, 4, 4, 3, 3, 3] * 2)
+    n = np.array([400, 150, 60, 20, 9, 6, 5, 4, 4, 3, 3, 3] * 2)
     hits = np.array([0.0, 0, 12, 0, 2, 0, 0, 0, 1, 0, 0, 0] * 2)
     ids = np.array([f"doc{i:02d}" for i in range(24)])
-    report = interval_report(ClusterStats(ids, hits, size, hits), boot=50, rng=0)
+    report = interval_report(ClusterStats(ids, hits, n, hits), boot=50, rng=0)
     lev = report.leverage
     label, value, _ = sample_tiles(report)[-1]
     assert label == "Worth this many documents (G*)" and value == f"about {lev.g_star:,.0f}"
     table = dominant_documents_table(lev, 3)
     assert table["document"].tolist() == ["doc00", "doc12", "doc01"]  # ties keep the sample's order
-    assert table["share of the chunks"].iloc[0] == f"{100 * 400 / size.sum():.1f}%"
+    assert table["share of the chunks"].iloc[0] == f"{100 * 400 / n.sum():.1f}%"
     page = summary_page(report)
     assert "Which documents dominate" in page and "doc00" in page
     fig = leverage_figure(lev, top=5)

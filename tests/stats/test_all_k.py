@@ -39,15 +39,15 @@ def synthetic(seed: int, d: int, *, scores: bool = False, giant: bool = False, r
     """Beta-binomial documents of very unequal sizes; ``giant``: one holds most chunks; ``scores``: y in [0, 1];
     ``rare``: most documents without a hit (many samples with none, or with one document holding them all)."""
     rng = np.random.default_rng(seed)
-    size = np.maximum(1, np.rint(rng.lognormal(np.log(12), 0.9, d))).astype(int)
+    n = np.maximum(1, np.rint(rng.lognormal(np.log(12), 0.9, d))).astype(int)
     if giant:
-        size[3] = 20 * size.sum()
-    hits = rng.binomial(size, rng.beta(0.08, 4, d) if rare else rng.beta(0.6, 2.4, d)).astype(float)
-    sumsq = hits
+        n[3] = 20 * n.sum()
+    hits = rng.binomial(n, rng.beta(0.08, 4, d) if rare else rng.beta(0.6, 2.4, d)).astype(float)
+    sum_y2 = hits
     if scores:  # graded y: a document's scores sum to hits * 0.7 plus a spread
-        hits = hits * 0.7 + rng.uniform(0, 0.3, d) * size
-        sumsq = np.minimum(hits, hits**2 / size + rng.uniform(0, 0.05, d) * size)
-    return ClusterStats(np.arange(d).astype(str), hits, size, sumsq)
+        hits = hits * 0.7 + rng.uniform(0, 0.3, d) * n
+        sum_y2 = np.minimum(hits, hits**2 / n + rng.uniform(0, 0.05, d) * n)
+    return ClusterStats(np.arange(d).astype(str), hits, n, sum_y2)
 
 
 def bundled(name: str) -> ClusterStats:
@@ -78,15 +78,15 @@ def test_every_k_equals_the_single_k_functions_on_the_nested_samples(population,
 
 def degenerate(case: str) -> ClusterStats:
     """Populations where the sample says nothing about the design (no hits, no misses, equal rates) or nearly."""
-    size = np.random.default_rng(14).integers(1, 9, 25) * 2
+    n = np.random.default_rng(14).integers(1, 9, 25) * 2
     hits = {
         "no hits": np.zeros(25),
-        "no misses": size.astype(float),
-        "equal rates": size / 2,
-        "one document with hits": np.r_[size[0], np.zeros(24)],
-        "one miss": np.r_[size[0] - 1, size[1:]].astype(float),
+        "no misses": n.astype(float),
+        "equal rates": n / 2,
+        "one document with hits": np.r_[n[0], np.zeros(24)],
+        "one miss": np.r_[n[0] - 1, n[1:]].astype(float),
     }[case]
-    return ClusterStats(np.arange(25).astype(str), hits, size, hits)
+    return ClusterStats(np.arange(25).astype(str), hits, n, hits)
 
 
 @pytest.mark.parametrize("estimator", ["micro", "macro"])

@@ -67,20 +67,18 @@ def test_one_document_holds_half_the_chunks_of_half_in_one():
 def test_sparse_pareto_sizes_are_the_pareto_quantiles(name):
     """Sizes: ceil(3 u^(-1/alpha)) at u = (i + 1/2) / D, so log size falls as -1/alpha per unit of log u."""
     tail = SPARSE_PARETO_TAIL[name]
-    size = np.sort(battery_population(name).n)[::-1]
+    n = np.sort(battery_population(name).n)[::-1]
     assert tail <= 1.2
     # The longest document sits at u = 1 / (2 D): by hand, 3 * 2400 = 7200 chunks at tail index 1.
-    assert size[0] == np.ceil(3 * (2 * N_DOCS) ** (1 / tail))
-    assert size[-1] == 4  # ceil(3 * (1 - 1 / 2400)^(-1/alpha)): just above the minimum of 3
+    assert n[0] == np.ceil(3 * (2 * N_DOCS) ** (1 / tail))
+    assert n[-1] == 4  # ceil(3 * (1 - 1 / 2400)^(-1/alpha)): just above the minimum of 3
     upper = (np.arange(N_DOCS) + 0.5) / N_DOCS
     top = slice(0, N_DOCS // 10)  # the tail, where rounding up to whole chunks is negligible
-    slope = np.polyfit(np.log(upper[top]), np.log(size[top]), 1)[0]
+    slope = np.polyfit(np.log(upper[top]), np.log(n[top]), 1)[0]
     assert slope == pytest.approx(-1 / tail, rel=0.01)
     # Redrawing the rates keeps the sizes: the population's shape is the tail index's, not the seed's.
     other = battery_population(name, seed=1)
-    assert np.array_equal(np.sort(other.n)[::-1], size) and not np.array_equal(
-        other.sum_y, battery_population(name).sum_y
-    )
+    assert np.array_equal(np.sort(other.n)[::-1], n) and not np.array_equal(other.sum_y, battery_population(name).sum_y)
 
 
 @pytest.mark.parametrize(
@@ -88,9 +86,9 @@ def test_sparse_pareto_sizes_are_the_pareto_quantiles(name):
     [("sparse_pareto_1.2", (0.25, 0.35)), ("sparse_pareto_1.0", (0.43, 0.53)), ("sparse_pareto_0.8", (0.69, 0.79))],
 )
 def test_a_few_documents_hold_most_chunks_in_the_heavier_tails(name, top_share):
-    size = np.sort(battery_population(name).n)[::-1]
+    n = np.sort(battery_population(name).n)[::-1]
     low, high = top_share
-    assert low <= size[:12].sum() / size.sum() <= high  # the 12 longest documents, 1% of them
+    assert low <= n[:12].sum() / n.sum() <= high  # the 12 longest documents, 1% of them
 
 
 def test_unknown_population():

@@ -23,10 +23,10 @@ def cluster_bootstrap(s: ClusterStats, *, estimator: str = "micro", reps: int, r
 
 
 def beta_binomial_sample(rng, k=30, rho=0.3, p=0.25) -> ClusterStats:
-    size = rng.integers(1, 80, k)
+    n = rng.integers(1, 80, k)
     a = p * (1 / rho - 1)
-    hits = rng.binomial(size, rng.beta(a, a * (1 - p) / p, k)).astype(float)
-    return ClusterStats(np.arange(k).astype(str), hits, size, hits)
+    hits = rng.binomial(n, rng.beta(a, a * (1 - p) / p, k)).astype(float)
+    return ClusterStats(np.arange(k).astype(str), hits, n, hits)
 
 
 def ratio(y, m, axis=-1):
@@ -204,10 +204,10 @@ def test_bca_counts_resamples_of_the_sample_itself_as_ties(seed):
 
 
 def _one_document_with_hits(hit_docs: int) -> ClusterStats:
-    size = np.array([12, 30, 8, 41, 19, 25, 7, 60, 14, 22])
+    n = np.array([12, 30, 8, 41, 19, 25, 7, 60, 14, 22])
     hits = np.zeros(10)
-    hits[:hit_docs] = np.minimum(size[:hit_docs], 5)
-    return ClusterStats(np.arange(10).astype(str), hits, size, hits)
+    hits[:hit_docs] = np.minimum(n[:hit_docs], 5)
+    return ClusterStats(np.arange(10).astype(str), hits, n, hits)
 
 
 def test_resamples_without_spread_are_infinite_pivots_not_dropped():
@@ -240,10 +240,10 @@ def test_enough_documents_with_hits_give_an_informative_studentized_interval():
 
 def test_studentized_bounds_stay_in_the_unit_interval_and_need_a_spread():
     rng = np.random.default_rng(4)
-    size = rng.integers(1, 40, (300, 8))
-    hits = rng.binomial(size, 0.04).astype(float)  # many samples with bounds below 0 before clipping
-    arr = interval_arrays(hits, size, methods=STUDENTIZED, reps=500, rng=5)
-    no_spread = (hits / size == (hits / size)[:, :1]).all(1)
+    n = rng.integers(1, 40, (300, 8))
+    hits = rng.binomial(n, 0.04).astype(float)  # many samples with bounds below 0 before clipping
+    arr = interval_arrays(hits, n, methods=STUDENTIZED, reps=500, rng=5)
+    no_spread = (hits / n == (hits / n)[:, :1]).all(1)
     assert no_spread.any()
     for name in STUDENTIZED:
         lo, hi = arr.lower[name], arr.upper[name]

@@ -218,14 +218,14 @@ def test_paired_bootstrap_interval_matches_the_reference_engine():
     # computed with the numpy reference: equal up to Monte Carlo error.
     rng = np.random.default_rng(11)
     k = 40
-    size = rng.integers(1, 40, k)
-    ya = rng.binomial(size, rng.beta(1, 3, k)).astype(float)
-    yb = np.minimum(size, ya + rng.binomial(size, 0.05)).astype(float)
+    n = rng.integers(1, 40, k)
+    ya = rng.binomial(n, rng.beta(1, 3, k)).astype(float)
+    yb = np.minimum(n, ya + rng.binomial(n, 0.05)).astype(float)
     ids = np.arange(k).astype(str)
-    a, b = ClusterStats(ids, ya, size, ya, config="a"), ClusterStats(ids, yb, size, yb, config="b")
+    a, b = ClusterStats(ids, ya, n, ya, config="a"), ClusterStats(ids, yb, n, yb, config="b")
     reps = 40000
     ours = paired_comparison(a, b, boot=reps, rng=1).interval("bootstrap")
-    sa, ma, sb, mb = reference.resampled_sums([ya, size, yb, size], reps, 2)
+    sa, ma, sb, mb = reference.resampled_sums([ya, n, yb, n], reps, 2)
     diff = sb / mb - sa / ma
     lo, hi = np.percentile(diff, [2.5, 97.5])
     sd = diff.std(ddof=1)

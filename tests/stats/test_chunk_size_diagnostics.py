@@ -12,13 +12,13 @@ from ragunc.stats.sample import ClusterStats
 
 
 def _population(hits_per_doc: list[list[int]], config: str) -> ClusterStats:
-    total = [sum(h) for h in hits_per_doc]
-    size = [len(h) for h in hits_per_doc]
+    sum_y = [sum(h) for h in hits_per_doc]
+    n = [len(h) for h in hits_per_doc]
     return ClusterStats(
-        cluster_id=np.array([f"d{i}" for i in range(len(size))]),
-        sum_y=np.array(total, float),
-        n=np.array(size),
-        sum_y2=np.array(total, float),
+        cluster_id=np.array([f"d{i}" for i in range(len(n))]),
+        sum_y=np.array(sum_y, float),
+        n=np.array(n),
+        sum_y2=np.array(sum_y, float),
         config=config,
     )
 
@@ -79,13 +79,13 @@ def test_micro_sd_is_the_sd_over_repeated_samples_of_k_documents():
     # The SD is the spread of the micro estimate over many samples of K documents (20,000 independent draws here).
     rng = np.random.default_rng(3)
     d, k = 400, 25
-    size = rng.integers(1, 40, d)
+    n = rng.integers(1, 40, d)
     rate = rng.beta(0.6, 1.8, d)
-    total = rng.binomial(size, rate).astype(float)
-    population = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=total, n=size, sum_y2=total)
+    sum_y = rng.binomial(n, rate).astype(float)
+    population = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=sum_y, n=n, sum_y2=sum_y)
     row = chunk_size_diagnostics({50: population}, k=k)[0]
     draws = rng.random((20_000, d)).argsort(axis=1)[:, :k]  # samples without replacement
-    estimates = total[draws].sum(1) / size[draws].sum(1)
+    estimates = sum_y[draws].sum(1) / n[draws].sum(1)
     assert row.micro_sd == pytest.approx(estimates.std(), rel=0.06)
     assert row.binomial_sd < row.micro_sd  # clustered documents: counting chunks understates the spread
 
@@ -95,10 +95,10 @@ def test_finer_chunks_add_chunks_not_information():
     # up to the within-document part, and a binomial SD that shrinks by about sqrt(2).
     rng = np.random.default_rng(8)
     d = 300
-    size = rng.integers(1, 20, d)
-    total = rng.binomial(size, rng.beta(0.5, 1.5, d)).astype(float)
-    coarse = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=total, n=size, sum_y2=total)
-    fine = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=2 * total, n=2 * size, sum_y2=2 * total)
+    n = rng.integers(1, 20, d)
+    sum_y = rng.binomial(n, rng.beta(0.5, 1.5, d)).astype(float)
+    coarse = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=sum_y, n=n, sum_y2=sum_y)
+    fine = ClusterStats(cluster_id=np.arange(d).astype(str), sum_y=2 * sum_y, n=2 * n, sum_y2=2 * sum_y)
     small, large = chunk_size_diagnostics({50: fine, 100: coarse}, k=20)
     assert small.chunks_per_sample == pytest.approx(2 * large.chunks_per_sample)
     assert small.micro_sd == pytest.approx(large.micro_sd, rel=1e-12)

@@ -29,10 +29,10 @@ K = 20
 def population(seed: int, d: int = 600, rho: float = 0.3, p: float = 0.2) -> ClusterStats:
     """Document rates ~ Beta(a, b) with a + b = 1/rho - 1 (ICC rho), very unequal sizes."""
     rng = np.random.default_rng(seed)
-    size = np.maximum(1, np.rint(rng.lognormal(np.log(20), 0.7, d))).astype(int)
+    n = np.maximum(1, np.rint(rng.lognormal(np.log(20), 0.7, d))).astype(int)
     a = p * (1 / rho - 1)
-    hits = rng.binomial(size, rng.beta(a, (1 / rho - 1) - a, d)).astype(float)
-    return ClusterStats(np.arange(d).astype(str), hits, size, hits)
+    hits = rng.binomial(n, rng.beta(a, (1 / rho - 1) - a, d)).astype(float)
+    return ClusterStats(np.arange(d).astype(str), hits, n, hits)
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ from ragunc.stats.diagnostics import diagnostics, icc_anova
 from ragunc.stats.sample import ClusterStats, draw_sample
 
 
-def _population(total, size) -> ClusterStats:
-    total = np.asarray(total, dtype=float)
-    return ClusterStats(np.arange(total.size).astype(str), total, np.asarray(size), total)
+def _population(sum_y, n) -> ClusterStats:
+    sum_y = np.asarray(sum_y, dtype=float)
+    return ClusterStats(np.arange(sum_y.size).astype(str), sum_y, np.asarray(n), sum_y)
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +77,9 @@ def test_a_census_has_no_variance(tiny):
 def clustered():
     rng = np.random.default_rng(3)
     d = 600
-    size = np.maximum(1, rng.pareto(1.5, d) * 10).astype(int)
+    n = np.maximum(1, rng.pareto(1.5, d) * 10).astype(int)
     rate = rng.beta(0.4, 1.6, d)
-    return _population(rng.binomial(size, rate), size)
+    return _population(rng.binomial(n, rate), n)
 
 
 @pytest.mark.parametrize("estimator", ["micro", "macro"])

@@ -76,8 +76,8 @@ def test_documents_audit_variance_is_the_two_phase_regression_estimators():
 
 def random_judged(seed: int, k: int = 30, share: float = 0.3, noise: float = 0.2):
     rng = np.random.default_rng(seed)
-    size = rng.integers(1, 25, k)
-    doc = np.repeat(np.arange(k), size)
+    n = rng.integers(1, 25, k)
+    doc = np.repeat(np.arange(k), n)
     y = (rng.random(doc.size) < rng.beta(2, 5, k)[doc]).astype(float)
     f = np.clip(0.1 + 0.6 * y + rng.normal(0, noise, doc.size) + rng.normal(0, 0.1, k)[doc], 0, 1)
     audited = rng.random(doc.size) < share
@@ -91,8 +91,8 @@ def delta_method_variance(doc, f, y, audited, lam, estimator):
     grad' (K S) grad with S the covariance (ddof 1) of the documents' totals.
     """
     k = doc.max() + 1
-    size = np.bincount(doc, minlength=k)
-    w = np.ones(k) if estimator == "micro" else 1 / size
+    n = np.bincount(doc, minlength=k)
+    w = np.ones(k) if estimator == "micro" else 1 / n
     totals = (
         np.stack(
             [

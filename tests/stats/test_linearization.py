@@ -51,13 +51,13 @@ def sample_from_chunks(docs: dict[str, list[float]], doc_type=None, population_d
 
 def random_population(rng, k=40, rho=0.3, p=0.2):
     """Beta-binomial documents with unequal sizes; returns (sample, chunk y, chunk group)."""
-    size = rng.integers(1, 60, k)
+    n = rng.integers(1, 60, k)
     a = p * (1 / rho - 1)
     rate = rng.beta(a, (1 - p) / p * a, k)
-    hits = rng.binomial(size, rate)
-    y = np.concatenate([np.r_[np.ones(h), np.zeros(m - h)] for h, m in zip(hits, size)])
-    group = np.repeat(np.arange(k), size)
-    s = ClusterStats(np.arange(k).astype(str), hits.astype(float), size, hits.astype(float))
+    hits = rng.binomial(n, rate)
+    y = np.concatenate([np.r_[np.ones(h), np.zeros(m - h)] for h, m in zip(hits, n)])
+    group = np.repeat(np.arange(k), n)
+    s = ClusterStats(np.arange(k).astype(str), hits.astype(float), n, hits.astype(float))
     return s, y, group
 
 

@@ -25,9 +25,9 @@ from ragunc.stats.sample import ClusterStats
 
 def _sample(k: int = 30, seed: int = 3) -> ClusterStats:
     rng = np.random.default_rng(seed)
-    size = rng.integers(1, 40, k)
-    hits = rng.binomial(size, rng.beta(1, 3, k)).astype(float)
-    return ClusterStats(np.arange(k).astype(str), hits, size, hits)
+    n = rng.integers(1, 40, k)
+    hits = rng.binomial(n, rng.beta(1, 3, k)).astype(float)
+    return ClusterStats(np.arange(k).astype(str), hits, n, hits)
 
 
 def test_records_are_consistent():

@@ -71,9 +71,9 @@ def test_agrees_with_the_two_config_paired_comparison_and_counts_dropped_documen
 
 def test_hand_computed_macro_case():
     # 3 documents, 1 chunk each except the last; rates by hand.
-    size = np.array([1, 1, 2])
-    a = ClusterStats(np.array(["x", "y", "z"]), np.array([0.0, 1, 1]), size, np.array([0.0, 1, 1]), config="a")
-    b = ClusterStats(np.array(["x", "y", "z"]), np.array([1.0, 1, 2]), size, np.array([1.0, 1, 2]), config="b")
+    n = np.array([1, 1, 2])
+    a = ClusterStats(np.array(["x", "y", "z"]), np.array([0.0, 1, 1]), n, np.array([0.0, 1, 1]), config="a")
+    b = ClusterStats(np.array(["x", "y", "z"]), np.array([1.0, 1, 2]), n, np.array([1.0, 1, 2]), config="b")
     r = compare_configs({"a": a, "b": b}, "a", adjust="none", estimator="macro")
     # rates a = (0, 1, .5), b = (1, 1, 1): differences (1, 0, .5), mean .5, var .25, SE sqrt(.25/3)
     comp = r.comparisons[0]
@@ -97,12 +97,12 @@ def test_all_pairs_and_holm_adjustment():
 
 def test_replicates_keep_the_documents_paired_across_configs():
     samples, _ = chunk_configs(4)
-    total = np.stack([s.sum_y for s in samples.values()])
-    size = np.stack([s.n for s in samples.values()])
-    reps = config_replicates(total, np.broadcast_to(size, total.shape), "micro", 4000, 0)
+    sum_y = np.stack([s.sum_y for s in samples.values()])
+    n = np.stack([s.n for s in samples.values()])
+    reps = config_replicates(sum_y, np.broadcast_to(n, sum_y.shape), "micro", 4000, 0)
     # identical sizes and the same draws: the SD of a difference is the paired one, not the unpaired
     diff_sd = (reps[:, 2] - reps[:, 0]).std()
-    _, resid = linearized_residuals(total, size, "micro")
+    _, resid = linearized_residuals(sum_y, n, "micro")
     paired = np.sqrt(residual_variance(resid[2] - resid[0]) * 39 / 40)
     assert diff_sd == pytest.approx(paired, rel=0.08)
     assert diff_sd < 0.7 * np.hypot(reps[:, 2].std(), reps[:, 0].std())

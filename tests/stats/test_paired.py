@@ -14,14 +14,14 @@ from ragunc.stats.sample import ClusterStats
 def two_configs(seed: int, k: int = 40, shift: float = 0.08):
     """Same documents and chunks under two configs; b helps every document a little."""
     rng = np.random.default_rng(seed)
-    size = rng.integers(1, 40, k)
+    n = rng.integers(1, 40, k)
     rate = rng.beta(1, 3, k)
-    ya = [rng.random(m) < p for m, p in zip(size, rate)]
+    ya = [rng.random(m) < p for m, p in zip(n, rate)]
     yb = [a | (rng.random(a.size) < shift) for a in ya]
 
     def sample(ys, name):
         tot = np.array([y.sum() for y in ys], dtype=float)
-        return ClusterStats(np.arange(k).astype(str), tot, size, tot, config=name)
+        return ClusterStats(np.arange(k).astype(str), tot, n, tot, config=name)
 
     return sample(ya, "a"), sample(yb, "b"), ya, yb
 

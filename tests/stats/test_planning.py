@@ -36,9 +36,9 @@ def test_hand_case():
 
 def test_curve_at_the_sample_size_is_the_cluster_interval():
     rng = np.random.default_rng(0)
-    size = rng.integers(1, 50, 30)
-    hits = rng.binomial(size, rng.beta(1, 3, 30)).astype(float)
-    s = ClusterStats(np.arange(30).astype(str), hits, size, hits)
+    n = rng.integers(1, 50, 30)
+    hits = rng.binomial(n, rng.beta(1, 3, 30)).astype(float)
+    s = ClusterStats(np.arange(30).astype(str), hits, n, hits)
     for estimator in ("micro", "macro"):
         r = plan_documents(s, half_width=0.02, estimator=estimator)
         report = interval_report(s, estimator=estimator, boot=10, rng=0)
@@ -85,12 +85,12 @@ def test_a_pilot_for_a_larger_corpus_plans_without_the_fpc_even_when_it_carries_
 
 def _two_config_population(seed: int, d: int = 20000):
     rng = np.random.default_rng(seed)
-    size = rng.integers(2, 30, d)
+    n = rng.integers(2, 30, d)
     base = rng.beta(1, 5, d)
-    ta = rng.binomial(size, base).astype(float)
-    tb = rng.binomial(size, np.clip(base + 0.02 + rng.normal(0, 0.04, d), 0, 1)).astype(float)
+    ta = rng.binomial(n, base).astype(float)
+    tb = rng.binomial(n, np.clip(base + 0.02 + rng.normal(0, 0.04, d), 0, 1)).astype(float)
     ids = np.arange(d).astype(str)
-    return ClusterStats(ids, ta, size, ta, config="a"), ClusterStats(ids, tb, size, tb, config="b")
+    return ClusterStats(ids, ta, n, ta, config="a"), ClusterStats(ids, tb, n, tb, config="b")
 
 
 def test_planned_documents_reach_the_power_by_simulation():

@@ -75,11 +75,11 @@ def test_where_r_is_undefined_korn_graubard_falls_back_to_one_trial_per_document
 def test_kernels_are_batch_wise_over_leading_axes():
     same_k = [c for c in CASES if len(c["size"]) == 10]
     assert len(same_k) >= 3
-    total = np.array([c["total"] for c in same_k], float)
-    size = np.array([c["size"] for c in same_k])
-    batch = interval_arrays(total[None], size[None], level=0.95)  # shape (1, cases)
+    sum_y = np.array([c["total"] for c in same_k], float)
+    n = np.array([c["size"] for c in same_k])
+    batch = interval_arrays(sum_y[None], n[None], level=0.95)  # shape (1, cases)
     for i, case in enumerate(same_k):
-        one = interval_arrays(total[i], size[i], level=0.95)
+        one = interval_arrays(sum_y[i], n[i], level=0.95)
         for method in ("korn_graubard", "logit"):
             assert batch.lower[method][0, i] == pytest.approx(float(one.lower[method]), rel=1e-12)
             assert batch.upper[method][0, i] == pytest.approx(float(one.upper[method]), rel=1e-12)

@@ -30,13 +30,13 @@ def test_bootstrap_ranks_by_hand():
 
 def population_configs(rng, k, shifts, doc_sd=0.15):
     """Configs on the same K documents: a shared document difficulty, each config's own chunk noise."""
-    size = rng.integers(2, 30, k)
+    n = rng.integers(2, 30, k)
     base = special.logit(0.3) + rng.normal(0, 1.0, k)
     samples = {}
     for name, shift in shifts.items():
         rate = special.expit(base + shift + rng.normal(0, doc_sd, k))
-        hits = rng.binomial(size, rate).astype(float)
-        samples[name] = ClusterStats(np.arange(k).astype(str), hits, size, hits, config=name)
+        hits = rng.binomial(n, rate).astype(float)
+        samples[name] = ClusterStats(np.arange(k).astype(str), hits, n, hits, config=name)
     return samples
 
 

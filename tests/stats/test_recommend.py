@@ -35,10 +35,10 @@ def test_equal_sizes_are_rs_korn_graubard():
 
 
 def test_one_long_document_lowers_the_degrees_of_freedom_and_says_why():
-    size = np.array([300, 5, 5, 5, 5, 5, 5, 5, 5, 5])
-    total = np.array([60.0, 1, 0, 2, 1, 0, 1, 3, 0, 1])
-    r = recommend(total, size)
-    assert r.df == pytest.approx(float(bell_mccaffrey_df(size)))
+    n = np.array([300, 5, 5, 5, 5, 5, 5, 5, 5, 5])
+    sum_y = np.array([60.0, 1, 0, 2, 1, 0, 1, 3, 0, 1])
+    r = recommend(sum_y, n)
+    assert r.df == pytest.approx(float(bell_mccaffrey_df(n)))
     assert r.df < 3
     assert f"df = {r.df:.1f} instead of K - 1 = 9" in r.reason and "long documents" in r.reason
     assert "as well" not in r.reason  # hits in 7 of the 10 documents: not the weak corner
@@ -47,10 +47,10 @@ def test_one_long_document_lowers_the_degrees_of_freedom_and_says_why():
 
 
 def test_a_long_document_among_ten_with_g_star_at_four_tenths_of_k_keeps_the_default():
-    size = np.array([40, 10, 10, 10, 10, 10, 10, 10, 10, 10])  # G* = 130^2 / 2,500 = 6.8 of 10
-    total = np.array([8.0, 1, 0, 2, 1, 0, 1, 3, 0, 1])
-    assert effective_documents(size) == pytest.approx(130**2 / 2500)
-    r = recommend(total, size)
+    n = np.array([40, 10, 10, 10, 10, 10, 10, 10, 10, 10])  # G* = 130^2 / 2,500 = 6.8 of 10
+    sum_y = np.array([8.0, 1, 0, 2, 1, 0, 1, 3, 0, 1])
+    assert effective_documents(n) == pytest.approx(130**2 / 2500)
+    r = recommend(sum_y, n)
     assert r.method == RECOMMENDED_METHOD and "G*" not in r.reason
 
 
@@ -69,28 +69,28 @@ def test_no_misses_is_the_mirror_image():
 
 @pytest.mark.parametrize("hit_docs, word", [(1, "Only 1 document has hits"), (2, "Only 2 documents have hits")])
 def test_one_or_two_documents_with_hits_carry_a_warning(hit_docs, word):
-    total = np.zeros(10)
-    total[:hit_docs] = 3
-    r = recommend(total, SIZES)
+    sum_y = np.zeros(10)
+    sum_y[:hit_docs] = 3
+    r = recommend(sum_y, SIZES)
     assert r.method == RECOMMENDED_METHOD and word in r.reason and "Add documents" in r.reason
 
 
 def test_three_documents_with_hits_need_no_warning():
-    total = np.zeros(10)
-    total[:3] = 3
-    assert "Only" not in recommend(total, SIZES).reason
+    sum_y = np.zeros(10)
+    sum_y[:3] = 3
+    assert "Only" not in recommend(sum_y, SIZES).reason
 
 
 def test_few_misses_warn_about_misses():
-    total = SIZES.astype(float)
-    total[0] -= 2  # one document with misses
-    r = recommend(total, SIZES)
+    sum_y = SIZES.astype(float)
+    sum_y[0] -= 2  # one document with misses
+    r = recommend(sum_y, SIZES)
     assert "Only 1 document has misses" in r.reason
 
 
 def test_macro_uses_k_minus_1_and_names_rs_interval_on_document_rates():
-    size = np.array([300, 5, 5, 5, 5, 5, 5, 5, 5, 5])
-    r = recommend(np.array([60.0, 1, 0, 2, 1, 0, 1, 3, 0, 1]), size, estimator="macro")
+    n = np.array([300, 5, 5, 5, 5, 5, 5, 5, 5, 5])
+    r = recommend(np.array([60.0, 1, 0, 2, 1, 0, 1, 3, 0, 1]), n, estimator="macro")
     assert r.df == 9 and "macro mean" in r.reason
 
 
@@ -99,10 +99,10 @@ def test_scores_are_flagged():
     assert "score" in r.reason
 
 
-@pytest.mark.parametrize("total, size", [(np.array([1.0]), np.array([3])), (np.ones((2, 3)), np.ones((2, 3)))])
-def test_one_sample_of_at_least_two_documents(total, size):
+@pytest.mark.parametrize("sum_y, n", [(np.array([1.0]), np.array([3])), (np.ones((2, 3)), np.ones((2, 3)))])
+def test_one_sample_of_at_least_two_documents(sum_y, n):
     with pytest.raises(ValueError, match="one sample of at least 2 documents"):
-        recommend(total, size)
+        recommend(sum_y, n)
 
 
 def test_unknown_estimator():
@@ -133,7 +133,7 @@ def test_the_weak_corner_of_misses_is_the_mirror_image():
 
 
 @pytest.mark.parametrize(
-    "total, size, why",
+    "sum_y, n, why",
     [
         (CORNER_TOTAL, np.full(12, 20), "equal sizes: df = K - 1"),
         (np.array([0.0, 3, 12, 1, 2, 0, 1, 2, 1, 0, 1, 1]), CORNER_SIZES, "hits in 9 of the 12 documents"),
@@ -141,9 +141,9 @@ def test_the_weak_corner_of_misses_is_the_mirror_image():
         (np.zeros(12), CORNER_SIZES, "no hits at all: the worst-case bound already says so"),
     ],
 )
-def test_no_weak_corner_warning_without_both_signs(total, size, why):
-    assert not weak_corner(total, size), why
-    assert "as well" not in recommend(total, size).reason, why
+def test_no_weak_corner_warning_without_both_signs(sum_y, n, why):
+    assert not weak_corner(sum_y, n), why
+    assert "as well" not in recommend(sum_y, n).reason, why
 
 
 def test_the_macro_mean_gets_no_weak_corner_warning():

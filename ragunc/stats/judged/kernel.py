@@ -200,7 +200,7 @@ def judged_arrays(
             cluster_variance=np.where(known | judge, var[name], 0.0),
             level=level,
             estimator=estimator,
-            size=m if judge else audited,
+            n=m if judge else audited,
         )
         kernel = interval_method(BIAS_METHOD if name == "judge_bias" else method).kernel
         with np.errstate(divide="ignore", invalid="ignore"):  # one audited document: undefined, masked below
