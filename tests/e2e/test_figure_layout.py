@@ -16,7 +16,7 @@ from plotly.offline import get_plotlyjs
 
 from ragunc.data.results import load_results, merge_results
 from ragunc.positional import load_sweep
-from ragunc.present import evalset_figures, figures, positional_figures
+from ragunc.present import design_effect_figures, evalset_figures, planning_figures, positional_figures
 from ragunc.stats.design import chunk_size_diagnostics
 from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.multiple import compare_configs
@@ -150,7 +150,7 @@ def _deff_curve(results, k: int = 20) -> go.Figure:
     """As the Design effect page draws it."""
     d = diagnostics(results.population("100w"), estimator="micro")
     observed = {c: (diagnostics(p).mean_size, diagnostics(p).deff) for c, p in results.populations.items()}
-    return figures.deff_curve_figure(
+    return design_effect_figures.deff_curve_figure(
         rho=d.icc, k=k, m_max=max(2 * max(m for m, _ in observed.values()), 20.0), observed=observed
     )
 
@@ -163,21 +163,21 @@ def test_the_k_over_rho_label_is_clear_of_the_curves(canvas, which, request):
 
 
 def test_the_forest_plots_axis_title_keeps_clear_of_its_legend(canvas, stdlib):
-    fig = figures.forest_figure(compare_configs(stdlib.populations, "100w", boot=200, rng=0))
+    fig = planning_figures.forest_figure(compare_configs(stdlib.populations, "100w", boot=200, rng=0))
     for width in (FULL, HALF):
         assert layout_problems(laid_out(canvas, fig, width)) == []
 
 
 def test_the_plans_log_axes_read_as_numbers(canvas, stdlib):
     # Plotly labels a log axis's minor ticks with their leading digit: "100 5 2 10 5 2 1".
-    fig = figures.plan_figure(plan_from_pilot(stdlib.population("100w"), half_width=0.02))
+    fig = planning_figures.plan_figure(plan_from_pilot(stdlib.population("100w"), half_width=0.02))
     assert layout_problems(laid_out(canvas, fig, FULL)) == []
 
 
 def test_the_power_and_comparison_figures_lay_out_cleanly(canvas, stdlib):
     plan = plan_difference(stdlib.population("100w"), stdlib.population("50w"), difference=0.02)
     comparison = paired_comparison(stdlib.population("100w"), stdlib.population("50w"), boot=200, rng=0)
-    for fig in (figures.power_figure(plan), figures.comparison_figure(comparison)):
+    for fig in (planning_figures.power_figure(plan), planning_figures.comparison_figure(comparison)):
         assert layout_problems(laid_out(canvas, fig, FULL)) == []
 
 
@@ -185,8 +185,8 @@ def test_the_design_effect_figures_lay_out_cleanly(canvas, stdlib):
     population = stdlib.population("100w")
     sizes = {int(c[:-1]): p for c, p in stdlib.populations.items()}
     for fig, width in (
-        (figures.chunk_size_figure(chunk_size_diagnostics(sizes, k=20), current=100), FULL),
-        (figures.document_rates_figure({"documents": document_rates(population)}), HALF),
+        (design_effect_figures.chunk_size_figure(chunk_size_diagnostics(sizes, k=20), current=100), FULL),
+        (design_effect_figures.document_rates_figure({"documents": document_rates(population)}), HALF),
     ):
         assert layout_problems(laid_out(canvas, fig, width)) == []
 
