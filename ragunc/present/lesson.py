@@ -171,7 +171,7 @@ def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bo
     if documents:
         order = np.argsort(-rates, kind="stable")
         names = [f"{i + 1}. {str(sample.cluster_id[d])[:18]}" for i, d in enumerate(order)]
-        size = sample.n[order]
+        n = sample.n[order]
         labels += names
         traces.append(
             {
@@ -180,8 +180,8 @@ def sample_figure(report: IntervalReport, sample: ClusterStats, *, documents: bo
                 "y": names,
                 "mode": "markers",
                 "name": "each document's rate (area: its chunks)",
-                "marker": {"color": DOCUMENT_COLOR, "size": 8 + 22 * np.sqrt(size / size.max()), "opacity": 0.85},
-                "customdata": np.column_stack([size, sample.sum_y[order]]),
+                "marker": {"color": DOCUMENT_COLOR, "size": 8 + 22 * np.sqrt(n / n.max()), "opacity": 0.85},
+                "customdata": np.column_stack([n, sample.sum_y[order]]),
                 "hovertemplate": "%{y}<br>%{customdata[1]:,.0f} hits in %{customdata[0]:,} chunks: %{x:.1f}%"
                 "<extra></extra>",
             }

@@ -82,9 +82,13 @@ def weak_corner(sum_y, n):
     of K documents seldom contains; no interval computed from the sample sees them.
     """
     sum_y, n = np.asarray(sum_y, dtype=float), np.asarray(n, dtype=float)
-    k = sum_y.shape[-1]
-    few = np.minimum((sum_y > 0).sum(-1), (sum_y < n).sum(-1))
+    k, few = sum_y.shape[-1], _rarer_outcome_documents(sum_y, n)
     return (few > 0) & (few < k / 2) & (bell_mccaffrey_df(n) < (k - 1) / 2)
+
+
+def _rarer_outcome_documents(sum_y, n):
+    """How many documents have the rarer outcome: the fewer of those with a hit and those with a miss."""
+    return np.minimum((sum_y > 0).sum(-1), (sum_y < n).sum(-1))
 
 
 def wild_evidence(sum_y, n):
@@ -99,8 +103,7 @@ def wild_evidence(sum_y, n):
     """
     sum_y, n = np.asarray(sum_y, dtype=float), np.asarray(n, dtype=float)
     k = sum_y.shape[-1]
-    few = np.minimum((sum_y > 0).sum(-1), (sum_y < n).sum(-1))
-    return (few > 0) & (effective_documents(n, 0.0) < WILD_SHARE * k)
+    return (_rarer_outcome_documents(sum_y, n) > 0) & (effective_documents(n, 0.0) < WILD_SHARE * k)
 
 
 def recommended_methods(sum_y, n, *, estimator: str = "micro"):

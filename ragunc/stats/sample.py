@@ -159,8 +159,7 @@ def nested_sample(population: ClusterStats, k: int, *, seed: int = 0) -> Cluster
     (uniform over K-subsets, the documents in the population's order).
     """
     d = population.n_docs
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
-        raise ValueError(f"k must be a whole number of documents from 1 to the population's {d}, got {k!r}")
+    check_k(k, d, least=1)
     return population.subset(np.sort(nested_orders(d, 1, seed)[0, :k])).with_population(d)
 
 

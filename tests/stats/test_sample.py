@@ -12,7 +12,7 @@ from ragunc.stats.coverage import coverage_experiment
 from ragunc.stats.design import chunk_size_diagnostics, design
 from ragunc.stats.diagnostics import diagnostics
 from ragunc.stats.intervals import interval_arrays, interval_report
-from ragunc.stats.sample import ClusterStats, document_rates, draw_sample, zero_one
+from ragunc.stats.sample import ClusterStats, document_rates, draw_sample, nested_sample, zero_one
 
 RNG = np.random.default_rng(3)
 SIZE = RNG.integers(1, 20, 10)
@@ -78,11 +78,12 @@ def test_k_outside_the_population_is_refused_by_name(k):
     ("call", "least", "most"),
     [
         (lambda k: draw_sample(POPULATION, k), 1, 10),
+        (lambda k: nested_sample(POPULATION, k), 1, 10),
         (lambda k: design(POPULATION, k), 2, 10),
         (lambda k: chunk_size_diagnostics({100: POPULATION}, k=k), 2, 10),
         (lambda k: coverage_experiment(POPULATION, k=k, reps=2), 2, 9),  # K = D would repeat one sample
     ],
-    ids=["draw_sample", "design", "chunk_size_diagnostics", "coverage_experiment"],
+    ids=["draw_sample", "nested_sample", "design", "chunk_size_diagnostics", "coverage_experiment"],
 )
 def test_every_entry_refuses_a_fractional_k_in_the_same_words(call, least, most):
     with pytest.raises(ValueError) as refused:
