@@ -15,7 +15,7 @@ from ragunc.present.design_effects import DISCLOSURE, why_these_differ
 from ragunc.present.numbers import about, deff, effective_n, icc, number, percent, points
 from ragunc.present.summary import chunk_size_reading, chunk_size_table, design_tiles, headline
 from ragunc.stats.coverage import coverage_experiment, iid_control
-from ragunc.stats.design import chunk_size_diagnostics, design
+from ragunc.stats.design import chunk_size_diagnostics, nested_design
 from ragunc.stats.diagnostics import diagnostics, k_over_rho
 from ragunc.stats.sample import document_rates
 
@@ -58,7 +58,7 @@ with st.sidebar:
 
 sources.stop_unless_loaded(source)  # after the controls, so they stay in place
 d = cached(diagnostics, population, estimator="micro")
-the_design = cached(design, population, k=k, estimator="micro", rng=seed)
+the_design = cached(nested_design, population, k=k, seed=seed)  # the explorer's design at K, on its R
 
 st.subheader(f"The data: {n_docs:,} documents, {population.n_chunks:,} chunks ({sources.config_label(source, config)})")
 st.markdown(f"**{headline(the_design)[0]}**")
@@ -94,7 +94,7 @@ every_config = {**results.populations, **sources.computed_sizes(source)}
 observed = {
     sources.config_label(source, name): (
         float(p.n.mean()),
-        cached(design, p, k=min(k, p.n_docs), estimator="micro", rng=seed).deff,
+        cached(nested_design, p, k=min(k, p.n_docs), seed=seed).deff,
     )
     for name, p in every_config.items()
 }
@@ -127,7 +127,7 @@ if sizes:
 st.subheader("The ICC on the data: real documents vs the same hits shuffled (iid control)")
 if population.binary:
     shuffled = cached(iid_control, population, np.random.default_rng(seed))
-    iid_design = cached(design, shuffled, k=k, estimator="micro", rng=seed)
+    iid_design = cached(nested_design, shuffled, k=k, seed=seed)
     left, right = st.columns([3, 2])
     left.plotly_chart(
         design_effect_figures.document_rates_figure(

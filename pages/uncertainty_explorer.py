@@ -20,6 +20,7 @@ from ragunc.present import judged_figures
 from ragunc.present import summary as report
 from ragunc.present.export import csv_text
 from ragunc.stats.all_k import k_table
+from ragunc.stats.design import NESTED_REPS
 from ragunc.stats.explore import explore
 from ragunc.stats.judged.coverage import judged_coverage, simulated_audit
 from ragunc.stats.judged.report import judged_report
@@ -78,7 +79,7 @@ if n_docs < 3:
     stop()
 k = st.session_state[bind("k", min(20, n_docs), parse=int, fix=clamp(2, n_docs))]
 boot = st.session_state[bind("boot", 1000, parse=int, fix=one_of(BOOTS, 1000))]
-reps = st.session_state[bind("reps", 1000, parse=int, fix=one_of(REPS, 1000))]
+reps = st.session_state[bind("reps", NESTED_REPS, parse=int, fix=one_of(REPS, NESTED_REPS))]
 
 # ---------------------------------------------------------------- the table of every K, then the bootstrap at K
 settings = dict(estimator=estimator, level=level, seed=seed)

@@ -22,7 +22,7 @@ from . import batches
 from .coverage import check_samples, random_subsets
 from .diagnostics import design_effect, effective_n, icc_anova
 from .linearization import check_options, chunk_variance, point_estimate
-from .sample import ClusterStats, check_k
+from .sample import ClusterStats, check_k, nested_orders
 
 # Draws of K documents behind a simulated design SD: the most, and the fewest when K is large.
 DESIGN_DRAWS = 20_000
@@ -129,6 +129,18 @@ def design(
         draws=n_draws,
         deff_mcse=float(design_effect(var_se, binomial_var)),
     )
+
+
+NESTED_REPS = 1000  # the explorer's R by default: the repetitions every page measures the design at K on
+
+
+def nested_design(
+    population: ClusterStats, k: int, *, estimator: str = "micro", seed: int = 0, reps: int = NESTED_REPS
+) -> Design:
+    """:func:`design` measured on the first K documents of ``reps`` seeded nested repetitions: the design at K as
+    the explorer's table of every K (:func:`~ragunc.stats.all_k.k_table`, same seed and R) measures it, so every
+    page that shows the design at K shows the same numbers."""
+    return design(population, k, estimator=estimator, samples=nested_orders(population.n_docs, 1 + reps, seed)[1:, :k])
 
 
 def _design_iv(population: ClusterStats, k, estimator: str, draws) -> None:

@@ -14,7 +14,8 @@ import re
 from ragunc.data.results import results_from_frame
 from ragunc.present import numbers
 from ragunc.present.design_effects import DISCLOSURE
-from ragunc.stats.design import design
+from ragunc.stats.all_k import k_table
+from ragunc.stats.design import NESTED_REPS, nested_design
 from ragunc.stats.diagnostics import diagnostics
 
 FAST = {"de_reps": "200", "de_boot": "200"}
@@ -55,14 +56,16 @@ def test_page_loads_on_its_own_with_the_default_data(open_page):
 
 
 def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(page, tile):
-    """The same definitions and numbers as the explorer: stats.design at the page's K for the tiles and the
-    circles, the population's ICC for the equal-size curve."""
+    """The same numbers as the explorer: its table's design at the page's K (the same seed and R) for the tiles
+    and the circles, the population's ICC for the equal-size curve."""
     at, frame = page
     assert not at.exception and not at.error
     results = results_from_frame(frame)
     population = results.population("100w")
     d = diagnostics(population)
-    values = design(population, 20, rng=0)
+    values = nested_design(population, 20, seed=0)
+    explorers = k_table(population, seed=0, reps=NESTED_REPS).row(20)  # what the explorer draws at K = 20
+    assert (values.deff, values.n_eff) == pytest.approx((explorers["design_deff"], explorers["design_n_eff"]))
     assert tile(at, "How alike two chunks of one document are") == f"{d.icc:.3f}" == f"{values.icc:.3f}"
     # plain labels, and effective n rounded as the headline rounds it (ragunc.present.numbers)
     assert tile(at, "How many times less a chunk tells you here") == numbers.deff(values.deff) == f"{values.deff:.1f}"
@@ -79,7 +82,7 @@ def test_tiles_are_the_designs_values_and_the_curve_uses_the_populations_icc(pag
     measured = {t["name"]: t for t in curve["data"] if t["name"].startswith("measured")}
     assert set(measured) == {"measured: 100w", "measured: 50w"}
     assert measured["measured: 100w"]["y"][0] == pytest.approx(values.deff)
-    assert measured["measured: 50w"]["y"][0] == pytest.approx(design(results.population("50w"), 20, rng=0).deff)
+    assert measured["measured: 50w"]["y"][0] == pytest.approx(nested_design(results.population("50w"), 20, seed=0).deff)
 
 
 def test_moving_k_moves_the_ceiling(page):

@@ -23,7 +23,7 @@ from ragunc.data.results import load_results
 from ragunc.stats import KTable, k_table, nested_bootstrap, nested_orders, nested_sample
 from ragunc.stats.bootstrap_kernels import prefix_scan
 from ragunc.stats.coverage import coverage_experiment
-from ragunc.stats.design import design
+from ragunc.stats.design import design, nested_design
 from ragunc.stats.explore import explore
 from ragunc.stats.intervals import interval_report
 from ragunc.stats.linearization import bell_mccaffrey_df, linearized_residuals
@@ -189,6 +189,18 @@ def test_explore_reports_the_tables_sample_design_and_coverage_at_k():
     )
     assert seen.design.deff == pytest.approx(row["design_deff"]) and seen.design.draws == 100
     assert seen.coverage.methods["naive"].coverage == pytest.approx(row["coverage_naive"])
+
+
+@pytest.mark.parametrize("k", [2, 14, 59, 60])
+def test_nested_design_is_the_tables_design_at_k(k):
+    # The Design effect page shows nested_design; the explorer draws the table's row: one design at K.
+    population = synthetic(12, 60)
+    row = k_table(population, seed=7, reps=150).row(k)
+    shown = nested_design(population, k, seed=7, reps=150)
+    assert (shown.deff, shown.n_eff, shown.sd) == pytest.approx(
+        (row["design_deff"], row["design_n_eff"], row["design_sd"]), rel=1e-9, abs=1e-15
+    )
+    assert shown.deff != pytest.approx(nested_design(population, k, seed=8, reps=150).deff) or k == 60
 
 
 def test_the_payload_is_json_with_six_significant_digits_and_null_where_not_finite():
