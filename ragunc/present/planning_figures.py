@@ -30,39 +30,49 @@ def _log_ticks(values: np.ndarray, most: int = 10) -> dict:
     return {"tickvals": ticks, "ticktext": [f"{t:,g}" for t in ticks]}
 
 
-def plan_figure(plan: PlanResult) -> go.Figure:
-    """Cluster and naive half-width against K, the target and the documents needed."""
+def _needed_figure(
+    k, cluster, naive, *, target: float, target_name: str, names, hover: str, needed: int, needed_hover: str
+):
+    """The cluster curve and the naive one against K (``names``: theirs; ``hover``: the y part of their hover),
+    the target as a level line, and a star where K reaches it: the plan's and the power's one shape."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=plan.k,
-            y=100 * plan.curve_half_width,
-            mode="lines",
-            name="cluster half-width",
-            line={"color": method_color("cluster"), "width": 3},
-            hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>cluster</extra>",
+    for y, name, method, width, dash in ((cluster, names[0], "cluster", 3, None), (naive, names[1], "naive", 2, "dot")):
+        fig.add_trace(
+            go.Scatter(
+                x=k,
+                y=y,
+                mode="lines",
+                name=name,
+                line={"color": method_color(method), "width": width, "dash": dash},
+                hovertemplate=f"K = %{{x:,}}<br>{hover}<extra>{name}</extra>",
+            )
         )
-    )
+    fig.add_trace(level_line(k, target, target_name))
     fig.add_trace(
         go.Scatter(
-            x=plan.k,
-            y=100 * plan.curve_naive_half_width,
-            mode="lines",
-            name="naive binomial half-width",
-            line={"color": method_color("naive"), "width": 2, "dash": "dot"},
-            hovertemplate="K = %{x:,}<br>± %{y:.2f} pp<extra>naive</extra>",
-        )
-    )
-    fig.add_trace(level_line(plan.k, 100 * plan.half_width, f"target ± {100 * plan.half_width:.2f} pp"))
-    fig.add_trace(
-        go.Scatter(
-            x=[plan.docs_needed],
-            y=[100 * plan.half_width],
+            x=[needed],
+            y=[target],
             mode="markers",
             marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
-            name=f"{plan.docs_needed:,} documents needed",
-            hovertemplate=f"{plan.docs_needed:,} documents ≈ {plan.chunks_expected:,.0f} chunks<extra></extra>",
+            name=f"{needed:,} documents needed",
+            hovertemplate=f"{needed_hover}<extra></extra>",
         )
+    )
+    return fig
+
+
+def plan_figure(plan: PlanResult) -> go.Figure:
+    """Cluster and naive half-width against K, the target and the documents needed."""
+    fig = _needed_figure(
+        plan.k,
+        100 * plan.curve_half_width,
+        100 * plan.curve_naive_half_width,
+        target=100 * plan.half_width,
+        target_name=f"target ± {100 * plan.half_width:.2f} pp",
+        names=("cluster half-width", "naive binomial half-width"),
+        hover="± %{y:.2f} pp",
+        needed=plan.docs_needed,
+        needed_hover=f"{plan.docs_needed:,} documents ≈ {plan.chunks_expected:,.0f} chunks",
     )
     # log-log: half-widths fall as 1/sqrt(K), straight lines that stay readable near the target
     fig.update_xaxes(type="log", **_log_ticks(np.concatenate([plan.k, [plan.docs_needed]])))
@@ -173,37 +183,16 @@ def forest_figure(
 
 def power_figure(plan: DifferencePlan) -> go.Figure:
     """Power against K: paired documents as clusters and what the naive binomial formula claims."""
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=plan.k,
-            y=100 * plan.curve_power,
-            mode="lines",
-            name="paired, documents as clusters",
-            line={"color": method_color("cluster"), "width": 3},
-            hovertemplate="K = %{x:,}<br>power %{y:.0f}%<extra>paired</extra>",
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=plan.k,
-            y=100 * plan.curve_power_naive,
-            mode="lines",
-            name="naive binomial (unpaired chunks)",
-            line={"color": method_color("naive"), "width": 2, "dash": "dot"},
-            hovertemplate="K = %{x:,}<br>power %{y:.0f}%<extra>naive</extra>",
-        )
-    )
-    fig.add_trace(level_line(plan.k, 100 * plan.power, f"target power {plan.power:.0%}"))
-    fig.add_trace(
-        go.Scatter(
-            x=[plan.docs_needed],
-            y=[100 * plan.power],
-            mode="markers",
-            name=f"{plan.docs_needed:,} documents needed",
-            marker={"color": method_color("cluster"), "size": 14, "symbol": "star"},
-            hovertemplate=f"{plan.docs_needed:,} documents<extra></extra>",
-        )
+    fig = _needed_figure(
+        plan.k,
+        100 * plan.curve_power,
+        100 * plan.curve_power_naive,
+        target=100 * plan.power,
+        target_name=f"target power {plan.power:.0%}",
+        names=("paired, documents as clusters", "naive binomial (unpaired chunks)"),
+        hover="power %{y:.0f}%",
+        needed=plan.docs_needed,
+        needed_hover=f"{plan.docs_needed:,} documents",
     )
     return styled(
         fig,
